@@ -1,0 +1,10 @@
+import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getEnv } from "@/core/env";
+import { listWorkers } from "@/core/workers/list-workers";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute({ access: "viewer" }, async () => ({
+  workers: await listWorkers(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS),
+}));

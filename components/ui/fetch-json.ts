@@ -1,0 +1,32 @@
+// The console's one way to call the JSON API: errors come back as ApiError with the server's code,
+// message and per-field messages, so forms can show them where they belong.
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export async function fetchJson<T>(url: string, init?: RequestInit & { json?: unknown }): Promise<T> {
+  const { json, ...rest } = init ?? {};
+  const res = await fetch(url, {
+    ...rest,
+    headers: { ...(json !== undefined ? { "content-type": "application/json" } : {}), ...(rest.headers ?? {}) },
+    body: json !== undefined ? JSON.stringify(json) : rest.body,
+    cache: "no-store",
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const e = data?.error ?? {};
+    if (res.status === 401 && typeof window !== "undefined" && !url.includes("/api/auth/")) {
+      window.location.href = `/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+    }
+    throw new ApiError(res.status, e.code ?? "error", e.message ?? `Request failed (${res.status})`, e.fields);
+  }
+  return data as T;
+}

@@ -1,0 +1,43 @@
+// Resolves the caller of an API request from its session cookie or bearer token.
+import crypto from "node:crypto";
+import type { Queryable } from "../db/pool";
+import type { Actor, Role } from "./roles";
+
+export const SESSION_COOKIE = "vigil_session";
+
+export function sha256Hex(value: string): string {
+  return crypto.createHash("sha256").update(value).digest("hex");
+}
+
+export interface Credentials {
+  sessionToken?: string | null;
+  bearerToken?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+/** Returns the actor, or null when the credentials are missing, unknown, expired or revoked. */
+export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
+  if (c.bearerToken) {
+    const { rows } = await db.query(
+      `UPDATE api_tokens SET last_used_at = clock_timestamp()
+        WHERE token_hash = $1 AND revoked_at IS NULL
+        RETURNING id, name, role`,
+      [sha256Hex(c.bearerToken)],
+    );
+    const t = rows[0];
+    return t ? { type: "token", id: t.id, label: `token:${t.name}`, role: t.role as Role, ip: c.ip, userAgent: c.userAgent } : null;
+  }
+  if (c.sessionToken) {
+    const { rows } = await db.query(
+      `UPDATE sessions s SET last_seen_at = clock_timestamp()
+         FROM users u
+        WHERE s.id = $1 AND s.user_id = u.id AND s.expires_at > clock_timestamp() AND u.disabled_at IS NULL
+        RETURNING u.id, u.email, u.role`,
+      [sha256Hex(c.sessionToken)],
+    );
+    const u = rows[0];
+    return u ? { type: "user", id: u.id, label: u.email, role: u.role as Role, ip: c.ip, userAgent: c.userAgent } : null;
+  }
+  return null;
+}

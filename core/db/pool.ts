@@ -1,0 +1,52 @@
+// The pg connection pool and the few helpers every SQL-owning module uses.
+import pg from "pg";
+import { requireDatabaseUrl } from "../env";
+
+// Timestamps travel as ISO strings → Date; bigint counts (COUNT(*), ledger amounts) as JS numbers,
+// which is exact below 2^53 — far beyond any balance or count Vigil stores.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export type Queryable = Pick<pg.Pool | pg.PoolClient | pg.Client, "query">;
+
+let pool: pg.Pool | undefined;
+
+export function getPool(): pg.Pool {
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: requireDatabaseUrl(),
+      max: Number(process.env.VIGIL_DB_POOL_MAX ?? 10),
+      application_name: process.env.VIGIL_APP_NAME ?? "vigil",
+    });
+    // An idle client losing its connection (server restart, terminated backend) must not crash the process.
+    pool.on("error", (err) => console.error("[db] idle client error:", err.message));
+  }
+  return pool;
+}
+
+export async function closePool(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.end();
+}
+
+/** Runs fn inside one transaction on one client; commits on success, rolls back and rethrows on error. */
+export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, from: pg.Pool = getPool()): Promise<T> {
+  const client = await from.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** The database clock: every scheduling decision compares against this, never the process clock. */
+export async function dbNow(db: Queryable = getPool()): Promise<Date> {
+  const { rows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");
+  return rows[0]!.now;
+}

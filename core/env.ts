@@ -1,0 +1,64 @@
+// The process environment, parsed once and typed. Every module reads configuration from here.
+import { z } from "zod";
+
+const bool = z
+  .string()
+  .optional()
+  .transform((v) => v === "true");
+
+const int = (def: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return def;
+      const n = Number(v);
+      if (!Number.isInteger(n)) {
+        ctx.addIssue({ code: "custom", message: `must be an integer, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+export const envSchema = z.object({
+  DATABASE_URL: z.string().optional(),
+  VIGIL_DATA_DIR: z.string().default(".vigil/pgdata"),
+  VIGIL_PG_PORT: int(54329),
+  PORT: int(3000),
+  VIGIL_ADMIN_EMAIL: z.string().optional(),
+  VIGIL_ADMIN_PASSWORD: z.string().optional(),
+  VIGIL_WORKER_CONCURRENCY: int(8),
+  VIGIL_WORKER_DB_POOL: int(6),
+  VIGIL_HEARTBEAT_MS: int(2000),
+  VIGIL_ZOMBIE_AFTER_MS: int(8000),
+  VIGIL_WORKER_DEAD_AFTER_MS: int(10000),
+  VIGIL_PLAN_AHEAD_SECONDS: int(120),
+  VIGIL_DRAIN_TIMEOUT_MS: int(15000),
+  VIGIL_METRICS_PUBLIC: bool,
+  VIGIL_SECURE_COOKIES: bool,
+  VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
+  // Test hook: shifts this process's wall clock to prove scheduling never reads it.
+  VIGIL_TEST_CLOCK_SKEW_MS: int(0),
+  NODE_ENV: z.string().default("development"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment: ${lines.join("; ")}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+export function requireDatabaseUrl(): string {
+  const url = getEnv().DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start Vigil with `npm start`, or set DATABASE_URL");
+  return url;
+}

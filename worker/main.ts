@@ -1,0 +1,53 @@
+// The Vigil worker process: registers itself, starts pg-boss, then runs its services until a
+// signal asks it to drain. Any number of workers may run against one database.
+import "./clock-skew";
+import { getEnv, requireDatabaseUrl } from "../core/env";
+import { getLogger } from "../core/log";
+import { closePool, getPool } from "../core/db/pool";
+import { startBoss } from "../core/queue/boss";
+import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
+import { createHeartbeat } from "./heartbeat";
+import type { WorkerService } from "./service";
+import pkg from "../package.json" with { type: "json" };
+
+async function main(): Promise<void> {
+  process.env.VIGIL_PROCESS ??= "worker";
+  const env = getEnv();
+  const identity = newWorkerIdentity(pkg.version);
+  const log = getLogger().child({ workerId: identity.id });
+  const pool = getPool();
+
+  await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
+  const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
+
+  const services: WorkerService[] = [
+    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({}) }),
+  ];
+  for (const s of services) await s.start();
+  log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");
+
+  let stopping = false;
+  const drain = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = performance.now() + env.VIGIL_DRAIN_TIMEOUT_MS;
+    log.info({ signal, drainTimeoutMs: env.VIGIL_DRAIN_TIMEOUT_MS }, "draining");
+    await markWorkerState(pool, identity.id, "draining").catch((err) => log.warn({ err }, "could not mark draining"));
+    // Stop in reverse start order so work-taking services stop before the heartbeat does.
+    for (const s of [...services].reverse()) {
+      await s.stop(deadline).catch((err) => log.error({ err, service: s.name }, "service did not stop cleanly"));
+    }
+    await boss.stop({ graceful: false, close: true, timeout: 2000 }).catch((err) => log.warn({ err }, "pg-boss stop failed"));
+    await markWorkerState(pool, identity.id, "stopped").catch((err) => log.warn({ err }, "could not mark stopped"));
+    await closePool();
+    log.info("worker stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void drain("SIGTERM"));
+  process.on("SIGINT", () => void drain("SIGINT"));
+}
+
+main().catch((err) => {
+  getLogger().fatal({ err }, "worker failed to start");
+  process.exit(1);
+});
