@@ -8,13 +8,19 @@ export interface Managed {
   exited: Promise<number | null>;
 }
 
-export function launch(name: string, args: string[], env: NodeJS.ProcessEnv, opts: { quiet?: boolean } = {}): Managed {
+export function launch(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { quiet?: boolean; sink?: NodeJS.WritableStream } = {},
+): Managed {
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = `[${name}]`;
   for (const stream of [child.stdout!, child.stderr!]) {
     const rl = readline.createInterface({ input: stream });
     rl.on("line", (line) => {
       if (!opts.quiet) process.stdout.write(`${prefix} ${line}\n`);
+      opts.sink?.write(`${prefix} ${line}\n`);
     });
   }
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

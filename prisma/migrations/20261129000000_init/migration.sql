@@ -409,9 +409,9 @@ CREATE FUNCTION vigil_audit_hash(e "audit_events") RETURNS text LANGUAGE sql IMM
   SELECT encode(sha256(convert_to(concat_ws(chr(31),
     e.id::text,
     to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS'),
-    e.actor_type, coalesce(e.actor_id, chr(0)), e.actor, e.action, e.target_type, coalesce(e.target_id, chr(0)),
-    coalesce(e.before::text, chr(0)), coalesce(e.after::text, chr(0)), coalesce(e.reason, chr(0)),
-    coalesce(e.ip, chr(0)), coalesce(e.user_agent, chr(0)), e.prev_hash), 'UTF8')), 'hex')
+    e.actor_type, coalesce(e.actor_id, chr(30)), e.actor, e.action, e.target_type, coalesce(e.target_id, chr(30)),
+    coalesce(e.before::text, chr(30)), coalesce(e.after::text, chr(30)), coalesce(e.reason, chr(30)),
+    coalesce(e.ip, chr(30)), coalesce(e.user_agent, chr(30)), e.prev_hash), 'UTF8')), 'hex')
 $$;
 
 CREATE FUNCTION vigil_audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,0 +1,12 @@
+import { expect, test } from "@playwright/test";
+
+test("the console loads and reports the database up and the worker live", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+  for (const item of ["Schedules", "Timeline", "Runs", "Audit", "Workers"]) {
+    await expect(page.getByRole("link", { name: item })).toBeVisible();
+  }
+  await expect(page.getByTestId("health-db")).toHaveText(/Database up/);
+  await expect(page.getByTestId("health-worker")).toHaveText(/Worker live/);
+  await page.screenshot({ path: "artifacts/screenshots/console-shell.png", fullPage: true });
+});

@@ -1,0 +1,62 @@
+// Starts what the e2e suite runs against: a real PostgreSQL (embedded, temporary), the production
+// console build and a real worker process. Refuses any non-local database.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
+import { launch, terminate, type Managed } from "../scripts/lib/processes";
+import { cloneTemplate, freePort, startTestPostgres } from "../test/postgres-for-tests";
+
+export const E2E_ADMIN = { email: "admin@vigil.test", password: "correct-horse-battery-staple" };
+
+async function waitForReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/api/health`);
+      const body = (await res.json()) as { ready?: boolean };
+      if (body.ready) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`The console at ${url} did not become ready (database, migrations, worker) in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export default async function globalSetup() {
+  const pg = await startTestPostgres();
+  const databaseUrl = await cloneTemplate(pg.adminUrl, "e2e");
+  if (!buildIsCurrent()) {
+    const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    if (r.status !== 0) throw new Error("next build failed");
+    stampBuild();
+  }
+  const port = await freePort();
+  const baseURL = `http://localhost:${port}`;
+  fs.mkdirSync("artifacts", { recursive: true });
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXT_TELEMETRY_DISABLED: "1",
+    VIGIL_LOG_FORMAT: "json",
+    VIGIL_ADMIN_EMAIL: E2E_ADMIN.email,
+    VIGIL_ADMIN_PASSWORD: E2E_ADMIN.password,
+  };
+  const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
+  const children: Managed[] = [
+    launch("console", ["node_modules/next/dist/bin/next", "start", "-p", String(port)], { ...env, VIGIL_PROCESS: "console" }, { quiet: true, sink: logFile }),
+    launch("worker", ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: "worker" }, { quiet: true, sink: logFile }),
+  ];
+  process.env.VIGIL_E2E_BASE_URL = baseURL;
+  process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;
+  process.env.DATABASE_URL = databaseUrl;
+  await waitForReady(baseURL, 60_000);
+  return async () => {
+    await Promise.all(children.map((c) => terminate(c)));
+    logFile.end();
+    await pg.stop();
+  };
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["{core,worker,app,components,scripts}/**/*.test.ts"],
+          exclude: ["**/*.db.test.ts", "node_modules/**"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "db",
+          include: ["{core,worker,app,scripts,test}/**/*.db.test.ts"],
+          globalSetup: ["test/vitest-global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+          // Several files start real worker processes; two cores do not run many at once well.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
