@@ -1,0 +1,35 @@
+// Puts the pg-boss job that will start one attempt of a run, on the caller's transaction, so the
+// run's state change and its job commit or roll back together. Then wakes dispatchers.
+import type { PgBoss } from "pg-boss";
+import type { Queryable } from "../db/pool";
+import { jobIdFor } from "./job-id";
+import { RUN_QUEUE } from "./boss";
+
+export const DUE_CHANNEL = "vigil_due";
+
+export interface RunJobData {
+  runId: string;
+  attempt: number; // the attempt number this job starts (1 = first)
+}
+
+export async function sendRunJob(
+  tx: Queryable,
+  boss: PgBoss,
+  job: RunJobData & { dueAt: Date; expireInSeconds: number; wake?: number },
+): Promise<string | null> {
+  const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
+  const sent = await boss.send(
+    RUN_QUEUE,
+    { runId: job.runId, attempt: job.attempt } satisfies RunJobData,
+    {
+      id,
+      startAfter: job.dueAt,
+      expireInSeconds: job.expireInSeconds,
+      retryLimit: 0,
+      db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
+    },
+  );
+  // Delivered at commit: dispatchers re-arm their timers for this due time.
+  await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, String(job.dueAt.getTime())]);
+  return sent;
+}

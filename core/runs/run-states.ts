@@ -1,0 +1,50 @@
+// The run state machine, shared by the console and the worker. States and which moves are legal.
+export const RUN_STATES = [
+  "planned", // occurrence row exists, no pg-boss job yet
+  "queued", // a job exists (or the run waits for a slot: wait_reason), not started
+  "running", // an attempt is executing
+  "retrying", // an attempt failed; the next one is scheduled at next_attempt_at (counts as active)
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "skipped_overlap", // another run of the schedule was active when this one was due
+  "missed", // due, but not started before its starting deadline
+  "paused", // fell inside a pause of its schedule
+  "hollow", // succeeded but did no work where work was expected
+  "zombie", // its worker stopped heartbeating; ended by the reaper with no attempts left
+] as const;
+
+export type RunState = (typeof RUN_STATES)[number];
+
+export const TERMINAL_STATES: readonly RunState[] = [
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "skipped_overlap",
+  "missed",
+  "paused",
+  "hollow",
+  "zombie",
+];
+
+/** Runs that hold or are about to hold a slot: a new occurrence overlaps them. */
+export const ACTIVE_STATES: readonly RunState[] = ["running", "retrying"];
+
+export const CANCELLABLE_STATES: readonly RunState[] = ["planned", "queued", "running", "retrying", "zombie"];
+
+export function isTerminal(state: string): boolean {
+  return (TERMINAL_STATES as readonly string[]).includes(state);
+}
+
+export const RUN_KINDS = ["scheduled", "manual", "backfill"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** Lateness classification: on time within the tolerance, late beyond it. */
+export const LATE_AFTER_MS = 1000;
+
+export function classifyLateness(latenessMs: number | null | undefined, jitterMs = 0): "on_time" | "late" | null {
+  if (latenessMs === null || latenessMs === undefined) return null;
+  return latenessMs - jitterMs > LATE_AFTER_MS ? "late" : "on_time";
+}

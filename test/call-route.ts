@@ -1,0 +1,22 @@
+// Calls a Next.js route handler in-process with a real NextRequest: the full wrapper (auth, origin,
+// parsing, error mapping) runs, without starting a server.
+import { NextRequest } from "next/server";
+
+type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export async function callRoute(
+  handler: Handler,
+  opts: { method?: string; path?: string; token?: string; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> },
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["content-type"] = "application/json";
+  }
+  const req = new NextRequest(new URL(opts.path ?? "/api/test", "http://localhost:3000"), { method: opts.method ?? "GET", headers, body });
+  const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
