@@ -21,3 +21,21 @@ export function getLogger(): pino.Logger {
 }
 
 export type Logger = pino.Logger;
+
+export interface RunLogFields {
+  runId: string;
+  scheduleId: string;
+  attempt: number;
+  workerId?: string | null;
+}
+
+/**
+ * A child logger for lines about one run: each carries runId, scheduleId, attempt and workerId, so the
+ * process log and the run page tell the same story and one filter finds it. workerId is added only
+ * when the base logger does not already carry it (pino would print the key twice).
+ */
+export function runLogger(base: pino.Logger, run: RunLogFields): pino.Logger {
+  const fields: Record<string, unknown> = { runId: run.runId, scheduleId: run.scheduleId, attempt: run.attempt };
+  if (run.workerId && base.bindings().workerId === undefined) fields.workerId = run.workerId;
+  return base.child(fields);
+}
