@@ -4,6 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { getEnv } from "../core/env";
 import { StartupError } from "./lib/postgres";
 import { prepareDatabase } from "./lib/prepare-database";
+import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
 import { buildIsCurrent, stampBuild } from "./lib/build";
 import { launch, terminate, type Managed } from "./lib/processes";
 
@@ -13,6 +14,12 @@ const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 async function main(): Promise<void> {
   const env = getEnv();
   const { url, embedded } = await prepareDatabase(say);
+  const admin = await ensureFirstAdminAt(url).catch(async (err) => {
+    await embedded?.stop();
+    throw new StartupError((err as Error).message);
+  });
+  if (admin === "created" || admin === "promoted") say(`first admin ${env.VIGIL_ADMIN_EMAIL} ${admin}`);
+  if (admin === "not_configured") say("no admin yet: set VIGIL_ADMIN_EMAIL and VIGIL_ADMIN_PASSWORD, or run `npm run create-admin`");
   const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" };
 
   if (!dev && !buildIsCurrent()) {

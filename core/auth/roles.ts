@@ -11,9 +11,10 @@ export function roleAllows(have: Role, need: Role): boolean {
   return rank[have] >= rank[need];
 }
 
-/** Who did something: a signed-in user, an API token, or Vigil itself (planner, reaper…). */
+/** Who did something: a signed-in user, an API token, Vigil itself (planner, reaper…), or — for a
+ * failed sign-in only — whoever typed that email ("anonymous", labelled with the email tried). */
 export interface Actor {
-  type: "user" | "token" | "system";
+  type: "user" | "token" | "system" | "anonymous";
   id: string | null;
   label: string;
   role: Role;

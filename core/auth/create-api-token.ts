@@ -1,0 +1,34 @@
+// Creates an API token for automation. The secret is returned once; the table keeps its SHA-256
+// (a 256-bit random secret needs no slow hash) and a short prefix to recognise it by later.
+import crypto from "node:crypto";
+import type { Queryable } from "../db/pool";
+import { recordAudit } from "../audit/record-audit";
+import type { Actor } from "./roles";
+import { sha256Hex } from "./authenticate";
+import { createTokenSchema, type CreateTokenInput } from "./user-input";
+import { TOKEN_COLUMNS, toApiTokenRecord, type ApiTokenRecord } from "./api-token-record";
+import { inTransaction } from "./in-transaction";
+
+export const TOKEN_PREFIX_LENGTH = 12;
+
+export async function createApiToken(input: CreateTokenInput, actor: Actor, db?: Queryable): Promise<{ token: ApiTokenRecord; secret: string }> {
+  const t = createTokenSchema.parse(input);
+  const secret = `vgl_${crypto.randomBytes(32).toString("base64url")}`;
+  return inTransaction(db, async (tx) => {
+    const { rows } = await tx.query(
+      `WITH t AS (
+         INSERT INTO api_tokens (name, token_hash, prefix, role, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING *
+       ) SELECT ${TOKEN_COLUMNS} FROM t`,
+      [t.name, sha256Hex(secret), secret.slice(0, TOKEN_PREFIX_LENGTH), t.role, actor.type === "user" ? actor.id : null],
+    );
+    const token = toApiTokenRecord(rows[0]);
+    await recordAudit(tx, {
+      actor,
+      action: "token.create",
+      targetType: "token",
+      targetId: token.id,
+      after: { name: token.name, role: token.role, prefix: token.prefix },
+    });
+    return { token, secret };
+  });
+}

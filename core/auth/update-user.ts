@@ -1,0 +1,57 @@
+// Changes a user's role, disabled state, password or name; each change is its own audit row,
+// written in the same transaction. Vigil never ends up without an active admin.
+import type { Queryable } from "../db/pool";
+import { ConflictError } from "../errors";
+import { recordAudit } from "../audit/record-audit";
+import type { Actor } from "./roles";
+import { hashPassword } from "./password";
+import { updateUserSchema, type UpdateUserInput } from "./user-input";
+import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
+import { getUserOrThrow } from "./list-users";
+import { inTransaction } from "./in-transaction";
+
+async function assertAnotherActiveAdmin(tx: Queryable, userId: string): Promise<void> {
+  // Locking every active admin row serialises two admins demoting each other at the same time.
+  const { rows } = await tx.query(`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`);
+  if (!rows.some((r) => r.id !== userId)) {
+    throw new ConflictError("This is the last active admin: make another user admin first.", "last_admin");
+  }
+}
+
+export async function updateUser(id: string, input: UpdateUserInput, actor: Actor, db?: Queryable, reason?: string): Promise<UserRecord> {
+  const change = updateUserSchema.parse(input);
+  const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
+  return inTransaction(db, async (tx) => {
+    const before = await getUserOrThrow(tx, id, true);
+    const demotes = change.role !== undefined && change.role !== "admin" && before.role === "admin";
+    const disables = change.disabled === true && !before.disabled && before.role === "admin";
+    if (demotes || disables) await assertAnotherActiveAdmin(tx, id);
+
+    const { rows } = await tx.query(
+      `UPDATE users SET
+         role = COALESCE($2, role),
+         name = COALESCE($3, name),
+         password_hash = COALESCE($4, password_hash),
+         disabled_at = CASE WHEN $5::boolean IS NULL THEN disabled_at
+                            WHEN $5 THEN COALESCE(disabled_at, clock_timestamp())
+                            ELSE NULL END,
+         updated_at = clock_timestamp()
+       WHERE id = $1
+       RETURNING ${USER_COLUMNS}`,
+      [id, change.role ?? null, change.name ?? null, passwordHash ?? null, change.disabled ?? null],
+    );
+    const after = toUserRecord(rows[0]!);
+    const audit = (action: string, b: unknown, a: unknown) =>
+      recordAudit(tx, { actor, action, targetType: "user", targetId: id, before: b, after: a, reason: reason ?? null });
+
+    if (after.role !== before.role) await audit("user.role_change", { role: before.role }, { role: after.role });
+    if (after.name !== before.name) await audit("user.rename", { name: before.name }, { name: after.name });
+    if (after.disabled !== before.disabled) {
+      await audit(after.disabled ? "user.disable" : "user.enable", { disabled: before.disabled }, { disabled: after.disabled });
+    }
+    if (passwordHash !== undefined) await audit("user.password_reset", undefined, { email: after.email });
+    // A disabled account or a reset password ends every session that account had.
+    if (after.disabled || passwordHash !== undefined) await tx.query(`DELETE FROM sessions WHERE user_id = $1`, [id]);
+    return after;
+  });
+}

@@ -1,0 +1,98 @@
+// `npm run create-admin -- --email ops@example.com [--name "Ops"]`: creates an admin, or makes an
+// existing account an active admin with a new password (the way back in when locked out).
+// The password comes from VIGIL_ADMIN_PASSWORD, from stdin when piped, or from a hidden prompt.
+import net from "node:net";
+import readline from "node:readline";
+import { parseArgs } from "node:util";
+import { getEnv } from "../core/env";
+import pg from "pg";
+import { withTransaction } from "../core/db/pool";
+import { systemActor } from "../core/auth/roles";
+import { createUser } from "../core/auth/create-user";
+import { updateUser } from "../core/auth/update-user";
+import { emailSchema } from "../core/auth/user-input";
+import { passwordSchema } from "../core/auth/password";
+import { prepareDatabase } from "./lib/prepare-database";
+import type { RunningPostgres } from "./lib/postgres";
+
+const say = (line: string) => process.stdout.write(`[create-admin] ${line}\n`);
+
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: "127.0.0.1" });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+async function readPassword(): Promise<string> {
+  const fromEnv = process.env.VIGIL_ADMIN_PASSWORD;
+  if (fromEnv) return fromEnv;
+  if (!process.stdin.isTTY) {
+    let text = "";
+    for await (const chunk of process.stdin) text += chunk;
+    return text.replace(/\r?\n$/, "");
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  // Echo nothing while the password is typed.
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
+    if (s.startsWith("Password")) process.stdout.write(s);
+  };
+  const answer = await new Promise<string>((resolve) => rl.question("Password (hidden): ", resolve));
+  rl.close();
+  process.stdout.write("\n");
+  return answer;
+}
+
+async function databaseUrl(): Promise<{ url: string; embedded?: RunningPostgres }> {
+  const env = getEnv();
+  // A running Vigil owns the embedded server: use it rather than trying to start a second one.
+  if (!env.DATABASE_URL && (await portInUse(env.VIGIL_PG_PORT))) {
+    return { url: `postgres://vigil:vigil@127.0.0.1:${env.VIGIL_PG_PORT}/vigil` };
+  }
+  return prepareDatabase(say);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" } } });
+  const email = emailSchema.safeParse(values.email ?? process.env.VIGIL_ADMIN_EMAIL ?? "");
+  if (!email.success) {
+    say(`give a valid --email (${email.error.issues[0]?.message})`);
+    return 2;
+  }
+  const password = passwordSchema.safeParse(await readPassword());
+  if (!password.success) {
+    say(`the password is not acceptable: ${password.error.issues[0]?.message}`);
+    return 2;
+  }
+  const { url, embedded } = await databaseUrl();
+  const pool = new pg.Pool({ connectionString: url, max: 1, application_name: "vigil-create-admin" });
+  const actor = systemActor("cli:create-admin");
+  try {
+    const message = await withTransaction(async (tx) => {
+      const { rows } = await tx.query(`SELECT id FROM users WHERE email = $1 FOR UPDATE`, [email.data]);
+      if (rows[0]) {
+        await updateUser(rows[0].id, { role: "admin", disabled: false, password: password.data }, actor, tx, "npm run create-admin");
+        return `${email.data} is now an active admin with the new password`;
+      }
+      await createUser({ email: email.data, name: values.name ?? "", password: password.data, role: "admin" }, actor, tx, "npm run create-admin");
+      return `created admin ${email.data}`;
+    }, pool);
+    say(message);
+    return 0;
+  } finally {
+    await pool.end();
+    await embedded?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`[create-admin] failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);
