@@ -35,6 +35,16 @@ export const envSchema = z.object({
   VIGIL_PLAN_AHEAD_SECONDS: int(120),
   VIGIL_DRAIN_TIMEOUT_MS: int(15000),
   VIGIL_METRICS_PUBLIC: bool,
+  // Alerts: evaluated by every worker; webhooks go to a schedule's webhook_url and/or this global URL.
+  VIGIL_ALERT_EVAL_MS: int(2000),
+  VIGIL_ALERT_WEBHOOK_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional()),
+  VIGIL_ALERT_WEBHOOK_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+  VIGIL_ALERT_WEBHOOK_TIMEOUT_MS: int(5000),
+  VIGIL_ALERT_WEBHOOK_MAX_ATTEMPTS: int(12),
+  VIGIL_ALERT_WEBHOOK_BACKOFF_BASE_MS: int(1000),
+  VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS: int(300000),
+  VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
+  VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
   VIGIL_SECURE_COOKIES: bool,
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
