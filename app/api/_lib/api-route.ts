@@ -7,7 +7,9 @@ import { authenticate, SESSION_COOKIE } from "@/core/auth/authenticate";
 import { roleAllows, type Actor, type Role } from "@/core/auth/roles";
 import {
   BadRequestError,
+  DomainError,
   ForbiddenError,
+  TooManyRequestsError,
   UnauthorizedError,
   ValidationError,
   fieldErrorsFromZod,
@@ -25,6 +27,8 @@ interface Spec<B extends z.ZodType, Q extends z.ZodType> {
   access: Access;
   body?: B;
   query?: Q;
+  /** Path parameters, e.g. `{ id: z.uuid() }`: a malformed id answers 404 before any query runs. */
+  params?: z.ZodType<Record<string, string>>;
 }
 
 export interface RouteContext<B, Q> {
@@ -37,9 +41,19 @@ export interface RouteContext<B, Q> {
 
 type Handler<B, Q> = (ctx: RouteContext<B, Q>) => Promise<Response | unknown>;
 
+// The client address is the LAST X-Forwarded-For entry: the one the nearest proxy appended (or
+// Next.js set from the socket). Earlier entries are whatever the client claimed, and trusting them
+// would let anyone dodge the per-address login limit by inventing an address per request.
 export function clientInfo(req: NextRequest): { ip: string | null; userAgent: string | null } {
   const fwd = req.headers.get("x-forwarded-for");
-  return { ip: fwd ? fwd.split(",")[0]!.trim() : (req.headers.get("x-real-ip") ?? null), userAgent: req.headers.get("user-agent") };
+  const last = fwd?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
+  const ip = (last ?? req.headers.get("x-real-ip") ?? "").slice(0, 64) || null;
+  return { ip, userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null };
+}
+
+/** True when the browser reached us over https (directly or through a proxy that says so). */
+export function isHttps(req: NextRequest): boolean {
+  return req.nextUrl.protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
 function refuseCrossOrigin(req: NextRequest): void {
@@ -102,14 +116,21 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
         query = parsed.data;
       }
-      const params = (await ctx.params) ?? {};
+      let params = (await ctx.params) ?? {};
+      if (spec.params) {
+        const parsed = spec.params.safeParse(params);
+        if (!parsed.success) throw new DomainError(404, "not_found", "Nothing exists at this address: the id in the path is not valid.");
+        params = parsed.data;
+      }
       const result = await handler({ req, actor, body: body as z.infer<B>, query: query as z.infer<Q>, params });
       if (result instanceof Response) return result;
-      return NextResponse.json(result ?? { ok: true });
+      return NextResponse.json(result ?? { ok: true }, { headers: { "cache-control": "no-store" } });
     } catch (err) {
       const { status, body } = toErrorResponse(err);
       if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
-      return NextResponse.json(body, { status, headers: { "cache-control": "no-store" } });
+      const headers: Record<string, string> = { "cache-control": "no-store" };
+      if (err instanceof TooManyRequestsError) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
+      return NextResponse.json(body, { status, headers });
     }
   };
   return wrapped;

@@ -1,0 +1,11 @@
+// Admin changes to one account: role, disabled, password reset, name.
+import { z } from "zod";
+import { apiRoute } from "../../_lib/api-route";
+import { updateUser } from "@/core/auth/update-user";
+import { updateUserSchema } from "@/core/auth/user-input";
+
+export const dynamic = "force-dynamic";
+
+export const PATCH = apiRoute({ access: "admin", params: z.object({ id: z.uuid() }), body: updateUserSchema }, async ({ params, body, actor }) => ({
+  user: await updateUser(params.id!, body, actor!),
+}));
