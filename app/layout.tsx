@@ -5,6 +5,7 @@ import "./globals.css";
 import { Providers } from "./providers";
 import { Nav } from "@/components/ui/nav";
 import { HealthPill } from "@/components/ui/health-pill";
+import { AttentionIndicator } from "@/components/ui/attention-indicator";
 
 export const metadata: Metadata = { title: "Vigil", description: "Schedules that must not double-run" };
 
@@ -18,6 +19,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               Vigil
             </Link>
             <Nav />
+            <AttentionIndicator />
             <HealthPill />
           </header>
           <main className="content">{children}</main>

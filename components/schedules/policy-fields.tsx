@@ -1,0 +1,75 @@
+"use client";
+import { FormField } from "../ui/form-field";
+import type { ScheduleFormValues } from "./schedule-form-values";
+
+interface Props {
+  values: ScheduleFormValues;
+  set: (patch: Partial<ScheduleFormValues>) => void;
+  errors: Record<string, string>;
+}
+
+export const OVERLAP_POLICIES: Record<string, string> = {
+  skip: "If a run of this schedule is still active, the new occurrence is recorded as skipped (default).",
+  buffer_one: "Keep at most one occurrence waiting behind the active run; further ones are skipped.",
+  allow: "Start regardless: runs of this schedule may overlap.",
+  cancel_running: "Cancel the active run, then start the new one.",
+};
+
+export const MISFIRE_POLICIES: Record<string, string> = {
+  skip: "After downtime or a pause, occurrences that were missed are not run.",
+  run_once: "Missed occurrences are coalesced into one run (default).",
+  catch_up: "Each missed occurrence is run, up to the catch-up limit.",
+};
+
+function NumberField(props: { label: string; field: keyof ScheduleFormValues; hint: string; values: ScheduleFormValues; set: Props["set"]; errors: Record<string, string>; placeholder?: string }) {
+  const { label, field, hint, values, set, errors, placeholder } = props;
+  return (
+    <FormField label={label} hint={hint} error={errors[field]} testId={`field-${field}`}>
+      <input type="number" inputMode="numeric" value={values[field]} placeholder={placeholder} onChange={(e) => set({ [field]: e.target.value } as Partial<ScheduleFormValues>)} />
+    </FormField>
+  );
+}
+
+/** Every policy of a schedule, each with one line saying what it does. */
+export function PolicyFields({ values, set, errors }: Props) {
+  const common = { values, set, errors };
+  return (
+    <fieldset className="fieldset" data-testid="policy-fields">
+      <legend>Policies</legend>
+      <div className="grid-2">
+        <FormField label="Overlap" hint={OVERLAP_POLICIES[values.overlapPolicy]} error={errors["overlapPolicy"]}>
+          <select value={values.overlapPolicy} onChange={(e) => set({ overlapPolicy: e.target.value })}>
+            {Object.keys(OVERLAP_POLICIES).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <FormField label="Misfire (after downtime or a pause)" hint={MISFIRE_POLICIES[values.misfirePolicy]} error={errors["misfirePolicy"]}>
+          <select value={values.misfirePolicy} onChange={(e) => set({ misfirePolicy: e.target.value })}>
+            {Object.keys(MISFIRE_POLICIES).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </FormField>
+      </div>
+      <div className="grid-3">
+        <NumberField {...common} label="Catch-up limit" field="catchUpLimit" hint="With catch_up: the most missed occurrences run after an outage." />
+        <NumberField {...common} label="Starting deadline (s)" field="startingDeadlineSeconds" hint="A run not started this long after it was due is marked missed." />
+        <NumberField {...common} label="Start jitter (ms)" field="startJitterMs" hint="Random delay up to this, so many schedules due at once spread out." />
+        <NumberField {...common} label="Timeout (s)" field="timeoutSeconds" hint="An attempt running longer is aborted, then killed." />
+        <NumberField {...common} label="Kill grace (s)" field="graceSeconds" hint="Time between the abort signal and the hard kill." />
+        <NumberField {...common} label="Max attempts" field="retryMaxAttempts" hint="1 = no retries. Retries back off exponentially with full jitter." />
+        <NumberField {...common} label="Retry base delay (s)" field="retryBaseSeconds" hint="First retry waits up to this; it doubles each attempt." />
+        <NumberField {...common} label="Retry max delay (s)" field="retryMaxSeconds" hint="Cap on the backoff between attempts." />
+        <NumberField {...common} label="Expect at least N records" field="expectRecordsMin" placeholder="no expectation" hint="A success reporting fewer records is marked hollow, not green." />
+      </div>
+      <FormField label="Concurrency group" hint="Runs sharing a group name share its limit of simultaneous runs across all workers. Empty = none." error={errors["concurrencyGroup"]}>
+        <input value={values.concurrencyGroup} onChange={(e) => set({ concurrencyGroup: e.target.value })} placeholder="e.g. ledger" autoComplete="off" />
+      </FormField>
+    </fieldset>
+  );
+}

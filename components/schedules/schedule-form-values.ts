@@ -1,0 +1,125 @@
+// The create/edit form's state, kept as strings where the operator types, and its one mapping to the
+// request body the schedules API takes. Field names of the body match the API's, so the server's
+// per-field errors ("trigger.cron", "timeoutSeconds") land next to the input that caused them.
+
+export type TriggerKind = "cron" | "interval" | "once";
+
+export interface ScheduleFormValues {
+  name: string;
+  description: string;
+  handler: string;
+  payloadText: string;
+  triggerKind: TriggerKind;
+  cron: string;
+  timezone: string;
+  dstGap: "shift" | "skip";
+  dstRepeat: "once" | "twice";
+  everySeconds: string;
+  /** datetime-local value, read in the viewer's zone. */
+  onceAt: string;
+  overlapPolicy: string;
+  misfirePolicy: string;
+  catchUpLimit: string;
+  startingDeadlineSeconds: string;
+  timeoutSeconds: string;
+  graceSeconds: string;
+  retryMaxAttempts: string;
+  retryBaseSeconds: string;
+  retryMaxSeconds: string;
+  concurrencyGroup: string;
+  startJitterMs: string;
+  expectRecordsMin: string;
+}
+
+export const DEFAULT_FORM: ScheduleFormValues = {
+  name: "",
+  description: "",
+  handler: "",
+  payloadText: "{}",
+  triggerKind: "cron",
+  cron: "0 2 * * *",
+  timezone: "UTC",
+  dstGap: "shift",
+  dstRepeat: "once",
+  everySeconds: "60",
+  onceAt: "",
+  overlapPolicy: "skip",
+  misfirePolicy: "run_once",
+  catchUpLimit: "10",
+  startingDeadlineSeconds: "60",
+  timeoutSeconds: "300",
+  graceSeconds: "5",
+  retryMaxAttempts: "1",
+  retryBaseSeconds: "2",
+  retryMaxSeconds: "300",
+  concurrencyGroup: "",
+  startJitterMs: "0",
+  expectRecordsMin: "",
+};
+
+export type TriggerBody =
+  | { kind: "cron"; cron: string; timezone: string; dst: { gap: string; repeat: string } }
+  | { kind: "interval"; everySeconds: number }
+  | { kind: "once"; at: string };
+
+/** A number field: the number when it parses, else the raw text so the server names the field in its error. */
+function num(text: string): number | string {
+  const t = text.trim();
+  if (t === "") return t;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : t;
+}
+
+function optionalNum(text: string): number | string | null {
+  return text.trim() === "" ? null : num(text);
+}
+
+export function triggerFromForm(v: ScheduleFormValues): TriggerBody {
+  switch (v.triggerKind) {
+    case "cron":
+      return { kind: "cron", cron: v.cron, timezone: v.timezone, dst: { gap: v.dstGap, repeat: v.dstRepeat } };
+    case "interval":
+      return { kind: "interval", everySeconds: num(v.everySeconds) as number };
+    case "once": {
+      const d = v.onceAt ? new Date(v.onceAt) : null;
+      return { kind: "once", at: d && !Number.isNaN(d.getTime()) ? d.toISOString() : v.onceAt };
+    }
+  }
+}
+
+/** The JSON body for POST /api/schedules and PATCH /api/schedules/:id (plus `revision` there). */
+export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unknown> {
+  let payload: unknown;
+  try {
+    payload = v.payloadText.trim() === "" ? {} : JSON.parse(v.payloadText);
+  } catch {
+    payload = v.payloadText;
+  }
+  return {
+    name: v.name.trim(),
+    description: v.description,
+    handler: v.handler,
+    payload,
+    trigger: triggerFromForm(v),
+    overlapPolicy: v.overlapPolicy,
+    misfirePolicy: v.misfirePolicy,
+    catchUpLimit: num(v.catchUpLimit),
+    startingDeadlineSeconds: num(v.startingDeadlineSeconds),
+    timeoutSeconds: num(v.timeoutSeconds),
+    graceSeconds: num(v.graceSeconds),
+    retryMaxAttempts: num(v.retryMaxAttempts),
+    retryBaseSeconds: num(v.retryBaseSeconds),
+    retryMaxSeconds: num(v.retryMaxSeconds),
+    concurrencyGroup: v.concurrencyGroup.trim() === "" ? null : v.concurrencyGroup.trim(),
+    startJitterMs: num(v.startJitterMs),
+    expectRecordsMin: optionalNum(v.expectRecordsMin),
+  };
+}
+
+/** datetime-local text ("2026-12-01T09:00") for an instant, in the viewer's zone. */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}

@@ -1,0 +1,177 @@
+"use client";
+import { useCallback, useMemo, useState, type FormEvent } from "react";
+import { useRouter } from "next/navigation";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { ApiError, fetchJson } from "../ui/fetch-json";
+import { FormField } from "../ui/form-field";
+import { FirePreview } from "./fire-preview";
+import { PayloadEditor } from "./payload-editor";
+import { PolicyFields } from "./policy-fields";
+import { DEFAULT_FORM, scheduleBodyFromForm, triggerFromForm, type ScheduleFormValues } from "./schedule-form-values";
+import { handlersQuery } from "./schedules-queries";
+import { TriggerBuilder } from "./trigger-builder";
+
+interface Props {
+  mode: "create" | "edit";
+  initial?: ScheduleFormValues;
+  scheduleId?: string;
+  revision?: number;
+  /** Edit mode: fetch the latest version and reset the form to it (after a 409). */
+  onReload?: () => Promise<void>;
+}
+
+/**
+ * Create or edit a schedule. Client checks are hints; the server decides, and its per-field errors are shown
+ * at their inputs. An edit carries the revision it started from: if someone saved in between, the server
+ * answers 409 and the form says so instead of overwriting their change.
+ */
+export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: Props) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const handlers = useQuery(handlersQuery());
+  const [values, setValues] = useState<ScheduleFormValues>(initial ?? DEFAULT_FORM);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [previewErrors, setPreviewErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [stale, setStale] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const set = useCallback((patch: Partial<ScheduleFormValues>) => {
+    setValues((v) => ({ ...v, ...patch }));
+    // An edited field's old server error no longer applies.
+    setServerErrors((e) => {
+      const prefixes = Object.keys(patch).map((k) => ERROR_PREFIX_OF_INPUT[k] ?? k);
+      return Object.fromEntries(Object.entries(e).filter(([k]) => !prefixes.some((p) => k === p || k.startsWith(`${p}.`))));
+    });
+  }, []);
+
+  const trigger = useMemo(() => triggerFromForm(values), [values]);
+  const errors = { ...previewErrors, ...serverErrors };
+  const onPreviewErrors = useCallback((f: Record<string, string>) => setPreviewErrors(f), []);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setSaving(true);
+    setFormError(null);
+    setStale(null);
+    try {
+      const body = scheduleBodyFromForm(values);
+      const res =
+        mode === "create"
+          ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", { method: "POST", json: body })
+          : await fetchJson<{ schedule?: { id: string }; id?: string }>(`/api/schedules/${scheduleId}`, { method: "PATCH", json: { ...body, revision } });
+      const id = res.schedule?.id ?? res.id ?? scheduleId;
+      await qc.invalidateQueries({ queryKey: ["schedules"] });
+      await qc.invalidateQueries({ queryKey: ["timeline"] });
+      router.push(`/schedules/${id}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && mode === "edit") {
+        setStale(err.message);
+      } else if (err instanceof ApiError) {
+        setServerErrors(err.fields ?? {});
+        setFormError(err.message);
+      } else {
+        setFormError((err as Error).message);
+      }
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const handlerList = handlers.data?.handlers ?? [];
+  const unplaced = Object.entries(serverErrors).filter(([k]) => !KNOWN_FIELDS.some((f) => k === f || k.startsWith(`${f}.`)));
+
+  return (
+    <form onSubmit={submit} noValidate data-testid="schedule-form" className="schedule-form">
+      {stale && (
+        <div className="banner warn" role="alert" data-testid="stale-banner">
+          <strong>⚠ Someone else changed this schedule while you were editing.</strong>
+          <div>{stale} Your changes were not saved and theirs were not overwritten.</div>
+          <div className="row" style={{ marginTop: 8 }}>
+            <button
+              type="button"
+              className="primary"
+              onClick={async () => {
+                await onReload?.();
+                setStale(null);
+              }}
+            >
+              Reload the latest version
+            </button>
+            <span className="muted">This discards your unsaved edits.</span>
+          </div>
+        </div>
+      )}
+      {formError && (
+        <div className="banner bad" role="alert" data-testid="form-error">
+          ✕ {formError}
+          {unplaced.length > 0 && (
+            <ul>
+              {unplaced.map(([k, v]) => (
+                <li key={k}>
+                  <code>{k}</code>: {v}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <div className="form-columns">
+        <div>
+          <fieldset className="fieldset">
+            <legend>Schedule</legend>
+            <div className="grid-2">
+              <FormField label="Name" testId="field-name" error={errors["name"]} hint="Unique; lowercase letters, digits and dashes, e.g. nightly-payouts.">
+                <input value={values.name} onChange={(e) => set({ name: e.target.value })} autoComplete="off" required />
+              </FormField>
+              <FormField label="Description" error={errors["description"]} hint="Optional: what this is for, who to call.">
+                <input value={values.description} onChange={(e) => set({ description: e.target.value })} autoComplete="off" />
+              </FormField>
+            </div>
+          </fieldset>
+          {handlers.error && <p className="error">Could not load handlers: {handlers.error.message}</p>}
+          <PayloadEditor
+            handlers={handlerList}
+            handler={values.handler}
+            payloadText={values.payloadText}
+            onHandler={(name, example) => set({ handler: name, ...(values.payloadText.trim() === "{}" || values.payloadText.trim() === "" ? { payloadText: example } : {}) })}
+            onPayload={(t) => set({ payloadText: t })}
+            errors={errors}
+          />
+          <TriggerBuilder values={values} set={set} errors={errors} />
+          <PolicyFields values={values} set={set} errors={errors} />
+        </div>
+        <aside className="form-aside">
+          <FirePreview trigger={trigger} onFieldErrors={onPreviewErrors} />
+        </aside>
+      </div>
+      <div className="row form-actions">
+        <button type="submit" className="primary" disabled={saving} data-testid="save-schedule">
+          {saving ? "Saving…" : mode === "create" ? "Create schedule" : "Save changes"}
+        </button>
+        <button type="button" onClick={() => router.back()}>
+          Cancel
+        </button>
+        {mode === "edit" && <span className="muted">Editing revision {revision}.</span>}
+      </div>
+    </form>
+  );
+}
+
+/** Which server error keys an input's edit makes obsolete. */
+const ERROR_PREFIX_OF_INPUT: Record<string, string> = {
+  payloadText: "payload",
+  triggerKind: "trigger",
+  cron: "trigger",
+  timezone: "trigger",
+  dstGap: "trigger",
+  dstRepeat: "trigger",
+  everySeconds: "trigger",
+  onceAt: "trigger",
+};
+
+const KNOWN_FIELDS = [
+  "name", "description", "handler", "payload", "trigger", "timezone", "overlapPolicy", "misfirePolicy", "catchUpLimit",
+  "startingDeadlineSeconds", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "retryBaseSeconds", "retryMaxSeconds",
+  "concurrencyGroup", "startJitterMs", "expectRecordsMin",
+];

@@ -1,0 +1,138 @@
+// Turns a timeline model into a handful of SVG paths, one per colour and style, instead of one element per
+// mark: 50 lanes × 7 h at one fire a minute is ~21,000 runs, which as React elements freezes the page but as
+// ~20 path strings draws in milliseconds. Marks closer than a pixel are merged, which is the aggregation when
+// zoomed out.
+import { LATE_AFTER_MS } from "@/core/runs/run-states";
+import { stateStyle } from "../ui/run-state-style";
+import { outcomeBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
+
+export interface PlotArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface TimelinePath {
+  key: string;
+  d: string;
+  fill: string;
+  stroke: string;
+  strokeWidth: number;
+}
+
+export const MARKER_COLOR = "#8b98a8";
+export const LATE_COLOR = "#d29922";
+
+/** States drawn as a coloured marker (they never started, so there is no bar to colour). */
+const MARKER_OUTCOMES = new Set(["missed", "skipped_overlap", "paused"]);
+
+const r1 = (n: number) => Math.round(n * 10) / 10;
+
+class PathSet {
+  private readonly parts = new Map<string, string[]>();
+  private readonly pending = new Map<string, { x1: number; x2: number; y: number; h: number }>();
+
+  rect(key: string, x1: number, x2: number, y: number, h: number): void {
+    const p = this.pending.get(key);
+    if (p && p.y === y && x1 <= p.x2 + 0.75 && x1 >= p.x1) {
+      p.x2 = Math.max(p.x2, x2);
+      return;
+    }
+    if (p) this.emitRect(key, p);
+    this.pending.set(key, { x1, x2, y, h });
+  }
+
+  raw(key: string, d: string): void {
+    let list = this.parts.get(key);
+    if (!list) this.parts.set(key, (list = []));
+    list.push(d);
+  }
+
+  flush(): void {
+    for (const [key, p] of this.pending) this.emitRect(key, p);
+    this.pending.clear();
+  }
+
+  private emitRect(key: string, p: { x1: number; x2: number; y: number; h: number }): void {
+    this.raw(key, `M${r1(p.x1)} ${r1(p.y)}h${r1(Math.max(p.x2 - p.x1, 0.1))}v${r1(p.h)}h${r1(-Math.max(p.x2 - p.x1, 0.1))}Z`);
+  }
+
+  entries(): [string, string][] {
+    this.flush();
+    return [...this.parts].map(([k, v]) => [k, v.join("")]);
+  }
+}
+
+/** Colour of one attempt's bar: the run's outcome on its last attempt, the attempt's own state before. */
+function attemptColorKey(run: TimelineRun, attemptIndex: number): string {
+  const last = attemptIndex === run.attempts.length - 1;
+  const a = run.attempts[attemptIndex]!;
+  if (a.finishedAt === null) return "running";
+  if (!last) return a.state === "succeeded" ? "failed" : a.state;
+  if (run.state === "retrying" || run.state === "queued") return a.state === "succeeded" ? "failed" : a.state;
+  return run.state;
+}
+
+export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible: ReadonlySet<string>): TimelinePath[] {
+  const { from, to, now, lanes } = model;
+  if (lanes.length === 0 || plot.width <= 0) return [];
+  const pxPerMs = plot.width / (to - from);
+  const xOf = (t: number) => plot.x + (Math.min(Math.max(t, from), to) - from) * pxPerMs;
+  const laneH = plot.height / lanes.length;
+  const set = new PathSet();
+
+  lanes.forEach((lane, i) => {
+    const y0 = plot.y + i * laneH;
+    const markTop = y0 + laneH * 0.1;
+    const markH = Math.max(laneH * 0.28, 3);
+    const barTop = y0 + laneH * 0.45;
+    const barH = Math.max(laneH * 0.42, 3);
+    let lastMarkerX = -Infinity;
+    let lastMarkerKey = "";
+    for (const run of lane.runs) {
+      const bucket = outcomeBucket(run.state);
+      if (!visible.has(bucket)) continue;
+      const endOfRun = run.finishedAt ?? (run.startedAt !== null ? now : run.plannedAt);
+      if (endOfRun < from || run.plannedAt > to) continue;
+
+      // Planned marker: a downward triangle at the planned instant.
+      const mx = xOf(run.plannedAt);
+      const markerKey = MARKER_OUTCOMES.has(run.state) ? `marker:${run.state}` : "marker:planned";
+      if (run.plannedAt >= from && (mx - lastMarkerX >= 1 || markerKey !== lastMarkerKey)) {
+        const w = Math.min(4, Math.max(laneH * 0.18, 2));
+        set.raw(markerKey, `M${r1(mx - w)} ${r1(markTop)}h${r1(2 * w)}l${r1(-w)} ${r1(markH)}Z`);
+        lastMarkerX = mx;
+        lastMarkerKey = markerKey;
+      }
+      if (MARKER_OUTCOMES.has(run.state)) {
+        set.rect(`stub:${run.state}`, mx - 1, mx + 1, barTop, barH);
+        continue;
+      }
+
+      // Late start: a connector from the marker to where the bar really begins, so the offset is visible.
+      const firstStart = run.attempts[0]?.startedAt ?? run.startedAt;
+      if (firstStart !== null && (run.latenessMs ?? firstStart - run.plannedAt) > LATE_AFTER_MS) {
+        const sx = xOf(firstStart);
+        if (sx - mx >= 2) set.raw("late", `M${r1(mx)} ${r1(markTop + markH)}V${r1(barTop + barH / 2)}H${r1(sx)}`);
+      }
+
+      run.attempts.forEach((a, ai) => {
+        const x1 = xOf(a.startedAt);
+        const x2 = Math.max(xOf(a.finishedAt ?? now), x1 + 2);
+        const key = attemptColorKey(run, ai);
+        set.rect(key === "hollow" ? "outline:hollow" : `bar:${key}`, x1, x2, barTop, barH);
+      });
+    }
+    set.flush();
+  });
+
+  return set.entries().map(([key, d]) => {
+    const [kind, state] = key.split(":") as [string, string | undefined];
+    if (kind === "late") return { key, d, fill: "none", stroke: LATE_COLOR, strokeWidth: 1 };
+    if (kind === "marker" && state === "planned") return { key, d, fill: MARKER_COLOR, stroke: "none", strokeWidth: 0 };
+    const color = stateStyle(state ?? "").color;
+    if (kind === "outline") return { key, d, fill: "none", stroke: color, strokeWidth: 1.5 };
+    return { key, d, fill: color, stroke: "none", strokeWidth: 0 };
+  });
+}

@@ -1,0 +1,107 @@
+"use client";
+import { useCallback, useMemo, useRef } from "react";
+import { useRouter } from "next/navigation";
+import { ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from "recharts";
+import { formatDayClock } from "../ui/time-format";
+import { TimelineMarks, type HoverInfo } from "./timeline-marks";
+import { timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { TimelineTooltip, type TimelineTooltipHandle } from "./timeline-tooltip";
+
+interface Props {
+  model: TimelineModel;
+  visible: ReadonlySet<string>;
+  onZoom: (from: number, to: number) => void;
+}
+
+const LANE_PX = 26;
+const MARGIN = { top: 8, right: 24, bottom: 4, left: 8 };
+const LABEL_WIDTH = 190;
+
+function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; lanes: TimelineModel["lanes"] }) {
+  const { x = 0, y = 0, payload, lanes } = props;
+  const lane = lanes[Math.floor(payload?.value ?? -1)];
+  if (!lane) return null;
+  const ran = lane.runs.filter((r) => r.startedAt !== null).length;
+  const label = lane.name.length > 26 ? `${lane.name.slice(0, 25)}…` : lane.name;
+  return (
+    <a
+      href={`/schedules/${lane.scheduleId}`}
+      data-testid="timeline-lane"
+      data-schedule={lane.name}
+      data-occurrences={lane.runs.length}
+      data-ran={ran}
+    >
+      <title>{`${lane.name}: ${lane.runs.length} occurrences in view, ${ran} started`}</title>
+      <text x={x - 6} y={y} dy={4} textAnchor="end" fill="#c9d1d9" fontSize={12}>
+        {label}
+      </text>
+    </a>
+  );
+}
+
+/**
+ * The planned-versus-actual chart. recharts draws the time axis, the lane labels, the now-line and the
+ * future shading; the marks themselves come from TimelineMarks as a few merged paths.
+ */
+export function TimelineChart({ model, visible, onZoom }: Props) {
+  const router = useRouter();
+  const wrap = useRef<HTMLDivElement>(null);
+  const tooltip = useRef<TimelineTooltipHandle>(null);
+  const { from, to, now, lanes } = model;
+  const ticks = useMemo(() => timeTicks(from, to), [from, to]);
+  const laneTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
+  const height = Math.max(lanes.length, 3) * LANE_PX + MARGIN.top + MARGIN.bottom + 30;
+  const spanMs = to - from;
+  const showDate = spanMs > 20 * 3_600_000 || new Date(from).getDate() !== new Date(to).getDate();
+
+  const onHover = useCallback((info: HoverInfo | null) => tooltip.current?.show(info), []);
+  const onOpen = useCallback((run: TimelineRun) => router.push(`/runs/${run.runId}`), [router]);
+  const tick = useCallback((p: object) => <LaneTick {...p} lanes={lanes} />, [lanes]);
+
+  return (
+    <div className="timeline-chart" ref={wrap} data-testid="timeline-chart" data-lanes={lanes.length}>
+      <ResponsiveContainer width="100%" height={height} debounce={100}>
+        <ComposedChart data={[]} margin={MARGIN}>
+          <XAxis
+            type="number"
+            dataKey="t"
+            domain={[from, to]}
+            allowDataOverflow
+            ticks={ticks}
+            tickFormatter={(v: number) => (showDate ? formatDayClock(v) : new Date(v).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }))}
+            stroke="#8b98a8"
+            fontSize={12}
+            orientation="top"
+            height={24}
+          />
+          <YAxis
+            type="number"
+            dataKey="lane"
+            domain={[0, Math.max(lanes.length, 1)]}
+            reversed
+            ticks={laneTicks}
+            interval={0}
+            tick={tick}
+            tickLine={false}
+            width={LABEL_WIDTH}
+            stroke="#2a3544"
+            allowDataOverflow
+          />
+          {now < to && <ReferenceArea x1={Math.max(now, from)} x2={to} fill="#4ea1ff" fillOpacity={0.05} ifOverflow="hidden" />}
+          <TimelineMarks model={model} visible={visible} onHover={onHover} onOpen={onOpen} onZoom={onZoom} />
+          {now >= from && now <= to && (
+            <ReferenceLine
+              x={now}
+              stroke="#ff7b72"
+              strokeWidth={1.5}
+              strokeDasharray="4 3"
+              zIndex={1100}
+              label={{ value: "now", position: "insideTopRight", fill: "#ff7b72", fontSize: 11 }}
+            />
+          )}
+        </ComposedChart>
+      </ResponsiveContainer>
+      <TimelineTooltip ref={tooltip} container={() => wrap.current} />
+    </div>
+  );
+}

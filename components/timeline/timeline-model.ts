@@ -1,0 +1,127 @@
+// The timeline's own model: lanes of runs with epoch-millisecond times, sorted by planned time, so drawing
+// and hit-testing are plain arithmetic. The API response is mapped into it once per fetch.
+
+export interface TimelineAttempt {
+  number: number;
+  startedAt: number;
+  /** null while the attempt is still running. */
+  finishedAt: number | null;
+  state: string;
+}
+
+export interface TimelineRun {
+  runId: string;
+  kind: string;
+  state: string;
+  plannedAt: number;
+  dueAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  latenessMs: number | null;
+  attempts: TimelineAttempt[];
+}
+
+export interface TimelineLane {
+  scheduleId: string;
+  name: string;
+  /** Sorted by plannedAt. */
+  runs: TimelineRun[];
+  /** Longest planned → finished (or now) span in the lane: bounds the hit-test scan. */
+  maxSpanMs: number;
+}
+
+export interface TimelineModel {
+  from: number;
+  to: number;
+  /** The database's now when the window was read; drawing running bars and the now-line use it. */
+  now: number;
+  lanes: TimelineLane[];
+}
+
+export const TIMELINE_OUTCOMES = [
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "skipped_overlap",
+  "missed",
+  "hollow",
+  "zombie",
+  "running",
+] as const;
+
+/** Which legend bucket a run state is filtered by; waiting states go with "running" (in flight). */
+export function outcomeBucket(state: string): string {
+  if (state === "queued" || state === "retrying") return "running";
+  if (state === "planned") return "planned";
+  return state;
+}
+
+export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number): TimelineLane {
+  runs.sort((a, b) => a.plannedAt - b.plannedAt);
+  let maxSpanMs = 0;
+  for (const r of runs) {
+    const end = r.finishedAt ?? (r.startedAt !== null ? now : r.plannedAt);
+    maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
+  }
+  return { scheduleId, name, runs, maxSpanMs };
+}
+
+/** Index of the first run planned at or after `t` (binary search). */
+export function lowerBound(runs: readonly TimelineRun[], t: number): number {
+  let lo = 0;
+  let hi = runs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (runs[mid]!.plannedAt < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The run under the pointer at time `t` in a lane: a bar that contains `t`, else the nearest planned marker
+ * within `toleranceMs`. Scans only runs that could reach `t` (planned within maxSpanMs before it).
+ */
+export function hitTest(lane: TimelineLane, t: number, toleranceMs: number, now: number, accept: (r: TimelineRun) => boolean): TimelineRun | null {
+  const runs = lane.runs;
+  const start = lowerBound(runs, t - lane.maxSpanMs - toleranceMs);
+  const end = lowerBound(runs, t + toleranceMs + 1);
+  let best: TimelineRun | null = null;
+  let bestDist = Infinity;
+  for (let i = start; i < end; i++) {
+    const r = runs[i]!;
+    if (!accept(r)) continue;
+    for (const a of r.attempts) {
+      const aEnd = a.finishedAt ?? now;
+      if (t >= a.startedAt - toleranceMs && t <= aEnd + toleranceMs) {
+        const d = t < a.startedAt ? a.startedAt - t : t > aEnd ? t - aEnd : 0;
+        if (d < bestDist) {
+          best = r;
+          bestDist = d;
+        }
+      }
+    }
+    const dm = Math.abs(r.plannedAt - t);
+    if (dm <= toleranceMs && dm < bestDist) {
+      best = r;
+      bestDist = dm;
+    }
+  }
+  return best;
+}
+
+const STEPS_MS = [1, 5, 10, 15, 30].map((m) => m * 60_000)
+  .concat([1, 2, 3, 6, 12].map((h) => h * 3_600_000))
+  .concat([1, 2, 7].map((d) => d * 86_400_000));
+
+/** Round-number time ticks for the axis, aligned to the viewer's wall clock, about `target` of them. */
+export function timeTicks(from: number, to: number, target = 10, tzOffsetMinutes = new Date(from).getTimezoneOffset()): number[] {
+  const span = to - from;
+  const step = STEPS_MS.find((s) => span / s <= target) ?? STEPS_MS.at(-1)!;
+  const shift = -tzOffsetMinutes * 60_000;
+  const first = Math.ceil((from + shift) / step) * step - shift;
+  const ticks: number[] = [];
+  for (let t = first; t <= to; t += step) ticks.push(t);
+  return ticks;
+}

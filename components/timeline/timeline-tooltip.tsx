@@ -1,0 +1,57 @@
+"use client";
+import { useImperativeHandle, useState, type Ref } from "react";
+import { LATE_AFTER_MS } from "@/core/runs/run-states";
+import { RunStatePill } from "../ui/run-state-pill";
+import { formatDuration, formatInZone } from "../ui/time-format";
+import type { HoverInfo } from "./timeline-marks";
+
+export interface TimelineTooltipHandle {
+  show: (info: HoverInfo | null) => void;
+}
+
+/**
+ * The hover card. It owns its own state (set through a handle) so moving the pointer re-renders this card
+ * only, never the chart with its thousands of marks.
+ */
+export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHandle>; container: () => HTMLElement | null }) {
+  const [info, setInfo] = useState<HoverInfo | null>(null);
+  useImperativeHandle(ref, () => ({ show: setInfo }), []);
+  const box = container()?.getBoundingClientRect();
+  if (!info || !box) return null;
+  const { run, lane } = info;
+  const left = Math.min(info.clientX - box.left + 14, box.width - 300);
+  const top = info.clientY - box.top + 14;
+  const lateness = run.latenessMs ?? (run.startedAt !== null ? run.startedAt - run.plannedAt : null);
+  const duration = run.startedAt !== null && run.finishedAt !== null ? run.finishedAt - run.startedAt : null;
+  return (
+    <div className="timeline-tooltip" style={{ left, top }} role="tooltip" data-testid="timeline-tooltip">
+      <div className="row" style={{ gap: 8 }}>
+        <strong>{lane.name}</strong>
+        <RunStatePill state={run.state} />
+        {run.kind !== "scheduled" && <span className="pill muted">{run.kind}</span>}
+      </div>
+      <dl className="kv">
+        <dt>Planned</dt>
+        <dd>{formatInZone(run.plannedAt)}</dd>
+        <dt>Started</dt>
+        <dd>{run.startedAt === null ? "not started" : formatInZone(run.startedAt)}</dd>
+        <dt>Finished</dt>
+        <dd>{run.finishedAt === null ? (run.startedAt === null ? "—" : "still running") : formatInZone(run.finishedAt)}</dd>
+        <dt>Lateness</dt>
+        <dd>
+          {lateness === null ? "—" : formatDuration(lateness)}
+          {lateness !== null && lateness > LATE_AFTER_MS && <span className="late-flag"> ⚠ late</span>}
+        </dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(duration)}</dd>
+        {run.attempts.length > 1 && (
+          <>
+            <dt>Attempts</dt>
+            <dd>{run.attempts.length}</dd>
+          </>
+        )}
+      </dl>
+      <div className="muted" style={{ fontSize: 12 }}>Click to open the run</div>
+    </div>
+  );
+}

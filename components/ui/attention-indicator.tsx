@@ -1,0 +1,35 @@
+"use client";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { overviewQuery, type AttentionCounts } from "./overview-queries";
+
+const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: string }[] = [
+  { key: "zombie", label: "zombie", icon: "☠", href: "/runs?state=zombie" },
+  { key: "missed", label: "missed", icon: "⚠", href: "/runs?state=missed" },
+  { key: "hollow", label: "hollow", icon: "○", href: "/runs?state=hollow" },
+  { key: "late", label: "late", icon: "⏰", href: "/runs?late=1" },
+];
+
+/** Header badge: anything late, missed, hollow or zombie in the last hour, each linking to those runs. */
+export function AttentionIndicator() {
+  const { data, isError } = useQuery(overviewQuery());
+  if (isError || !data) return null;
+  const hits = ITEMS.filter((i) => data.lastHour[i.key] > 0);
+  if (hits.length === 0) {
+    return (
+      <span className="pill ok" data-testid="attention" data-state="clear" title="Nothing late, missed, hollow or zombie in the last hour">
+        ✓ All clear (1 h)
+      </span>
+    );
+  }
+  return (
+    <span className="attention" data-testid="attention" data-state="alert" role="status" aria-label="Needs attention in the last hour">
+      {hits.map((i) => (
+        <Link key={i.key} href={i.href} className={`pill ${i.key === "late" ? "warn" : "bad"}`} title={`${data.lastHour[i.key]} ${i.label} run(s) in the last hour`}>
+          <span aria-hidden="true">{i.icon}</span> {data.lastHour[i.key]} {i.label}
+        </Link>
+      ))}
+      <span className="muted small">last hour</span>
+    </span>
+  );
+}

@@ -1,0 +1,85 @@
+// How the console writes instants and durations. Every absolute time says which zone it is in, so an
+// operator never has to guess whether "02:00" is the schedule's, the server's or their own.
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(zone: string | undefined): Intl.DateTimeFormat {
+  const key = zone ?? "";
+  let f = zoneFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
+    });
+    zoneFormatters.set(key, f);
+  }
+  return f;
+}
+
+function parts(iso: string | number | Date, zone?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of formatterFor(zone).formatToParts(new Date(iso))) out[p.type] = p.value;
+  return out;
+}
+
+/** "2026-03-29 03:00:00 CEST" in `zone`, or in the viewer's zone when none is given. */
+export function formatInZone(iso: string | number | Date | null | undefined, zone?: string): string {
+  if (iso === null || iso === undefined) return "—";
+  const p = parts(iso, zone);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName ?? ""}`.trim();
+}
+
+/** "14:03:07" in the viewer's zone: for dense tables and axes where the date is obvious. */
+export function formatClock(iso: string | number | Date | null | undefined, zone?: string): string {
+  if (iso === null || iso === undefined) return "—";
+  const p = parts(iso, zone);
+  return `${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** "13 Mar 14:03" for axis ticks spanning days. */
+export function formatDayClock(ms: number): string {
+  const d = new Date(ms);
+  return d.toLocaleString("en-GB", { day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
+
+/** The viewer's IANA zone, e.g. "Europe/Berlin". */
+export function viewerZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** "1.2 s", "340 ms", "3 min 5 s", "2 h 4 min". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return "—";
+  const sign = ms < 0 ? "−" : "";
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${Math.round(a)} ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
+  if (a < 3_600_000) {
+    const m = Math.floor(a / 60_000);
+    const s = Math.round((a % 60_000) / 1000);
+    return `${sign}${m} min${s ? ` ${s} s` : ""}`;
+  }
+  if (a < 86_400_000) {
+    const h = Math.floor(a / 3_600_000);
+    const m = Math.round((a % 3_600_000) / 60_000);
+    return `${sign}${h} h${m ? ` ${m} min` : ""}`;
+  }
+  const d = Math.floor(a / 86_400_000);
+  const h = Math.round((a % 86_400_000) / 3_600_000);
+  return `${sign}${d} d${h ? ` ${h} h` : ""}`;
+}
+
+/** "in 4 min", "12 s ago", "now". `nowMs` is passed in so a whole table agrees on one now. */
+export function formatRelative(iso: string | number | Date | null | undefined, nowMs: number): string {
+  if (iso === null || iso === undefined) return "—";
+  const diff = new Date(iso).getTime() - nowMs;
+  if (Math.abs(diff) < 1000) return "now";
+  return diff > 0 ? `in ${formatDuration(diff)}` : `${formatDuration(-diff)} ago`;
+}
