@@ -1,0 +1,154 @@
+// Alerts on conditions that hold or not at evaluation time: p95 lateness over a window, a streak of
+// failures, no live worker, a planner falling behind. Each returns what fires now and which keys
+// have evidence that the condition cleared; a key with neither (no data) keeps its current state.
+import type { Queryable } from "../db/pool";
+import type { AlertCandidate } from "./alert-change";
+import { formatDuration } from "./format-duration";
+
+export interface ConditionResult {
+  firing: AlertCandidate[];
+  clear: { dedupeKey: string; resolution: string }[];
+}
+
+/** p95 over fewer starts than this is noise, not an SLO breach; single late runs are lateness_max_ms's job. */
+export const P95_MIN_SAMPLES = 3;
+
+export async function evaluateLatenessP95(db: Queryable, windowSeconds: number): Promise<ConditionResult> {
+  const { rows } = await db.query(
+    `SELECT s.id AS schedule_id, s.name, s.lateness_p95_slo_ms AS slo_ms, count(*)::int AS n,
+            percentile_cont(0.95) WITHIN GROUP (ORDER BY r.lateness_ms) AS p95_ms
+       FROM schedules s JOIN runs r ON r.schedule_id = s.id
+      WHERE s.deleted_at IS NULL AND s.lateness_p95_slo_ms IS NOT NULL AND r.kind <> 'backfill'
+        AND r.planned_at > now() - make_interval(secs => $1) - interval '1 hour'
+        AND r.started_at > now() - make_interval(secs => $1) AND r.lateness_ms IS NOT NULL
+      GROUP BY s.id`,
+    [windowSeconds],
+  );
+  const out: ConditionResult = { firing: [], clear: [] };
+  for (const r of rows) {
+    const key = `late:p95:${r.schedule_id}`;
+    const p95 = Math.round(Number(r.p95_ms));
+    if (r.n >= P95_MIN_SAMPLES && p95 > r.slo_ms) {
+      out.firing.push({
+        kind: "late",
+        dedupeKey: key,
+        severity: "warning",
+        scheduleId: r.schedule_id,
+        runId: null,
+        message: `${r.name}: p95 start lateness is ${formatDuration(p95)} over the last ${formatDuration(windowSeconds * 1000)} (objective ${formatDuration(r.slo_ms)}, ${r.n} runs)`,
+        data: { rule: "late:p95", p95Ms: p95, sloMs: r.slo_ms, samples: r.n, windowSeconds },
+        causeAt: null,
+        causes: 1,
+      });
+    } else if (p95 <= r.slo_ms) {
+      out.clear.push({ dedupeKey: key, resolution: `p95 start lateness is back to ${formatDuration(p95)} (objective ${formatDuration(r.slo_ms)}).` });
+    }
+  }
+  return out;
+}
+
+const FAILED = `('failed', 'timed_out', 'zombie')`;
+const SUCCEEDED = `('succeeded', 'hollow')`;
+
+export async function evaluateFailureStreaks(db: Queryable): Promise<ConditionResult> {
+  // Failures counted back to the last success within a day: the streak a failing schedule is on.
+  const { rows } = await db.query(
+    `SELECT s.id AS schedule_id, s.name, s.failure_alert_threshold AS threshold, ok.at AS last_success_at,
+            f.streak, f.last_run_id, f.last_error, f.last_state
+       FROM schedules s
+       LEFT JOIN LATERAL (
+         SELECT max(planned_at) AS at FROM runs
+          WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS streak,
+                (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
+                (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
+                (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
+           FROM runs r
+          WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
+            AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
+      WHERE s.deleted_at IS NULL AND s.failure_alert_threshold IS NOT NULL`,
+  );
+  const out: ConditionResult = { firing: [], clear: [] };
+  for (const r of rows) {
+    const key = `failures:${r.schedule_id}`;
+    if (r.streak >= r.threshold) {
+      const err = r.last_error ? `; last error: ${String(r.last_error).slice(0, 300)}` : "";
+      out.firing.push({
+        kind: "failures",
+        dedupeKey: key,
+        severity: "critical",
+        scheduleId: r.schedule_id,
+        runId: r.last_run_id,
+        message: `${r.name}: ${r.streak} consecutive runs failed (threshold ${r.threshold}; last ended ${r.last_state})${err}`,
+        data: { consecutive: r.streak, threshold: r.threshold, lastState: r.last_state, lastError: r.last_error },
+        causeAt: null,
+        causes: 1,
+      });
+    } else if (r.last_success_at) {
+      out.clear.push({ dedupeKey: key, resolution: "A run of the schedule succeeded, ending the failure streak." });
+    }
+  }
+  return out;
+}
+
+export async function evaluateWorkerHealth(
+  db: Queryable,
+  opts: { deadAfterMs: number; plannerLagThresholdMs: number },
+): Promise<ConditionResult> {
+  const { rows } = await db.query(
+    `WITH w AS (
+       SELECT id, heartbeat_at, planner_lag_ms,
+              stopped_at IS NULL AND state <> 'stopped'
+                AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0) AS live
+         FROM workers)
+     SELECT (SELECT count(*)::int FROM w) AS registered,
+            (SELECT count(*)::int FROM w WHERE live) AS live,
+            (SELECT (extract(epoch FROM clock_timestamp() - max(heartbeat_at)) * 1000)::bigint FROM w) AS silent_ms,
+            (SELECT planner_lag_ms FROM w WHERE live AND planner_lag_ms IS NOT NULL ORDER BY planner_lag_ms DESC LIMIT 1) AS lag_ms,
+            (SELECT id FROM w WHERE live AND planner_lag_ms IS NOT NULL ORDER BY planner_lag_ms DESC LIMIT 1) AS lag_worker`,
+    [opts.deadAfterMs],
+  );
+  const h = rows[0];
+  const out: ConditionResult = { firing: [], clear: [] };
+  // A fresh install that never had a worker is not an incident; one whose workers all went silent is.
+  if (h.live === 0 && h.registered > 0) {
+    out.firing.push({
+      kind: "no_worker",
+      dedupeKey: "no_worker",
+      severity: "critical",
+      scheduleId: null,
+      runId: null,
+      message: `No live worker: the last heartbeat was ${formatDuration(Number(h.silent_ms))} ago, so nothing is planned or executed`,
+      data: { registered: h.registered, silentMs: Number(h.silent_ms), deadAfterMs: opts.deadAfterMs },
+      causeAt: null,
+      causes: 1,
+    });
+  } else if (h.live > 0) {
+    out.clear.push({ dedupeKey: "no_worker", resolution: `${h.live} worker${h.live === 1 ? " is" : "s are"} heartbeating again.` });
+  }
+  if (h.lag_ms !== null) {
+    if (h.lag_ms > opts.plannerLagThresholdMs) {
+      out.firing.push({
+        kind: "planner_lag",
+        dedupeKey: "planner_lag",
+        severity: "warning",
+        scheduleId: null,
+        runId: null,
+        message: `Planner behind: worker ${h.lag_worker} reports ${formatDuration(h.lag_ms)} of planner lag (threshold ${formatDuration(opts.plannerLagThresholdMs)})`,
+        data: { plannerLagMs: h.lag_ms, workerId: h.lag_worker, thresholdMs: opts.plannerLagThresholdMs },
+        causeAt: null,
+        causes: 1,
+      });
+    } else {
+      out.clear.push({ dedupeKey: "planner_lag", resolution: `Planner lag is back to ${formatDuration(h.lag_ms)}.` });
+    }
+  }
+  return out;
+}
+
+/** Schedule-level condition alerts whose schedule was deleted or dropped the expectation. */
+export const CONDITION_CONFIG: { kind: string; prefix: string; configSql: string }[] = [
+  { kind: "late", prefix: "late:p95:", configSql: "s.lateness_p95_slo_ms IS NOT NULL" },
+  { kind: "failures", prefix: "failures:", configSql: "s.failure_alert_threshold IS NOT NULL" },
+];

@@ -1,0 +1,92 @@
+// One alert evaluation pass: every rule, in one transaction, by one evaluator at a time.
+//
+// Every worker calls this every couple of seconds. Evaluators are serialised by a transaction-level
+// advisory lock (try-lock: a worker that finds another one evaluating skips its turn), so each pass
+// reads what the previous one committed; the partial unique index on open dedupe keys is the
+// backstop that makes a second open alert for one condition impossible. Opened and resolved alerts
+// queue their webhook deliveries in the same transaction.
+import pg from "pg";
+import { withTransaction } from "../db/pool";
+import type { Env } from "../env";
+import type { AlertChange } from "./alert-change";
+import type { AlertKind } from "./alert-kinds";
+import {
+  CONDITION_CONFIG,
+  evaluateFailureStreaks,
+  evaluateLatenessP95,
+  evaluateWorkerHealth,
+  type ConditionResult,
+} from "./condition-alert-rules";
+import { enqueueAlertDeliveries } from "./enqueue-alert-deliveries";
+import { detectRunCauses, resolveRunAlerts } from "./evaluate-run-rule";
+import { RUN_ALERT_RULES } from "./run-alert-rules";
+import { resolveAlertsByKey, resolveUnconfiguredAlerts, upsertAlerts } from "./upsert-alerts";
+
+export const ALERT_EVALUATION_LOCK = 746360;
+
+export interface EvaluateAlertsOptions {
+  deadAfterMs: number;
+  plannerLagThresholdMs: number;
+  latenessWindowSeconds: number;
+  globalWebhookUrl?: string | null;
+  /** Evaluate only these kinds (the console checks no_worker itself: workers cannot report their own absence). */
+  kinds?: readonly AlertKind[];
+}
+
+export interface EvaluationResult {
+  /** false when another evaluator held the lock and this pass was skipped. */
+  ran: boolean;
+  opened: AlertChange[];
+  resolved: AlertChange[];
+  durationMs: number;
+}
+
+export function alertOptionsFromEnv(env: Env): EvaluateAlertsOptions {
+  return {
+    deadAfterMs: env.VIGIL_WORKER_DEAD_AFTER_MS,
+    plannerLagThresholdMs: env.VIGIL_ALERT_PLANNER_LAG_MS,
+    latenessWindowSeconds: env.VIGIL_ALERT_LATENESS_WINDOW_SECONDS,
+    globalWebhookUrl: env.VIGIL_ALERT_WEBHOOK_URL ?? null,
+  };
+}
+
+export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions): Promise<EvaluationResult> {
+  const started = performance.now();
+  const wants = (k: AlertKind) => !opts.kinds || opts.kinds.includes(k);
+  return withTransaction(async (tx) => {
+    const { rows } = await tx.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [ALERT_EVALUATION_LOCK]);
+    if (!rows[0]!.locked) return { ran: false, opened: [], resolved: [], durationMs: performance.now() - started };
+    const opened: AlertChange[] = [];
+    const resolved: AlertChange[] = [];
+
+    // Raise before resolving: a cause and the run that cleared it, both seen in one pass, give
+    // one alert opened and resolved rather than none.
+    for (const rule of RUN_ALERT_RULES) {
+      if (!wants(rule.kind)) continue;
+      opened.push(...(await upsertAlerts(tx, await detectRunCauses(tx, rule))));
+      resolved.push(...(await resolveRunAlerts(tx, rule)));
+    }
+
+    const conditions: ConditionResult[] = [];
+    if (wants("late")) conditions.push(await evaluateLatenessP95(tx, opts.latenessWindowSeconds));
+    if (wants("failures")) conditions.push(await evaluateFailureStreaks(tx));
+    if (wants("no_worker") || wants("planner_lag")) {
+      const health = await evaluateWorkerHealth(tx, opts);
+      conditions.push({
+        firing: health.firing.filter((c) => wants(c.kind)),
+        clear: health.clear.filter((c) => wants(c.dedupeKey as AlertKind)),
+      });
+    }
+    for (const c of conditions) {
+      opened.push(...(await upsertAlerts(tx, c.firing)));
+      resolved.push(...(await resolveAlertsByKey(tx, c.clear)));
+    }
+    for (const c of CONDITION_CONFIG) {
+      if (wants(c.kind as AlertKind)) resolved.push(...(await resolveUnconfiguredAlerts(tx, c.kind, c.prefix, c.configSql)));
+    }
+
+    await enqueueAlertDeliveries(tx, opened.map((a) => a.id), "opened", opts.globalWebhookUrl);
+    await enqueueAlertDeliveries(tx, resolved.map((a) => a.id), "resolved", opts.globalWebhookUrl);
+    return { ran: true, opened, resolved, durationMs: performance.now() - started };
+  }, pool);
+}

@@ -1,0 +1,86 @@
+// The SQL that applies one run-caused rule (run-alert-rules.ts): find causes newer than the
+// watermark, and resolve open alerts that a later good run cleared. Rule fragments are constants in
+// code, never input; every value travels as a parameter.
+import type { Queryable } from "../db/pool";
+import type { AlertCandidate, AlertChange } from "./alert-change";
+import { ALERT_KIND_INFO, type AlertKind } from "./alert-kinds";
+import type { RunAlertRule } from "./run-alert-rules";
+
+export async function detectRunCauses(db: Queryable, rule: RunAlertRule): Promise<AlertCandidate[]> {
+  const { rows } = await db.query(
+    `WITH bad AS (${rule.badSql}),
+          seen AS (
+            SELECT a.dedupe_key, max(a.last_cause_at) AS mark
+              FROM alerts a
+             WHERE a.dedupe_key IN (SELECT DISTINCT $2 || b.schedule_id FROM bad b)
+             GROUP BY a.dedupe_key)
+     SELECT b.schedule_id, s.name AS schedule_name,
+            (array_agg(b.run_id ORDER BY b.mark DESC))[1] AS run_id,
+            (array_agg(b.detail ORDER BY b.mark DESC))[1] AS detail,
+            max(b.mark) AS mark,
+            count(*)::int AS causes
+       FROM bad b
+       JOIN schedules s ON s.id = b.schedule_id
+       LEFT JOIN seen ON seen.dedupe_key = $2 || b.schedule_id
+      WHERE seen.mark IS NULL OR b.mark > seen.mark
+      GROUP BY b.schedule_id, s.name`,
+    [rule.lookbackSeconds, rule.prefix],
+  );
+  return rows.map((r) => ({
+    kind: rule.kind,
+    dedupeKey: `${rule.prefix}${r.schedule_id}`,
+    severity: ALERT_KIND_INFO[rule.kind].severity,
+    scheduleId: r.schedule_id,
+    runId: r.run_id,
+    message: rule.message(r.schedule_name, r.detail ?? {}),
+    data: { ...(r.detail ?? {}), rule: rule.id },
+    causeAt: r.mark,
+    causes: r.causes,
+  }));
+}
+
+export async function resolveRunAlerts(db: Queryable, rule: RunAlertRule): Promise<AlertChange[]> {
+  const { rows } = await db.query(
+    `WITH cleared AS (
+       SELECT a.id, g.id AS good_run_id
+         FROM alerts a
+         LEFT JOIN schedules s ON s.id = a.schedule_id AND s.deleted_at IS NULL AND (${rule.configSql})
+         LEFT JOIN LATERAL (
+           SELECT g.id FROM runs g
+            WHERE g.schedule_id = a.schedule_id AND (${rule.goodSql})
+            ORDER BY ${rule.goodOrder}
+            LIMIT 1) g ON s.id IS NOT NULL
+        WHERE a.kind = $1 AND starts_with(a.dedupe_key, $2) AND a.resolved_at IS NULL
+          AND (s.id IS NULL OR g.id IS NOT NULL))
+     UPDATE alerts a
+        SET resolved_at = clock_timestamp(),
+            resolution = CASE WHEN c.good_run_id IS NULL THEN $3 ELSE $4 || ' (run ' || c.good_run_id || ').' END
+       FROM cleared c
+      WHERE a.id = c.id AND a.resolved_at IS NULL
+     RETURNING a.id, a.kind, a.dedupe_key, a.schedule_id, a.run_id, a.message, a.resolution`,
+    [rule.kind, rule.prefix, "The schedule was deleted or no longer sets this expectation.", rule.goodPhrase],
+  );
+  return rows.map(toChange);
+}
+
+interface AlertChangeRow {
+  id: string;
+  kind: AlertKind;
+  dedupe_key: string;
+  schedule_id: string | null;
+  run_id: string | null;
+  message: string;
+  resolution: string | null;
+}
+
+export function toChange(r: AlertChangeRow): AlertChange {
+  return {
+    id: r.id,
+    kind: r.kind,
+    dedupeKey: r.dedupe_key,
+    scheduleId: r.schedule_id,
+    runId: r.run_id,
+    message: r.message,
+    resolution: r.resolution ?? null,
+  };
+}

@@ -1,0 +1,160 @@
+// Alerts caused by individual runs: a late start, a blown completion deadline, a missed firing, a
+// hollow success, a zombie. Each rule names its "bad" runs and the "good" run that clears it.
+//
+// A run-caused alert is keyed per schedule (`<rule>:<scheduleId>`) and remembers the newest cause it
+// covered (alerts.last_cause_at). A bad run newer than that watermark opens the alert (or joins the
+// open one); an open alert resolves when a good run comes after its newest cause. A cause at or
+// before the watermark never raises again, so a late run followed by an on-time one between two
+// evaluations still yields exactly one alert, opened and resolved in the same pass.
+import type { AlertKind } from "./alert-kinds";
+import { formatDuration } from "./format-duration";
+
+export interface RunAlertRule {
+  id: string;
+  kind: AlertKind;
+  /** Dedupe key prefix; the schedule id follows. */
+  prefix: string;
+  /** How far back ($1, seconds) bad runs are looked for. */
+  lookbackSeconds: number;
+  /** SELECT schedule_id, run_id, mark, detail: bad runs (aliases: s schedules, r runs). */
+  badSql: string;
+  /** Schedules that keep this expectation (alias s); an alert of a schedule that no longer does resolves. */
+  configSql: string;
+  /** A run g of the alert's schedule that clears alert a (aliases: a alerts, s schedules, g runs). */
+  goodSql: string;
+  goodOrder: string;
+  /** Resolution text when a good run cleared it. */
+  goodPhrase: string;
+  message(scheduleName: string, detail: Record<string, unknown>): string;
+}
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+const num = (v: unknown): number => Number(v ?? 0);
+const when = (v: unknown): string => (typeof v === "string" ? v.replace(/\.\d+(?=[Z+-])/, "").replace("T", " ") : String(v));
+
+export const lateMaxRule: RunAlertRule = {
+  id: "late:max",
+  kind: "late",
+  prefix: "late:max:",
+  // A late run is seen as late from planned + limit on (even before it starts), so an hour of
+  // history beyond the limit is enough for live detection.
+  lookbackSeconds: HOUR,
+  badSql: `
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
+           jsonb_build_object('rule', 'max', 'plannedAt', r.planned_at, 'limitMs', s.lateness_max_ms,
+             'started', r.started_at IS NOT NULL,
+             'latenessMs', coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint)) AS detail
+      FROM schedules s JOIN runs r ON r.schedule_id = s.id
+     WHERE s.deleted_at IS NULL AND s.lateness_max_ms IS NOT NULL AND r.kind <> 'backfill'
+       AND r.planned_at > now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond'
+       AND r.planned_at <= now()
+       AND (r.lateness_ms > s.lateness_max_ms
+            OR (r.started_at IS NULL AND r.state IN ('planned', 'queued')
+                AND now() > r.planned_at + s.lateness_max_ms * interval '1 millisecond'))`,
+  configSql: "s.lateness_max_ms IS NOT NULL",
+  goodSql: "g.planned_at > a.last_cause_at AND g.kind <> 'backfill' AND g.lateness_ms <= s.lateness_max_ms",
+  goodOrder: "g.planned_at",
+  goodPhrase: "A later run started within the lateness limit",
+  message: (name, d) =>
+    d.started
+      ? `${name}: a run planned at ${when(d.plannedAt)} started ${formatDuration(num(d.latenessMs))} late (limit ${formatDuration(num(d.limitMs))})`
+      : `${name}: a run planned at ${when(d.plannedAt)} has not started ${formatDuration(num(d.latenessMs))} after its planned time (limit ${formatDuration(num(d.limitMs))})`,
+};
+
+export const completionDeadlineRule: RunAlertRule = {
+  id: "completion_deadline",
+  kind: "completion_deadline",
+  prefix: "completion_deadline:",
+  lookbackSeconds: HOUR,
+  badSql: `
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
+           jsonb_build_object('plannedAt', r.planned_at, 'deadlineSeconds', s.completion_deadline_seconds,
+             'finished', r.finished_at IS NOT NULL, 'state', r.state,
+             'gapMs', (extract(epoch FROM coalesce(r.finished_at, now()) - r.planned_at) * 1000)::bigint) AS detail
+      FROM schedules s JOIN runs r ON r.schedule_id = s.id
+     WHERE s.deleted_at IS NULL AND s.completion_deadline_seconds IS NOT NULL AND r.kind <> 'backfill'
+       AND r.planned_at > now() - make_interval(secs => $1 + s.completion_deadline_seconds)
+       AND r.planned_at <= now()
+       AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'missed')
+             AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
+         OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
+             AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))`,
+  configSql: "s.completion_deadline_seconds IS NOT NULL",
+  goodSql: `g.planned_at > a.last_cause_at AND g.state IN ('succeeded', 'hollow')
+            AND g.finished_at <= g.planned_at + make_interval(secs => s.completion_deadline_seconds)`,
+  goodOrder: "g.planned_at",
+  goodPhrase: "A later run completed within the deadline",
+  message: (name, d) =>
+    d.finished
+      ? `${name}: a run planned at ${when(d.plannedAt)} finished ${formatDuration(num(d.gapMs))} after its planned time (deadline ${formatDuration(num(d.deadlineSeconds) * 1000)})`
+      : `${name}: a run planned at ${when(d.plannedAt)} has not finished ${formatDuration(num(d.gapMs))} after its planned time (deadline ${formatDuration(num(d.deadlineSeconds) * 1000)})`,
+};
+
+export const missedRule: RunAlertRule = {
+  id: "missed",
+  kind: "missed",
+  prefix: "missed:",
+  lookbackSeconds: DAY,
+  badSql: `
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
+           jsonb_build_object('plannedAt', r.planned_at, 'dueAt', r.due_at, 'runKind', r.kind) AS detail
+      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+     WHERE r.state = 'missed' AND r.due_at > now() - make_interval(secs => $1)`,
+  configSql: "true",
+  goodSql: "g.planned_at > a.last_cause_at AND g.started_at IS NOT NULL",
+  goodOrder: "g.planned_at",
+  goodPhrase: "A later run started",
+  message: (name, d) => `${name}: the occurrence planned at ${when(d.plannedAt)} never started before its starting deadline (missed)`,
+};
+
+export const hollowRule: RunAlertRule = {
+  id: "hollow",
+  kind: "hollow",
+  prefix: "hollow:",
+  lookbackSeconds: DAY,
+  badSql: `
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
+           jsonb_build_object('plannedAt', r.planned_at, 'records', r.records, 'expectRecordsMin', s.expect_records_min) AS detail
+      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+     WHERE r.state = 'hollow' AND r.due_at > now() - make_interval(secs => $1)`,
+  configSql: "true",
+  goodSql: "g.planned_at > a.last_cause_at AND g.state = 'succeeded'",
+  goodOrder: "g.planned_at",
+  goodPhrase: "A later run succeeded with the expected records",
+  message: (name, d) =>
+    `${name}: the run planned at ${when(d.plannedAt)} succeeded but reported ${d.records ?? "no"} records` +
+    (d.expectRecordsMin !== null && d.expectRecordsMin !== undefined ? ` (expected at least ${d.expectRecordsMin})` : "") +
+    " — a hollow success",
+};
+
+export const zombieRule: RunAlertRule = {
+  id: "zombie",
+  kind: "zombie",
+  prefix: "zombie:",
+  lookbackSeconds: DAY,
+  // The reaper may retry a zombie (the run continues) or end it as 'zombie'; the detection event is
+  // the cause either way. Runs ended as zombie without the event are covered by the second branch.
+  badSql: `
+    SELECT r.schedule_id, r.id AS run_id, e.at AS mark,
+           jsonb_build_object('plannedAt', r.planned_at, 'workerId', e.worker_id, 'attempt', e.attempt, 'detail', e.message) AS detail
+      FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+     WHERE e.type = 'zombie_detected' AND e.at > now() - make_interval(secs => $1)
+    UNION ALL
+    SELECT r.schedule_id, r.id AS run_id, coalesce(r.finished_at, r.heartbeat_at, r.due_at) AS mark,
+           jsonb_build_object('plannedAt', r.planned_at, 'workerId', r.worker_id, 'attempt', r.attempt, 'detail', '') AS detail
+      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+     WHERE r.state = 'zombie' AND r.due_at > now() - make_interval(secs => $1)
+       AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'zombie_detected')`,
+  configSql: "true",
+  goodSql: `g.finished_at > a.last_cause_at AND g.planned_at > a.last_cause_at - interval '1 day'
+            AND g.state IN ('succeeded', 'hollow', 'failed', 'timed_out')`,
+  goodOrder: "g.finished_at",
+  goodPhrase: "A run of the schedule finished on a live worker after the detection",
+  message: (name, d) =>
+    `${name}: the run planned at ${when(d.plannedAt)} lost its worker${d.workerId ? ` (${d.workerId})` : ""} mid-run` +
+    ` (attempt ${d.attempt ?? "?"}); its heartbeat went stale and it was reaped as a zombie`,
+};
+
+export const RUN_ALERT_RULES: readonly RunAlertRule[] = [lateMaxRule, completionDeadlineRule, missedRule, hollowRule, zombieRule];
