@@ -7,6 +7,7 @@ import { closePool, getPool } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
+import { createAlerter } from "./alerter";
 import type { WorkerService } from "./service";
 import pkg from "../package.json" with { type: "json" };
 
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
 
   const services: WorkerService[] = [
     createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({}) }),
+    // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
+    createAlerter({ pool, env, log, version: pkg.version }),
   ];
   for (const s of services) await s.start();
   log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");
