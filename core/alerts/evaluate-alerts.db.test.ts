@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase } from "../../test/db";
-import { insertRun, insertRunEvent, insertSchedule, insertWorker } from "../../test/run-fixtures";
+import { insertAlertSchedule as insertSchedule, insertRunRow as insertRun, insertRunEvent, insertWorker } from "../../test/alert-fixtures";
 import { evaluateAlerts, type EvaluateAlertsOptions } from "./evaluate-alerts";
 
 const db = useTestDatabase("alert_rules");
