@@ -1,0 +1,83 @@
+// Claims due webhook deliveries for this worker. FOR UPDATE SKIP LOCKED means two workers never
+// take the same row; the claim also pushes next_attempt_at out by a lease (longer than the request
+// timeout), so the row is not re-claimed while this worker is sending, yet is retried by another
+// worker if this one dies mid-send.
+import type { Queryable } from "../../db/pool";
+import type { AlertEvent } from "../enqueue-alert-deliveries";
+
+export interface AlertSnapshot {
+  id: string;
+  kind: string;
+  severity: string;
+  message: string;
+  scheduleId: string | null;
+  scheduleName: string | null;
+  runId: string | null;
+  openedAt: Date;
+  lastSeenAt: Date;
+  resolvedAt: Date | null;
+  resolution: string | null;
+  occurrences: number;
+  acknowledgedAt: Date | null;
+  acknowledgedBy: string | null;
+  data: unknown;
+}
+
+export interface ClaimedDelivery {
+  id: number;
+  event: AlertEvent;
+  url: string;
+  /** The number of this attempt (1 = first). */
+  attempt: number;
+  /** Database clock at the claim: the signed timestamp and the attempt's recorded start. */
+  claimedAt: Date;
+  alert: AlertSnapshot;
+}
+
+export async function claimAlertDeliveries(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  if (limit <= 0) return [];
+  const { rows } = await db.query(
+    `WITH due AS (
+       SELECT id FROM alert_deliveries
+        WHERE state = 'pending' AND next_attempt_at <= clock_timestamp()
+        ORDER BY next_attempt_at
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED),
+     claimed AS (
+       UPDATE alert_deliveries d
+          SET attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + $2 * interval '1 millisecond'
+         FROM due WHERE d.id = due.id
+       RETURNING d.id, d.alert_id, d.event, d.url, d.attempts, clock_timestamp() AS claimed_at)
+     SELECT c.*, a.kind, a.severity, a.message, a.schedule_id, s.name AS schedule_name, a.run_id, a.opened_at,
+            a.last_seen_at, a.resolved_at, a.resolution, a.occurrences, a.acknowledged_at, a.acknowledged_by, a.data
+       FROM claimed c
+       JOIN alerts a ON a.id = c.alert_id
+       LEFT JOIN schedules s ON s.id = a.schedule_id
+      ORDER BY c.id`,
+    [limit, leaseMs],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    event: r.event,
+    url: r.url,
+    attempt: r.attempts,
+    claimedAt: r.claimed_at,
+    alert: {
+      id: r.alert_id,
+      kind: r.kind,
+      severity: r.severity,
+      message: r.message,
+      scheduleId: r.schedule_id,
+      scheduleName: r.schedule_name,
+      runId: r.run_id,
+      openedAt: r.opened_at,
+      lastSeenAt: r.last_seen_at,
+      resolvedAt: r.resolved_at,
+      resolution: r.resolution,
+      occurrences: r.occurrences,
+      acknowledgedAt: r.acknowledged_at,
+      acknowledgedBy: r.acknowledged_by,
+      data: r.data,
+    },
+  }));
+}

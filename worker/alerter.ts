@@ -1,0 +1,91 @@
+// The worker's alerting: evaluates every alert rule every couple of seconds (one evaluator at a
+// time across all workers, see core/alerts/evaluate-alerts.ts) and delivers webhooks.
+//
+// Deliveries run concurrently in a small bounded pool: each is claimed with FOR UPDATE SKIP LOCKED
+// (two workers never send the same attempt), sent with a request timeout, and recorded. A receiver
+// that never answers holds one slot for at most the timeout while the others keep flowing.
+import type pg from "pg";
+import type { Env } from "../core/env";
+import type { Logger } from "../core/log";
+import { alertOptionsFromEnv, evaluateAlerts } from "../core/alerts/evaluate-alerts";
+import { claimAlertDeliveries } from "../core/alerts/webhook/claim-alert-deliveries";
+import { deliverAlertWebhook, type WebhookOptions } from "../core/alerts/webhook/deliver-alert-webhook";
+import { every, type WorkerService } from "./service";
+
+export const MAX_DELIVERIES_IN_FLIGHT = 8;
+const DELIVERY_POLL_MS = 1000;
+
+export interface Alerter extends WorkerService {
+  /** Evaluate now (tests, or a service that just changed something worth a look). */
+  evaluateNow(): void;
+}
+
+export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; version: string }): Alerter {
+  const { pool, env } = opts;
+  const log = opts.log.child({ service: "alerter" });
+  const evaluation = alertOptionsFromEnv(env);
+  const webhook: WebhookOptions = {
+    secret: env.VIGIL_ALERT_WEBHOOK_SECRET ?? null,
+    timeoutMs: env.VIGIL_ALERT_WEBHOOK_TIMEOUT_MS,
+    maxAttempts: env.VIGIL_ALERT_WEBHOOK_MAX_ATTEMPTS,
+    backoff: { baseMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_BASE_MS, maxMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS },
+    userAgent: `vigil/${opts.version}`,
+  };
+  // The lease outlives the request timeout, so a slow send is never re-claimed while in flight.
+  const leaseMs = webhook.timeoutMs + 10_000;
+  const inFlight = new Set<Promise<void>>();
+  let warnedUnsigned = false;
+
+  const evaluate = async () => {
+    const r = await evaluateAlerts(pool, evaluation);
+    for (const a of r.opened) log.warn({ alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, runId: a.runId }, `alert opened: ${a.message}`);
+    for (const a of r.resolved) log.info({ alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, resolution: a.resolution }, `alert resolved: ${a.message}`);
+    if (r.opened.length > 0 || r.resolved.length > 0) deliveries.poke();
+  };
+
+  const deliverOne = async (claimed: Awaited<ReturnType<typeof claimAlertDeliveries>>[number]) => {
+    const report = await deliverAlertWebhook(pool, claimed, webhook);
+    const fields = { deliveryId: report.deliveryId, alertId: claimed.alert.id, event: claimed.event, url: claimed.url, attempt: report.attempt, status: report.status, durationMs: Math.round(report.durationMs) };
+    if (report.ok) log.info(fields, "alert webhook delivered");
+    else if (report.state === "failed") log.error({ ...fields, error: report.error }, "alert webhook failed for good after the last attempt");
+    else log.warn({ ...fields, error: report.error, retryInMs: report.retryDelayMs, state: report.state }, "alert webhook attempt failed");
+  };
+
+  const pump = async () => {
+    const free = MAX_DELIVERIES_IN_FLIGHT - inFlight.size;
+    if (free <= 0) return;
+    const claimed = await claimAlertDeliveries(pool, free, leaseMs);
+    if (claimed.length > 0 && !webhook.secret && !warnedUnsigned) {
+      warnedUnsigned = true;
+      log.warn("VIGIL_ALERT_WEBHOOK_SECRET is not set: alert webhooks are sent unsigned");
+    }
+    for (const d of claimed) {
+      const p: Promise<void> = deliverOne(d)
+        .catch((err) => log.error({ err, deliveryId: d.id, alertId: d.alert.id }, "alert webhook delivery could not be recorded"))
+        .finally(() => {
+          inFlight.delete(p);
+          // A slot is free: there may be more due right now.
+          deliveries.poke();
+        });
+      inFlight.add(p);
+    }
+  };
+
+  const evaluations = every(env.VIGIL_ALERT_EVAL_MS, evaluate, (err) => log.error({ err }, "alert evaluation failed"));
+  const deliveries = every(DELIVERY_POLL_MS, pump, (err) => log.error({ err }, "claiming alert webhooks failed"));
+
+  return {
+    name: "alerter",
+    async start() {
+      evaluations.start();
+      deliveries.start();
+    },
+    async stop() {
+      await evaluations.stop();
+      await deliveries.stop();
+      // Sends in flight end by their own timeout; their outcome is recorded before the pool closes.
+      await Promise.allSettled([...inFlight]);
+    },
+    evaluateNow: () => evaluations.poke(),
+  };
+}
