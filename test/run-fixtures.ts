@@ -1,85 +1,128 @@
-// Schedules, runs and workers inserted by SQL, with times relative to the database clock, for tests
-// that exercise what reads runs (alert rules, metrics) without driving the engines.
+// Schedules and runs for execution tests, inserted with SQL and enqueued through sendRunJob exactly
+// as the planner does (state 'queued' + job + NOTIFY in one transaction).
 import crypto from "node:crypto";
-import type { Queryable } from "../core/db/pool";
+import pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { startBoss } from "../core/queue/boss";
+import { sendRunJob } from "../core/queue/send-run-job";
 
 export interface ScheduleFixture {
-  name?: string;
-  latenessMaxMs?: number | null;
-  latenessP95SloMs?: number | null;
-  completionDeadlineSeconds?: number | null;
+  handler: string;
+  payload?: unknown;
+  overlapPolicy?: "skip" | "buffer_one" | "allow" | "cancel_running";
+  concurrencyGroup?: string | null;
+  timeoutSeconds?: number;
+  graceSeconds?: number;
+  retryMaxAttempts?: number;
+  retryBaseSeconds?: number;
+  retryMaxSeconds?: number;
   expectRecordsMin?: number | null;
-  failureAlertThreshold?: number | null;
-  webhookUrl?: string | null;
+  startingDeadlineSeconds?: number;
 }
 
-export async function insertSchedule(db: Queryable, f: ScheduleFixture = {}): Promise<{ id: string; name: string }> {
-  const name = f.name ?? `s-${crypto.randomBytes(4).toString("hex")}`;
+const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} } as never;
+
+export function startTestBoss(url: string): Promise<PgBoss> {
+  return startBoss({ connectionString: url, log: quiet, supervise: false, max: 3 });
+}
+
+export async function insertSchedule(db: pg.Client | pg.Pool, s: ScheduleFixture): Promise<string> {
+  const name = `t-${crypto.randomBytes(5).toString("hex")}`;
+  if (s.concurrencyGroup) {
+    await db.query(`INSERT INTO concurrency_groups (name, max_running) VALUES ($1, 1) ON CONFLICT (name) DO NOTHING`, [s.concurrencyGroup]);
+  }
   const { rows } = await db.query(
-    `INSERT INTO schedules (name, handler, trigger, lateness_max_ms, lateness_p95_slo_ms, completion_deadline_seconds,
-                            expect_records_min, failure_alert_threshold, webhook_url)
-     VALUES ($1, 'demo.noop', '{"kind":"interval","everySeconds":60}', $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [name, f.latenessMaxMs ?? null, f.latenessP95SloMs ?? null, f.completionDeadlineSeconds ?? null, f.expectRecordsMin ?? null, f.failureAlertThreshold ?? null, f.webhookUrl ?? null],
-  );
-  return { id: rows[0].id, name };
-}
-
-export interface RunFixture {
-  state: string;
-  /** Milliseconds before the database's now(). */
-  plannedAgoMs: number;
-  startedAgoMs?: number | null;
-  finishedAgoMs?: number | null;
-  records?: number | null;
-  attempt?: number;
-  kind?: "scheduled" | "manual" | "backfill";
-  error?: string | null;
-  workerId?: string | null;
-}
-
-export async function insertRun(db: Queryable, scheduleId: string, f: RunFixture): Promise<string> {
-  const id = crypto.randomUUID();
-  const ago = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : ms);
-  await db.query(
-    `INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
-                       attempt, started_at, finished_at, lateness_ms, duration_ms, records, error, worker_id)
-     SELECT $1::uuid, $2::uuid, $3, p.planned, p.planned, $1::text, $4, 'demo.noop', 60, 5, $5, st.at, fi.at,
-            CASE WHEN st.at IS NULL THEN NULL ELSE (extract(epoch FROM st.at - p.planned) * 1000)::int END,
-            CASE WHEN fi.at IS NULL OR st.at IS NULL THEN NULL ELSE (extract(epoch FROM fi.at - st.at) * 1000)::int END,
-            $6, $7, $8
-       FROM (SELECT now() - $9 * interval '1 millisecond' AS planned) p,
-            (SELECT now() - $10 * interval '1 millisecond' AS at) st,
-            (SELECT now() - $11 * interval '1 millisecond' AS at) fi`,
+    `INSERT INTO schedules (name, handler, payload, trigger, overlap_policy, concurrency_group, timeout_seconds, grace_seconds,
+                            retry_max_attempts, retry_base_seconds, retry_max_seconds, expect_records_min, starting_deadline_seconds)
+     VALUES ($1, $2, $3, '{"kind":"once","at":"2099-01-01T00:00:00Z"}', $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
     [
-      id,
-      scheduleId,
-      f.kind ?? "scheduled",
-      f.state,
-      f.attempt ?? (f.startedAgoMs === null || f.startedAgoMs === undefined ? 0 : 1),
-      f.records ?? null,
-      f.error ?? null,
-      f.workerId ?? null,
-      f.plannedAgoMs,
-      ago(f.startedAgoMs),
-      ago(f.finishedAgoMs),
+      name,
+      s.handler,
+      JSON.stringify(s.payload ?? {}),
+      s.overlapPolicy ?? "allow",
+      s.concurrencyGroup ?? null,
+      s.timeoutSeconds ?? 30,
+      s.graceSeconds ?? 1,
+      s.retryMaxAttempts ?? 1,
+      s.retryBaseSeconds ?? 1,
+      s.retryMaxSeconds ?? 2,
+      s.expectRecordsMin ?? null,
+      s.startingDeadlineSeconds ?? 600,
     ],
   );
+  return rows[0].id;
+}
+
+/** Inserts a planned run due inMs from now (database clock) and returns its id. Manual by default
+ * (several may share a planned instant); 'scheduled' ones need distinct instants per schedule. */
+export async function insertRun(
+  db: pg.Client | pg.Pool,
+  scheduleId: string,
+  opts: { inMs?: number; payload?: unknown; kind?: "manual" | "scheduled" } = {},
+): Promise<string> {
+  const { rows } = await db.query(
+    `WITH t AS (SELECT date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $2::float8 / 1000.0)) AS at, gen_random_uuid() AS id)
+     INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
+                       max_attempts, concurrency_group)
+     SELECT t.id, s.id, $4, t.at, t.at,
+            CASE WHEN $4 = 'manual' THEN 'manual:' || s.id || ':' || t.id ELSE s.id || ':' || to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END,
+            'planned', s.handler, coalesce($3::jsonb, s.payload), s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+       FROM schedules s, t WHERE s.id = $1
+     RETURNING id`,
+    [scheduleId, opts.inMs ?? 0, opts.payload === undefined ? null : JSON.stringify(opts.payload), opts.kind ?? "manual"],
+  );
+  return rows[0].id;
+}
+
+/** What the planner's enqueue does: job + state 'queued' + event, in one transaction. */
+export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query("BEGIN");
+    const { rows } = await c.query(
+      `UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1 AND state = 'planned'
+       RETURNING due_at, timeout_seconds, grace_seconds`,
+      [runId],
+    );
+    const r = rows[0];
+    if (r) {
+      await sendRunJob(c, boss, { runId, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
+      await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
+    }
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK");
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+export async function createRun(
+  pool: pg.Pool,
+  boss: PgBoss,
+  scheduleId: string,
+  opts: { inMs?: number; payload?: unknown; kind?: "manual" | "scheduled" } = {},
+): Promise<string> {
+  const id = await insertRun(pool, scheduleId, opts);
+  await enqueueRun(pool, boss, id);
   return id;
 }
 
-export async function insertRunEvent(db: Queryable, runId: string, type: string, opts: { agoMs?: number; workerId?: string; attempt?: number } = {}): Promise<void> {
-  await db.query(
-    `INSERT INTO run_events (run_id, type, attempt, worker_id, message, at) VALUES ($1, $2, $3, $4, '', clock_timestamp() - $5 * interval '1 millisecond')`,
-    [runId, type, opts.attempt ?? 1, opts.workerId ?? null, opts.agoMs ?? 0],
-  );
+export async function runState(db: pg.Pool | pg.Client, runId: string): Promise<Record<string, any>> {
+  const { rows } = await db.query(`SELECT * FROM runs WHERE id = $1`, [runId]);
+  return rows[0];
 }
 
-export async function insertWorker(db: Queryable, f: { heartbeatAgoMs: number; plannerLagMs?: number | null; state?: string }): Promise<string> {
-  const id = `test-worker-${crypto.randomBytes(3).toString("hex")}`;
-  await db.query(
-    `INSERT INTO workers (id, host, pid, version, state, heartbeat_at, planner_lag_ms)
-     VALUES ($1, 'test-host', 1, '0.0.0', $2, clock_timestamp() - $3 * interval '1 millisecond', $4)`,
-    [id, f.state ?? "running", f.heartbeatAgoMs, f.plannerLagMs ?? null],
-  );
+export async function runEvents(db: pg.Pool | pg.Client, runId: string): Promise<{ type: string; at: Date; attempt: number | null; message: string; data: any }[]> {
+  const { rows } = await db.query(`SELECT type, at, attempt, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]);
+  return rows;
+}
+
+/** Resolves once the worker has started all its services (threads warm, dispatcher listening). */
+export async function waitForWorkerReady(w: { logs: string[]; workerId: () => Promise<string> }): Promise<string> {
+  const id = await w.workerId();
+  const { waitFor } = await import("./wait-for");
+  await waitFor("the worker to start its services", () => w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 60_000 });
   return id;
 }

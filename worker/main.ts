@@ -7,6 +7,7 @@ import { closePool, getPool } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
+import { createExecutionServices } from "./executor/create-execution-services";
 import { createAlerter } from "./alerter";
 import type { WorkerService } from "./service";
 import pkg from "../package.json" with { type: "json" };
@@ -21,10 +22,13 @@ async function main(): Promise<void> {
   await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
 
+  const execution = createExecutionServices({ pool, boss, workerId: identity.id, connectionString: requireDatabaseUrl(), env, log });
   const services: WorkerService[] = [
-    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({}) }),
+    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount() }) }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
+    // Execution last: stopped first on drain (the dispatcher drains the executor within the deadline).
+    ...execution.services,
   ];
   for (const s of services) await s.start();
   log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");

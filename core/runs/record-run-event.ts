@@ -8,6 +8,7 @@ export type RunEventType =
   | "deduplicated"
   | "duplicate_delivery_suppressed"
   | "waiting"
+  | "woken"
   | "started"
   | "heartbeat_gap"
   | "retry_scheduled"
@@ -24,7 +25,8 @@ export type RunEventType =
   | "missed"
   | "paused"
   | "replanned"
-  | "finished";
+  | "finished"
+  | "result_discarded";
 
 export interface RunEventInput {
   runId: string;

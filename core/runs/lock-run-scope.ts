@@ -1,0 +1,136 @@
+// Every execution-side transaction that changes who may run (claim, finish, cancel, reaper) locks
+// in one order: the schedule row, then the concurrency group row, then the run row. The schedule
+// lock serialises overlap decisions with slot releases (a run deciding to wait and the run it waits
+// for finishing cannot miss each other); the group lock is the cross-worker semaphore.
+import type { Queryable } from "../db/pool";
+
+export interface LockedSchedule {
+  id: string;
+  overlapPolicy: "skip" | "buffer_one" | "allow" | "cancel_running";
+  startingDeadlineSeconds: number;
+  paused: boolean;
+  deleted: boolean;
+  expectRecordsMin: number | null;
+  retryBaseSeconds: number;
+  retryMaxSeconds: number;
+}
+
+export interface LockedGroup {
+  name: string;
+  maxRunning: number;
+}
+
+export interface LockedRun {
+  id: string;
+  scheduleId: string;
+  kind: string;
+  state: string;
+  waitReason: string | null;
+  attempt: number;
+  wakes: number;
+  workerId: string | null;
+  handler: string;
+  payload: unknown;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  maxAttempts: number;
+  concurrencyGroup: string | null;
+  idempotencyKey: string;
+  plannedAt: Date;
+  dueAt: Date;
+  cancelRequestedAt: Date | null;
+  /** State of the attempts row of run.attempt (null before the first attempt). */
+  currentAttemptState: string | null;
+  /** Database time when the run row was locked. */
+  now: Date;
+  /** clock_timestamp() > due_at + schedule.starting_deadline_seconds (see starting-deadline.ts). */
+  deadlinePassed: boolean;
+  heartbeatAgeMs: number | null;
+}
+
+export interface RunScope {
+  schedule: LockedSchedule;
+  group: LockedGroup | null;
+  run: LockedRun;
+}
+
+/**
+ * Locks schedule → group → run. Returns null when the run does not exist, or (skipLocked) when
+ * another transaction holds the run. The run's schedule and group never change after planning,
+ * so reading them before the locks is safe.
+ */
+export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLocked?: boolean } = {}): Promise<RunScope | null> {
+  const s = await tx.query(
+    `SELECT s.id, s.overlap_policy, s.starting_deadline_seconds, s.expect_records_min, s.retry_base_seconds,
+            s.retry_max_seconds, s.deleted_at IS NOT NULL AS deleted,
+            (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > clock_timestamp())) AS paused,
+            r.concurrency_group
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.id = $1
+        FOR UPDATE OF s`,
+    [runId],
+  );
+  const sr = s.rows[0];
+  if (!sr) return null;
+  let group: LockedGroup | null = null;
+  if (sr.concurrency_group) {
+    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = $1 FOR UPDATE`, [sr.concurrency_group]);
+    if (g.rows[0]) group = { name: g.rows[0].name, maxRunning: g.rows[0].max_running };
+  }
+  const r = await tx.query(
+    `SELECT r.id, r.schedule_id, r.kind, r.state, r.wait_reason, r.attempt, r.wakes, r.worker_id, r.handler, r.payload,
+            r.timeout_seconds, r.grace_seconds, r.max_attempts, r.concurrency_group, r.idempotency_key,
+            r.planned_at, r.due_at, r.cancel_requested_at, clock_timestamp() AS now,
+            (clock_timestamp() > r.due_at + make_interval(secs => s.starting_deadline_seconds)) AS deadline_passed,
+            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms,
+            (SELECT a.state FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt) AS attempt_state
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.id = $1
+        FOR UPDATE OF r ${opts.skipLocked ? "SKIP LOCKED" : ""}`,
+    [runId],
+  );
+  const rr = r.rows[0];
+  if (!rr) return null;
+  return {
+    schedule: {
+      id: sr.id,
+      overlapPolicy: sr.overlap_policy,
+      startingDeadlineSeconds: sr.starting_deadline_seconds,
+      paused: sr.paused,
+      deleted: sr.deleted,
+      expectRecordsMin: sr.expect_records_min,
+      retryBaseSeconds: sr.retry_base_seconds,
+      retryMaxSeconds: sr.retry_max_seconds,
+    },
+    group,
+    run: {
+      id: rr.id,
+      scheduleId: rr.schedule_id,
+      kind: rr.kind,
+      state: rr.state,
+      waitReason: rr.wait_reason,
+      attempt: rr.attempt,
+      wakes: rr.wakes,
+      workerId: rr.worker_id,
+      handler: rr.handler,
+      payload: rr.payload,
+      timeoutSeconds: rr.timeout_seconds,
+      graceSeconds: rr.grace_seconds,
+      maxAttempts: rr.max_attempts,
+      concurrencyGroup: rr.concurrency_group,
+      idempotencyKey: rr.idempotency_key,
+      plannedAt: rr.planned_at,
+      dueAt: rr.due_at,
+      cancelRequestedAt: rr.cancel_requested_at,
+      currentAttemptState: rr.attempt_state,
+      now: rr.now,
+      deadlinePassed: rr.deadline_passed,
+      heartbeatAgeMs: rr.heartbeat_age_ms,
+    },
+  };
+}
+
+/** pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace. */
+export function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: number }): number {
+  return run.timeoutSeconds + run.graceSeconds + 60;
+}

@@ -1,0 +1,154 @@
+// The dispatcher starts due runs within milliseconds. It learns due times from NOTIFY 'vigil_due'
+// (sent with every job) and from the runs table, converts them to this process's monotonic clock
+// through a measured database-clock offset (never the wall clock), and fetches exactly when a run
+// is due; a poll every second catches anything a lost notification hid. Each fetched job is claimed
+// in its own transaction (core/runs/claim-run.ts) and, if it may start, handed to the executor.
+import { z } from "zod";
+import type pg from "pg";
+import type { Job, PgBoss } from "pg-boss";
+import { withTransaction } from "../core/db/pool";
+import type { Logger } from "../core/log";
+import { RUN_QUEUE } from "../core/queue/boss";
+import { DUE_CHANNEL } from "../core/queue/send-run-job";
+import { claimRun, type ClaimResult } from "../core/runs/claim-run";
+import type { Executor } from "./executor/executor";
+import { createPgListener } from "./executor/pg-listener";
+import { DueTimer } from "./executor/due-timer";
+import type { WorkerService } from "./service";
+
+const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1) });
+const CLAIM_TRIES = 4;
+const RETRYABLE = new Set(["40P01", "40001", "55P03", "57P01", "08006", "08003"]);
+
+export interface Dispatcher extends WorkerService {
+  /** Fetch now if slots are free. */
+  poke(): void;
+}
+
+export function createDispatcher(opts: {
+  pool: pg.Pool;
+  boss: PgBoss;
+  executor: Executor;
+  workerId: string;
+  connectionString: string;
+  log: Logger;
+  pollMs?: number;
+}): Dispatcher {
+  const log = opts.log.child({ service: "dispatcher" });
+  let stopped = false;
+  let fetching = false;
+  let again = false;
+  const inFlight = new Set<Promise<void>>();
+  const due = new DueTimer(opts.pool, log, () => poke());
+  let pollTimer: NodeJS.Timeout | undefined;
+
+  const listener = createPgListener({
+    connectionString: opts.connectionString,
+    channels: [DUE_CHANNEL],
+    name: "vigil-dispatcher",
+    log,
+    onNotify: (_c, payload) => due.add(Number(payload)),
+    onConnect: () => {
+      void due.refreshFromRuns();
+      poke();
+    },
+  });
+
+  function poke(): void {
+    if (stopped) return;
+    if (fetching) {
+      again = true;
+      return;
+    }
+    void fetchLoop();
+  }
+
+  async function fetchLoop(): Promise<void> {
+    fetching = true;
+    try {
+      for (;;) {
+        again = false;
+        const n = opts.executor.reserve(Number.MAX_SAFE_INTEGER);
+        if (n === 0 || stopped) {
+          opts.executor.unreserve(n);
+          break;
+        }
+        let jobs: Job<unknown>[] = [];
+        try {
+          jobs = await opts.boss.fetch(RUN_QUEUE, { batchSize: n });
+        } catch (err) {
+          log.warn({ err }, "fetch failed");
+        }
+        opts.executor.unreserve(n - jobs.length);
+        due.fetched(jobs.length);
+        for (const job of jobs) track(handle(job));
+        if (jobs.length < n && !again) break;
+      }
+    } finally {
+      fetching = false;
+    }
+  }
+
+  function track(p: Promise<void>): void {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  }
+
+  async function handle(job: Job<unknown>): Promise<void> {
+    const data = runJobDataSchema.safeParse(job.data);
+    if (!data.success) {
+      log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
+      opts.executor.unreserve(1);
+      await opts.boss.fail(RUN_QUEUE, job.id, { error: "not a run job" }).catch((err) => log.warn({ err }, "could not fail job"));
+      return;
+    }
+    const { runId, attempt } = data.data;
+    let result: ClaimResult | undefined;
+    for (let i = 1; result === undefined; i++) {
+      try {
+        result = await withTransaction((tx) => claimRun(tx, opts.boss, { runId, attempt, jobId: job.id, workerId: opts.workerId }), opts.pool);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (i >= CLAIM_TRIES || (code && !RETRYABLE.has(code) && !/terminat|connection/i.test((err as Error).message))) {
+          log.error({ err, runId, jobId: job.id }, "claim failed; the reaper will re-send the run");
+          opts.executor.unreserve(1);
+          await opts.boss.fail(RUN_QUEUE, job.id, { error: "claim failed" }).catch(() => undefined);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 20 * 2 ** i));
+      }
+    }
+    if (result.kind === "start") {
+      if (stopped) {
+        // Claimed while the worker began draining: run it anyway; drain waits for it or ends it.
+        log.info({ runId }, "started during drain");
+      }
+      opts.executor.begin(result.run, job.id);
+    } else {
+      opts.executor.unreserve(1);
+      if (result.kind !== "waiting") log.debug({ runId, outcome: result.kind }, "job delivered without starting a handler");
+    }
+  }
+
+  return {
+    name: "dispatcher",
+    poke,
+    async start() {
+      await due.start();
+      await listener.start();
+      const tick = () => {
+        poke();
+        pollTimer = setTimeout(tick, opts.pollMs ?? 1000);
+      };
+      tick();
+    },
+    async stop(deadlinePerf: number) {
+      stopped = true;
+      clearTimeout(pollTimer);
+      due.stop();
+      await listener.stop();
+      await Promise.all([...inFlight]);
+      await opts.executor.stop(deadlinePerf);
+    },
+  };
+}

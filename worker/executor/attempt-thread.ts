@@ -1,0 +1,71 @@
+// Entry point of an executor thread: runs one attempt at a time on request. It is killable from
+// the outside (worker.terminate() interrupts even a loop that never yields), which is the point:
+// a handler that ignores its abort signal is still stopped.
+import { parentPort } from "node:worker_threads";
+import { HANDLER_LOG_LEVELS, type HandlerContext } from "../../core/handlers/handler-context";
+import { createRunDb } from "../../core/handlers/create-run-db";
+import { handlerImplementations } from "../handlers/index";
+import type { AttemptTask, FromThread, ToThread } from "./thread-protocol";
+
+const port = parentPort;
+if (!port) throw new Error("attempt-thread.ts must run in a worker thread");
+
+let controller: AbortController | null = null;
+const post = (m: FromThread) => port.postMessage(m);
+
+port.on("message", (m: ToThread) => {
+  if (m.type === "abort") controller?.abort(new Error(m.reason));
+  else if (m.type === "run") void runAttempt(m.task);
+});
+
+async function runAttempt(task: AttemptTask): Promise<void> {
+  controller = new AbortController();
+  const impl = handlerImplementations.get(task.handler);
+  if (!impl) {
+    post({ type: "done", ok: false, error: `No handler named "${task.handler}" is registered in this worker`, permanent: true });
+    return;
+  }
+  const parsed = impl.payload.safeParse(task.payload);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "payload"}: ${i.message}`).join("; ");
+    post({ type: "done", ok: false, error: `Payload does not fit ${task.handler}: ${detail}`, permanent: true });
+    return;
+  }
+  const runDb = createRunDb(task.databaseUrl, task.runId);
+  const ctx: HandlerContext = {
+    runId: task.runId,
+    scheduleId: task.scheduleId,
+    idempotencyKey: task.idempotencyKey,
+    attempt: task.attempt,
+    signal: controller.signal,
+    log: (level, message, fields) => post({ type: "log", level: HANDLER_LOG_LEVELS.includes(level) ? level : "info", message: String(message), fields: cloneable(fields) }),
+    once: runDb.once,
+    db: runDb.db,
+  };
+  try {
+    const result = await impl.run(parsed.data, ctx);
+    post({ type: "done", ok: true, result: cloneable(result ?? {}) });
+  } catch (err) {
+    post({ type: "done", ok: false, error: describe(err), permanent: false });
+  } finally {
+    await runDb.close();
+    controller = null;
+  }
+}
+
+/** Log fields and results cross a thread boundary: keep what JSON can carry. */
+function cloneable(v: unknown): Record<string, unknown> | null {
+  if (v === undefined || v === null) return null;
+  try {
+    return JSON.parse(JSON.stringify(v));
+  } catch {
+    return { unserialisable: String(v) };
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message ? `${err.name === "Error" ? "" : `${err.name}: `}${err.message}` : err.name;
+  return String(err);
+}
+
+post({ type: "ready" });

@@ -1,0 +1,230 @@
+// One attempt on one executor thread, from the claim to its recorded outcome. Every way it can end
+// is explicit: the handler returns or throws; the timeout, a cancel, a drain, self-fencing or a
+// takeover (reaper/direct cancel) stops it — abort first, terminate after the grace (a thread
+// cannot outlive its terminate), then its database sessions are terminated — and only then is the
+// outcome recorded, which is what may schedule a retry. So a retry never overlaps a live attempt.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { withTransaction } from "../../core/db/pool";
+import { runLogger, type Logger } from "../../core/log";
+import type { ClaimedRun } from "../../core/runs/claim-run";
+import { finishRun, type AttemptOutcome } from "../../core/runs/finish-run";
+import { parseHandlerResult } from "../../core/handlers/handler-result";
+import { terminateRunSessions } from "../../core/runs/terminate-run-sessions";
+import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
+import { MAX_LINES_PER_ATTEMPT, type RunLogWriter } from "./run-log-writer";
+import { StageRecorder } from "./stage-recorder";
+
+export type StopReason = "timeout" | "cancel" | "drain" | "fence" | "lost";
+
+export interface AttemptDeps {
+  pool: pg.Pool;
+  boss: PgBoss;
+  workerId: string;
+  log: Logger;
+  threads: ThreadPool;
+  logs: RunLogWriter;
+  databaseUrl: string;
+  /** Stop retrying to record the outcome (the process is exiting). */
+  givingUp: () => boolean;
+}
+
+const FINISH_HEARTBEAT_LIMIT_MS = 30_000;
+
+export class Attempt {
+  phase: "running" | "stopping" | "finishing" | "done" = "running";
+  readonly startedPerf = performance.now();
+  lastHeartbeatOkPerf = this.startedPerf;
+  private finishingSincePerf = 0;
+  private stopReason: StopReason | null = null;
+  private handlerEndedPerf: number | null = null;
+  private handlerOutcome: AttemptOutcome | null = null;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private logLines = 0;
+  private readonly log: Logger;
+  private readonly stages: StageRecorder;
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(
+    private readonly deps: AttemptDeps,
+    readonly run: ClaimedRun,
+    readonly jobId: string,
+    private readonly thread: PooledThread,
+  ) {
+    this.log = runLogger(deps.log, { runId: run.runId, scheduleId: run.scheduleId, attempt: run.attempt, workerId: deps.workerId });
+    this.stages = new StageRecorder(deps.pool, run.runId, run.attempt, deps.workerId, this.log);
+    this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  start(): void {
+    this.thread.attach((e) => this.onThreadEvent(e));
+    this.thread.post({
+      type: "run",
+      task: {
+        runId: this.run.runId,
+        scheduleId: this.run.scheduleId,
+        idempotencyKey: this.run.idempotencyKey,
+        attempt: this.run.attempt,
+        handler: this.run.handler,
+        payload: this.run.payload,
+        databaseUrl: this.deps.databaseUrl,
+      },
+    });
+    this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
+  }
+
+  /** Whether the worker should keep heartbeating this run. */
+  wantsHeartbeat(): boolean {
+    if (this.phase === "done") return false;
+    return this.phase !== "finishing" || performance.now() - this.finishingSincePerf < FINISH_HEARTBEAT_LIMIT_MS;
+  }
+
+  /** Abort now; terminate after graceMs (at once if the handler already returned). */
+  stop(reason: StopReason, graceMs: number): void {
+    if (this.phase !== "running") {
+      // A harder reason may shorten a grace already running (e.g. fencing during a cancel's grace).
+      if (this.phase === "stopping" && graceMs === 0 && (reason === "fence" || reason === "lost")) this.kill();
+      return;
+    }
+    this.phase = "stopping";
+    this.stopReason = reason;
+    clearTimeout(this.timeoutTimer);
+    this.thread.post({ type: "abort", reason: ABORT_REASONS[reason] });
+    const graceS = graceMs / 1000;
+    if (reason === "timeout") {
+      this.stages.add("timed_out", `timeout of ${this.run.timeoutSeconds} s reached`, { timeoutSeconds: this.run.timeoutSeconds });
+    } else if (reason === "cancel") {
+      this.stages.add("cancel_acknowledged", "the owning worker received the cancel");
+    }
+    this.stages.add("abort_sent", `abort signal sent (${ABORT_REASONS[reason]}); terminating after ${graceS} s unless it stops`, { graceMs });
+    this.log.warn({ reason, graceMs }, "stopping attempt");
+    if (graceMs <= 0) this.kill();
+    else this.graceTimer = setTimeout(() => this.kill(), graceMs);
+  }
+
+  private onThreadEvent(e: ThreadEvent): void {
+    if (e.type === "log") {
+      if (++this.logLines > MAX_LINES_PER_ATTEMPT) return;
+      this.log[e.level === "debug" ? "debug" : e.level]({ handler: this.run.handler, ...(e.fields ?? {}) }, e.message);
+      this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: e.level, message: e.message, fields: e.fields });
+      if (this.logLines === MAX_LINES_PER_ATTEMPT) {
+        this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: "warn", message: `log limit of ${MAX_LINES_PER_ATTEMPT} lines reached; later lines are not stored` });
+      }
+      return;
+    }
+    if (this.handlerEndedPerf !== null) return;
+    this.handlerEndedPerf = performance.now();
+    if (e.type === "done") {
+      if (e.ok) {
+        const parsed = parseHandlerResult(e.result);
+        this.handlerOutcome = parsed.ok ? { kind: "succeeded", result: parsed.result } : { kind: "failed", error: parsed.error };
+      } else {
+        this.handlerOutcome = { kind: "failed", error: e.error, permanent: e.permanent };
+      }
+    } else if (e.type === "exit") {
+      this.handlerOutcome = { kind: "failed", error: `executor thread died (exit code ${e.code}${e.error ? `: ${e.error}` : ""})` };
+    } else {
+      return;
+    }
+    if (this.phase === "running") {
+      clearTimeout(this.timeoutTimer);
+      if (e.type === "exit") void this.afterThreadGone(false);
+      else {
+        this.deps.threads.release(this.thread);
+        void this.finish(this.handlerOutcome);
+      }
+    } else if (this.phase === "stopping") {
+      // It stopped within the grace: no need to wait; still terminate the thread so nothing it left behind survives.
+      this.kill();
+    }
+  }
+
+  private kill(): void {
+    if (this.phase !== "stopping") return;
+    this.phase = "finishing";
+    this.finishingSincePerf = performance.now();
+    clearTimeout(this.graceTimer);
+    void this.afterThreadGone(true);
+  }
+
+  /** Terminates the thread (if asked) and the attempt's sessions, then records the outcome. */
+  private async afterThreadGone(terminate: boolean): Promise<void> {
+    this.phase = "finishing";
+    this.finishingSincePerf ||= performance.now();
+    const stoppedItself = this.handlerEndedPerf !== null;
+    if (terminate) {
+      this.thread.detach();
+      await this.deps.threads.kill(this.thread);
+      this.handlerEndedPerf ??= performance.now();
+      const after = Math.round(performance.now() - this.startedPerf);
+      this.stages.add(this.stopReason === "cancel" ? "killed" : "terminated",
+        stoppedItself ? "handler stopped after the abort; its thread was terminated" : "thread terminated: the handler did not stop within the grace",
+        { handlerStoppedItself: stoppedItself, attemptAgeMs: after });
+    }
+    let sessions = -1;
+    try {
+      sessions = await terminateRunSessions(this.deps.pool, this.run.runId, 2000);
+    } catch (err) {
+      this.log.warn({ err }, "could not terminate the attempt's database sessions (the reaper will)");
+    }
+    if (terminate || sessions > 0) {
+      this.stages.add("sessions_terminated", sessions >= 0 ? `${sessions} database session(s) terminated` : "database unreachable: sessions not checked", { count: sessions });
+    }
+    await this.finish(this.outcomeAfterStop());
+  }
+
+  private outcomeAfterStop(): AttemptOutcome {
+    switch (this.stopReason) {
+      case "timeout":
+        return { kind: "timed_out", error: `timed out after ${this.run.timeoutSeconds} s` };
+      case "cancel":
+        return { kind: "cancelled", error: "cancelled" };
+      case "drain":
+        return { kind: "interrupted", error: "the worker shut down before the handler finished" };
+      case "fence":
+        return { kind: "interrupted", error: "the worker lost the database and stopped the handler (self-fenced)" };
+      case "lost":
+        return { kind: "interrupted", error: "the run was taken over (reaped or cancelled) while it ran here" };
+      default:
+        return this.handlerOutcome ?? { kind: "failed", error: "the attempt ended without an outcome" };
+    }
+  }
+
+  private async finish(outcome: AttemptOutcome): Promise<void> {
+    this.phase = "finishing";
+    this.finishingSincePerf ||= performance.now();
+    const durationMs = (this.handlerEndedPerf ?? performance.now()) - this.startedPerf;
+    await this.deps.logs.flush();
+    for (let i = 0; ; i++) {
+      try {
+        const pendingEvents = await this.stages.drain();
+        const r = await withTransaction(
+          (tx) => finishRun(tx, this.deps.boss, { runId: this.run.runId, attempt: this.run.attempt, workerId: this.deps.workerId, jobId: this.jobId, outcome, durationMs, pendingEvents }),
+          this.deps.pool,
+        );
+        this.stages.markWritten();
+        this.log.info({ outcome: outcome.kind, state: r.state, durationMs: Math.round(durationMs), nextAttemptAt: r.nextAttemptAt }, "attempt finished");
+        break;
+      } catch (err) {
+        if (this.deps.givingUp()) {
+          this.log.error({ err, outcome: outcome.kind }, "could not record the attempt's outcome before exit; the reaper will retry it");
+          break;
+        }
+        this.log.warn({ err, try: i + 1 }, "could not record the attempt's outcome; retrying");
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** i)));
+      }
+    }
+    this.phase = "done";
+    this.resolveDone();
+  }
+}
+
+const ABORT_REASONS: Record<StopReason, string> = {
+  timeout: "timeout",
+  cancel: "cancelled",
+  drain: "worker shutting down",
+  fence: "worker lost the database",
+  lost: "run taken over",
+};

@@ -1,0 +1,158 @@
+// The executor: a bounded set of isolated slots (one warm thread each) that run claimed attempts,
+// stop them on timeout, cancel, takeover, self-fencing or drain, and record their outcomes.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import type { Logger } from "../../core/log";
+import type { ClaimedRun } from "../../core/runs/claim-run";
+import type { HeartbeatAnswer } from "../../core/runs/heartbeat-runs";
+import { Attempt } from "./attempt";
+import { RunLogWriter } from "./run-log-writer";
+import { ThreadPool } from "./thread-pool";
+
+const EARLY_CANCEL_MEMORY_MS = 10_000;
+/** Time kept at the end of a drain to abort, terminate and record what is still running. */
+const DRAIN_RESERVE_MS = 3000;
+
+export interface ExecutorOptions {
+  pool: pg.Pool;
+  boss: PgBoss;
+  workerId: string;
+  concurrency: number;
+  databaseUrl: string;
+  log: Logger;
+  /** A slot became free (a thread is idle again): the dispatcher may fetch. */
+  onSlotFree: () => void;
+}
+
+export class Executor {
+  private readonly attempts = new Map<string, Attempt>();
+  private readonly earlyCancels = new Map<string, number>();
+  private readonly threads: ThreadPool;
+  private readonly logs: RunLogWriter;
+  private reserved = 0;
+  private exiting = false;
+
+  constructor(private readonly opts: ExecutorOptions) {
+    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree);
+    this.logs = new RunLogWriter(opts.pool, opts.log);
+  }
+
+  start(): Promise<void> {
+    return this.threads.start();
+  }
+
+  /** Idle threads not yet promised to a fetched job. */
+  freeSlots(): number {
+    return Math.max(0, this.threads.idleCount() - this.reserved);
+  }
+
+  /** Promises up to n slots to jobs about to be fetched; returns how many were reserved. */
+  reserve(n: number): number {
+    const k = Math.min(n, this.freeSlots());
+    this.reserved += k;
+    return k;
+  }
+
+  unreserve(k: number): void {
+    this.reserved = Math.max(0, this.reserved - k);
+    if (k > 0) this.opts.onSlotFree();
+  }
+
+  runningCount(): number {
+    return this.attempts.size;
+  }
+
+  /** Runs a claimed attempt on a reserved slot. */
+  begin(run: ClaimedRun, jobId: string): void {
+    this.reserved = Math.max(0, this.reserved - 1);
+    const thread = this.threads.take();
+    if (!thread) throw new Error("executor has no idle thread for a reserved slot");
+    const attempt = new Attempt(
+      {
+        pool: this.opts.pool,
+        boss: this.opts.boss,
+        workerId: this.opts.workerId,
+        log: this.opts.log,
+        threads: this.threads,
+        logs: this.logs,
+        databaseUrl: this.opts.databaseUrl,
+        givingUp: () => this.exiting,
+      },
+      run,
+      jobId,
+      thread,
+    );
+    this.attempts.set(run.runId, attempt);
+    void attempt.done.then(() => {
+      if (this.attempts.get(run.runId) === attempt) this.attempts.delete(run.runId);
+    });
+    attempt.start();
+    const early = this.earlyCancels.get(run.runId);
+    if (early !== undefined) {
+      this.earlyCancels.delete(run.runId);
+      if (performance.now() - early < EARLY_CANCEL_MEMORY_MS) this.cancel(run.runId);
+    }
+  }
+
+  /** A cancel for a run of this worker: abort now, terminate after its grace. */
+  cancel(runId: string): boolean {
+    const a = this.attempts.get(runId);
+    if (!a) {
+      // The NOTIFY can overtake our own claim's bookkeeping by a few ms: remember it briefly.
+      this.earlyCancels.set(runId, performance.now());
+      for (const [id, at] of this.earlyCancels) if (performance.now() - at > EARLY_CANCEL_MEMORY_MS) this.earlyCancels.delete(id);
+      return false;
+    }
+    a.stop("cancel", a.run.graceSeconds * 1000);
+    return true;
+  }
+
+  heartbeatTargets(): { runId: string; attempt: number }[] {
+    return [...this.attempts.values()].filter((a) => a.wantsHeartbeat()).map((a) => ({ runId: a.run.runId, attempt: a.run.attempt }));
+  }
+
+  /** Applies the database's answer to a heartbeat sent at sentPerf. */
+  onHeartbeat(answer: HeartbeatAnswer, sentPerf: number): void {
+    for (const id of answer.alive) {
+      const a = this.attempts.get(id);
+      if (a) a.lastHeartbeatOkPerf = Math.max(a.lastHeartbeatOkPerf, sentPerf);
+    }
+    for (const id of answer.cancelRequested) this.cancel(id);
+    for (const id of answer.lost) {
+      const a = this.attempts.get(id);
+      // Someone else ended this run (reaper, direct cancel): the handler must not go on.
+      if (a && (a.phase === "running" || a.phase === "stopping")) {
+        this.opts.log.warn({ runId: id }, "run is no longer ours; stopping its handler");
+        a.stop("lost", 0);
+      }
+    }
+  }
+
+  /** Self-fencing: kills every handler whose run has not heartbeated since before cutoffPerf. */
+  fenceStale(cutoffPerf: number): number {
+    let n = 0;
+    for (const a of this.attempts.values()) {
+      if ((a.phase === "running" || a.phase === "stopping") && a.lastHeartbeatOkPerf < cutoffPerf) {
+        a.stop("fence", 0);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Drain: let running attempts finish until shortly before the deadline, then abort and terminate them. */
+  async stop(deadlinePerf: number): Promise<void> {
+    const settle = (until: number) =>
+      Promise.race([
+        Promise.all([...this.attempts.values()].map((a) => a.done)),
+        new Promise((r) => setTimeout(r, Math.max(0, until - performance.now()))),
+      ]);
+    await settle(deadlinePerf - DRAIN_RESERVE_MS);
+    const left = Math.max(0, deadlinePerf - performance.now() - 1500);
+    for (const a of this.attempts.values()) if (a.phase === "running") a.stop("drain", Math.min(a.run.graceSeconds * 1000, left));
+    await settle(deadlinePerf);
+    this.exiting = true;
+    await this.logs.stop().catch((err) => this.opts.log.warn({ err }, "handler logs not flushed"));
+    await this.threads.stop();
+  }
+}

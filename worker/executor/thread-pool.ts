@@ -1,0 +1,140 @@
+// A warm pool of attempt threads, bounded by the worker's concurrency. Threads are started ahead
+// of time (loading handlers takes a few hundred ms) so a due run starts in milliseconds; a thread
+// that was terminated (timeout, cancel, crash) is replaced in the background.
+import { Worker } from "node:worker_threads";
+import type { Logger } from "../../core/log";
+import type { FromThread, ToThread } from "./thread-protocol";
+
+const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
+const RESPAWN_BACKOFF_MS = 1000;
+
+export type ThreadEvent = FromThread | { type: "exit"; code: number; error?: string };
+
+export class PooledThread {
+  private listener: ((e: ThreadEvent) => void) | null = null;
+  ready = false;
+  dead = false;
+
+  constructor(
+    readonly id: number,
+    readonly worker: Worker,
+  ) {}
+
+  /** Routes this thread's messages to one attempt until detach(). */
+  attach(listener: (e: ThreadEvent) => void): void {
+    this.listener = listener;
+  }
+
+  detach(): void {
+    this.listener = null;
+  }
+
+  emit(e: ThreadEvent): void {
+    this.listener?.(e);
+  }
+
+  post(m: ToThread): void {
+    if (!this.dead) this.worker.postMessage(m);
+  }
+}
+
+export class ThreadPool {
+  private idle: PooledThread[] = [];
+  private all = new Set<PooledThread>();
+  private nextId = 1;
+  private stopped = false;
+
+  constructor(
+    readonly size: number,
+    private readonly log: Logger,
+    /** Called when a thread becomes idle (a slot is free). */
+    private readonly onAvailable: () => void,
+  ) {}
+
+  /** Starts the threads and resolves when all are ready (or have failed and are being retried). */
+  async start(): Promise<void> {
+    await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+  }
+
+  idleCount(): number {
+    return this.idle.length;
+  }
+
+  /** Threads that exist (idle, busy or starting): never more than size. */
+  liveCount(): number {
+    return this.all.size;
+  }
+
+  take(): PooledThread | undefined {
+    return this.idle.pop();
+  }
+
+  /** Returns a healthy thread after its attempt ended normally. */
+  release(t: PooledThread): void {
+    t.detach();
+    if (t.dead || this.stopped) return;
+    this.idle.push(t);
+    this.onAvailable();
+  }
+
+  /** Terminates a thread (whatever it is doing) and starts a replacement. Resolves once it is gone. */
+  async kill(t: PooledThread): Promise<void> {
+    t.dead = true;
+    this.idle = this.idle.filter((x) => x !== t);
+    await t.worker.terminate();
+    this.forget(t);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const threads = [...this.all];
+    this.idle = [];
+    await Promise.all(threads.map((t) => ((t.dead = true), t.worker.terminate())));
+    this.all.clear();
+  }
+
+  private forget(t: PooledThread): void {
+    if (!this.all.delete(t)) return;
+    if (!this.stopped) void this.spawn();
+  }
+
+  private spawn(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const worker = new Worker(THREAD_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: 512 } });
+    const t = new PooledThread(this.nextId++, worker);
+    this.all.add(t);
+    return new Promise<void>((resolve) => {
+      worker.on("message", (m: FromThread) => {
+        if (m.type === "ready" && !t.ready) {
+          t.ready = true;
+          if (!t.dead && !this.stopped) {
+            this.idle.push(t);
+            this.onAvailable();
+          }
+          resolve();
+          return;
+        }
+        t.emit(m);
+      });
+      worker.on("error", (err) => {
+        this.log.error({ err, thread: t.id }, "executor thread crashed");
+        t.emit({ type: "exit", code: 1, error: err.message });
+      });
+      worker.on("exit", (code) => {
+        const wasReady = t.ready;
+        t.dead = true;
+        this.idle = this.idle.filter((x) => x !== t);
+        t.emit({ type: "exit", code });
+        if (!this.all.has(t)) return resolve();
+        this.all.delete(t);
+        if (this.stopped) return resolve();
+        // A thread that died while starting (bad module, no memory) is retried after a pause, not in a hot loop.
+        if (!wasReady) setTimeout(() => void this.spawn().then(resolve), RESPAWN_BACKOFF_MS).unref();
+        else {
+          void this.spawn();
+          resolve();
+        }
+      });
+    });
+  }
+}

@@ -1,0 +1,20 @@
+// Messages between the executor (main thread) and an attempt thread.
+import type { HandlerLogLevel } from "../../core/handlers/handler-context";
+
+export interface AttemptTask {
+  runId: string;
+  scheduleId: string;
+  idempotencyKey: string;
+  attempt: number;
+  handler: string;
+  payload: unknown;
+  databaseUrl: string;
+}
+
+export type ToThread = { type: "run"; task: AttemptTask } | { type: "abort"; reason: string };
+
+export type FromThread =
+  | { type: "ready" }
+  | { type: "log"; level: HandlerLogLevel; message: string; fields: Record<string, unknown> | null }
+  | { type: "done"; ok: true; result: unknown }
+  | { type: "done"; ok: false; error: string; permanent: boolean };
