@@ -1,0 +1,130 @@
+// Enqueue (engine contract): a planned run whose due time is near gets its pg-boss job and becomes
+// 'queued' in ONE transaction, the run rows locked FOR UPDATE SKIP LOCKED so concurrent planners split
+// the work instead of doubling it; job ids are deterministic (run, attempt, wake), so even a repeated send
+// is a no-op. sendRunJob NOTIFYs 'vigil_due' so dispatchers arm their timers for the due time.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { withTransaction, type Queryable } from "../db/pool";
+import { sendRunJob } from "../queue/send-run-job";
+import { recordRunEvents } from "./record-run-event";
+import { startingDeadlinePassedSql } from "./starting-deadline";
+
+/** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
+export const ENQUEUE_AHEAD_MS = 10_000;
+
+interface DueRow {
+  id: string;
+  due_at: Date;
+  timeout_seconds: number;
+  grace_seconds: number;
+  wakes: number;
+  enqueued_at: Date | null;
+  now: Date;
+}
+
+/**
+ * Enqueues scheduled runs due within ENQUEUE_AHEAD_MS (not of paused or deleted schedules, and only once the
+ * schedule's planning has caught up with now, so misfire decisions come first) and manual runs. Returns the
+ * number enqueued.
+ */
+export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+  const batchSize = opts.batchSize ?? 500;
+  let total = 0;
+  for (let i = 0; i < (opts.maxBatches ?? 20); i++) {
+    const n = await withTransaction(async (tx) => {
+      const { rows } = await tx.query<DueRow>(
+        `SELECT r.id, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now
+           FROM runs r JOIN schedules s ON s.id = r.schedule_id
+          WHERE r.state = 'planned' AND r.wait_reason IS NULL
+            AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
+            AND s.deleted_at IS NULL
+            AND (r.kind = 'manual'
+                 OR (r.kind = 'scheduled' AND s.paused_at IS NULL AND s.planned_through >= clock_timestamp()))
+            AND NOT ${startingDeadlinePassedSql("r", "s")}
+          ORDER BY r.due_at
+          LIMIT $2
+            FOR UPDATE OF r SKIP LOCKED
+            FOR SHARE OF s SKIP LOCKED`,
+        [ENQUEUE_AHEAD_MS, batchSize],
+      );
+      await enqueueLocked(tx, boss, rows, false);
+      return rows.length;
+    }, pool);
+    total += n;
+    if (n < batchSize) break;
+  }
+  return total;
+}
+
+/**
+ * Runs waiting their turn (wait_reason 'catch_up' from a misfire policy or a resume, 'backfill' from a
+ * backfill) are enqueued one at a time per schedule, due now, when no run of that schedule is active or about
+ * to start: they neither overlap each other nor crowd out on-time fires. Their starting deadline counts from
+ * that moment. Catch-up runs go before backfill runs, each in planned order.
+ */
+export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { limit?: number } = {}): Promise<number> {
+  return withTransaction(async (tx) => {
+    const { rows: next } = await tx.query<{ id: string }>(
+      `SELECT DISTINCT ON (r.schedule_id) r.id
+         FROM runs r JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
+          AND s.deleted_at IS NULL AND s.paused_at IS NULL
+          AND NOT EXISTS (
+                SELECT 1 FROM runs a
+                 WHERE a.schedule_id = r.schedule_id
+                   AND (a.state IN ('running', 'retrying')
+                        OR (a.state = 'queued' AND a.due_at <= clock_timestamp() + interval '1 second')))
+        ORDER BY r.schedule_id, (r.wait_reason = 'backfill'), r.planned_at, r.id
+        LIMIT $1`,
+      [opts.limit ?? 200],
+    );
+    if (next.length === 0) return 0;
+    const { rows } = await tx.query<DueRow>(
+      `SELECT r.id, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
+              clock_timestamp() AS now
+         FROM runs r JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
+          FOR UPDATE OF r SKIP LOCKED
+          FOR SHARE OF s SKIP LOCKED`,
+      [next.map((r) => r.id)],
+    );
+    await enqueueLocked(tx, boss, rows, true);
+    return rows.length;
+  }, pool);
+}
+
+/** Sends each locked run its job and marks it queued. `dueNow`: due_at becomes the row's `due_at` value. */
+async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow: boolean): Promise<void> {
+  if (rows.length === 0) return;
+  const wakes: number[] = [];
+  for (const r of rows) {
+    // A run enqueued before (then held by a pause or rescued after a misfire) may still have its old job,
+    // already consumed or about to be: the next wake number gives the new job its own id.
+    const wake = r.enqueued_at === null ? r.wakes : r.wakes + 1;
+    wakes.push(wake);
+    await sendRunJob(tx, boss, {
+      runId: r.id,
+      attempt: 1,
+      wake,
+      dueAt: r.due_at,
+      expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+    });
+  }
+  await tx.query(
+    `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
+            wakes = u.wake, due_at = CASE WHEN $3 THEN u.due_at ELSE r.due_at END
+       FROM unnest($1::uuid[], $2::int[], $4::timestamptz[]) AS u(id, wake, due_at)
+      WHERE r.id = u.id`,
+    [rows.map((r) => r.id), wakes, dueNow, rows.map((r) => r.due_at.toISOString())],
+  );
+  await recordRunEvents(
+    tx,
+    rows.map((r, i) => ({
+      runId: r.id,
+      type: "enqueued" as const,
+      attempt: 1,
+      message: dueNow ? "enqueued to run now (catch-up or backfill, one at a time)" : "",
+      data: { dueAt: r.due_at.toISOString(), wake: wakes[i] },
+    })),
+  );
+}

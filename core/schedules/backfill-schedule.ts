@@ -1,0 +1,100 @@
+// Backfill: run the schedule for the fires of a past range that never ran. Instants that already have a run
+// which started or is still pending (of kind scheduled or backfill) are left out, so a backfill never repeats
+// an effect; instants that were missed, paused, skipped for overlap or cancelled — or fall before the schedule
+// existed — get a 'backfill' run (key backfill:<scheduleId>:<plannedAt ISO>). Rows are written with one batched
+// INSERT (unnest); the planners then enqueue them one at a time per schedule (see enqueue-due-runs.ts), each
+// due when its turn comes. At most MAX_BACKFILL fires per request.
+import { z } from "zod";
+import type { Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import { dbNow, type Queryable } from "../db/pool";
+import { ValidationError } from "../errors";
+import { insertOccurrences, occurrenceKey } from "../runs/plan-occurrences";
+import { computeFireTimesBetween, computeNextFireTimes } from "./compute-next-fire-times";
+import { inTransaction } from "./dry-run";
+import { notifyPlanner } from "./notify-planner";
+import type { ActionResult } from "./pause-schedule";
+import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { parseOrThrow } from "./validate-schedule-input";
+
+export const MAX_BACKFILL = 10_000;
+
+const instant = (what: string) =>
+  z.iso.datetime({ offset: true, error: `${what} must be an ISO 8601 date-time with an offset, e.g. 2026-11-01T00:00:00Z` });
+
+export const backfillInputSchema = z.strictObject({
+  from: instant("From"),
+  to: instant("To"),
+  dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
+  reason: z.string({ error: "Reason must be a string" }).max(500, { error: "Reason must be at most 500 characters" }).optional(),
+});
+
+export interface BackfillResult extends ActionResult {
+  /** Fires of the trigger in [from, to]. */
+  fires: number;
+  /** Fires left out because they already ran or are pending. */
+  alreadyCovered: number;
+}
+
+export async function backfillSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<BackfillResult> {
+  const v = parseOrThrow(backfillInputSchema, input);
+  const dryRun = v.dryRun ?? false;
+  const from = new Date(v.from);
+  const to = new Date(v.to);
+  if (to.getTime() < from.getTime()) {
+    const message = `To (${v.to}) must not be before From (${v.from})`;
+    throw new ValidationError(message, { to: message });
+  }
+  return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
+    const schedule = await getScheduleOrThrow(tx, id);
+    const now = await dbNow(tx);
+    if (to.getTime() > now.getTime()) {
+      const message = `To (${v.to}) is in the future (database time is ${now.toISOString()}); a backfill covers past fires only`;
+      throw new ValidationError(message, { to: message });
+    }
+    const fires = backfillFireTimes(schedule, from, to);
+    const covered = await coveredInstants(tx, schedule.id, fires);
+    const items = fires
+      .filter((at) => !covered.has(at.getTime()))
+      .map((at) => ({ plannedAt: at, dueAt: now, idempotencyKey: occurrenceKey("backfill", schedule.id, at) }));
+    const inserted = await insertOccurrences(tx, schedule.id, "backfill", items, {
+      waitReason: "backfill",
+      message: `backfill by ${actor.label}`,
+    });
+    const plannedAt = inserted.map((r) => r.plannedAt.toISOString());
+    await recordAudit(tx, {
+      actor,
+      action: "schedule.backfill",
+      targetType: "schedule",
+      targetId: schedule.id,
+      after: { from: from.toISOString(), to: to.toISOString(), fires: fires.length, enqueued: inserted.length },
+      reason: v.reason ?? null,
+    });
+    await notifyPlanner(tx, schedule.id);
+    return { dryRun, count: inserted.length, plannedAt, fires: fires.length, alreadyCovered: fires.length - inserted.length };
+  });
+}
+
+/** The trigger's fires in [from, to]; refuses a range holding more than MAX_BACKFILL of them. */
+export function backfillFireTimes(schedule: Pick<Schedule, "trigger" | "createdAt">, from: Date, to: Date): Date[] {
+  const opts = { anchor: schedule.createdAt };
+  // computeFireTimesBetween is exclusive of its start: begin a millisecond earlier so `from` itself counts.
+  const fires = computeFireTimesBetween(schedule.trigger, new Date(from.getTime() - 1), to, { ...opts, limit: MAX_BACKFILL });
+  const last = fires.at(-1);
+  if (fires.length === MAX_BACKFILL && last && computeNextFireTimes(schedule.trigger, last.at, 1, { ...opts, until: to }).length > 0) {
+    const message = `This range holds more than ${MAX_BACKFILL.toLocaleString("en-US")} fires; the ${MAX_BACKFILL.toLocaleString("en-US")}th is at ${last.at.toISOString()}. Backfill up to there, then continue from the next fire.`;
+    throw new ValidationError(message, { to: message }, "backfill_too_large");
+  }
+  return fires.map((f) => f.at);
+}
+
+async function coveredInstants(tx: Queryable, scheduleId: string, fires: Date[]): Promise<Set<number>> {
+  if (fires.length === 0) return new Set();
+  const { rows } = await tx.query<{ planned_at: Date }>(
+    `SELECT DISTINCT planned_at FROM runs
+      WHERE schedule_id = $1 AND planned_at = ANY($2::timestamptz[]) AND kind IN ('scheduled', 'backfill')
+        AND state NOT IN ('missed', 'paused', 'skipped_overlap', 'cancelled')`,
+    [scheduleId, fires.map((f) => f.toISOString())],
+  );
+  return new Set(rows.map((r) => r.planned_at.getTime()));
+}

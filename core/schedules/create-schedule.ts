@@ -1,0 +1,92 @@
+// Creating a schedule: validate everything (fields, trigger, the handler's payload, a one-off's time against the
+// database clock), store it with its planning cursor at the creation instant (fires strictly after it are
+// planned), upsert its concurrency group, audit and wake the planners — all in one transaction.
+import type { Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import { dbNow, type Queryable } from "../db/pool";
+import { ConflictError } from "../errors";
+import { inTransaction } from "./dry-run";
+import { notifyPlanner } from "./notify-planner";
+import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
+import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { assertOnceInFuture } from "./trigger";
+import { checkPayload, parseOrThrow, registryCatalog, type HandlerCatalog } from "./validate-schedule-input";
+
+export async function createSchedule(
+  input: unknown,
+  actor: Actor,
+  opts: { db?: Queryable; catalog?: HandlerCatalog } = {},
+): Promise<Schedule> {
+  const v = parseOrThrow(scheduleInputSchema, input);
+  v.payload = checkPayload(opts.catalog ?? registryCatalog, v.handler, v.payload);
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    assertOnceInFuture(v.trigger, await dbNow(tx));
+    await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit);
+    const id = await insertSchedule(tx, v, actor);
+    const created = await getScheduleOrThrow(tx, id);
+    await recordAudit(tx, { actor, action: "schedule.create", targetType: "schedule", targetId: id, after: auditView(created) });
+    await notifyPlanner(tx, id);
+    return created;
+  });
+}
+
+async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Promise<string> {
+  try {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO schedules (name, description, handler, payload, trigger, timezone, enabled, paused_at, paused_by, pause_reason,
+         overlap_policy, misfire_policy, catch_up_limit, starting_deadline_seconds, timeout_seconds, grace_seconds,
+         retry_max_attempts, retry_base_seconds, retry_max_seconds, concurrency_group, start_jitter_ms, expect_records_min,
+         lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, failure_alert_threshold, webhook_url,
+         planned_through, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE now() END, CASE WHEN $7 THEN NULL ELSE $26 END,
+         CASE WHEN $7 THEN NULL ELSE 'created disabled' END,
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25)
+       RETURNING id`,
+      [
+        v.name, v.description, v.handler, JSON.stringify(v.payload), JSON.stringify(v.trigger),
+        v.trigger.kind === "cron" ? v.trigger.timezone : "UTC", v.enabled,
+        v.overlapPolicy, v.misfirePolicy, v.catchUpLimit, v.startingDeadlineSeconds, v.timeoutSeconds, v.graceSeconds,
+        v.retryMaxAttempts, v.retryBaseSeconds, v.retryMaxSeconds, v.concurrencyGroup, v.startJitterMs,
+        v.expectRecordsMin ?? null, v.latenessP95SloMs ?? null, v.latenessMaxMs ?? null, v.completionDeadlineSeconds ?? null,
+        v.failureAlertThreshold ?? null, v.webhookUrl ?? null, actor.label, actor.label,
+      ],
+    );
+    return rows[0]!.id;
+  } catch (err) {
+    throw nameTakenOr(err, v.name);
+  }
+}
+
+/** A unique-name violation becomes a 409 naming the field; anything else is rethrown as is. */
+export function nameTakenOr(err: unknown, name: string): unknown {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code === "23505" && e.constraint === "schedules_name_live_key") {
+    const message = `A schedule named "${name}" already exists; choose another name or edit that schedule.`;
+    return new ConflictError(message, "name_taken", { name: message });
+  }
+  return err;
+}
+
+/** The group row holds the limit every schedule of the group shares; a new group without a limit gets 1. */
+export async function upsertConcurrencyGroup(tx: Queryable, group: string | null | undefined, limit: number | undefined): Promise<void> {
+  if (!group) return;
+  await tx.query(
+    `INSERT INTO concurrency_groups (name, max_running) VALUES ($1, coalesce($2::int, 1))
+     ON CONFLICT (name) DO UPDATE SET max_running = coalesce($2::int, concurrency_groups.max_running)`,
+    [group, limit ?? null],
+  );
+}
+
+/** What the audit trail records of a schedule: its settings, not its bookkeeping. */
+export function auditView(s: Schedule): Record<string, unknown> {
+  return {
+    name: s.name, description: s.description, handler: s.handler, payload: s.payload, trigger: s.trigger, enabled: s.enabled,
+    overlapPolicy: s.overlapPolicy, misfirePolicy: s.misfirePolicy, catchUpLimit: s.catchUpLimit,
+    startingDeadlineSeconds: s.startingDeadlineSeconds, timeoutSeconds: s.timeoutSeconds, graceSeconds: s.graceSeconds,
+    retryMaxAttempts: s.retryMaxAttempts, retryBaseSeconds: s.retryBaseSeconds, retryMaxSeconds: s.retryMaxSeconds,
+    concurrencyGroup: s.concurrencyGroup, concurrencyLimit: s.concurrencyLimit, startJitterMs: s.startJitterMs,
+    expectRecordsMin: s.expectRecordsMin, latenessP95SloMs: s.latenessP95SloMs, latenessMaxMs: s.latenessMaxMs,
+    completionDeadlineSeconds: s.completionDeadlineSeconds, failureAlertThreshold: s.failureAlertThreshold,
+    webhookUrl: s.webhookUrl, revision: s.revision,
+  };
+}

@@ -1,0 +1,57 @@
+// Deleting is soft: the row stays (its runs and audit trail refer to it), its name is freed, it is never
+// planned again, and its not-started runs end cancelled. Runs already running finish normally.
+import type { Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import type { Queryable } from "../db/pool";
+import { ConflictError } from "../errors";
+import { recordRunEvents } from "../runs/record-run-event";
+import { auditView } from "./create-schedule";
+import { inTransaction } from "./dry-run";
+import { getScheduleOrThrow } from "./schedule-record";
+
+export interface DeleteResult {
+  id: string;
+  deletedAt: string;
+  cancelledRuns: number;
+}
+
+export async function deleteSchedule(
+  id: string,
+  actor: Actor,
+  opts: { db?: Queryable; revision?: number; reason?: string | null } = {},
+): Promise<DeleteResult> {
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    const before = await getScheduleOrThrow(tx, id, { lock: true });
+    if (opts.revision !== undefined && opts.revision !== before.revision) {
+      throw new ConflictError(
+        `Schedule ${before.name} was changed since you loaded it (revision ${opts.revision}, now ${before.revision}); reload it before deleting.`,
+        "stale_revision",
+      );
+    }
+    const { rows } = await tx.query<{ deleted_at: Date }>(
+      `UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING deleted_at`,
+      [id],
+    );
+    const { rows: cancelled } = await tx.query<{ id: string }>(
+      `WITH target AS (SELECT id FROM runs WHERE schedule_id = $1 AND state IN ('planned', 'queued') FOR UPDATE SKIP LOCKED)
+       UPDATE runs r SET state = 'cancelled', wait_reason = NULL, updated_at = clock_timestamp()
+         FROM target WHERE r.id = target.id
+       RETURNING r.id`,
+      [id],
+    );
+    await recordRunEvents(
+      tx,
+      cancelled.map((r) => ({ runId: r.id, type: "cancelled" as const, message: `schedule ${before.name} was deleted by ${actor.label}` })),
+    );
+    await recordAudit(tx, {
+      actor,
+      action: "schedule.delete",
+      targetType: "schedule",
+      targetId: id,
+      before: auditView(before),
+      after: { deleted: true, cancelledRuns: cancelled.length },
+      reason: opts.reason ?? null,
+    });
+    return { id, deletedAt: rows[0]!.deleted_at.toISOString(), cancelledRuns: cancelled.length };
+  });
+}

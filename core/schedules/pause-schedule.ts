@@ -1,0 +1,104 @@
+// Pausing a schedule: nothing of it starts until it is resumed (by an operator, or by the planner at `until`).
+// Its fires keep being planned and, as they pass, are recorded `paused` — except the newest ones its misfire
+// policy will run on resume, which are held (see core/runs/mark-missed-decision.ts). Runs already queued are
+// taken back to 'planned' (held); their pg-boss jobs, if delivered meanwhile, find them not queued and run
+// nothing. Manual runs (trigger now) are not held: an operator asked for them explicitly. A run being started
+// at the very moment of the pause (row locked by a claim) is left to start.
+import { z } from "zod";
+import type { Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import { dbNow, type Queryable } from "../db/pool";
+import { ConflictError, ValidationError } from "../errors";
+import { recordRunEvents } from "../runs/record-run-event";
+import { inTransaction } from "./dry-run";
+import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { parseOrThrow } from "./validate-schedule-input";
+
+export const pauseInputSchema = z.strictObject({
+  reason: z
+    .string({ error: "Reason must be a string: say why the schedule is paused" })
+    .trim()
+    .min(1, { error: "Say why the schedule is paused (shown to everyone and kept in the audit trail)" })
+    .max(500, { error: "Reason must be at most 500 characters" }),
+  until: z.iso
+    .datetime({ offset: true, error: "Until must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z" })
+    .optional(),
+  dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
+});
+export type PauseInput = z.input<typeof pauseInputSchema>;
+
+/** What an operator action will enqueue (dry run) or enqueued: the same shape for every action. */
+export interface ActionResult {
+  dryRun: boolean;
+  /** Runs the action enqueues (to start as soon as possible, or at their planned times). */
+  count: number;
+  plannedAt: string[];
+}
+
+export interface PauseResult extends ActionResult {
+  /** Not-started runs held by the pause. */
+  held: number;
+  pausedUntil: string | null;
+}
+
+export async function pauseSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<PauseResult> {
+  const v = parseOrThrow(pauseInputSchema, input);
+  const dryRun = v.dryRun ?? false;
+  return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
+    const schedule = await getScheduleOrThrow(tx, id, { lock: true });
+    const until = v.until ? new Date(v.until) : null;
+    const held = await pauseInTransaction(tx, schedule, { reason: v.reason, until }, actor);
+    return { dryRun, count: 0, plannedAt: [], held, pausedUntil: until?.toISOString() ?? null };
+  });
+}
+
+/** The caller holds the schedule's row lock. Returns how many not-started runs are now held. */
+export async function pauseInTransaction(
+  tx: Queryable,
+  schedule: Schedule,
+  p: { reason: string; until: Date | null },
+  actor: Actor,
+): Promise<number> {
+  if (schedule.paused) {
+    throw new ConflictError(
+      `Schedule ${schedule.name} is already paused (by ${schedule.paused.by ?? "unknown"}: ${schedule.paused.reason ?? "no reason"}); resume it first to pause it differently.`,
+      "already_paused",
+    );
+  }
+  const now = await dbNow(tx);
+  if (p.until && p.until.getTime() <= now.getTime()) {
+    const message = `Until (${p.until.toISOString()}) must be in the future (database time is ${now.toISOString()})`;
+    throw new ValidationError(message, { until: message });
+  }
+  await tx.query(
+    `UPDATE schedules SET paused_at = clock_timestamp(), paused_by = $2, pause_reason = $3, paused_until = $4, enabled = false
+      WHERE id = $1`,
+    [schedule.id, actor.label, p.reason, p.until?.toISOString() ?? null],
+  );
+  const { rows } = await tx.query<{ id: string }>(
+    `WITH held AS (
+       SELECT id FROM runs
+        WHERE schedule_id = $1 AND state = 'queued' AND kind IN ('scheduled', 'backfill')
+          FOR UPDATE SKIP LOCKED
+     )
+     UPDATE runs r SET state = 'planned', updated_at = clock_timestamp(),
+            wait_reason = CASE WHEN r.kind = 'backfill' THEN 'backfill' ELSE NULL END
+       FROM held WHERE r.id = held.id
+     RETURNING r.id`,
+    [schedule.id],
+  );
+  await recordRunEvents(
+    tx,
+    rows.map((r) => ({ runId: r.id, type: "paused" as const, message: `held: schedule paused by ${actor.label} (${p.reason})`, data: { held: true } })),
+  );
+  await recordAudit(tx, {
+    actor,
+    action: "schedule.pause",
+    targetType: "schedule",
+    targetId: schedule.id,
+    before: { paused: false },
+    after: { paused: true, until: p.until?.toISOString() ?? null, heldRuns: rows.length },
+    reason: p.reason,
+  });
+  return rows.length;
+}

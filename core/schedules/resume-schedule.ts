@@ -1,0 +1,92 @@
+// Resuming a schedule: the fires that fell inside the pause are settled by its misfire policy — the newest
+// (none for skip, one for run_once, up to catch_up_limit for catch_up) run now, one at a time, the rest are
+// recorded `paused` — and planning continues. The planner resumes a schedule by itself at its `until` time
+// (audited as the system action schedule.auto_resume). A dry run reports exactly what a resume would enqueue.
+import { z } from "zod";
+import { systemActor, type Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import { dbNow, type Queryable } from "../db/pool";
+import { ConflictError } from "../errors";
+import { decideResume } from "../runs/mark-missed-decision";
+import { applyMisfireDecision, lockPendingRuns } from "../runs/mark-missed-runs";
+import { planScheduleThrough } from "../runs/plan-due-schedules";
+import { inTransaction } from "./dry-run";
+import { notifyPlanner } from "./notify-planner";
+import type { ActionResult } from "./pause-schedule";
+import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { parseOrThrow } from "./validate-schedule-input";
+
+export const resumeInputSchema = z.strictObject({
+  dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
+});
+
+export interface ResumeResult extends ActionResult {
+  /** Fires of the pause recorded as `paused` (not run). */
+  recordedPaused: number;
+  misfirePolicy: Schedule["misfirePolicy"];
+}
+
+export async function resumeSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<ResumeResult> {
+  const v = parseOrThrow(resumeInputSchema, input ?? {});
+  const dryRun = v.dryRun ?? false;
+  return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
+    const schedule = await getScheduleOrThrow(tx, id, { lock: true });
+    return { dryRun, ...(await resumeInTransaction(tx, schedule, actor)) };
+  });
+}
+
+/** Resumes every schedule whose pause has reached its `until` (database clock); returns how many. */
+export async function autoResumeDueSchedules(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM schedules WHERE paused_at IS NOT NULL AND paused_until <= clock_timestamp() AND deleted_at IS NULL`,
+  );
+  let n = 0;
+  for (const { id } of rows) {
+    const done = await inTransaction({}, async (tx) => {
+      const { rows: locked } = await tx.query(
+        `SELECT id FROM schedules WHERE id = $1 AND paused_at IS NOT NULL AND paused_until <= clock_timestamp()
+            AND deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
+        [id],
+      );
+      if (!locked[0]) return false;
+      await resumeInTransaction(tx, await getScheduleOrThrow(tx, id), systemActor("planner"), { auto: true });
+      return true;
+    });
+    if (done) n++;
+  }
+  return n;
+}
+
+/** The caller holds the schedule's row lock. */
+export async function resumeInTransaction(
+  tx: Queryable,
+  schedule: Schedule,
+  actor: Actor,
+  opts: { auto?: boolean } = {},
+): Promise<Omit<ResumeResult, "dryRun">> {
+  if (!schedule.paused) {
+    throw new ConflictError(`Schedule ${schedule.name} is not paused.`, "not_paused");
+  }
+  await tx.query(
+    `UPDATE schedules SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, enabled = true WHERE id = $1`,
+    [schedule.id],
+  );
+  // Every fire up to now must have its row before the policy picks among them (workers may all have been down).
+  await planScheduleThrough(tx, schedule, await dbNow(tx));
+  const pending = (await lockPendingRuns(tx, schedule.id)).filter((r) => r.kind === "scheduled" && r.waitReason === null);
+  const decision = decideResume(pending, schedule);
+  await applyMisfireDecision(tx, schedule, { missed: [], ...decision }, pending, "resume");
+  const at = new Map(pending.map((r) => [r.id, r.plannedAt]));
+  const plannedAt = decision.rescue.map((id) => at.get(id)!).sort((a, b) => a.getTime() - b.getTime()).map((d) => d.toISOString());
+  await recordAudit(tx, {
+    actor,
+    action: opts.auto ? "schedule.auto_resume" : "schedule.resume",
+    targetType: "schedule",
+    targetId: schedule.id,
+    before: { paused: true, by: schedule.paused.by, reason: schedule.paused.reason, until: schedule.paused.until?.toISOString() ?? null },
+    after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: plannedAt.length, recordedPaused: decision.paused.length },
+    reason: opts.auto ? "pause reached its until time" : null,
+  });
+  await notifyPlanner(tx, schedule.id);
+  return { count: plannedAt.length, plannedAt, recordedPaused: decision.paused.length, misfirePolicy: schedule.misfirePolicy };
+}

@@ -1,0 +1,117 @@
+// What an operator (form or API) sends to create or edit a schedule, with messages a person can act on.
+// The handler's payload is checked against that handler's own schema afterwards (validate-schedule-input.ts).
+import { z } from "zod";
+import { triggerSchema } from "./trigger";
+
+export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+export const OVERLAP_POLICIES = ["skip", "buffer_one", "allow", "cancel_running"] as const;
+export const MISFIRE_POLICIES = ["skip", "run_once", "catch_up"] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
+
+/** Payloads are stored with every occurrence; this keeps a runs table of millions of rows sane. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+const wholeNumber = (label: string, min: number, max: number, unit = "") =>
+  z
+    .number({ error: `${label} must be a number${unit ? ` of ${unit}` : ""}` })
+    .int({ error: (i) => `${label} must be a whole number${unit ? ` of ${unit}` : ""}; got ${String(i.input)}` })
+    .min(min, { error: (i) => `${label} must be at least ${min}${unit ? ` ${unit}` : ""}; got ${String(i.input)}` })
+    .max(max, { error: (i) => `${label} must be at most ${max}${unit ? ` ${unit}` : ""}; got ${String(i.input)}` });
+
+const optionalWhole = (label: string, min: number, max: number, unit = "") => wholeNumber(label, min, max, unit).nullable().optional();
+
+const slug = (label: string) =>
+  z
+    .string({ error: `${label} must be a string` })
+    .regex(SCHEDULE_NAME_PATTERN, {
+      error: (i) =>
+        `${label} "${String(i.input)}" must be 1–80 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. nightly-reconcile)`,
+    });
+
+const webhookUrl = z
+  .string({ error: "Webhook URL must be a string such as https://hooks.example.com/vigil" })
+  .max(2048, { error: "Webhook URL must be at most 2048 characters" })
+  .refine(
+    (u) => {
+      try {
+        const p = new URL(u).protocol;
+        return p === "http:" || p === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { error: "Webhook URL must be an absolute http:// or https:// URL" },
+  );
+
+/** Every settable field, without defaults: shared by create (with defaults) and edit (all optional). */
+const fields = {
+  name: slug("Name"),
+  description: z.string({ error: "Description must be a string" }).max(2000, { error: "Description must be at most 2000 characters" }),
+  handler: z.string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' }).min(1, { error: "Choose a handler" }),
+  payload: z.record(z.string(), z.unknown(), { error: "Payload must be a JSON object (use {} for none)" }),
+  trigger: triggerSchema,
+  enabled: z.boolean({ error: "Enabled must be true or false" }),
+  overlapPolicy: z.enum(OVERLAP_POLICIES, { error: `Overlap policy must be one of ${OVERLAP_POLICIES.join(", ")}` }),
+  misfirePolicy: z.enum(MISFIRE_POLICIES, { error: `Misfire policy must be one of ${MISFIRE_POLICIES.join(", ")}` }),
+  catchUpLimit: wholeNumber("Catch-up limit", 0, 1000, "runs"),
+  startingDeadlineSeconds: wholeNumber("Starting deadline", 1, 7 * 86_400, "seconds"),
+  timeoutSeconds: wholeNumber("Timeout", 1, 7 * 86_400, "seconds"),
+  graceSeconds: wholeNumber("Grace period", 0, 3600, "seconds"),
+  retryMaxAttempts: wholeNumber("Max attempts", 1, 100),
+  retryBaseSeconds: wholeNumber("Retry base delay", 1, 86_400, "seconds"),
+  retryMaxSeconds: wholeNumber("Retry max delay", 1, 7 * 86_400, "seconds"),
+  concurrencyGroup: slug("Concurrency group").nullable(),
+  /** The group's limit, shared by every schedule in the group (upserted into concurrency_groups). */
+  concurrencyLimit: wholeNumber("Concurrency limit", 1, 10_000, "runs").optional(),
+  startJitterMs: wholeNumber("Start jitter", 0, 3_600_000, "milliseconds"),
+  expectRecordsMin: optionalWhole("Expected records (minimum)", 0, 2_000_000_000),
+  latenessP95SloMs: optionalWhole("Lateness p95 objective", 0, 86_400_000, "milliseconds"),
+  latenessMaxMs: optionalWhole("Maximum lateness", 0, 86_400_000, "milliseconds"),
+  completionDeadlineSeconds: optionalWhole("Completion deadline", 1, 7 * 86_400, "seconds"),
+  failureAlertThreshold: optionalWhole("Failure alert threshold", 1, 1000, "failures"),
+  webhookUrl: webhookUrl.nullable().optional(),
+};
+
+function checkRetryDelays(v: { retryBaseSeconds?: number; retryMaxSeconds?: number }, ctx: z.RefinementCtx): void {
+  if (v.retryBaseSeconds !== undefined && v.retryMaxSeconds !== undefined && v.retryMaxSeconds < v.retryBaseSeconds) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["retryMaxSeconds"],
+      message: `Retry max delay (${v.retryMaxSeconds} s) must be at least the base delay (${v.retryBaseSeconds} s)`,
+    });
+  }
+}
+
+export const scheduleInputSchema = z
+  .strictObject({
+    ...fields,
+    description: fields.description.default(""),
+    payload: fields.payload.default({}),
+    enabled: fields.enabled.default(true),
+    overlapPolicy: fields.overlapPolicy.default("skip"),
+    misfirePolicy: fields.misfirePolicy.default("run_once"),
+    catchUpLimit: fields.catchUpLimit.default(10),
+    startingDeadlineSeconds: fields.startingDeadlineSeconds.default(60),
+    timeoutSeconds: fields.timeoutSeconds.default(300),
+    graceSeconds: fields.graceSeconds.default(5),
+    retryMaxAttempts: fields.retryMaxAttempts.default(1),
+    retryBaseSeconds: fields.retryBaseSeconds.default(2),
+    retryMaxSeconds: fields.retryMaxSeconds.default(300),
+    concurrencyGroup: fields.concurrencyGroup.default(null),
+    startJitterMs: fields.startJitterMs.default(0),
+  })
+  .superRefine(checkRetryDelays);
+
+export type ScheduleInput = z.output<typeof scheduleInputSchema>;
+/** What a client may send: defaults may be left out. */
+export type ScheduleInputRaw = z.input<typeof scheduleInputSchema>;
+
+/** An edit: any subset of the fields, plus the revision the editor saw (a stale one is refused with 409). */
+export const scheduleUpdateSchema = z
+  .strictObject(fields)
+  .partial()
+  .extend({ revision: z.number({ error: "Revision must be the schedule's revision number you edited" }).int().min(1) })
+  .superRefine(checkRetryDelays);
+
+export type ScheduleUpdate = z.output<typeof scheduleUpdateSchema>;

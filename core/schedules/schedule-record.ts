@@ -1,0 +1,119 @@
+// A schedule as core/ and the API see it (camelCase, parsed trigger), and the one place that maps a
+// `schedules` row to it. Every query that returns schedules selects SCHEDULE_COLUMNS.
+import type { Queryable } from "../db/pool";
+import { NotFoundError } from "../errors";
+import { describeTrigger } from "./describe-trigger";
+import { triggerSchema, type Trigger } from "./trigger";
+import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
+
+export interface Schedule {
+  id: string;
+  name: string;
+  description: string;
+  handler: string;
+  payload: Record<string, unknown>;
+  trigger: Trigger;
+  /** Plain-words summary of the trigger, e.g. "at 09:00 on weekdays (Europe/Berlin)". */
+  triggerDescription: string;
+  timezone: string;
+  enabled: boolean;
+  /** Set while paused: who, why, since when, and the optional automatic resume time. */
+  paused: { at: Date; by: string | null; reason: string | null; until: Date | null } | null;
+  overlapPolicy: OverlapPolicy;
+  misfirePolicy: MisfirePolicy;
+  catchUpLimit: number;
+  startingDeadlineSeconds: number;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  retryMaxAttempts: number;
+  retryBaseSeconds: number;
+  retryMaxSeconds: number;
+  concurrencyGroup: string | null;
+  /** The group's limit (shared by all schedules of the group); null without a group. */
+  concurrencyLimit: number | null;
+  startJitterMs: number;
+  expectRecordsMin: number | null;
+  latenessP95SloMs: number | null;
+  latenessMaxMs: number | null;
+  completionDeadlineSeconds: number | null;
+  failureAlertThreshold: number | null;
+  webhookUrl: string | null;
+  revision: number;
+  /** Planning cursor: every fire at or before it has an occurrence row. */
+  plannedThrough: Date | null;
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.payload, s.trigger, s.timezone, s.enabled,
+  s.paused_at, s.paused_by, s.pause_reason, s.paused_until, s.overlap_policy, s.misfire_policy, s.catch_up_limit,
+  s.starting_deadline_seconds, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.retry_base_seconds,
+  s.retry_max_seconds, s.concurrency_group,
+  (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
+  s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
+  s.failure_alert_threshold, s.webhook_url, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.deleted_at`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function toSchedule(r: any): Schedule {
+  // Stored triggers were validated on the way in; parsing again restores defaults such as `dst`.
+  const trigger = triggerSchema.parse(r.trigger);
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    handler: r.handler,
+    payload: r.payload ?? {},
+    trigger,
+    triggerDescription: describeTrigger(trigger),
+    timezone: r.timezone,
+    enabled: r.enabled,
+    paused: r.paused_at ? { at: r.paused_at, by: r.paused_by, reason: r.pause_reason, until: r.paused_until } : null,
+    overlapPolicy: r.overlap_policy,
+    misfirePolicy: r.misfire_policy,
+    catchUpLimit: r.catch_up_limit,
+    startingDeadlineSeconds: r.starting_deadline_seconds,
+    timeoutSeconds: r.timeout_seconds,
+    graceSeconds: r.grace_seconds,
+    retryMaxAttempts: r.retry_max_attempts,
+    retryBaseSeconds: r.retry_base_seconds,
+    retryMaxSeconds: r.retry_max_seconds,
+    concurrencyGroup: r.concurrency_group,
+    concurrencyLimit: r.concurrency_limit ?? null,
+    startJitterMs: r.start_jitter_ms,
+    expectRecordsMin: r.expect_records_min,
+    latenessP95SloMs: r.lateness_p95_slo_ms,
+    latenessMaxMs: r.lateness_max_ms,
+    completionDeadlineSeconds: r.completion_deadline_seconds,
+    failureAlertThreshold: r.failure_alert_threshold,
+    webhookUrl: r.webhook_url,
+    revision: r.revision,
+    plannedThrough: r.planned_through,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
+  };
+}
+
+/** A live (not deleted) schedule, or null. */
+export async function findSchedule(db: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<Schedule | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await db.query(
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.id = $1 AND s.deleted_at IS NULL${opts.lock ? " FOR UPDATE OF s" : ""}`,
+    [id],
+  );
+  return rows[0] ? toSchedule(rows[0]) : null;
+}
+
+export async function getScheduleOrThrow(db: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<Schedule> {
+  const s = await findSchedule(db, id, opts);
+  if (!s) throw new NotFoundError("Schedule", id);
+  return s;
+}
+
+export function isUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}

@@ -1,0 +1,136 @@
+// Editing a schedule. The editor sends the revision it saw; a stale one is refused (409 stale_revision) so two
+// operators never silently overwrite each other. The merged result is validated like a new schedule, the
+// revision goes up, not-started runs follow the edit (replan-schedule.ts), and the change is audited with its
+// before and after — all in one transaction.
+import type { Actor } from "../auth/roles";
+import { recordAudit } from "../audit/record-audit";
+import { dbNow, type Queryable } from "../db/pool";
+import { ConflictError, ValidationError } from "../errors";
+import { auditView, nameTakenOr, upsertConcurrencyGroup } from "./create-schedule";
+import { inTransaction } from "./dry-run";
+import { notifyPlanner } from "./notify-planner";
+import { pauseInTransaction } from "./pause-schedule";
+import { replanAfterEdit } from "./replan-schedule";
+import { resumeInTransaction } from "./resume-schedule";
+import { scheduleUpdateSchema, type ScheduleUpdate } from "./schedule-input";
+import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { assertOnceInFuture } from "./trigger";
+import { checkPayload, parseOrThrow, registryCatalog, type HandlerCatalog } from "./validate-schedule-input";
+
+const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
+  name: "name", description: "description", handler: "handler", payload: "payload", trigger: "trigger",
+  overlapPolicy: "overlap_policy", misfirePolicy: "misfire_policy", catchUpLimit: "catch_up_limit",
+  startingDeadlineSeconds: "starting_deadline_seconds", timeoutSeconds: "timeout_seconds", graceSeconds: "grace_seconds",
+  retryMaxAttempts: "retry_max_attempts", retryBaseSeconds: "retry_base_seconds", retryMaxSeconds: "retry_max_seconds",
+  concurrencyGroup: "concurrency_group", startJitterMs: "start_jitter_ms", expectRecordsMin: "expect_records_min",
+  latenessP95SloMs: "lateness_p95_slo_ms", latenessMaxMs: "lateness_max_ms", completionDeadlineSeconds: "completion_deadline_seconds",
+  failureAlertThreshold: "failure_alert_threshold", webhookUrl: "webhook_url",
+};
+const JSON_FIELDS = new Set(["payload", "trigger"]);
+const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
+
+export async function updateSchedule(
+  id: string,
+  input: unknown,
+  actor: Actor,
+  opts: { db?: Queryable; catalog?: HandlerCatalog } = {},
+): Promise<Schedule> {
+  const patch = parseOrThrow(scheduleUpdateSchema, input);
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    const before = await getScheduleOrThrow(tx, id, { lock: true });
+    if (patch.revision !== before.revision) {
+      throw new ConflictError(
+        `Schedule ${before.name} was changed since you loaded it (you edited revision ${patch.revision}, it is now at ${before.revision}); reload it and apply your change again.`,
+        "stale_revision",
+      );
+    }
+    const changed = changedFields(before, patch);
+    if (changed.has("handler") || changed.has("payload")) {
+      patch.payload = checkPayload(opts.catalog ?? registryCatalog, patch.handler ?? before.handler, patch.payload ?? before.payload);
+      if (!sameJson(patch.payload, before.payload)) changed.add("payload");
+    }
+    const base = patch.retryBaseSeconds ?? before.retryBaseSeconds;
+    const max = patch.retryMaxSeconds ?? before.retryMaxSeconds;
+    if (max < base) {
+      const message = `Retry max delay (${max} s) must be at least the base delay (${base} s)`;
+      throw new ValidationError(message, { retryMaxSeconds: message });
+    }
+    if (changed.has("trigger")) assertOnceInFuture(patch.trigger!, await dbNow(tx));
+    if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined) {
+      await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit);
+    }
+    await writeChanges(tx, before, patch, changed);
+    const after = await getScheduleOrThrow(tx, id);
+    const limitChanged = after.concurrencyLimit !== before.concurrencyLimit;
+    const enabledChange = patch.enabled !== undefined && patch.enabled === Boolean(before.paused);
+    if (changed.size === 0 && !limitChanged && !enabledChange) return before;
+
+    if (changed.size > 0 || limitChanged) {
+      await replanAfterEdit(tx, before, after, {
+        triggerChanged: changed.has("trigger"),
+        snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
+        jitterChanged: changed.has("startJitterMs"),
+      });
+      const fields = [...changed, ...(limitChanged ? ["concurrencyLimit"] : [])];
+      const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
+      await recordAudit(tx, {
+        actor, action: "schedule.edit", targetType: "schedule", targetId: id,
+        before: { ...pick(before), revision: before.revision }, after: { ...pick(after), revision: after.revision },
+      });
+    }
+    if (enabledChange && patch.enabled === false) await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);
+    if (enabledChange && patch.enabled === true) await resumeInTransaction(tx, after, actor);
+    await notifyPlanner(tx, id);
+    return getScheduleOrThrow(tx, id);
+  });
+}
+
+function changedFields(before: Schedule, patch: ScheduleUpdate): Set<string> {
+  const changed = new Set<string>();
+  for (const key of Object.keys(COLUMNS) as (keyof ScheduleUpdate)[]) {
+    const next = patch[key];
+    if (next === undefined) continue;
+    const prev = (before as unknown as Record<string, unknown>)[key];
+    if (!sameJson(next ?? null, prev ?? null)) changed.add(key);
+  }
+  return changed;
+}
+
+async function writeChanges(tx: Queryable, before: Schedule, patch: ScheduleUpdate, changed: Set<string>): Promise<void> {
+  if (changed.size === 0) return;
+  const sets: string[] = [];
+  const values: unknown[] = [before.id];
+  for (const key of changed) {
+    const column = COLUMNS[key as keyof ScheduleUpdate]!;
+    const value = patch[key as keyof ScheduleUpdate];
+    values.push(JSON_FIELDS.has(key) ? JSON.stringify(value) : (value ?? null));
+    sets.push(`${column} = $${values.length}`);
+  }
+  if (changed.has("trigger")) {
+    const t = patch.trigger!;
+    values.push(t.kind === "cron" ? t.timezone : "UTC");
+    sets.push(`timezone = $${values.length}`);
+  }
+  try {
+    await tx.query(
+      `UPDATE schedules SET ${sets.join(", ")}, revision = revision + 1, updated_at = clock_timestamp() WHERE id = $1`,
+      values,
+    );
+  } catch (err) {
+    throw nameTakenOr(err, patch.name ?? before.name);
+  }
+}
+
+/** Equal as JSON values, whatever the key order (jsonb returns keys in its own order). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return stableJson(a) === stableJson(b);
+}
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (v && typeof v === "object" && !(v instanceof Date)) {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v instanceof Date ? v.toISOString() : v);
+}
