@@ -109,12 +109,15 @@ export async function createRun(
   return id;
 }
 
-export async function runState(db: pg.Pool | pg.Client, runId: string): Promise<Record<string, any>> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw rows read by tests
+type Row = Record<string, any>;
+
+export async function runState(db: pg.Pool | pg.Client, runId: string): Promise<Row> {
   const { rows } = await db.query(`SELECT * FROM runs WHERE id = $1`, [runId]);
   return rows[0];
 }
 
-export async function runEvents(db: pg.Pool | pg.Client, runId: string): Promise<{ type: string; at: Date; attempt: number | null; message: string; data: any }[]> {
+export async function runEvents(db: pg.Pool | pg.Client, runId: string): Promise<{ type: string; at: Date; attempt: number | null; message: string; data: Row }[]> {
   const { rows } = await db.query(`SELECT type, at, attempt, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]);
   return rows;
 }

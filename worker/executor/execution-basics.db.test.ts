@@ -15,11 +15,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: db.url, max: 4 });
   boss = await startTestBoss(db.url);
   worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500" });
-  const t0 = performance.now();
-  await worker.workerId();
-  console.log("registered", performance.now() - t0);
   await waitForWorkerReady(worker);
-  console.log("ready", performance.now() - t0);
 });
 
 afterAll(async () => {
