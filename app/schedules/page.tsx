@@ -1,8 +1,18 @@
-export default function Page() {
+import Link from "next/link";
+import { SchedulesTable } from "@/components/schedules/schedules-table";
+
+export default function SchedulesPage() {
   return (
     <section>
-      <h1>Schedules</h1>
-      <p className="muted">Nothing here yet.</p>
+      <div className="row page-head">
+        <h1>Schedules</h1>
+        <span className="spacer" />
+        <Link href="/schedules/new" className="button primary-link" data-testid="new-schedule">
+          + New schedule
+        </Link>
+      </div>
+      <p className="muted">What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.</p>
+      <SchedulesTable />
     </section>
   );
 }

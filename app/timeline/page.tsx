@@ -1,8 +1,15 @@
-export default function Page() {
+import { TimelineView } from "@/components/timeline/timeline-view";
+
+export default async function TimelinePage({ searchParams }: { searchParams: Promise<{ scheduleId?: string }> }) {
+  const { scheduleId } = await searchParams;
   return (
     <section>
       <h1>Timeline</h1>
-      <p className="muted">Nothing here yet.</p>
+      <p className="muted">
+        Planned occurrences (▼ markers) against what actually ran (bars from start to finish). A late start shows as a connector from
+        its marker to the bar.
+      </p>
+      <TimelineView initialScheduleId={scheduleId} />
     </section>
   );
 }

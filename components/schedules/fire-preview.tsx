@@ -9,14 +9,16 @@ import { triggerPreviewQuery } from "./schedules-queries";
 
 interface Props {
   trigger: TriggerBody;
+  count?: number;
+  title?: string;
   /** Server field errors of the preview ("trigger.cron" …), shown at the trigger's own inputs. */
-  onFieldErrors: (fields: Record<string, string>) => void;
+  onFieldErrors?: (fields: Record<string, string>) => void;
 }
 
-/** The next ten fires of the trigger as typed, from the server's own trigger math, with DST notes. */
-export function FirePreview({ trigger, onFieldErrors }: Props) {
+/** The next fires of the trigger as typed, from the server's own trigger math, with DST notes. */
+export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`, onFieldErrors }: Props) {
   const debounced = useDebounced(trigger, 350);
-  const q = useQuery(triggerPreviewQuery(debounced));
+  const q = useQuery(triggerPreviewQuery(debounced, count));
   const zone = trigger.kind === "cron" ? trigger.timezone : "UTC";
   const me = viewerZone();
   const err = q.error instanceof ApiError ? q.error : null;
@@ -24,20 +26,20 @@ export function FirePreview({ trigger, onFieldErrors }: Props) {
   const fieldKey = q.isFetching ? null : JSON.stringify(fields);
   // Report the preview's field errors (or that there are none) so the trigger inputs show them inline.
   useEffect(() => {
-    if (fieldKey !== null) onFieldErrors(JSON.parse(fieldKey));
+    if (fieldKey !== null) onFieldErrors?.(JSON.parse(fieldKey));
   }, [fieldKey, onFieldErrors]);
 
   return (
     <section className="card preview" aria-labelledby="preview-title" data-testid="fire-preview">
       <div className="row">
-        <h3 id="preview-title" style={{ margin: 0 }}>Next 10 fires</h3>
+        <h3 id="preview-title" style={{ margin: 0 }}>{title}</h3>
         <span className="spacer" />
         {q.isFetching && <span className="muted">updating…</span>}
       </div>
       {q.data?.description && <p className="muted" style={{ margin: "6px 0" }}>{q.data.description}</p>}
       {err && <p className="error" role="alert">✕ {Object.values(fields)[0] ?? err.message}</p>}
-      {q.data && q.data.fireTimes.length === 0 && <p className="muted">This trigger does not fire again.</p>}
-      {q.data && q.data.fireTimes.length > 0 && (
+      {q.data && q.data.fires.length === 0 && <p className="muted">This trigger does not fire again.</p>}
+      {q.data && q.data.fires.length > 0 && (
         <table className="table compact">
           <thead>
             <tr>
@@ -48,7 +50,7 @@ export function FirePreview({ trigger, onFieldErrors }: Props) {
             </tr>
           </thead>
           <tbody>
-            {q.data.fireTimes.map((f, i) => (
+            {q.data.fires.map((f, i) => (
               <tr key={`${f.at}-${i}`} data-testid="preview-row" className={f.dst?.skipped ? "struck" : undefined}>
                 <td className="muted">{f.dst?.skipped ? "—" : i + 1}</td>
                 <td className="mono">

@@ -67,8 +67,21 @@ export function PolicyFields({ values, set, errors }: Props) {
         <NumberField {...common} label="Retry max delay (s)" field="retryMaxSeconds" hint="Cap on the backoff between attempts." />
         <NumberField {...common} label="Expect at least N records" field="expectRecordsMin" placeholder="no expectation" hint="A success reporting fewer records is marked hollow, not green." />
       </div>
-      <FormField label="Concurrency group" hint="Runs sharing a group name share its limit of simultaneous runs across all workers. Empty = none." error={errors["concurrencyGroup"]}>
-        <input value={values.concurrencyGroup} onChange={(e) => set({ concurrencyGroup: e.target.value })} placeholder="e.g. ledger" autoComplete="off" />
+      <div className="grid-2">
+        <FormField label="Concurrency group" hint="Schedules sharing a group share its limit of simultaneous runs across all workers. Empty = none." error={errors["concurrencyGroup"]}>
+          <input value={values.concurrencyGroup} onChange={(e) => set({ concurrencyGroup: e.target.value })} placeholder="e.g. ledger" autoComplete="off" />
+        </FormField>
+        <NumberField {...common} label="Group limit (runs at once)" field="concurrencyLimit" placeholder="keep the group's limit" hint="Sets the limit for the whole group, for every schedule in it." />
+      </div>
+      <h4 className="subhead">Alerts</h4>
+      <div className="grid-3">
+        <NumberField {...common} label="Lateness p95 objective (ms)" field="latenessP95SloMs" placeholder="none" hint="Alert when the 95th percentile of start lateness exceeds this." />
+        <NumberField {...common} label="Max lateness (ms)" field="latenessMaxMs" placeholder="none" hint="Alert on any single run starting later than this." />
+        <NumberField {...common} label="Completion deadline (s)" field="completionDeadlineSeconds" placeholder="none" hint="Alert when a run has not finished this long after it was planned." />
+        <NumberField {...common} label="Failures before alerting" field="failureAlertThreshold" placeholder="none" hint="Alert after this many consecutive failures." />
+      </div>
+      <FormField label="Webhook URL" hint="Alerts for this schedule are also POSTed here. Empty = the global webhook only." error={errors["webhookUrl"]}>
+        <input value={values.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://hooks.example.com/vigil" autoComplete="off" />
       </FormField>
     </fieldset>
   );

@@ -2,6 +2,8 @@
 // request body the schedules API takes. Field names of the body match the API's, so the server's
 // per-field errors ("trigger.cron", "timeoutSeconds") land next to the input that caused them.
 
+import type { ScheduleView } from "./schedules-queries";
+
 export type TriggerKind = "cron" | "interval" | "once";
 
 export interface ScheduleFormValues {
@@ -27,8 +29,14 @@ export interface ScheduleFormValues {
   retryBaseSeconds: string;
   retryMaxSeconds: string;
   concurrencyGroup: string;
+  concurrencyLimit: string;
   startJitterMs: string;
   expectRecordsMin: string;
+  latenessP95SloMs: string;
+  latenessMaxMs: string;
+  completionDeadlineSeconds: string;
+  failureAlertThreshold: string;
+  webhookUrl: string;
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -53,8 +61,14 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   retryBaseSeconds: "2",
   retryMaxSeconds: "300",
   concurrencyGroup: "",
+  concurrencyLimit: "",
   startJitterMs: "0",
   expectRecordsMin: "",
+  latenessP95SloMs: "",
+  latenessMaxMs: "",
+  completionDeadlineSeconds: "",
+  failureAlertThreshold: "",
+  webhookUrl: "",
 };
 
 export type TriggerBody =
@@ -111,8 +125,53 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     retryBaseSeconds: num(v.retryBaseSeconds),
     retryMaxSeconds: num(v.retryMaxSeconds),
     concurrencyGroup: v.concurrencyGroup.trim() === "" ? null : v.concurrencyGroup.trim(),
+    ...(v.concurrencyGroup.trim() !== "" && v.concurrencyLimit.trim() !== "" ? { concurrencyLimit: num(v.concurrencyLimit) } : {}),
     startJitterMs: num(v.startJitterMs),
     expectRecordsMin: optionalNum(v.expectRecordsMin),
+    latenessP95SloMs: optionalNum(v.latenessP95SloMs),
+    latenessMaxMs: optionalNum(v.latenessMaxMs),
+    completionDeadlineSeconds: optionalNum(v.completionDeadlineSeconds),
+    failureAlertThreshold: optionalNum(v.failureAlertThreshold),
+    webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
+  };
+}
+
+const text = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
+
+/** The form, filled from a saved schedule (for edit). */
+export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
+  const t = s.trigger;
+  return {
+    ...DEFAULT_FORM,
+    name: s.name,
+    description: s.description,
+    handler: s.handler,
+    payloadText: JSON.stringify(s.payload ?? {}, null, 2),
+    triggerKind: t.kind,
+    cron: t.kind === "cron" ? t.cron : DEFAULT_FORM.cron,
+    timezone: t.kind === "cron" ? t.timezone : s.timezone || "UTC",
+    dstGap: t.kind === "cron" ? (t.dst.gap as "shift" | "skip") : "shift",
+    dstRepeat: t.kind === "cron" ? (t.dst.repeat as "once" | "twice") : "once",
+    everySeconds: t.kind === "interval" ? String(t.everySeconds) : DEFAULT_FORM.everySeconds,
+    onceAt: t.kind === "once" ? toLocalInput(t.at) : "",
+    overlapPolicy: s.overlapPolicy,
+    misfirePolicy: s.misfirePolicy,
+    catchUpLimit: text(s.catchUpLimit),
+    startingDeadlineSeconds: text(s.startingDeadlineSeconds),
+    timeoutSeconds: text(s.timeoutSeconds),
+    graceSeconds: text(s.graceSeconds),
+    retryMaxAttempts: text(s.retryMaxAttempts),
+    retryBaseSeconds: text(s.retryBaseSeconds),
+    retryMaxSeconds: text(s.retryMaxSeconds),
+    concurrencyGroup: s.concurrencyGroup ?? "",
+    concurrencyLimit: text(s.concurrencyLimit),
+    startJitterMs: text(s.startJitterMs),
+    expectRecordsMin: text(s.expectRecordsMin),
+    latenessP95SloMs: text(s.latenessP95SloMs),
+    latenessMaxMs: text(s.latenessMaxMs),
+    completionDeadlineSeconds: text(s.completionDeadlineSeconds),
+    failureAlertThreshold: text(s.failureAlertThreshold),
+    webhookUrl: s.webhookUrl ?? "",
   };
 }
 

@@ -173,5 +173,6 @@ const ERROR_PREFIX_OF_INPUT: Record<string, string> = {
 const KNOWN_FIELDS = [
   "name", "description", "handler", "payload", "trigger", "timezone", "overlapPolicy", "misfirePolicy", "catchUpLimit",
   "startingDeadlineSeconds", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "retryBaseSeconds", "retryMaxSeconds",
-  "concurrencyGroup", "startJitterMs", "expectRecordsMin",
+  "concurrencyGroup", "concurrencyLimit", "startJitterMs", "expectRecordsMin", "latenessP95SloMs", "latenessMaxMs",
+  "completionDeadlineSeconds", "failureAlertThreshold", "webhookUrl",
 ];

@@ -18,9 +18,25 @@ export interface FireTimeView {
   dst?: { kind: "gap" | "repeat"; note: string; skipped?: true };
 }
 
+/** POST /api/schedules/preview — core/schedules/preview-trigger.ts. */
 export interface PreviewView {
-  fireTimes: FireTimeView[];
-  description?: string;
+  now: string;
+  description: string;
+  fires: FireTimeView[];
+}
+
+/** What pause / resume / trigger / backfill report (core/schedules/pause-schedule.ts ActionResult and kin). */
+export interface ActionResultView {
+  dryRun: boolean;
+  count: number;
+  plannedAt: string[];
+  recordedPaused?: number;
+  misfirePolicy?: string;
+  runId?: string | null;
+  fires?: number;
+  alreadyCovered?: number;
+  held?: number;
+  pausedUntil?: string | null;
 }
 
 export const handlersQuery = () =>
@@ -36,4 +52,54 @@ export const triggerPreviewQuery = (trigger: TriggerBody, count = 10) =>
     queryFn: () => fetchJson<PreviewView>("/api/schedules/preview", { method: "POST", json: { trigger, count } }),
     retry: false,
     staleTime: 5_000,
+  });
+
+/** A schedule as GET /api/schedules[/:id] returns it (core/schedules/schedule-record.ts, dates as ISO text). */
+export interface ScheduleView {
+  id: string;
+  name: string;
+  description: string;
+  handler: string;
+  payload: Record<string, unknown>;
+  trigger: TriggerBody & { anchor?: string };
+  triggerDescription: string;
+  timezone: string;
+  enabled: boolean;
+  paused: { at: string; by: string | null; reason: string | null; until: string | null } | null;
+  overlapPolicy: string;
+  misfirePolicy: string;
+  catchUpLimit: number;
+  startingDeadlineSeconds: number;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  retryMaxAttempts: number;
+  retryBaseSeconds: number;
+  retryMaxSeconds: number;
+  concurrencyGroup: string | null;
+  concurrencyLimit: number | null;
+  startJitterMs: number;
+  expectRecordsMin: number | null;
+  latenessP95SloMs: number | null;
+  latenessMaxMs: number | null;
+  completionDeadlineSeconds: number | null;
+  failureAlertThreshold: number | null;
+  webhookUrl: string | null;
+  revision: number;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const schedulesQuery = () =>
+  queryOptions({
+    queryKey: ["schedules"],
+    queryFn: () => fetchJson<{ schedules: ScheduleView[] }>("/api/schedules"),
+    refetchInterval: 2000,
+  });
+
+export const scheduleQuery = (id: string) =>
+  queryOptions({
+    queryKey: ["schedules", id],
+    queryFn: () => fetchJson<{ schedule: ScheduleView }>(`/api/schedules/${id}`),
+    refetchInterval: 2000,
   });

@@ -20,7 +20,8 @@ export interface OverviewView {
 export interface ScheduleStatsView {
   scheduleId: string;
   lastRun: { runId: string; state: string; plannedAt: string; finishedAt: string | null } | null;
-  nextPlannedAt: string | null;
+  nextFireAt: string | null;
+  nextFireSource: "planned" | "computed" | null;
   last24h: { late: number; missed: number; hollow: number; failed: number; total: number };
   lateness: { plannedAt: string; latenessMs: number }[];
 }

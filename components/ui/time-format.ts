@@ -83,3 +83,10 @@ export function formatRelative(iso: string | number | Date | null | undefined, n
   if (Math.abs(diff) < 1000) return "now";
   return diff > 0 ? `in ${formatDuration(diff)}` : `${formatDuration(-diff)} ago`;
 }
+
+/** "14:03:07.123" in the viewer's zone: event traces where milliseconds matter. */
+export function formatPrecise(iso: string | number | Date | null | undefined): string {
+  if (iso === null || iso === undefined) return "—";
+  const d = new Date(iso);
+  return `${formatClock(d)}.${String(d.getMilliseconds()).padStart(3, "0")}`;
+}

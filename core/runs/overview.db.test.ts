@@ -51,8 +51,19 @@ describe("runs overview", () => {
     const { schedules } = await getScheduleRunStats(getPool());
     const s = schedules.find((x) => x.scheduleId === b)!;
     expect(s.lastRun?.state).toBe("succeeded");
-    expect(s.nextPlannedAt).not.toBeNull();
+    expect(s.nextFireSource).toBe("planned");
+    expect(s.nextFireAt!.getTime()).toBeGreaterThan(s.lastRun!.plannedAt.getTime());
     expect(s.last24h).toMatchObject({ late: 1, failed: 1, missed: 0, total: 2 });
     expect(s.lateness.map((p) => p.latenessMs)).toEqual([2000, 500]);
+  });
+
+  it("falls back to the trigger's next fire when nothing is planned yet", async () => {
+    const c = await schedule("overview-c");
+    const { now, schedules } = await getScheduleRunStats(getPool());
+    const s = schedules.find((x) => x.scheduleId === c)!;
+    expect(s.lastRun).toBeNull();
+    expect(s.nextFireSource).toBe("computed");
+    expect(s.nextFireAt!.getTime()).toBeGreaterThan(now.getTime() - 1000);
+    expect(s.nextFireAt!.getTime()).toBeLessThanOrEqual(now.getTime() + 60_000);
   });
 });

@@ -3,6 +3,8 @@
 // tallies. "Late" means started more than LATE_AFTER_MS after its due time (planned time plus the run's own
 // start jitter), the same rule as classifyLateness.
 import type { Queryable } from "../db/pool";
+import { computeNextFireTimes } from "../schedules/compute-next-fire-times";
+import { triggerSchema } from "../schedules/trigger";
 import { LATE_AFTER_MS, TERMINAL_STATES } from "./run-states";
 
 export interface AttentionCounts {
@@ -58,8 +60,10 @@ export interface LatenessPoint {
 export interface ScheduleRunStats {
   scheduleId: string;
   lastRun: { runId: string; state: string; plannedAt: Date; finishedAt: Date | null } | null;
-  /** Next occurrence already planned (or queued) at or after now. */
-  nextPlannedAt: Date | null;
+  /** Next occurrence: the planned (or queued) one at or after now, else the trigger's next fire. Null when none. */
+  nextFireAt: Date | null;
+  /** "planned": an occurrence row exists; "computed": from the trigger (beyond the planning horizon). */
+  nextFireSource: "planned" | "computed" | null;
   last24h: { late: number; missed: number; hollow: number; failed: number; total: number };
   /** Lateness of the most recent started runs, oldest first. */
   lateness: LatenessPoint[];
@@ -68,7 +72,7 @@ export interface ScheduleRunStats {
 /** Per live schedule: last outcome, next planned occurrence, 24 h tallies and a lateness series of `points` runs. */
 export async function getScheduleRunStats(db: Queryable, points = 30): Promise<{ now: Date; schedules: ScheduleRunStats[] }> {
   const { rows } = await db.query(
-    `SELECT s.id, clock_timestamp() AS now,
+    `SELECT s.id, s.trigger, s.created_at, clock_timestamp() AS now,
         last.id AS last_id, last.state AS last_state, last.planned_at AS last_planned_at, last.finished_at AS last_finished_at,
         (SELECT min(r.planned_at) FROM runs r
           WHERE r.schedule_id = s.id AND r.state IN ('planned', 'queued') AND r.planned_at >= clock_timestamp() - interval '1 second') AS next_planned_at,
@@ -101,9 +105,17 @@ export async function getScheduleRunStats(db: Queryable, points = 30): Promise<{
     schedules: rows.map((r) => ({
       scheduleId: r.id,
       lastRun: r.last_id ? { runId: r.last_id, state: r.last_state, plannedAt: r.last_planned_at, finishedAt: r.last_finished_at } : null,
-      nextPlannedAt: r.next_planned_at,
+      ...nextFire(r.next_planned_at, r.trigger, r.now, r.created_at),
       last24h: { late: r.late, missed: r.missed, hollow: r.hollow, failed: r.failed, total: r.total },
       lateness: (r.lateness as { plannedAt: string; latenessMs: number }[]).map((p) => ({ plannedAt: new Date(p.plannedAt), latenessMs: p.latenessMs })),
     })),
   };
+}
+
+function nextFire(planned: Date | null, trigger: unknown, now: Date, createdAt: Date): Pick<ScheduleRunStats, "nextFireAt" | "nextFireSource"> {
+  if (planned) return { nextFireAt: planned, nextFireSource: "planned" };
+  const parsed = triggerSchema.safeParse(trigger);
+  if (!parsed.success) return { nextFireAt: null, nextFireSource: null };
+  const next = computeNextFireTimes(parsed.data, now, 1, { anchor: createdAt })[0];
+  return next ? { nextFireAt: next.at, nextFireSource: "computed" } : { nextFireAt: null, nextFireSource: null };
 }

@@ -1,5 +1,5 @@
 // GET /api/overview/schedules → per live schedule, for the schedules list:
-// { now: ISO, schedules: [{ scheduleId, lastRun: { runId, state, plannedAt, finishedAt } | null, nextPlannedAt: ISO | null,
+// { now: ISO, schedules: [{ scheduleId, lastRun: { runId, state, plannedAt, finishedAt } | null, nextFireAt: ISO | null, nextFireSource: "planned"|"computed"|null,
 //   last24h: { late, missed, hollow, failed, total }, lateness: [{ plannedAt, latenessMs }] (last 30 started, oldest first) }] }
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";

@@ -1,0 +1,61 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { RUN_STATES } from "@/core/runs/run-states";
+import { schedulesQuery } from "../schedules/schedules-queries";
+import { stateStyle } from "../ui/run-state-style";
+import { toLocalInput } from "../schedules/schedule-form-values";
+import type { RunFilters } from "./runs-queries";
+
+interface Props {
+  filters: RunFilters;
+  onChange: (f: RunFilters) => void;
+  /** Hide the schedule picker (on a schedule's own page). */
+  fixedSchedule?: boolean;
+}
+
+const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
+  const schedules = useQuery({ ...schedulesQuery(), enabled: !fixedSchedule, refetchInterval: false });
+  return (
+    <div className="filters row" role="search" aria-label="Filter runs">
+      <div className="field">
+        <label htmlFor="runs-state">State</label>
+        <select id="runs-state" value={filters.state ?? ""} onChange={(e) => onChange({ ...filters, state: e.target.value || undefined })}>
+          <option value="">Any state</option>
+          {RUN_STATES.map((s) => (
+            <option key={s} value={s}>
+              {stateStyle(s).icon} {stateStyle(s).label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {!fixedSchedule && (
+        <div className="field">
+          <label htmlFor="runs-schedule">Schedule</label>
+          <select id="runs-schedule" value={filters.scheduleId ?? ""} onChange={(e) => onChange({ ...filters, scheduleId: e.target.value || undefined })}>
+            <option value="">All schedules</option>
+            {(schedules.data?.schedules ?? []).map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <div className="field">
+        <label htmlFor="runs-from">Planned from</label>
+        <input id="runs-from" type="datetime-local" value={filters.from ? toLocalInput(filters.from) : ""} onChange={(e) => onChange({ ...filters, from: toIso(e.target.value) })} />
+      </div>
+      <div className="field">
+        <label htmlFor="runs-to">Planned to</label>
+        <input id="runs-to" type="datetime-local" value={filters.to ? toLocalInput(filters.to) : ""} onChange={(e) => onChange({ ...filters, to: toIso(e.target.value) })} />
+      </div>
+      {(filters.state || filters.from || filters.to || (!fixedSchedule && filters.scheduleId)) && (
+        <button type="button" onClick={() => onChange(fixedSchedule ? { scheduleId: filters.scheduleId } : {})}>
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}

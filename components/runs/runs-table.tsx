@@ -1,0 +1,153 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { CANCELLABLE_STATES, LATE_AFTER_MS } from "@/core/runs/run-states";
+import { RunStatePill } from "../ui/run-state-pill";
+import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
+import { useNow } from "../ui/use-now";
+import { CancelRunDialog } from "./cancel-run-dialog";
+import { cancelStage } from "./cancel-stage";
+import { runsQuery, type RunFilters, type RunView } from "./runs-queries";
+
+/** In flight first (what an operator may need to act on), then newest planned first. */
+const PRIORITY: Record<string, number> = { zombie: 0, running: 1, retrying: 2, queued: 3 };
+
+export function sortRunsForOperators(runs: RunView[]): RunView[] {
+  return [...runs].sort((a, b) => (PRIORITY[a.state] ?? 9) - (PRIORITY[b.state] ?? 9) || b.plannedAt.localeCompare(a.plannedAt));
+}
+
+interface Props {
+  filters: RunFilters;
+  /** Hide the schedule column (on a schedule's page). */
+  hideSchedule?: boolean;
+  limit?: number;
+}
+
+export function RunsTable({ filters, hideSchedule, limit }: Props) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+  const q = useQuery({ ...runsQuery(limit ? { ...filters, limit } : filters, cursor), placeholderData: (prev) => prev });
+  const now = useNow(1000);
+  const [cancelling, setCancelling] = useState<RunView | null>(null);
+
+  if (q.isLoading) return <p className="muted">Loading runs…</p>;
+  if (q.error) return <p className="error">Could not load runs: {q.error.message}</p>;
+  const runs = sortRunsForOperators(q.data?.runs ?? []);
+
+  return (
+    <>
+      {runs.length === 0 ? (
+        <p className="muted" data-testid="runs-empty">No runs match these filters.</p>
+      ) : (
+        <table className="table" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th>State</th>
+              {!hideSchedule && <th>Schedule</th>}
+              <th>Planned</th>
+              <th>Started (lateness)</th>
+              <th>Finished (duration)</th>
+              <th>Attempt</th>
+              <th>Worker</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((r) => {
+              const stage = cancelStage(r);
+              const lateness = r.latenessMs ?? (r.startedAt ? Date.parse(r.startedAt) - Date.parse(r.plannedAt) : null);
+              const canCancel = (CANCELLABLE_STATES as readonly string[]).includes(r.state) && !stage;
+              return (
+                <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-state={r.state}>
+                  <td>
+                    <Link href={`/runs/${r.id}`} aria-label={`Open run ${r.id}`}>
+                      <RunStatePill state={r.state} />
+                    </Link>
+                    {stage && (
+                      <div className="small warn-text" data-testid="cancel-stage" aria-live="polite">
+                        ⊘ {stage}
+                      </div>
+                    )}
+                    {r.waitReason && r.state === "queued" && <div className="small muted">waiting: {r.waitReason}</div>}
+                    {r.kind !== "scheduled" && <div className="small muted">{r.kind}</div>}
+                  </td>
+                  {!hideSchedule && (
+                    <td>
+                      <Link href={`/schedules/${r.scheduleId}`}>{r.scheduleName ?? r.scheduleId.slice(0, 8)}</Link>
+                      <div className="small muted mono">{r.handler}</div>
+                    </td>
+                  )}
+                  <td title={formatInZone(r.plannedAt)}>
+                    <div className="mono">{formatClock(r.plannedAt)}</div>
+                    <div className="small muted">{formatRelative(r.plannedAt, now)}</div>
+                  </td>
+                  <td>
+                    {r.startedAt ? (
+                      <>
+                        <div className="mono">{formatClock(r.startedAt)}</div>
+                        <div className={`small ${lateness !== null && lateness > LATE_AFTER_MS ? "warn-text" : "muted"}`}>
+                          {lateness !== null && lateness > LATE_AFTER_MS ? "⏰ late " : "+"}
+                          {formatDuration(lateness)}
+                        </div>
+                      </>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td>
+                    {r.finishedAt ? (
+                      <>
+                        <div className="mono">{formatClock(r.finishedAt)}</div>
+                        <div className="small muted">{formatDuration(r.durationMs ?? (r.startedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null))}</div>
+                      </>
+                    ) : r.startedAt ? (
+                      <span className="info-text">running {formatDuration(now - Date.parse(r.startedAt))}</span>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td>
+                    {r.attempt}/{r.maxAttempts}
+                    {r.nextAttemptAt && r.state === "retrying" && <div className="small muted">next {formatRelative(r.nextAttemptAt, now)}</div>}
+                  </td>
+                  <td className="mono small">{r.workerId ?? "—"}</td>
+                  <td>
+                    {canCancel && (
+                      <button type="button" className="danger small-button" onClick={() => setCancelling(r)} data-testid="cancel-run">
+                        Cancel
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <div className="row pager">
+        {cursors.length > 0 && (
+          <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
+            ← Newer
+          </button>
+        )}
+        {q.data?.nextCursor && (
+          <button type="button" onClick={() => setCursors((c) => [...c, q.data!.nextCursor!])}>
+            Older →
+          </button>
+        )}
+      </div>
+      {cancelling && (
+        <CancelRunDialog
+          runId={cancelling.id}
+          label={`${cancelling.scheduleName ?? "run"} planned ${formatClock(cancelling.plannedAt)}`}
+          state={cancelling.state}
+          open
+          onClose={() => setCancelling(null)}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,28 @@
+"use client";
+import { useRouter, useSearchParams } from "next/navigation";
+import { RunsFilters } from "./runs-filters";
+import { RunsTable } from "./runs-table";
+import type { RunFilters } from "./runs-queries";
+
+/** The runs page: filters live in the URL, so a link such as /runs?state=zombie opens filtered. */
+export function RunsView() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const filters: RunFilters = {
+    state: params.get("state") ?? undefined,
+    scheduleId: params.get("scheduleId") ?? undefined,
+    from: params.get("from") ?? undefined,
+    to: params.get("to") ?? undefined,
+  };
+  const onChange = (f: RunFilters) => {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(f)) if (v) p.set(k, String(v));
+    router.replace(`/runs${p.size ? `?${p}` : ""}`);
+  };
+  return (
+    <>
+      <RunsFilters filters={filters} onChange={onChange} />
+      <RunsTable key={JSON.stringify(filters)} filters={filters} />
+    </>
+  );
+}

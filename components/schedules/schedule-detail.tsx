@@ -1,0 +1,103 @@
+"use client";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { RunsTable } from "../runs/runs-table";
+import { scheduleStatsQuery } from "../ui/overview-queries";
+import { formatDuration, formatInZone } from "../ui/time-format";
+import { FirePreview } from "./fire-preview";
+import { LatenessSparkline } from "./lateness-sparkline";
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from "./policy-fields";
+import { ScheduleActions } from "./schedule-actions";
+import { ScheduleState } from "./schedule-state";
+import { scheduleQuery, type ScheduleView } from "./schedules-queries";
+import type { TriggerBody } from "./schedule-form-values";
+
+/** The saved trigger as the preview should read it: an interval counts from the schedule's creation. */
+function savedTrigger(s: ScheduleView): TriggerBody {
+  if (s.trigger.kind === "interval") return { ...s.trigger, anchor: s.trigger.anchor ?? s.createdAt } as TriggerBody;
+  return s.trigger;
+}
+
+function Policies({ s }: { s: ScheduleView }) {
+  const rows: [string, ReactNode, string?][] = [
+    ["Overlap", s.overlapPolicy, OVERLAP_POLICIES[s.overlapPolicy]],
+    ["Misfire", `${s.misfirePolicy}${s.misfirePolicy === "catch_up" ? ` (up to ${s.catchUpLimit})` : ""}`, MISFIRE_POLICIES[s.misfirePolicy]],
+    ["Starting deadline", `${s.startingDeadlineSeconds} s`, "Not started by then → missed."],
+    ["Timeout", `${s.timeoutSeconds} s + ${s.graceSeconds} s grace`, "Aborted at the timeout, killed after the grace."],
+    ["Retries", s.retryMaxAttempts > 1 ? `${s.retryMaxAttempts} attempts, backoff ${s.retryBaseSeconds}–${s.retryMaxSeconds} s` : "none", s.retryMaxAttempts > 1 ? "Exponential backoff with full jitter." : undefined],
+    ["Start jitter", s.startJitterMs ? formatDuration(s.startJitterMs) : "none"],
+    ["Concurrency group", s.concurrencyGroup ? `${s.concurrencyGroup} (max ${s.concurrencyLimit ?? "?"} at once)` : "none"],
+    ["Expected work", s.expectRecordsMin !== null ? `≥ ${s.expectRecordsMin} records, else hollow` : "not checked"],
+  ];
+  return (
+    <dl className="kv">
+      {rows.map(([k, v, hint]) => (
+        <div key={k} className="kv-row">
+          <dt>{k}</dt>
+          <dd>
+            {v}
+            {hint && <div className="small muted">{hint}</div>}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function ScheduleDetail({ id }: { id: string }) {
+  const q = useQuery(scheduleQuery(id));
+  const stats = useQuery(scheduleStatsQuery());
+  if (q.isLoading) return <p className="muted">Loading schedule…</p>;
+  if (q.error) return <p className="error">Could not load schedule: {q.error.message}</p>;
+  const s = q.data!.schedule;
+  const st = stats.data?.schedules.find((x) => x.scheduleId === id);
+  return (
+    <div data-testid="schedule-detail" data-name={s.name}>
+      <div className="row page-head">
+        <h1>{s.name}</h1>
+        <ScheduleState schedule={s} detailed />
+        <span className="spacer" />
+        <Link href={`/audit?target=schedule:${s.id}`}>Audit trail →</Link>
+      </div>
+      {s.description && <p>{s.description}</p>}
+      <ScheduleActions schedule={s} />
+      <div className="grid-2">
+        <section className="card" aria-labelledby="what-title">
+          <h2 id="what-title" style={{ marginTop: 0 }}>Trigger and handler</h2>
+          <dl className="kv">
+            <dt>Runs</dt>
+            <dd data-testid="trigger-description">{s.triggerDescription}</dd>
+            {s.trigger.kind === "cron" && (
+              <>
+                <dt>Cron</dt>
+                <dd className="mono">
+                  {s.trigger.cron} <span className="muted">in {s.trigger.timezone}; DST gap: {s.trigger.dst.gap}, repeat: {s.trigger.dst.repeat}</span>
+                </dd>
+              </>
+            )}
+            <dt>Handler</dt>
+            <dd className="mono">{s.handler}</dd>
+            <dt>Payload</dt>
+            <dd>
+              <pre className="json">{JSON.stringify(s.payload, null, 2)}</pre>
+            </dd>
+            <dt>Revision</dt>
+            <dd>
+              {s.revision} <span className="muted small">updated {formatInZone(s.updatedAt)}</span>
+            </dd>
+            <dt>Lateness</dt>
+            <dd>{st ? <LatenessSparkline points={st.lateness} /> : "…"}</dd>
+          </dl>
+        </section>
+        <section className="card" aria-labelledby="policies-title">
+          <h2 id="policies-title" style={{ marginTop: 0 }}>Policies</h2>
+          <Policies s={s} />
+        </section>
+      </div>
+      <FirePreview trigger={savedTrigger(s)} count={5} title={s.paused ? "Next fires (after it is resumed)" : "Next fires"} />
+      <h2>Recent runs</h2>
+      <RunsTable filters={{ scheduleId: s.id }} hideSchedule limit={20} />
+    </div>
+  );
+}

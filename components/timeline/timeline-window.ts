@@ -1,0 +1,38 @@
+// The window the timeline shows: relative to now (follows the clock, refreshed live) or fixed (after a
+// zoom or pan). Kept apart from rendering so presets, zoom and pan are plain arithmetic.
+
+export type TimelineWindow = { kind: "relative"; backMs: number; aheadMs: number } | { kind: "fixed"; from: number; to: number };
+
+const H = 3_600_000;
+
+export const WINDOW_PRESETS: { label: string; window: TimelineWindow }[] = [
+  { label: "Last 1 h + next 15 min", window: { kind: "relative", backMs: H, aheadMs: H / 4 } },
+  { label: "Last 6 h + next 1 h", window: { kind: "relative", backMs: 6 * H, aheadMs: H } },
+  { label: "Last 24 h + next 1 h", window: { kind: "relative", backMs: 24 * H, aheadMs: H } },
+  { label: "Last 7 days", window: { kind: "relative", backMs: 7 * 24 * H, aheadMs: H } },
+];
+
+export const DEFAULT_WINDOW = WINDOW_PRESETS[1]!.window;
+
+export function resolveWindow(w: TimelineWindow, now: number): { from: number; to: number } {
+  return w.kind === "relative" ? { from: now - w.backMs, to: now + w.aheadMs } : { from: w.from, to: w.to };
+}
+
+/** Zoom around the centre by `factor` (< 1 zooms in); never narrower than a minute. */
+export function zoomWindow(w: TimelineWindow, now: number, factor: number): TimelineWindow {
+  const { from, to } = resolveWindow(w, now);
+  const centre = (from + to) / 2;
+  const half = Math.max(((to - from) * factor) / 2, 30_000);
+  return { kind: "fixed", from: Math.round(centre - half), to: Math.round(centre + half) };
+}
+
+/** Move by `fraction` of the width (negative = earlier). */
+export function panWindow(w: TimelineWindow, now: number, fraction: number): TimelineWindow {
+  const { from, to } = resolveWindow(w, now);
+  const d = Math.round((to - from) * fraction);
+  return { kind: "fixed", from: from + d, to: to + d };
+}
+
+export function windowKey(w: TimelineWindow): string {
+  return w.kind === "relative" ? `rel:${w.backMs}:${w.aheadMs}` : `fix:${w.from}:${w.to}`;
+}

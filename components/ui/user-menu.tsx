@@ -1,0 +1,64 @@
+"use client";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError, fetchJson } from "./fetch-json";
+
+export interface Me {
+  actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
+}
+
+export const meQuery = () =>
+  queryOptions({
+    queryKey: ["me"],
+    queryFn: async () => {
+      try {
+        return await fetchJson<Me>("/api/auth/me");
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return null;
+        throw err;
+      }
+    },
+    staleTime: 60_000,
+  });
+
+/** Who is signed in, with an admin link for admins and a sign-out button. */
+export function UserMenu() {
+  const path = usePathname();
+  const { data } = useQuery(meQuery());
+  const [busy, setBusy] = useState(false);
+  if (path.startsWith("/login")) return null;
+  if (data === undefined) return <div className="user-menu" aria-busy="true" />;
+  if (data === null) {
+    return (
+      <div className="user-menu">
+        <Link href="/login">Sign in</Link>
+      </div>
+    );
+  }
+  const { label, role } = data.actor;
+  async function signOut() {
+    setBusy(true);
+    try {
+      await fetchJson("/api/auth/logout", { method: "POST" });
+    } finally {
+      window.location.assign("/login");
+    }
+  }
+  return (
+    <div className="user-menu row" data-testid="user-menu" style={{ gap: 8 }}>
+      <span title={`Signed in as ${label} (${role})`}>
+        <span data-testid="user-menu-label">{label}</span> <span className="pill muted">{role}</span>
+      </span>
+      {role === "admin" && (
+        <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>
+          Admin
+        </Link>
+      )}
+      <button type="button" onClick={signOut} disabled={busy}>
+        Sign out
+      </button>
+    </div>
+  );
+}
