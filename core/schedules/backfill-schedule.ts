@@ -15,6 +15,7 @@ import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import type { Trigger } from "./trigger";
 import { parseOrThrow } from "./validate-schedule-input";
 
 export const MAX_BACKFILL = 10_000;
@@ -77,15 +78,30 @@ export async function backfillSchedule(id: string, input: unknown, actor: Actor,
 
 /** The trigger's fires in [from, to]; refuses a range holding more than MAX_BACKFILL of them. */
 export function backfillFireTimes(schedule: Pick<Schedule, "trigger" | "createdAt">, from: Date, to: Date): Date[] {
+  const trigger = extendIntervalGrid(schedule, from);
   const opts = { anchor: schedule.createdAt };
   // computeFireTimesBetween is exclusive of its start: begin a millisecond earlier so `from` itself counts.
-  const fires = computeFireTimesBetween(schedule.trigger, new Date(from.getTime() - 1), to, { ...opts, limit: MAX_BACKFILL });
+  const fires = computeFireTimesBetween(trigger, new Date(from.getTime() - 1), to, { ...opts, limit: MAX_BACKFILL });
   const last = fires.at(-1);
-  if (fires.length === MAX_BACKFILL && last && computeNextFireTimes(schedule.trigger, last.at, 1, { ...opts, until: to }).length > 0) {
+  if (fires.length === MAX_BACKFILL && last && computeNextFireTimes(trigger, last.at, 1, { ...opts, until: to }).length > 0) {
     const message = `This range holds more than ${MAX_BACKFILL.toLocaleString("en-US")} fires; the ${MAX_BACKFILL.toLocaleString("en-US")}th is at ${last.at.toISOString()}. Backfill up to there, then continue from the next fire.`;
     throw new ValidationError(message, { to: message }, "backfill_too_large");
   }
   return fires.map((f) => f.at);
+}
+
+/**
+ * An interval never fires before its anchor when planning, but a backfill may cover time before the schedule
+ * existed: the same grid (anchor + k × every) is extended backwards to the range's start.
+ */
+function extendIntervalGrid(schedule: Pick<Schedule, "trigger" | "createdAt">, from: Date): Trigger {
+  const t = schedule.trigger;
+  if (t.kind !== "interval") return t;
+  const anchor = t.anchor ? Date.parse(t.anchor) : schedule.createdAt.getTime();
+  if (from.getTime() >= anchor) return t;
+  const every = t.everySeconds * 1000;
+  const earlier = anchor - Math.ceil((anchor - from.getTime()) / every) * every;
+  return { ...t, anchor: new Date(earlier).toISOString() };
 }
 
 async function coveredInstants(tx: Queryable, scheduleId: string, fires: Date[]): Promise<Set<number>> {

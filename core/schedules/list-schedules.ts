@@ -4,7 +4,8 @@
 import { dbNow, getPool, type Queryable } from "../db/pool";
 import { LATE_AFTER_MS, TERMINAL_STATES } from "../runs/run-states";
 import { computeNextFireTimes } from "./compute-next-fire-times";
-import { SCHEDULE_COLUMNS, toSchedule, type Schedule } from "./schedule-record";
+import { NotFoundError } from "../errors";
+import { SCHEDULE_COLUMNS, isUuid, toSchedule, type Schedule } from "./schedule-record";
 
 export interface ScheduleListItem extends Schedule {
   nextFireAt: Date | null;
@@ -16,7 +17,7 @@ export interface ScheduleListItem extends Schedule {
 
 export const RECENT_LATENESS = 30;
 
-export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: number } = {}): Promise<ScheduleListItem[]> {
+export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: number; id?: string } = {}): Promise<ScheduleListItem[]> {
   const db = opts.db ?? getPool();
   const { rows } = await db.query(
     `SELECT ${SCHEDULE_COLUMNS},
@@ -34,10 +35,10 @@ export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: 
              SELECT r.id, r.state, r.planned_at, r.finished_at, r.lateness_ms FROM runs r
               WHERE r.schedule_id = s.id AND r.state = ANY($4::text[]) AND r.planned_at <= clock_timestamp()
               ORDER BY r.planned_at DESC LIMIT 1) last ON true
-      WHERE s.deleted_at IS NULL AND ($1::text IS NULL OR s.name ILIKE '%' || $1 || '%' OR s.description ILIKE '%' || $1 || '%')
+      WHERE s.deleted_at IS NULL AND ($5::uuid IS NULL OR s.id = $5::uuid) AND ($1::text IS NULL OR s.name ILIKE '%' || $1 || '%' OR s.description ILIKE '%' || $1 || '%')
       ORDER BY s.name
       LIMIT $2`,
-    [opts.q?.trim() || null, Math.min(opts.limit ?? 1000, 5000), RECENT_LATENESS, TERMINAL_STATES],
+    [opts.q?.trim() || null, Math.min(opts.limit ?? 1000, 5000), RECENT_LATENESS, TERMINAL_STATES, opts.id ?? null],
   );
   const counts = await counts24h(db, rows.map((r) => r.id));
   const now = await dbNow(db);
@@ -53,6 +54,13 @@ export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: 
       recentLateness: r.recent_lateness ?? [],
     };
   });
+}
+
+/** One live schedule with the list's extras (next fire, last outcome, counts, lateness). */
+export async function getScheduleView(id: string, db?: Queryable): Promise<ScheduleListItem> {
+  const item = isUuid(id) ? (await listSchedules({ db, id }))[0] : undefined;
+  if (!item) throw new NotFoundError("Schedule", id);
+  return item;
 }
 
 /** When no occurrence is planned yet (beyond the horizon, or paused until a time): the trigger says. */

@@ -1,0 +1,38 @@
+// GET /api/runs?state=&scheduleId=&from=&to=&cursor=&limit=   (viewer)
+//   state: one state or a comma-separated list (planned, queued, running, retrying, succeeded, failed, timed_out,
+//   cancelled, skipped_overlap, missed, paused, hollow, zombie); from/to: ISO bounds on plannedAt; limit 1..500
+//   (default 50). Newest planned first; without a state filter running and zombie runs come first, and future
+//   occurrences are left out unless `to` is given.
+//   → { runs: RunListItem[] (core/runs/list-runs.ts: id, scheduleId, scheduleName, kind, state, waitReason, handler,
+//       plannedAt, dueAt, enqueuedAt, startedAt, heartbeatAt, finishedAt, nextAttemptAt, latenessMs, durationMs,
+//       attempt, maxAttempts, workerId, records, error, idempotencyKey, cancelRequestedAt/By, cancelReason),
+//       nextCursor: string|null } — pass nextCursor as `cursor` for the next page.
+import { z } from "zod";
+import { apiRoute } from "../_lib/api-route";
+import { listRuns } from "@/core/runs/list-runs";
+import { RUN_STATES } from "@/core/runs/run-states";
+
+export const dynamic = "force-dynamic";
+
+const isoDate = (name: string) =>
+  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time with an offset` }).transform((s) => new Date(s));
+
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    query: z.object({
+      state: z
+        .string()
+        .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+        .pipe(z.array(z.enum(RUN_STATES, { error: `state must be one of ${RUN_STATES.join(", ")}` })))
+        .optional(),
+      scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
+      from: isoDate("from").optional(),
+      to: isoDate("to").optional(),
+      cursor: z.string().max(500).optional(),
+      limit: z.coerce.number().int().min(1).max(500).optional(),
+    }),
+  },
+  async ({ query }) =>
+    listRuns({ states: query.state, scheduleId: query.scheduleId, from: query.from, to: query.to, cursor: query.cursor, limit: query.limit }),
+);

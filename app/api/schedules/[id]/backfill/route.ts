@@ -1,0 +1,13 @@
+// POST /api/schedules/:id/backfill   (operator) body: { from: ISO, to: ISO (not in the future), dryRun?: boolean, reason? }
+//   → { dryRun, count, plannedAt: ISO[] (runs enqueued, one at a time), fires: <fires in [from, to]>,
+//       alreadyCovered: <fires left out: they ran or are pending> }
+//   422 code backfill_too_large beyond 10,000 fires (split the range); 422 on from/to.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { backfillSchedule } from "@/core/schedules/backfill-schedule";
+
+export const dynamic = "force-dynamic";
+
+export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
+  backfillSchedule(params.id!, body, actor!),
+);

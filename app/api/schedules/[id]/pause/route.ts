@@ -1,0 +1,12 @@
+// POST /api/schedules/:id/pause   (operator) body: { reason (required), until?: ISO (auto-resume), dryRun?: boolean }
+//   → { dryRun, count: 0, plannedAt: [], held: <not-started runs now held>, pausedUntil: ISO|null }
+//   409 code already_paused; 422 on reason/until.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { pauseSchedule } from "@/core/schedules/pause-schedule";
+
+export const dynamic = "force-dynamic";
+
+export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
+  pauseSchedule(params.id!, body, actor!),
+);

@@ -1,0 +1,13 @@
+// POST /api/schedules/:id/resume   (operator) body: { dryRun?: boolean }
+//   → { dryRun, count, plannedAt: ISO[] (fires of the pause the misfire policy runs now, one at a time),
+//       recordedPaused: <fires of the pause recorded paused>, misfirePolicy }
+//   A dry run changes nothing and reports exactly what a resume would enqueue. 409 code not_paused.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { resumeSchedule } from "@/core/schedules/resume-schedule";
+
+export const dynamic = "force-dynamic";
+
+export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
+  resumeSchedule(params.id!, body, actor!),
+);
