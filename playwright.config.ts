@@ -15,6 +15,9 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL: process.env.VIGIL_E2E_BASE_URL,
+    // Every spec runs signed in as the E2E admin (e2e/global-setup.ts logs in through the real API).
+    // A spec that tests signing in uses `test.use({ storageState: { cookies: [], origins: [] } })`.
+    storageState: "artifacts/e2e-storage.json",
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: {

@@ -6,6 +6,7 @@ import { Providers } from "./providers";
 import { Nav } from "@/components/ui/nav";
 import { HealthPill } from "@/components/ui/health-pill";
 import { AttentionIndicator } from "@/components/ui/attention-indicator";
+import { UserMenu } from "@/components/ui/user-menu";
 
 export const metadata: Metadata = { title: "Vigil", description: "Schedules that must not double-run" };
 
@@ -21,6 +22,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Nav />
             <AttentionIndicator />
             <HealthPill />
+            <UserMenu />
           </header>
           <main className="content">{children}</main>
         </Providers>

@@ -5,8 +5,41 @@ import fs from "node:fs";
 import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
 import { launch, terminate, type Managed } from "../scripts/lib/processes";
 import { cloneTemplate, freePort, startTestPostgres } from "../test/postgres-for-tests";
+import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
 
 export const E2E_ADMIN = { email: "admin@vigil.test", password: "correct-horse-battery-staple" };
+/** Playwright storage state of the signed-in E2E admin; playwright.config.ts makes every spec use it. */
+export const E2E_STORAGE = "artifacts/e2e-storage.json";
+
+/** Signs in through the real login API and saves the session cookie as Playwright storage state. */
+async function signIn(baseURL: string): Promise<void> {
+  const res = await fetch(`${baseURL}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(E2E_ADMIN),
+  });
+  if (!res.ok) throw new Error(`E2E admin sign-in failed: ${res.status} ${await res.text()}`);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("vigil_session="));
+  if (!cookie) throw new Error("E2E admin sign-in returned no session cookie");
+  const value = cookie.split(";")[0]!.slice("vigil_session=".length);
+  const maxAge = Number(/Max-Age=(\d+)/i.exec(cookie)?.[1] ?? 3600);
+  const state = {
+    cookies: [
+      {
+        name: "vigil_session",
+        value,
+        domain: new URL(baseURL).hostname,
+        path: "/",
+        expires: Math.floor(Date.now() / 1000) + maxAge,
+        httpOnly: true,
+        secure: false,
+        sameSite: "Lax" as const,
+      },
+    ],
+    origins: [],
+  };
+  fs.writeFileSync(E2E_STORAGE, JSON.stringify(state, null, 2));
+}
 
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
@@ -54,6 +87,8 @@ export default async function globalSetup() {
   process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;
   process.env.DATABASE_URL = databaseUrl;
   await waitForReady(baseURL, 60_000);
+  await ensureFirstAdminAt(databaseUrl, E2E_ADMIN);
+  await signIn(baseURL);
   return async () => {
     await Promise.all(children.map((c) => terminate(c)));
     logFile.end();

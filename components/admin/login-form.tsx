@@ -1,0 +1,51 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { FormField } from "../ui/form-field";
+import { ApiError, fetchJson } from "../ui/fetch-json";
+
+export function LoginForm({ next }: { next: string }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      await fetchJson("/api/auth/login", { method: "POST", json: { email, password } });
+      // A full navigation, so every part of the page (header menu included) starts signed in.
+      window.location.assign(next);
+    } catch (err) {
+      setBusy(false);
+      if (err instanceof ApiError) {
+        setError(err.message);
+        setFields(err.fields ?? {});
+      } else {
+        setError("The console could not be reached. Try again.");
+      }
+    }
+  }
+
+  return (
+    <form className="card" onSubmit={submit} aria-label="Sign in" noValidate>
+      <FormField label="Email" error={fields.email} testId="login-email">
+        <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+      </FormField>
+      <FormField label="Password" error={fields.password} testId="login-password">
+        <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+      </FormField>
+      {error && (
+        <p className="error" role="alert" data-testid="login-error">
+          {error}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={busy}>
+        {busy ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,137 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { ApiError, fetchJson } from "../ui/fetch-json";
+import { FormField } from "../ui/form-field";
+import { formatInZone } from "../ui/time-format";
+import { ROLES, tokensQuery, type Role, type TokenView } from "./admin-queries";
+
+function NewTokenForm() {
+  const qc = useQueryClient();
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<Role>("operator");
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: () => fetchJson<{ token: TokenView; secret: string }>("/api/tokens", { method: "POST", json: { name, role } }),
+    onSuccess: (r) => {
+      setSecret(r.secret);
+      setName("");
+      void qc.invalidateQueries({ queryKey: ["admin", "tokens"] });
+    },
+  });
+  const fields = create.error instanceof ApiError ? (create.error.fields ?? {}) : {};
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSecret(null);
+    create.mutate();
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-label="New API token" noValidate>
+      <h2 style={{ marginTop: 0 }}>New API token</h2>
+      <div className="grid-2">
+        <FormField label="Token name" hint="What uses it, e.g. deploy-pipeline." error={fields.name}>
+          <input value={name} onChange={(e) => setName(e.target.value)} />
+        </FormField>
+        <FormField label="Token role" error={fields.role}>
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </FormField>
+      </div>
+      {create.error && !Object.keys(fields).length && <p className="error" role="alert">{create.error.message}</p>}
+      <button type="submit" className="primary" disabled={create.isPending}>
+        Create token
+      </button>
+      {secret && (
+        <div className="card" role="status" style={{ marginTop: 12, borderColor: "var(--warn)" }} data-testid="token-secret">
+          <strong>Copy this token now — it is shown only once.</strong>
+          <div className="row" style={{ marginTop: 8 }}>
+            <code style={{ wordBreak: "break-all" }}>{secret}</code>
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(secret)}>
+              Copy
+            </button>
+          </div>
+          <p className="muted">Send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function TokenRow({ token }: { token: TokenView }) {
+  const qc = useQueryClient();
+  const revoke = useMutation({
+    mutationFn: () => fetchJson(`/api/tokens/${token.id}`, { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: ["admin", "tokens"] }),
+  });
+  return (
+    <tr data-testid={`token-row-${token.name}`}>
+      <td>{token.name}</td>
+      <td>
+        <code>{token.prefix}…</code>
+      </td>
+      <td>{token.role}</td>
+      <td className="muted">
+        {token.createdBy ?? "—"}
+        <div>{formatInZone(token.createdAt)}</div>
+      </td>
+      <td className="muted">{token.lastUsedAt ? formatInZone(token.lastUsedAt) : "never"}</td>
+      <td>
+        {token.revokedAt ? (
+          <span className="pill muted" title={formatInZone(token.revokedAt)}>
+            revoked
+          </span>
+        ) : (
+          <button
+            type="button"
+            className="danger"
+            disabled={revoke.isPending}
+            onClick={() => {
+              if (window.confirm(`Revoke the token "${token.name}"? Anything using it stops working at once.`)) revoke.mutate();
+            }}
+          >
+            Revoke
+          </button>
+        )}
+        {revoke.error && <div className="field-error">{revoke.error.message}</div>}
+      </td>
+    </tr>
+  );
+}
+
+export function TokensPanel() {
+  const { data, error } = useQuery(tokensQuery());
+  return (
+    <section aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">API tokens</h2>
+      {error && <p className="error">{error.message}</p>}
+      <table className="table" aria-labelledby="tokens-heading">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Prefix</th>
+            <th>Role</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th>Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.tokens.map((t) => <TokenRow key={t.id} token={t} />)}
+          {data && data.tokens.length === 0 && (
+            <tr>
+              <td colSpan={6} className="muted">
+                No API tokens yet.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <div style={{ marginTop: 16 }}>
+        <NewTokenForm />
+      </div>
+    </section>
+  );
+}
