@@ -35,7 +35,7 @@ function processIsAlive(pid: number): boolean {
 }
 
 /** Refuses data folders this build cannot use, and clears a lock left by a crashed server. */
-function checkDataDir(dir: string): "fresh" | "existing" {
+export function checkDataDir(dir: string): "fresh" | "existing" {
   if (!fs.existsSync(dir) || fs.readdirSync(dir).length === 0) return "fresh";
   const versionFile = path.join(dir, "PG_VERSION");
   if (!fs.existsSync(versionFile)) {
