@@ -3,7 +3,8 @@
 //
 // Deliveries run concurrently in a small bounded pool: each is claimed with FOR UPDATE SKIP LOCKED
 // (two workers never send the same attempt), sent with a request timeout, and recorded. A receiver
-// that never answers holds one slot for at most the timeout while the others keep flowing.
+// that never answers holds at most MAX_IN_FLIGHT_PER_URL slots, each for at most the timeout, while
+// the others keep flowing.
 import type pg from "pg";
 import type { Env } from "../core/env";
 import type { Logger } from "../core/log";
@@ -13,6 +14,8 @@ import { deliverAlertWebhook, type WebhookOptions } from "../core/alerts/webhook
 import { every, type WorkerService } from "./service";
 
 export const MAX_DELIVERIES_IN_FLIGHT = 8;
+/** Per receiver URL: a receiver that never answers holds at most this many slots. */
+export const MAX_IN_FLIGHT_PER_URL = 2;
 const DELIVERY_POLL_MS = 1000;
 
 export interface Alerter extends WorkerService {
@@ -31,9 +34,12 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
     backoff: { baseMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_BASE_MS, maxMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS },
     userAgent: `vigil/${opts.version}`,
   };
-  // The lease outlives the request timeout, so a slow send is never re-claimed while in flight.
-  const leaseMs = webhook.timeoutMs + 10_000;
+  // The lease outlives the request timeout by far (event-loop stalls of many seconds were seen on a
+  // loaded machine), so a slow send is never re-claimed while in flight; a worker that died mid-send
+  // has its delivery retried by another once the lease ends.
+  const leaseMs = webhook.timeoutMs + 60_000;
   const inFlight = new Set<Promise<void>>();
+  const inFlightByUrl = new Map<string, number>();
   let warnedUnsigned = false;
 
   const evaluate = async () => {
@@ -49,21 +55,29 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
     if (report.ok) log.info(fields, "alert webhook delivered");
     else if (report.state === "failed") log.error({ ...fields, error: report.error }, "alert webhook failed for good after the last attempt");
     else log.warn({ ...fields, error: report.error, retryInMs: report.retryDelayMs, state: report.state }, "alert webhook attempt failed");
+    // Wake up when the retry is due instead of up to a poll interval later, so the delays the
+    // receiver sees are the backoff's, not the poll's.
+    if (report.state === "pending") setTimeout(() => deliveries.poke(), report.retryDelayMs + 5).unref();
   };
 
   const pump = async () => {
     const free = MAX_DELIVERIES_IN_FLIGHT - inFlight.size;
     if (free <= 0) return;
-    const claimed = await claimAlertDeliveries(pool, free, leaseMs);
+    const busyUrls = [...inFlightByUrl].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_URL).map(([u]) => u);
+    const claimed = await claimAlertDeliveries(pool, { limit: free, leaseMs, perUrl: MAX_IN_FLIGHT_PER_URL, busyUrls });
     if (claimed.length > 0 && !webhook.secret && !warnedUnsigned) {
       warnedUnsigned = true;
       log.warn("VIGIL_ALERT_WEBHOOK_SECRET is not set: alert webhooks are sent unsigned");
     }
     for (const d of claimed) {
+      inFlightByUrl.set(d.url, (inFlightByUrl.get(d.url) ?? 0) + 1);
       const p: Promise<void> = deliverOne(d)
         .catch((err) => log.error({ err, deliveryId: d.id, alertId: d.alert.id }, "alert webhook delivery could not be recorded"))
         .finally(() => {
           inFlight.delete(p);
+          const left = (inFlightByUrl.get(d.url) ?? 1) - 1;
+          if (left > 0) inFlightByUrl.set(d.url, left);
+          else inFlightByUrl.delete(d.url);
           // A slot is free: there may be more due right now.
           deliveries.poke();
         });

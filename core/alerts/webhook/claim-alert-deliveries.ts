@@ -34,15 +34,29 @@ export interface ClaimedDelivery {
   alert: AlertSnapshot;
 }
 
-export async function claimAlertDeliveries(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  if (limit <= 0) return [];
+export interface ClaimLimits {
+  /** Free delivery slots in this worker. */
+  limit: number;
+  leaseMs: number;
+  /** At most this many per URL in one claim, so one slow receiver cannot fill every slot. */
+  perUrl: number;
+  /** URLs already at their per-URL limit in this worker. */
+  busyUrls: string[];
+}
+
+export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promise<ClaimedDelivery[]> {
+  if (c.limit <= 0) return [];
   const { rows } = await db.query(
-    `WITH due AS (
-       SELECT id FROM alert_deliveries
-        WHERE state = 'pending' AND next_attempt_at <= clock_timestamp()
-        ORDER BY next_attempt_at
+    `WITH ranked AS (
+       SELECT id, row_number() OVER (PARTITION BY url ORDER BY next_attempt_at, id) AS rn
+         FROM alert_deliveries
+        WHERE state = 'pending' AND next_attempt_at <= clock_timestamp() AND NOT (url = ANY($3::text[]))),
+     due AS (
+       SELECT d.id FROM alert_deliveries d JOIN ranked r ON r.id = d.id
+        WHERE r.rn <= $4 AND d.state = 'pending' AND d.next_attempt_at <= clock_timestamp()
+        ORDER BY d.next_attempt_at
         LIMIT $1
-        FOR UPDATE SKIP LOCKED),
+        FOR UPDATE OF d SKIP LOCKED),
      claimed AS (
        UPDATE alert_deliveries d
           SET attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + $2 * interval '1 millisecond'
@@ -54,7 +68,7 @@ export async function claimAlertDeliveries(db: Queryable, limit: number, leaseMs
        JOIN alerts a ON a.id = c.alert_id
        LEFT JOIN schedules s ON s.id = a.schedule_id
       ORDER BY c.id`,
-    [limit, leaseMs],
+    [c.limit, c.leaseMs, c.busyUrls, c.perUrl],
   );
   return rows.map((r) => ({
     id: Number(r.id),
