@@ -11,10 +11,10 @@ import { CancelStages } from "./cancel-stages";
 import { runTraceQuery, type RunTraceView } from "./runs-queries";
 
 const EVENT_ICON: Record<string, string> = {
-  planned: "◇", enqueued: "◷", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "⌛", started: "▶",
-  heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "⏱", abort_sent: "✋", terminated: "■", cancel_requested: "⊘",
+  planned: "◇", enqueued: "◌", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "◌", started: "▶",
+  heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "◔", abort_sent: "⚑", terminated: "■", cancel_requested: "⊘",
   cancel_acknowledged: "⊘", killed: "☒", sessions_terminated: "⛁", cancelled: "⊘", zombie_detected: "☠",
-  skipped_overlap: "↷", missed: "⚠", paused: "⏸", replanned: "↺", finished: "✓",
+  skipped_overlap: "↷", missed: "⚠", paused: "‖", replanned: "↺", finished: "✓",
 };
 
 function Json({ value }: { value: unknown }) {
@@ -48,7 +48,7 @@ function Timings({ run, now }: { run: RunTraceView["run"]; now: number }) {
       <dt>Lateness</dt>
       <dd>
         {t.latenessMs === null ? <span className="muted">not started</span> : formatDuration(t.latenessMs)}{" "}
-        {t.latenessMs !== null && (late ? <span className="pill warn">⏰ late</span> : <span className="pill ok">✓ on time</span>)}
+        {t.latenessMs !== null && (late ? <span className="pill warn">◷ late</span> : <span className="pill ok">✓ on time</span>)}
       </dd>
       <dt>Duration</dt>
       <dd>{formatDuration(t.durationMs)}</dd>
@@ -85,7 +85,7 @@ export function RunTrace({ runId }: { runId: string }) {
         </h1>
         <RunStatePill state={run.state} />
         {run.kind !== "scheduled" && <span className="pill muted">{run.kind}</span>}
-        {run.waitReason && run.state === "queued" && <span className="pill info">⌛ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>}
+        {run.waitReason && run.state === "queued" && <span className="pill info">◌ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>}
         <span className="spacer" />
         <Link href={`/audit?target=run:${run.id}`}>Audit trail →</Link>
         {canCancel && (

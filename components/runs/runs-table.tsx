@@ -14,7 +14,9 @@ import { runsQuery, type RunFilters, type RunView } from "./runs-queries";
 const PRIORITY: Record<string, number> = { zombie: 0, running: 1, retrying: 2, queued: 3 };
 
 export function sortRunsForOperators(runs: RunView[]): RunView[] {
-  return [...runs].sort((a, b) => (PRIORITY[a.state] ?? 9) - (PRIORITY[b.state] ?? 9) || b.plannedAt.localeCompare(a.plannedAt));
+  // The list is read in two phases (in flight, then the rest); a run finishing between them can appear twice.
+  const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
+  return unique.sort((a, b) => (PRIORITY[a.state] ?? 9) - (PRIORITY[b.state] ?? 9) || b.plannedAt.localeCompare(a.plannedAt));
 }
 
 interface Props {
@@ -89,7 +91,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                       <>
                         <div className="mono">{formatClock(r.startedAt)}</div>
                         <div className={`small ${lateness !== null && lateness > LATE_AFTER_MS ? "warn-text" : "muted"}`}>
-                          {lateness !== null && lateness > LATE_AFTER_MS ? "⏰ late " : "+"}
+                          {lateness !== null && lateness > LATE_AFTER_MS ? "◷ late " : "+"}
                           {formatDuration(lateness)}
                         </div>
                       </>

@@ -128,7 +128,7 @@ export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
           </button>
         ) : (
           <button type="button" onClick={() => { setReason(""); setUntil(""); show("pause"); }} data-testid="pause-schedule">
-            ⏸ Pause…
+            ‖ Pause…
           </button>
         )}
         <button type="button" onClick={() => void triggerNow()} disabled={busy} data-testid="trigger-now">
@@ -138,7 +138,7 @@ export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
           ⟲ Backfill…
         </button>
         <button type="button" className="danger" onClick={() => show("delete")} data-testid="delete-schedule">
-          🗑 Delete…
+          ✕ Delete…
         </button>
       </div>
       {notice && (

@@ -3,7 +3,6 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { RunsTable } from "../runs/runs-table";
-import { scheduleStatsQuery } from "../ui/overview-queries";
 import { formatDuration, formatInZone } from "../ui/time-format";
 import { FirePreview } from "./fire-preview";
 import { LatenessSparkline } from "./lateness-sparkline";
@@ -47,11 +46,9 @@ function Policies({ s }: { s: ScheduleView }) {
 
 export function ScheduleDetail({ id }: { id: string }) {
   const q = useQuery(scheduleQuery(id));
-  const stats = useQuery(scheduleStatsQuery());
   if (q.isLoading) return <p className="muted">Loading schedule…</p>;
   if (q.error) return <p className="error">Could not load schedule: {q.error.message}</p>;
   const s = q.data!.schedule;
-  const st = stats.data?.schedules.find((x) => x.scheduleId === id);
   return (
     <div data-testid="schedule-detail" data-name={s.name}>
       <div className="row page-head">
@@ -87,7 +84,13 @@ export function ScheduleDetail({ id }: { id: string }) {
               {s.revision} <span className="muted small">updated {formatInZone(s.updatedAt)}</span>
             </dd>
             <dt>Lateness</dt>
-            <dd>{st ? <LatenessSparkline points={st.lateness} /> : "…"}</dd>
+            <dd>
+              <LatenessSparkline values={s.recentLateness} jitterMs={s.startJitterMs} />
+            </dd>
+            <dt>Last 24 h</dt>
+            <dd>
+              {s.counts24h.late} late · {s.counts24h.missed} missed · {s.counts24h.hollow} hollow · {s.counts24h.failed} failed
+            </dd>
           </dl>
         </section>
         <section className="card" aria-labelledby="policies-title">

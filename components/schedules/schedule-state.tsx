@@ -8,7 +8,7 @@ export function ScheduleState({ schedule, detailed = false }: { schedule: Schedu
   if (!p) return <span className="pill ok" data-testid="schedule-state" data-state="active">● active</span>;
   return (
     <div data-testid="schedule-state" data-state="paused">
-      <span className="pill warn">⏸ paused</span>
+      <span className="pill warn">‖ paused</span>
       <div className="small">
         by {p.by ?? "unknown"}
         {p.reason ? <>: “{p.reason}”</> : null}

@@ -54,7 +54,10 @@ export const triggerPreviewQuery = (trigger: TriggerBody, count = 10) =>
     staleTime: 5_000,
   });
 
-/** A schedule as GET /api/schedules[/:id] returns it (core/schedules/schedule-record.ts, dates as ISO text). */
+/**
+ * A schedule as GET /api/schedules[/:id] returns it (core/schedules/list-schedules.ts ScheduleListItem: the
+ * schedule record plus next fire, last outcome, 24 h counts and recent lateness; dates as ISO text).
+ */
 export interface ScheduleView {
   id: string;
   name: string;
@@ -88,6 +91,11 @@ export interface ScheduleView {
   createdBy: string | null;
   createdAt: string;
   updatedAt: string;
+  nextFireAt: string | null;
+  lastRun: { id: string; state: string; plannedAt: string; finishedAt: string | null; latenessMs: number | null } | null;
+  counts24h: { late: number; missed: number; hollow: number; failed: number };
+  /** Lateness (ms) of the most recent started runs, oldest first. */
+  recentLateness: number[];
 }
 
 export const schedulesQuery = () =>

@@ -1,7 +1,6 @@
 "use client";
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { scheduleStatsQuery, type ScheduleStatsView } from "../ui/overview-queries";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatInZone, formatRelative, viewerZone } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -13,10 +12,9 @@ function zoneOf(s: ScheduleView): string {
   return s.trigger.kind === "cron" ? s.trigger.timezone : s.timezone || "UTC";
 }
 
-function Counts({ c }: { c: ScheduleStatsView["last24h"] | undefined }) {
-  if (!c) return <span className="muted">—</span>;
+function Counts({ c }: { c: ScheduleView["counts24h"] }) {
   const items = [
-    { n: c.late, label: "late", icon: "⏰", tone: "warn" },
+    { n: c.late, label: "late", icon: "◷", tone: "warn" },
     { n: c.missed, label: "missed", icon: "⚠", tone: "warn" },
     { n: c.hollow, label: "hollow", icon: "○", tone: "warn" },
     { n: c.failed, label: "failed", icon: "✕", tone: "bad" },
@@ -28,7 +26,6 @@ function Counts({ c }: { c: ScheduleStatsView["last24h"] | undefined }) {
           <span aria-hidden="true">{i.icon}</span> {i.n} {i.label}
         </span>
       ))}
-      <span className="muted small">of {c.total} runs</span>
     </div>
   );
 }
@@ -36,7 +33,6 @@ function Counts({ c }: { c: ScheduleStatsView["last24h"] | undefined }) {
 /** Every schedule with its state, next fire, last outcome, lateness and the last 24 h at a glance. */
 export function SchedulesTable() {
   const schedules = useQuery(schedulesQuery());
-  const stats = useQuery(scheduleStatsQuery());
   const now = useNow(1000);
   const me = viewerZone();
   if (schedules.isLoading) return <p className="muted">Loading schedules…</p>;
@@ -52,7 +48,6 @@ export function SchedulesTable() {
       </div>
     );
   }
-  const byId = new Map((stats.data?.schedules ?? []).map((s) => [s.scheduleId, s]));
   return (
     <table className="table" data-testid="schedules-table">
       <thead>
@@ -68,7 +63,6 @@ export function SchedulesTable() {
       </thead>
       <tbody>
         {list.map((s) => {
-          const st = byId.get(s.id);
           const zone = zoneOf(s);
           return (
             <tr key={s.id} data-testid="schedule-row" data-name={s.name}>
@@ -89,31 +83,33 @@ export function SchedulesTable() {
               <td data-testid="next-fire">
                 {s.paused ? (
                   <span className="muted">paused</span>
-                ) : st?.nextFireAt ? (
+                ) : s.nextFireAt ? (
                   <>
-                    <div>{formatRelative(st.nextFireAt, now)}</div>
-                    <div className="small mono">{formatInZone(st.nextFireAt, zone)}</div>
-                    {me !== zone && <div className="small mono muted">{formatInZone(st.nextFireAt, me)} (you)</div>}
+                    <div>{formatRelative(s.nextFireAt, now)}</div>
+                    <div className="small mono">{formatInZone(s.nextFireAt, zone)}</div>
+                    {me !== zone && <div className="small mono muted">{formatInZone(s.nextFireAt, me)} (you)</div>}
                   </>
                 ) : (
-                  <span className="muted">{st ? "no further fires" : "…"}</span>
+                  <span className="muted">no further fires</span>
                 )}
               </td>
               <td>
-                {st?.lastRun ? (
+                {s.lastRun ? (
                   <>
-                    <Link href={`/runs/${st.lastRun.runId}`}>
-                      <RunStatePill state={st.lastRun.state} />
+                    <Link href={`/runs/${s.lastRun.id}`}>
+                      <RunStatePill state={s.lastRun.state} />
                     </Link>
-                    <div className="small muted">{formatRelative(st.lastRun.finishedAt ?? st.lastRun.plannedAt, now)}</div>
+                    <div className="small muted">{formatRelative(s.lastRun.finishedAt ?? s.lastRun.plannedAt, now)}</div>
                   </>
                 ) : (
                   <span className="muted">never ran</span>
                 )}
               </td>
-              <td>{st ? <LatenessSparkline points={st.lateness} /> : null}</td>
               <td>
-                <Counts c={st?.last24h} />
+                <LatenessSparkline values={s.recentLateness} jitterMs={s.startJitterMs} />
+              </td>
+              <td>
+                <Counts c={s.counts24h} />
               </td>
             </tr>
           );

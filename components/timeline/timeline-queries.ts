@@ -4,49 +4,67 @@ import { fetchJson } from "../ui/fetch-json";
 import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { resolveWindow, windowKey, type TimelineWindow } from "./timeline-window";
 
-/** GET /api/timeline — PLACEHOLDER until the route lands; mapped by toTimelineModel. */
+/**
+ * GET /api/timeline (core/runs/timeline.ts): compact on purpose. Times are ms offsets from t0; state and kind
+ * are indexes into `states` / `kinds`; attempts are listed only for runs with more than one.
+ */
 export interface TimelineApi {
   from: string;
   to: string;
   now: string;
-  schedules: { id: string; name: string }[];
-  runs: {
-    id: string;
-    scheduleId: string;
-    kind: string;
-    state: string;
-    plannedAt: string;
-    dueAt: string | null;
-    startedAt: string | null;
-    finishedAt: string | null;
-    latenessMs: number | null;
-    attempts: { number: number; startedAt: string; finishedAt: string | null; state: string }[];
-  }[];
+  t0: number;
+  states: string[];
+  kinds: string[];
+  schedules: { id: string; name: string; paused: boolean }[];
+  /** [scheduleIndex, plannedAt, stateIndex, kindIndex, dueAt, startedAt, finishedAt, latenessMs, runId] */
+  runs: [number, number, number, number, number, number | null, number | null, number | null, string][];
+  /** [runIndex, number, startedAt, finishedAt, state] */
+  attempts: [number, number, number, number | null, string][];
+  truncated: boolean;
 }
 
-const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) : null);
+export interface TimelineData {
+  model: TimelineModel;
+  truncated: boolean;
+}
 
 export function toTimelineModel(api: TimelineApi): TimelineModel {
+  const { t0 } = api;
   const now = Date.parse(api.now);
-  const byLane = new Map<string, TimelineRun[]>(api.schedules.map((s) => [s.id, []]));
-  for (const r of api.runs) {
-    let list = byLane.get(r.scheduleId);
-    if (!list) byLane.set(r.scheduleId, (list = []));
-    list.push({
-      runId: r.id,
-      kind: r.kind,
-      state: r.state,
-      plannedAt: Date.parse(r.plannedAt),
-      dueAt: ms(r.dueAt),
-      startedAt: ms(r.startedAt),
-      finishedAt: ms(r.finishedAt),
-      latenessMs: r.latenessMs,
-      attempts: r.attempts.map((a) => ({ number: a.number, startedAt: Date.parse(a.startedAt), finishedAt: ms(a.finishedAt), state: a.state })),
-    });
+  const at = (off: number | null) => (off === null ? null : t0 + off);
+  const laneRuns: TimelineRun[][] = api.schedules.map(() => []);
+  const runs: TimelineRun[] = new Array(api.runs.length);
+  api.runs.forEach(([si, planned, stateIdx, kindIdx, due, started, finished, lateness, id], i) => {
+    const state = api.states[stateIdx] ?? "planned";
+    const startedAt = at(started);
+    const finishedAt = at(finished);
+    const run: TimelineRun = {
+      runId: id,
+      kind: api.kinds[kindIdx] ?? "scheduled",
+      state,
+      plannedAt: t0 + planned,
+      dueAt: t0 + due,
+      startedAt,
+      finishedAt,
+      latenessMs: lateness,
+      // One attempt is implied by the run's own start and finish; retried runs get theirs below.
+      // (a run waiting for its retry has no finish time of its own: its attempt is drawn as a sliver).
+      attempts: startedAt === null ? [] : [{ number: 1, startedAt, finishedAt: state === "running" ? null : (finishedAt ?? startedAt), state }],
+    };
+    runs[i] = run;
+    laneRuns[si]?.push(run);
+  });
+  const retried = new Map<number, TimelineRun["attempts"]>();
+  for (const [ri, number, started, finished, state] of api.attempts) {
+    let list = retried.get(ri);
+    if (!list) retried.set(ri, (list = []));
+    list.push({ number, startedAt: t0 + started, finishedAt: at(finished), state });
   }
-  const names = new Map(api.schedules.map((s) => [s.id, s.name]));
-  const lanes = [...byLane].map(([id, runs]) => finishLane(id, names.get(id) ?? id.slice(0, 8), runs, now));
-  lanes.sort((a, b) => a.name.localeCompare(b.name));
+  for (const [ri, attempts] of retried) {
+    const run = runs[ri];
+    if (run) run.attempts = attempts.sort((a, b) => a.number - b.number);
+  }
+  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.paused ? `${s.name} (paused)` : s.name, laneRuns[i]!, now));
   return { from: Date.parse(api.from), to: Date.parse(api.to), now, lanes };
 }
 
@@ -58,7 +76,8 @@ export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined)
       const { from, to } = resolveWindow(w, Date.now());
       const p = new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString() });
       if (scheduleId) p.set("scheduleId", scheduleId);
-      return toTimelineModel(await fetchJson<TimelineApi>(`/api/timeline?${p}`));
+      const api = await fetchJson<TimelineApi>(`/api/timeline?${p}`);
+      return { model: toTimelineModel(api), truncated: api.truncated } satisfies TimelineData;
     },
     // The model is rebuilt whole on every fetch; comparing 20k runs deeply would only cost time.
     structuralSharing: false,

@@ -24,7 +24,7 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
   const [visible, setVisible] = useState<ReadonlySet<string>>(() => new Set(ALL_BUCKETS));
   const schedules = useQuery({ ...schedulesQuery(), refetchInterval: 10_000 });
   const q = useQuery({ ...timelineQuery(win, scheduleId), placeholderData: (prev) => prev });
-  const model = q.data;
+  const model = q.data?.model;
   const counts = useMemo(() => countByOutcome(model), [model]);
   const onZoom = useCallback((from: number, to: number) => setWin({ kind: "fixed", from: Math.round(from), to: Math.round(to) }), []);
   const presetKey = WINDOW_PRESETS.find((p) => windowKey(p.window) === windowKey(win)) ? windowKey(win) : "custom";
@@ -55,7 +55,7 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
           ← Earlier
         </button>
         <button type="button" onClick={() => setWin((w) => zoomWindow(w, Date.now(), 0.5))} aria-label="Zoom in">
-          ＋ Zoom in
+          + Zoom in
         </button>
         <button type="button" onClick={() => setWin((w) => zoomWindow(w, Date.now(), 2))} aria-label="Zoom out">
           − Zoom out
@@ -85,6 +85,7 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
           drag across the chart to zoom; hover a mark for details, click to open the run.
         </p>
       )}
+      {q.data?.truncated && <p className="banner warn">⚠ More than 60,000 runs in this window: only the first are drawn. Zoom in or pick one schedule.</p>}
       {q.error && <p className="error">Could not load the timeline: {q.error.message}</p>}
       {q.isLoading && <p className="muted">Loading timeline…</p>}
       {model && model.lanes.length === 0 && <p className="muted">No schedules have occurrences in this window.</p>}

@@ -7,7 +7,7 @@ const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: st
   { key: "zombie", label: "zombie", icon: "☠", href: "/runs?state=zombie" },
   { key: "missed", label: "missed", icon: "⚠", href: "/runs?state=missed" },
   { key: "hollow", label: "hollow", icon: "○", href: "/runs?state=hollow" },
-  { key: "late", label: "late", icon: "⏰", href: "/timeline" },
+  { key: "late", label: "late", icon: "◷", href: "/timeline" },
 ];
 
 /** Header badge: anything late, missed, hollow or zombie in the last hour, each linking to those runs. */

@@ -17,25 +17,9 @@ export interface OverviewView {
   queued: number;
 }
 
-export interface ScheduleStatsView {
-  scheduleId: string;
-  lastRun: { runId: string; state: string; plannedAt: string; finishedAt: string | null } | null;
-  nextFireAt: string | null;
-  nextFireSource: "planned" | "computed" | null;
-  last24h: { late: number; missed: number; hollow: number; failed: number; total: number };
-  lateness: { plannedAt: string; latenessMs: number }[];
-}
-
 export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"],
     queryFn: () => fetchJson<OverviewView>("/api/overview"),
-    refetchInterval: 2000,
-  });
-
-export const scheduleStatsQuery = () =>
-  queryOptions({
-    queryKey: ["overview", "schedules"],
-    queryFn: () => fetchJson<{ now: string; schedules: ScheduleStatsView[] }>("/api/overview/schedules"),
     refetchInterval: 2000,
   });
