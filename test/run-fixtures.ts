@@ -126,6 +126,7 @@ export async function runEvents(db: pg.Pool | pg.Client, runId: string): Promise
 export async function waitForWorkerReady(w: { logs: string[]; workerId: () => Promise<string> }): Promise<string> {
   const id = await w.workerId();
   const { waitFor } = await import("./wait-for");
-  await waitFor("the worker to start its services", () => w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 60_000 });
+  await waitFor("the worker to start its services", () => w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 90_000 });
+  await waitFor("the worker's executor threads to warm up", () => w.logs.some((l) => l.includes('"executor threads warm"')), { timeoutMs: 90_000 });
   return id;
 }

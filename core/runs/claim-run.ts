@@ -9,6 +9,7 @@ import { systemActor } from "../auth/roles";
 import { recordRunEvent } from "./record-run-event";
 import { lockRunScope, type LockedRun, type RunScope } from "./lock-run-scope";
 import { cancelRunInTransaction } from "./cancel-run";
+import { wakeRuns } from "./wake-waiting-runs";
 
 export interface ClaimRequest {
   runId: string;
@@ -48,14 +49,14 @@ export async function claimRun(tx: Queryable, boss: PgBoss, req: ClaimRequest): 
     await completeJob(tx, boss, req.jobId);
     return { kind: "not_found" };
   }
-  const result = await decide(tx, scope, req);
+  const result = await decide(tx, boss, scope, req);
   // A started attempt keeps its job active until the attempt finishes; every other outcome is final
   // for this delivery.
   if (result.kind !== "start") await completeJob(tx, boss, req.jobId);
   return result;
 }
 
-async function decide(tx: Queryable, scope: RunScope, req: ClaimRequest): Promise<ClaimResult> {
+async function decide(tx: Queryable, boss: PgBoss, scope: RunScope, req: ClaimRequest): Promise<ClaimResult> {
   const { run, schedule, group } = scope;
   const event = (type: Parameters<typeof recordRunEvent>[1]["type"], message: string, data?: Record<string, unknown>) =>
     recordRunEvent(tx, { runId: run.id, type, attempt: req.attempt, workerId: req.workerId, message, data: { jobId: req.jobId, ...data } });
@@ -116,12 +117,22 @@ async function decide(tx: Queryable, scope: RunScope, req: ClaimRequest): Promis
   }
 
   if (group) {
-    const { rows } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM runs WHERE concurrency_group = $1 AND state = 'running' AND id <> $2`,
-      [group.name, run.id],
+    const { rows } = await tx.query<{ running: number; older: string[] }>(
+      `SELECT (SELECT count(*)::int FROM runs WHERE concurrency_group = $1 AND state = 'running' AND id <> $2) AS running,
+              ARRAY(SELECT id FROM runs
+                     WHERE concurrency_group = $1 AND state = 'queued' AND wait_reason = 'concurrency' AND (due_at, id) < ($3, $2::uuid)
+                     ORDER BY due_at, id LIMIT $4) AS older`,
+      [group.name, run.id, run.dueAt, group.maxRunning],
     );
-    if (rows[0]!.n >= group.maxRunning) {
-      return wait(tx, run, "concurrency", event, { group: group.name, maxRunning: group.maxRunning, running: rows[0]!.n });
+    const { running, older } = rows[0]!;
+    const data = { group: group.name, maxRunning: group.maxRunning, running };
+    if (running >= group.maxRunning) return wait(tx, run, "concurrency", event, data);
+    if (older.length > 0) {
+      // First come, first served: a free slot goes to runs that have waited longer (woken now), not
+      // to whichever job was fetched first.
+      const woken = older.slice(0, group.maxRunning - running);
+      await wakeRuns(tx, boss, woken, "a slot is free and it waited longer");
+      return wait(tx, run, "concurrency", event, { ...data, yieldedTo: woken });
     }
   }
 

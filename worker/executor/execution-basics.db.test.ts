@@ -16,7 +16,7 @@ beforeAll(async () => {
   boss = await startTestBoss(db.url);
   worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500" });
   await waitForWorkerReady(worker);
-});
+}, 180_000);
 
 afterAll(async () => {
   await worker?.stop();

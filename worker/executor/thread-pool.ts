@@ -43,6 +43,7 @@ export class ThreadPool {
   private all = new Set<PooledThread>();
   private nextId = 1;
   private stopped = false;
+  private warm = false;
 
   constructor(
     readonly size: number,
@@ -51,9 +52,14 @@ export class ThreadPool {
     private readonly onAvailable: () => void,
   ) {}
 
-  /** Starts the threads and resolves when all are ready (or have failed and are being retried). */
+  /**
+   * Resolves when the first thread is ready; the others warm up behind it. Loading the handler
+   * modules costs each thread a few hundred ms of CPU, so a worker takes work after one thread's
+   * cost instead of all of them (several threads starting at once share the same cores anyway).
+   */
   async start(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+    await this.spawn();
+    for (let i = 1; i < this.size; i++) void this.spawn();
   }
 
   idleCount(): number {
@@ -107,6 +113,10 @@ export class ThreadPool {
       worker.on("message", (m: FromThread) => {
         if (m.type === "ready" && !t.ready) {
           t.ready = true;
+          if (!this.warm && [...this.all].every((x) => x.ready) && this.all.size === this.size) {
+            this.warm = true;
+            this.log.info({ threads: this.size }, "executor threads warm");
+          }
           if (!t.dead && !this.stopped) {
             this.idle.push(t);
             this.onAvailable();

@@ -24,7 +24,7 @@ beforeAll(async () => {
   await waitForWorkerReady(worker);
   operator = await createTestToken(db.url, "operator");
   viewer = await createTestToken(db.url, "viewer");
-});
+}, 180_000);
 
 afterAll(async () => {
   await worker?.stop();
