@@ -5,7 +5,9 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../db/pool";
-import { sendRunJob } from "../queue/send-run-job";
+import { RUN_QUEUE } from "../queue/boss";
+import { jobIdFor } from "../queue/job-id";
+import { DUE_CHANNEL, type RunJobData } from "../queue/send-run-job";
 import { recordRunEvents } from "./record-run-event";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 
@@ -96,20 +98,14 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
 /** Sends each locked run its job and marks it queued. `dueNow`: due_at becomes the row's `due_at` value. */
 async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow: boolean): Promise<void> {
   if (rows.length === 0) return;
-  const wakes: number[] = [];
-  for (const r of rows) {
-    // A run enqueued before (then held by a pause or rescued after a misfire) may still have its old job,
-    // already consumed or about to be: the next wake number gives the new job its own id.
-    const wake = r.enqueued_at === null ? r.wakes : r.wakes + 1;
-    wakes.push(wake);
-    await sendRunJob(tx, boss, {
-      runId: r.id,
-      attempt: 1,
-      wake,
-      dueAt: r.due_at,
-      expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
-    });
-  }
+  // A run enqueued before (then held by a pause or rescued after a misfire) may still have its old job,
+  // already consumed or about to be: the next wake number gives the new job its own id.
+  const wakes = rows.map((r) => (r.enqueued_at === null ? r.wakes : r.wakes + 1));
+  await sendRunJobs(
+    tx,
+    boss,
+    rows.map((r, i) => ({ runId: r.id, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 })),
+  );
   await tx.query(
     `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
             wakes = u.wake, due_at = CASE WHEN $3 THEN u.due_at ELSE r.due_at END
@@ -127,4 +123,31 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
       data: { dueAt: r.due_at.toISOString(), wake: wakes[i] },
     })),
   );
+}
+
+/**
+ * The batch form of sendRunJob (core/queue/send-run-job.ts) for the planner, which enqueues hundreds of runs
+ * per tick: the same job ids (jobIdFor), data, startAfter and expiry, in one INSERT (pg-boss insert ends in
+ * ON CONFLICT DO NOTHING, so a repeated job is a no-op) on the caller's transaction, and one NOTIFY 'vigil_due'
+ * per due time so dispatchers arm their timers, delivered at commit.
+ */
+export async function sendRunJobs(
+  tx: Queryable,
+  boss: PgBoss,
+  jobs: (RunJobData & { dueAt: Date; expireInSeconds: number; wake: number })[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await boss.insert(
+    RUN_QUEUE,
+    jobs.map((j) => ({
+      id: jobIdFor(j.runId, j.attempt, j.wake),
+      data: { runId: j.runId, attempt: j.attempt } satisfies RunJobData,
+      startAfter: j.dueAt,
+      expireInSeconds: j.expireInSeconds,
+      retryLimit: 0,
+    })),
+    { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
+  );
+  const dueTimes = [...new Set(jobs.map((j) => String(j.dueAt.getTime())))];
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, dueTimes]);
 }

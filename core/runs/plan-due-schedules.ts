@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../db/pool";
 import { SCHEDULE_COLUMNS, toSchedule, type Schedule } from "../schedules/schedule-record";
-import { planOccurrences } from "./plan-occurrences";
+import { insertOccurrencesOfSchedules, occurrencesBetween, type OccurrenceInput } from "./plan-occurrences";
 
 export interface PlanStepResult {
   schedules: number;
@@ -17,9 +17,9 @@ export async function planDueSchedules(
   pool: pg.Pool,
   opts: { horizonSeconds: number; batchSize?: number; maxBatches?: number },
 ): Promise<PlanStepResult> {
-  const batchSize = opts.batchSize ?? 100;
+  const batchSize = opts.batchSize ?? 200;
   const result: PlanStepResult = { schedules: 0, inserted: 0 };
-  for (let i = 0; i < (opts.maxBatches ?? 50); i++) {
+  for (let i = 0; i < (opts.maxBatches ?? 25); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query(
         `SELECT ${SCHEDULE_COLUMNS}, clock_timestamp() AS db_now
@@ -31,11 +31,9 @@ export async function planDueSchedules(
             FOR UPDATE OF s SKIP LOCKED`,
         [opts.horizonSeconds, batchSize],
       );
-      for (const row of rows) {
-        const now: Date = row.db_now;
-        const until = new Date(now.getTime() + opts.horizonSeconds * 1000);
-        result.inserted += await planScheduleThrough(tx, toSchedule(row), until);
-      }
+      if (rows.length === 0) return 0;
+      const until = new Date((rows[0].db_now as Date).getTime() + opts.horizonSeconds * 1000);
+      result.inserted += await planSchedulesThrough(tx, rows.map(toSchedule), until);
       return rows.length;
     }, pool);
     result.schedules += n;
@@ -45,19 +43,40 @@ export async function planDueSchedules(
 }
 
 /**
- * Writes the schedule's fires from its cursor through `until` (several calls for a long gap, e.g. after
- * downtime) and moves the cursor. The caller holds the schedule's row lock. Returns rows inserted.
+ * Writes the schedules' fires from their cursors through `until` (a long gap, e.g. after downtime, over several
+ * rounds) and moves their cursors; one INSERT and one UPDATE per round for all of them. The caller holds the
+ * schedules' row locks. Returns rows inserted.
  */
-export async function planScheduleThrough(tx: Queryable, schedule: Schedule, until: Date, maxCalls = 10): Promise<number> {
-  let cursor = schedule.plannedThrough ?? schedule.createdAt;
+export async function planSchedulesThrough(tx: Queryable, schedules: readonly Schedule[], until: Date, maxRounds = 10): Promise<number> {
+  const cursors = new Map(schedules.map((s) => [s.id, s.plannedThrough ?? s.createdAt]));
   let inserted = 0;
-  for (let call = 0; call < maxCalls && cursor.getTime() < until.getTime(); call++) {
-    const r = await planOccurrences(tx, schedule, { from: cursor, until });
-    inserted += r.inserted.length;
-    cursor = r.cursor;
+  for (let round = 0; round < maxRounds; round++) {
+    const items: (OccurrenceInput & { scheduleId: string })[] = [];
+    for (const s of schedules) {
+      const from = cursors.get(s.id)!;
+      if (from.getTime() >= until.getTime()) continue;
+      const planned = occurrencesBetween(s, { from, until });
+      items.push(...planned.items);
+      cursors.set(s.id, planned.cursor);
+    }
+    if (items.length === 0) break;
+    for (let i = 0; i < items.length; i += INSERT_CHUNK) {
+      inserted += (await insertOccurrencesOfSchedules(tx, "scheduled", items.slice(i, i + INSERT_CHUNK))).length;
+    }
   }
-  if (schedule.plannedThrough === null || cursor.getTime() !== schedule.plannedThrough.getTime()) {
-    await tx.query(`UPDATE schedules SET planned_through = $2 WHERE id = $1`, [schedule.id, cursor.toISOString()]);
+  const moved = schedules.filter((s) => s.plannedThrough?.getTime() !== cursors.get(s.id)!.getTime());
+  if (moved.length > 0) {
+    await tx.query(
+      `UPDATE schedules s SET planned_through = u.cursor FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, cursor) WHERE s.id = u.id`,
+      [moved.map((s) => s.id), moved.map((s) => cursors.get(s.id)!.toISOString())],
+    );
   }
   return inserted;
 }
+
+/** One schedule (resume, tests); the caller holds its row lock. */
+export function planScheduleThrough(tx: Queryable, schedule: Schedule, until: Date): Promise<number> {
+  return planSchedulesThrough(tx, [schedule], until);
+}
+
+const INSERT_CHUNK = 5000;

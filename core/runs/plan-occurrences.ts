@@ -35,9 +35,9 @@ export function withJitter(plannedAt: Date, jitterMs: number): Date {
 }
 
 /**
- * Inserts occurrences in one statement (unnest of arrays), snapshotting what execution needs from the
- * schedule row (handler, payload, timeout, grace, attempts, group), and writes a 'planned' event for each
- * row actually inserted. Rows that already exist are left alone. Returns the inserted ones.
+ * Inserts occurrences in one statement (unnest of arrays), snapshotting what execution needs from each row's
+ * schedule (handler, payload, timeout, grace, attempts, group), and writes a 'planned' event for each row
+ * actually inserted. Rows that already exist are left alone. Returns the inserted ones.
  */
 export async function insertOccurrences(
   db: Queryable,
@@ -46,25 +46,34 @@ export async function insertOccurrences(
   items: readonly OccurrenceInput[],
   opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown> } = {},
 ): Promise<InsertedOccurrence[]> {
+  return insertOccurrencesOfSchedules(db, kind, items.map((i) => ({ ...i, scheduleId })), opts);
+}
+
+/** The same for occurrences of many schedules at once (a planner batch): still one statement. */
+export async function insertOccurrencesOfSchedules(
+  db: Queryable,
+  kind: RunKind,
+  items: readonly (OccurrenceInput & { scheduleId: string })[],
+  opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown> } = {},
+): Promise<(InsertedOccurrence & { scheduleId: string })[]> {
   if (items.length === 0) return [];
-  const { rows } = await db.query<{ id: string; planned_at: Date }>(
+  const { rows } = await db.query<{ id: string; schedule_id: string; planned_at: Date }>(
     `WITH ins AS (
        INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, idempotency_key, state, wait_reason, handler, payload,
                          timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-       SELECT coalesce(p.id, gen_random_uuid()), s.id, $2, p.planned_at, p.due_at, p.key, 'planned', $6, s.handler, s.payload,
+       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.due_at, p.key, 'planned', $6, s.handler, s.payload,
               s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
-         FROM schedules s
-        CROSS JOIN unnest($3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[]) AS p(planned_at, due_at, key, id)
-        WHERE s.id = $1
+         FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[]) AS p(schedule_id, planned_at, due_at, key, id)
+         JOIN schedules s ON s.id = p.schedule_id
        ON CONFLICT DO NOTHING
-       RETURNING id, planned_at
+       RETURNING id, schedule_id, planned_at
      ), ev AS (
        INSERT INTO run_events (run_id, type, message, data) SELECT id, 'planned', $7, $8::jsonb FROM ins
      )
-     SELECT id, planned_at FROM ins ORDER BY planned_at`,
+     SELECT id, schedule_id, planned_at FROM ins ORDER BY planned_at`,
     [
-      scheduleId,
       kind,
+      items.map((i) => i.scheduleId),
       items.map((i) => i.plannedAt.toISOString()),
       items.map((i) => i.dueAt.toISOString()),
       items.map((i) => i.idempotencyKey),
@@ -74,33 +83,31 @@ export async function insertOccurrences(
       items.map((i) => i.id ?? null),
     ],
   );
-  return rows.map((r) => ({ id: r.id, plannedAt: r.planned_at }));
+  return rows.map((r) => ({ id: r.id, scheduleId: r.schedule_id, plannedAt: r.planned_at }));
 }
 
 /** Fires per planning call; a longer gap is written over several calls, the cursor advancing each time. */
 export const MAX_PLANNED_PER_CALL = MAX_FIRE_TIMES;
 
 /**
- * Writes the schedule's fires in (from, until] as 'scheduled' occurrences and returns the new cursor: `until`,
- * or the last fire written when the range held more than one call's worth. The caller holds the schedule
- * row lock and stores the cursor in planned_through.
+ * The schedule's fires in (from, until] as occurrence rows to insert, and the cursor after them: `until`, or the
+ * last fire when the range held more than one call's worth (the rest is planned from there next time).
  */
-export async function planOccurrences(
-  db: Queryable,
+export function occurrencesBetween(
   schedule: Pick<Schedule, "id" | "trigger" | "createdAt" | "startJitterMs">,
   range: { from: Date; until: Date },
-): Promise<{ cursor: Date; inserted: InsertedOccurrence[]; fires: number }> {
-  if (range.until.getTime() <= range.from.getTime()) return { cursor: range.from, inserted: [], fires: 0 };
+): { items: (OccurrenceInput & { scheduleId: string })[]; cursor: Date } {
+  if (range.until.getTime() <= range.from.getTime()) return { items: [], cursor: range.from };
   const fires = computeFireTimesBetween(schedule.trigger, range.from, range.until, {
     anchor: schedule.createdAt,
     limit: MAX_PLANNED_PER_CALL,
   });
   const items = fires.map((f) => ({
+    scheduleId: schedule.id,
     plannedAt: f.at,
     dueAt: withJitter(f.at, schedule.startJitterMs),
     idempotencyKey: occurrenceKey("scheduled", schedule.id, f.at),
   }));
-  const inserted = await insertOccurrences(db, schedule.id, "scheduled", items);
   const truncated = fires.length === MAX_PLANNED_PER_CALL;
-  return { cursor: truncated ? fires.at(-1)!.at : range.until, inserted, fires: fires.length };
+  return { items, cursor: truncated ? fires.at(-1)!.at : range.until };
 }

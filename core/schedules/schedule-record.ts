@@ -58,8 +58,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function toSchedule(r: any): Schedule {
-  // Stored triggers were validated on the way in; parsing again restores defaults such as `dst`.
-  const trigger = triggerSchema.parse(r.trigger);
+  const trigger = storedTrigger(r.trigger);
   return {
     id: r.id,
     name: r.name,
@@ -96,6 +95,16 @@ export function toSchedule(r: any): Schedule {
     updatedAt: r.updated_at,
     deletedAt: r.deleted_at,
   };
+}
+
+/**
+ * Stored triggers were validated (and defaults filled) on the way in. Re-validating on every read would redo the
+ * cron "can it ever fire" search for each row of a 1,000-schedule list; only a defensive default is restored.
+ */
+export function storedTrigger(json: unknown): Trigger {
+  const t = json as Trigger;
+  if (t.kind === "cron" && !t.dst) return triggerSchema.parse(t);
+  return t;
 }
 
 /** A live (not deleted) schedule, or null. */
