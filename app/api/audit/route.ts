@@ -1,0 +1,7 @@
+import { apiRoute } from "../_lib/api-route";
+import { auditListQuerySchema } from "@/core/audit/audit-filter";
+import { listAudit } from "@/core/audit/list-audit";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute({ access: "viewer", query: auditListQuerySchema }, async ({ query }) => listAudit(query));

@@ -1,0 +1,6 @@
+import { apiRoute } from "../../_lib/api-route";
+import { verifyAudit } from "@/core/audit/verify-audit";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute({ access: "viewer" }, async () => verifyAudit());

@@ -1,0 +1,80 @@
+import { infiniteQueryOptions } from "@tanstack/react-query";
+import { fetchJson } from "../ui/fetch-json";
+
+export interface AuditFilterValues {
+  actor?: string;
+  action?: string;
+  target?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+}
+
+export const FILTER_KEYS = ["actor", "action", "target", "from", "to", "q"] as const;
+
+export interface AuditEventView {
+  id: number;
+  at: string;
+  actorType: string;
+  actorId: string | null;
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  before: unknown;
+  after: unknown;
+  reason: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  hash: string;
+}
+
+export interface AuditPage {
+  events: AuditEventView[];
+  nextCursor: string | null;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  checked: number;
+  brokenId: number | null;
+  problem: string | null;
+  verifiedAt: string;
+}
+
+/** Known actions, offered as suggestions; the filter accepts any. */
+export const KNOWN_ACTIONS = [
+  "schedule.create", "schedule.edit", "schedule.delete", "schedule.pause", "schedule.resume", "schedule.auto_resume",
+  "schedule.trigger", "schedule.backfill", "run.cancel", "run.missed", "run.zombie_reaped",
+  "auth.login", "auth.login_failure", "auth.login_blocked", "auth.logout",
+  "user.create", "user.role_change", "user.disable", "user.enable", "user.password_reset", "user.rename",
+  "token.create", "token.revoke", "audit.export",
+];
+
+export function filterFromParams(params: URLSearchParams): AuditFilterValues {
+  const f: AuditFilterValues = {};
+  for (const k of FILTER_KEYS) {
+    const v = params.get(k);
+    if (v) f[k] = v;
+  }
+  return f;
+}
+
+export function filterToParams(f: AuditFilterValues): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const k of FILTER_KEYS) if (f[k]) p.set(k, f[k]!);
+  return p;
+}
+
+export const auditQuery = (filter: AuditFilterValues) =>
+  infiniteQueryOptions({
+    queryKey: ["audit", filter],
+    queryFn: ({ pageParam }) => {
+      const p = filterToParams(filter);
+      p.set("limit", "50");
+      if (pageParam) p.set("cursor", pageParam);
+      return fetchJson<AuditPage>(`/api/audit?${p}`);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });

@@ -1,0 +1,51 @@
+"use client";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { ApiError } from "../ui/fetch-json";
+import { AuditFilters } from "./audit-filters";
+import { AuditTable } from "./audit-table";
+import { VerifyPanel } from "./verify-panel";
+import { auditQuery, filterFromParams, filterToParams, type AuditFilterValues } from "./audit-queries";
+
+/** The audit page: filters live in the URL, so /audit?target=schedule:<id> is a working deep link. */
+export function AuditView() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const path = usePathname();
+  const filter = filterFromParams(new URLSearchParams(params.toString()));
+  const q = useInfiniteQuery(auditQuery(filter));
+  const events = q.data?.pages.flatMap((p) => p.events) ?? [];
+  const qs = filterToParams(filter).toString();
+  const apply = (f: AuditFilterValues) => {
+    const next = filterToParams(f).toString();
+    router.replace(next ? `${path}?${next}` : path);
+  };
+  const fieldErrors = q.error instanceof ApiError ? (q.error.fields ?? {}) : {};
+  return (
+    <>
+      <AuditFilters key={qs} value={filter} fieldErrors={fieldErrors} onApply={apply} />
+      <div className="row" style={{ marginBottom: 12 }}>
+        <VerifyPanel />
+        <span className="spacer" />
+        <a className="button" href={`/api/audit/export.csv${qs ? `?${qs}` : ""}`} download data-testid="audit-export">
+          Export CSV{qs ? " (this filter)" : ""}
+        </a>
+      </div>
+      {q.error && !Object.keys(fieldErrors).length && (
+        <p className="error" role="alert">
+          {q.error.message}
+        </p>
+      )}
+      {q.isPending && <p className="muted">Loading…</p>}
+      {q.data && events.length === 0 && <p className="muted">No audit events match these filters.</p>}
+      {events.length > 0 && <AuditTable events={events} />}
+      {q.hasNextPage && (
+        <div className="row" style={{ justifyContent: "center", marginTop: 12 }}>
+          <button type="button" onClick={() => q.fetchNextPage()} disabled={q.isFetchingNextPage}>
+            {q.isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
