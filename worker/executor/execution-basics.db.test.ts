@@ -4,7 +4,8 @@ import type { PgBoss } from "pg-boss";
 import { useTestDatabase } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
-import { createRun, insertSchedule, runEvents, runState, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
+import { createRun, enqueueRun, insertRun, insertSchedule, runEvents, runState, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
+import { sendRunJob } from "../../core/queue/send-run-job";
 
 const db = useTestDatabase("exec_basics");
 let pool: pg.Pool;
@@ -73,5 +74,27 @@ describe("execution basics", () => {
     expect(rows).toEqual([{ attempt: 1, level: "info", message: "posted" }]);
     const { rows: bal } = await pool.query(`SELECT id, balance FROM ledger_accounts WHERE id IN ('a', 'b') ORDER BY id`);
     expect(bal).toEqual([{ id: "a", balance: -7 }, { id: "b", balance: 7 }]);
+  });
+
+  it("runs the handler once when the same run's job is delivered twice (re-sent under another job id)", async () => {
+    const s = await insertSchedule(pool, { handler: "ledger.post", payload: { from: "dup-a", to: "dup-b", amount: 3 } });
+    const id = await insertRun(pool, s, { inMs: 400 });
+    await enqueueRun(pool, boss, id);
+    const { rows } = await pool.query(`SELECT due_at FROM runs WHERE id = $1`, [id]);
+    // A second job for the same attempt, as a lost acknowledgement or a second enqueue would produce.
+    const c = await pool.connect();
+    try {
+      await sendRunJob(c, boss, { runId: id, attempt: 1, wake: 9, dueAt: rows[0].due_at, expireInSeconds: 60 });
+    } finally {
+      c.release();
+    }
+    expect((await terminal(id)).state).toBe("succeeded");
+    await waitFor("the second delivery to be suppressed", async () =>
+      (await runEvents(pool, id)).some((e) => e.type === "duplicate_delivery_suppressed"),
+    );
+    const { rows: attempts } = await pool.query(`SELECT count(*)::int AS n FROM attempts WHERE run_id = $1`, [id]);
+    expect(attempts[0].n).toBe(1);
+    const { rows: entries } = await pool.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE run_id = $1`, [id]);
+    expect(entries[0].n).toBe(1);
   });
 });
