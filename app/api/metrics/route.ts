@@ -1,0 +1,18 @@
+// GET /api/metrics → Prometheus text (prom-client), built per scrape from the database.
+// Needs a viewer session or API token (`Authorization: Bearer …`), unless VIGIL_METRICS_PUBLIC=true.
+import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getEnv } from "@/core/env";
+import { collectMetrics } from "@/core/metrics/collect-metrics";
+
+export const dynamic = "force-dynamic";
+
+async function scrape(): Promise<Response> {
+  const registry = await collectMetrics(getPool(), { deadAfterMs: getEnv().VIGIL_WORKER_DEAD_AFTER_MS });
+  return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } });
+}
+
+const publicScrape = apiRoute({ access: "public" }, scrape);
+const protectedScrape = apiRoute({ access: "viewer" }, scrape);
+
+export const GET: typeof protectedScrape = (req, ctx) => (getEnv().VIGIL_METRICS_PUBLIC ? publicScrape(req, ctx) : protectedScrape(req, ctx));

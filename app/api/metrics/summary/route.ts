@@ -1,0 +1,10 @@
+// GET /api/metrics/summary → the queue and worker figures the workers page shows, as JSON:
+// { runsQueued, runsWaiting, runsRunning, runsRetrying, jobsQueued, jobsActive, liveWorkers, plannerLag: [{workerId, plannerLagMs}], openAlerts }
+import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getEnv } from "@/core/env";
+import { getQueueSummary } from "@/core/metrics/get-queue-summary";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute({ access: "viewer" }, async () => getQueueSummary(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS));

@@ -1,0 +1,62 @@
+// What the workers page and the metrics show about work in the system right now: runs waiting to
+// start (and why), running and retrying runs, pg-boss's own queue, live workers and planner lag.
+import type { Queryable } from "../db/pool";
+import { RUN_QUEUE } from "../queue/boss";
+
+export interface QueueSummary {
+  runsQueued: number;
+  /** Queued runs held back by overlap or a concurrency limit (wait_reason set). */
+  runsWaiting: number;
+  runsRunning: number;
+  runsRetrying: number;
+  /** pg-boss jobs not yet fetched (created/retry) and being worked on; null when its schema is absent. */
+  jobsQueued: number | null;
+  jobsActive: number | null;
+  liveWorkers: number;
+  plannerLag: { workerId: string; plannerLagMs: number }[];
+  openAlerts: number;
+}
+
+export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promise<QueueSummary> {
+  const [runs, jobs, workers, alerts] = await Promise.all([
+    db.query(
+      `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued,
+              count(*) FILTER (WHERE state = 'queued' AND wait_reason IS NOT NULL)::int AS waiting,
+              count(*) FILTER (WHERE state = 'running')::int AS running,
+              count(*) FILTER (WHERE state = 'retrying')::int AS retrying
+         FROM runs WHERE state IN ('queued', 'running', 'retrying')`,
+    ),
+    db
+      .query(
+        `SELECT count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS queued,
+                count(*) FILTER (WHERE state = 'active')::int AS active
+           FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`,
+        [RUN_QUEUE],
+      )
+      // Before the first worker starts, pg-boss's schema does not exist yet.
+      .catch((err: { code?: string }) => {
+        if (err.code === "42P01" || err.code === "3F000") return { rows: [{ queued: null, active: null }] };
+        throw err;
+      }),
+    db.query(
+      `SELECT id, planner_lag_ms FROM workers
+        WHERE stopped_at IS NULL AND state <> 'stopped'
+          AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)
+        ORDER BY id`,
+      [deadAfterMs],
+    ),
+    db.query(`SELECT count(*)::int AS n FROM alerts WHERE resolved_at IS NULL`),
+  ]);
+  const r = runs.rows[0];
+  return {
+    runsQueued: r.queued,
+    runsWaiting: r.waiting,
+    runsRunning: r.running,
+    runsRetrying: r.retrying,
+    jobsQueued: jobs.rows[0].queued,
+    jobsActive: jobs.rows[0].active,
+    liveWorkers: workers.rows.length,
+    plannerLag: workers.rows.filter((w) => w.planner_lag_ms !== null).map((w) => ({ workerId: w.id, plannerLagMs: w.planner_lag_ms })),
+    openAlerts: alerts.rows[0].n,
+  };
+}
