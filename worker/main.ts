@@ -7,8 +7,9 @@ import { closePool, getPool } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
-import { createExecutionServices } from "./executor/create-execution-services";
 import { createAlerter } from "./alerter";
+import { createPlanner } from "./planner";
+import { createExecutionServices } from "./executor/create-execution-services";
 import type { WorkerService } from "./service";
 import pkg from "../package.json" with { type: "json" };
 
@@ -23,10 +24,13 @@ async function main(): Promise<void> {
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
 
   const execution = createExecutionServices({ pool, boss, workerId: identity.id, connectionString: requireDatabaseUrl(), env, log });
+  const planner = createPlanner({ pool, boss, connectionString: requireDatabaseUrl(), horizonSeconds: env.VIGIL_PLAN_AHEAD_SECONDS, log });
   const services: WorkerService[] = [
-    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount() }) }),
+    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }) }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
+    // Before execution: its first tick settles misfires before this worker's dispatcher takes jobs.
+    planner,
     // Execution last: stopped first on drain (the dispatcher drains the executor within the deadline).
     ...execution.services,
   ];

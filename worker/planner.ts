@@ -1,0 +1,69 @@
+// The planner service: runs in every worker (no single point of failure). It ticks about every second, and at
+// once when a schedule changes (LISTEN 'vigil_schedules', NOTIFYed by create/edit/resume/trigger/backfill).
+// All decisions are made in core/runs/plan-tick.ts on the database clock; this file is process plumbing.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import type { Logger } from "../core/log";
+import { measurePlannerLag } from "../core/runs/plan-lag";
+import { runPlannerTick } from "../core/runs/plan-tick";
+import { SCHEDULES_CHANNEL } from "../core/schedules/notify-planner";
+import { createPgListener } from "./executor/pg-listener";
+import { every, type WorkerService } from "./service";
+
+export interface PlannerService extends WorkerService {
+  /** Planner lag measured at the last tick (ms), for the heartbeat; undefined before the first tick. */
+  lagMs(): number | undefined;
+}
+
+export function createPlanner(opts: {
+  pool: pg.Pool;
+  boss: PgBoss;
+  connectionString: string;
+  horizonSeconds: number;
+  log: Logger;
+  tickMs?: number;
+}): PlannerService {
+  const log = opts.log.child({ service: "planner" });
+  let lag: number | undefined;
+  let pokeQueued = false;
+
+  const tick = async () => {
+    pokeQueued = false;
+    const started = performance.now();
+    const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds });
+    lag = await measurePlannerLag(opts.pool);
+    const ms = Math.round(performance.now() - started);
+    if (r.missed + r.rescued + r.resumed > 0) log.info({ ...r, lagMs: lag, tickMs: ms }, "planner settled misfires");
+    else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
+  };
+  const loop = every(opts.tickMs ?? 1000, tick, (err) => log.error({ err }, "planner tick failed"));
+  const listener = createPgListener({
+    connectionString: opts.connectionString,
+    channels: [SCHEDULES_CHANNEL],
+    name: "vigil-planner-listen",
+    log,
+    onNotify: () => {
+      if (pokeQueued) return;
+      pokeQueued = true;
+      loop.poke();
+    },
+    // Notifications sent while the connection was down are lost: catch up with a tick.
+    onConnect: () => loop.poke(),
+  });
+
+  return {
+    name: "planner",
+    async start() {
+      // The first tick settles misfires from downtime before this worker's dispatcher starts taking jobs
+      // (services start in list order), so the misfire policy, not a race, decides what runs.
+      await tick().catch((err) => log.error({ err }, "first planner tick failed"));
+      await listener.start();
+      loop.start();
+    },
+    async stop() {
+      await listener.stop();
+      await loop.stop();
+    },
+    lagMs: () => lag,
+  };
+}
