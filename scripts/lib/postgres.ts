@@ -93,7 +93,16 @@ export async function startEmbeddedPostgres(opts: {
   });
   if (state === "fresh") {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (err) {
+      if (/Permission denied/.test(String((err as Error).message))) {
+        throw new StartupError(
+          `The embedded PostgreSQL runs as the "postgres" user, which cannot reach ${dataDir}: let it traverse the parent folders (chmod o+x) or set VIGIL_DATA_DIR to a folder it can reach.`,
+        );
+      }
+      throw err;
+    }
   }
   try {
     await server.start();
