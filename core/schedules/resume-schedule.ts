@@ -21,7 +21,7 @@ export const resumeInputSchema = z.strictObject({
 });
 
 export interface ResumeResult extends ActionResult {
-  /** Fires of the pause recorded as `paused` (not run). */
+  /** Fires of this pause recorded as `paused` (not run), by the planner as they passed or by the resume. */
   recordedPaused: number;
   misfirePolicy: Schedule["misfirePolicy"];
 }
@@ -77,6 +77,12 @@ export async function resumeInTransaction(
   const decision = decideResume(pending, schedule);
   await applyMisfireDecision(tx, schedule, { missed: [], ...decision }, pending, "resume");
   const at = new Map(pending.map((r) => [r.id, r.plannedAt]));
+  // Fires of this pause recorded paused, by earlier planner sweeps or just now.
+  const { rows: counted } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND kind = 'scheduled' AND state = 'paused' AND planned_at >= $2`,
+    [schedule.id, schedule.paused.at.toISOString()],
+  );
+  const recordedPaused = counted[0]!.n;
   const plannedAt = decision.rescue.map((id) => at.get(id)!).sort((a, b) => a.getTime() - b.getTime()).map((d) => d.toISOString());
   await recordAudit(tx, {
     actor,
@@ -84,9 +90,9 @@ export async function resumeInTransaction(
     targetType: "schedule",
     targetId: schedule.id,
     before: { paused: true, by: schedule.paused.by, reason: schedule.paused.reason, until: schedule.paused.until?.toISOString() ?? null },
-    after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: plannedAt.length, recordedPaused: decision.paused.length },
+    after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: plannedAt.length, recordedPaused },
     reason: opts.auto ? "pause reached its until time" : null,
   });
   await notifyPlanner(tx, schedule.id);
-  return { count: plannedAt.length, plannedAt, recordedPaused: decision.paused.length, misfirePolicy: schedule.misfirePolicy };
+  return { count: plannedAt.length, plannedAt, recordedPaused, misfirePolicy: schedule.misfirePolicy };
 }
