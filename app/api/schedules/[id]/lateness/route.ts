@@ -1,0 +1,14 @@
+// GET /api/schedules/:id/lateness?hours=6 → { schedule: {objectives}, from, to, p95Ms, points: [{runId, plannedAt,
+// startedAt, latenessMs, completionGapMs, state}] } for the lateness chart on the schedule page.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getScheduleLateness } from "@/core/metrics/get-schedule-lateness";
+
+export const dynamic = "force-dynamic";
+
+const query = z.strictObject({ hours: z.coerce.number().int().min(1, "at least 1").max(168, "at most 168 (7 days)").default(6) });
+
+export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }), query }, async ({ params, query: q }) =>
+  getScheduleLateness(getPool(), params.id!, q.hours),
+);

@@ -1,0 +1,36 @@
+// An operator acknowledges an alert ("I am on it"): recorded on the alert and in the audit trail, in
+// one transaction. Acknowledging does not resolve: the alert resolves when its condition clears.
+import type pg from "pg";
+import { withTransaction } from "../db/pool";
+import { recordAudit } from "../audit/record-audit";
+import type { Actor } from "../auth/roles";
+import { ConflictError, NotFoundError } from "../errors";
+import { ALERT_COLUMNS, toAlertView, type AlertView } from "./list-alerts";
+
+export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Actor, note: string | null): Promise<AlertView> {
+  return withTransaction(async (tx) => {
+    const { rows } = await tx.query(
+      `UPDATE alerts SET acknowledged_at = clock_timestamp(), acknowledged_by = $2
+        WHERE id = $1 AND acknowledged_at IS NULL
+       RETURNING id`,
+      [alertId, actor.label],
+    );
+    if (rows.length === 0) {
+      const { rows: existing } = await tx.query(`SELECT acknowledged_by, acknowledged_at FROM alerts WHERE id = $1`, [alertId]);
+      if (existing.length === 0) throw new NotFoundError("Alert", alertId);
+      throw new ConflictError(`This alert was already acknowledged by ${existing[0].acknowledged_by} at ${existing[0].acknowledged_at.toISOString()}.`, "already_acknowledged");
+    }
+    const { rows: after } = await tx.query(`SELECT ${ALERT_COLUMNS} FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1`, [alertId]);
+    const alert = toAlertView(after[0]);
+    await recordAudit(tx, {
+      actor,
+      action: "alert.acknowledge",
+      targetType: "alert",
+      targetId: alertId,
+      before: { acknowledgedAt: null },
+      after: { acknowledgedAt: alert.acknowledgedAt, acknowledgedBy: alert.acknowledgedBy, kind: alert.kind, scheduleId: alert.scheduleId, message: alert.message },
+      reason: note,
+    });
+    return alert;
+  });
+}

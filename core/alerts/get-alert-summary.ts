@@ -1,0 +1,28 @@
+// What the header badge shows: how many alerts are open (and not yet acknowledged), and the newest.
+import type { Queryable } from "../db/pool";
+import type { AlertKind, AlertSeverity } from "./alert-kinds";
+
+export interface AlertSummary {
+  open: number;
+  unacknowledged: number;
+  critical: number;
+  newest: { id: string; kind: AlertKind; severity: AlertSeverity; message: string; openedAt: Date } | null;
+}
+
+export async function getAlertSummary(db: Queryable): Promise<AlertSummary> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS open,
+            count(*) FILTER (WHERE acknowledged_at IS NULL)::int AS unacknowledged,
+            count(*) FILTER (WHERE severity = 'critical')::int AS critical,
+            (SELECT jsonb_build_object('id', id, 'kind', kind, 'severity', severity, 'message', message, 'openedAt', opened_at)
+               FROM alerts WHERE resolved_at IS NULL ORDER BY opened_at DESC, id DESC LIMIT 1) AS newest
+       FROM alerts WHERE resolved_at IS NULL`,
+  );
+  const r = rows[0];
+  return {
+    open: r.open,
+    unacknowledged: r.unacknowledged,
+    critical: r.critical,
+    newest: r.newest ? { ...r.newest, openedAt: new Date(r.newest.openedAt) } : null,
+  };
+}

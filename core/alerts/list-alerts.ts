@@ -1,0 +1,106 @@
+// Alerts as the console and the API show them: newest first, with their schedule's name and the
+// webhook deliveries (every attempt) of each.
+import type { Queryable } from "../db/pool";
+import type { AlertKind, AlertSeverity } from "./alert-kinds";
+
+export interface AlertDeliveryView {
+  id: string;
+  event: "opened" | "resolved";
+  url: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  log: { attempt: number; startedAt: string; finishedAt: string; status?: number; error?: string; durationMs: number; retryInMs?: number }[];
+}
+
+export interface AlertView {
+  id: string;
+  kind: AlertKind;
+  severity: AlertSeverity;
+  message: string;
+  dedupeKey: string;
+  scheduleId: string | null;
+  scheduleName: string | null;
+  runId: string | null;
+  openedAt: Date;
+  lastSeenAt: Date;
+  resolvedAt: Date | null;
+  resolution: string | null;
+  occurrences: number;
+  acknowledgedAt: Date | null;
+  acknowledgedBy: string | null;
+  data: Record<string, unknown> | null;
+  deliveries: AlertDeliveryView[];
+}
+
+export interface ListAlertsFilter {
+  state: "open" | "all";
+  scheduleId?: string;
+  kind?: AlertKind;
+  limit: number;
+  /** Keyset cursor from a previous page: alerts opened before this one. */
+  before?: { openedAt: Date; id: string };
+}
+
+export const ALERT_COLUMNS = `
+  a.id, a.kind, a.severity, a.message, a.dedupe_key, a.schedule_id, s.name AS schedule_name, a.run_id, a.opened_at,
+  a.last_seen_at, a.resolved_at, a.resolution, a.occurrences, a.acknowledged_at, a.acknowledged_by, a.data,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object(
+            'id', d.id::text, 'event', d.event, 'url', d.url, 'state', d.state, 'attempts', d.attempts,
+            'nextAttemptAt', d.next_attempt_at, 'lastStatus', d.last_status, 'lastError', d.last_error,
+            'deliveredAt', d.delivered_at, 'log', d.log) ORDER BY d.id), '[]'::jsonb)
+     FROM alert_deliveries d WHERE d.alert_id = a.id) AS deliveries`;
+
+export function toAlertView(r: Record<string, unknown>): AlertView {
+  return {
+    id: r.id as string,
+    kind: r.kind as AlertKind,
+    severity: r.severity as AlertSeverity,
+    message: r.message as string,
+    dedupeKey: r.dedupe_key as string,
+    scheduleId: r.schedule_id as string | null,
+    scheduleName: r.schedule_name as string | null,
+    runId: r.run_id as string | null,
+    openedAt: r.opened_at as Date,
+    lastSeenAt: r.last_seen_at as Date,
+    resolvedAt: r.resolved_at as Date | null,
+    resolution: r.resolution as string | null,
+    occurrences: r.occurrences as number,
+    acknowledgedAt: r.acknowledged_at as Date | null,
+    acknowledgedBy: r.acknowledged_by as string | null,
+    data: r.data as Record<string, unknown> | null,
+    deliveries: r.deliveries as AlertDeliveryView[],
+  };
+}
+
+export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ alerts: AlertView[]; nextCursor: string | null }> {
+  const { rows } = await db.query(
+    `SELECT ${ALERT_COLUMNS}
+       FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id
+      WHERE ($1 = 'all' OR a.resolved_at IS NULL)
+        AND ($2::uuid IS NULL OR a.schedule_id = $2)
+        AND ($3::text IS NULL OR a.kind = $3)
+        AND ($4::timestamptz IS NULL OR (a.opened_at, a.id) < ($4, $5::uuid))
+      ORDER BY a.opened_at DESC, a.id DESC
+      LIMIT $6`,
+    [f.state, f.scheduleId ?? null, f.kind ?? null, f.before?.openedAt ?? null, f.before?.id ?? null, f.limit + 1],
+  );
+  const page = rows.slice(0, f.limit).map(toAlertView);
+  const last = page.at(-1);
+  return { alerts: page, nextCursor: rows.length > f.limit && last ? encodeAlertCursor(last) : null };
+}
+
+export function encodeAlertCursor(a: { openedAt: Date; id: string }): string {
+  return Buffer.from(`${a.openedAt.toISOString()}|${a.id}`).toString("base64url");
+}
+
+/** null when the cursor is not one this API produced. */
+export function decodeAlertCursor(cursor: string): { openedAt: Date; id: string } | null {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const openedAt = new Date(at ?? "");
+  if (!id || Number.isNaN(openedAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  return { openedAt, id };
+}
