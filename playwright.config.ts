@@ -17,7 +17,7 @@ export default defineConfig({
     baseURL: process.env.VIGIL_E2E_BASE_URL,
     // Every spec runs signed in as the E2E admin (e2e/global-setup.ts logs in through the real API).
     // A spec that tests signing in uses `test.use({ storageState: { cookies: [], origins: [] } })`.
-    storageState: "artifacts/e2e-storage.json",
+    storageState: process.env.VIGIL_E2E_STORAGE ?? "artifacts/e2e-storage.json",
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: {

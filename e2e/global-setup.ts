@@ -12,7 +12,7 @@ export const E2E_ADMIN = { email: "admin@vigil.test", password: "correct-horse-b
 export const E2E_STORAGE = "artifacts/e2e-storage.json";
 
 /** Signs in through the real login API and saves the session cookie as Playwright storage state. */
-async function signIn(baseURL: string): Promise<void> {
+async function signIn(baseURL: string): Promise<string> {
   const res = await fetch(`${baseURL}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -39,6 +39,11 @@ async function signIn(baseURL: string): Promise<void> {
     origins: [],
   };
   fs.writeFileSync(E2E_STORAGE, JSON.stringify(state, null, 2));
+  // Specs read this run's own copy: several suites started in one checkout would otherwise sign
+  // each other's browsers in to the wrong server.
+  const own = `artifacts/e2e-storage-${process.pid}.json`;
+  fs.writeFileSync(own, JSON.stringify(state, null, 2));
+  return own;
 }
 
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
@@ -88,8 +93,10 @@ export default async function globalSetup() {
   process.env.DATABASE_URL = databaseUrl;
   await waitForReady(baseURL, 60_000);
   await ensureFirstAdminAt(databaseUrl, E2E_ADMIN);
-  await signIn(baseURL);
+  const storage = await signIn(baseURL);
+  process.env.VIGIL_E2E_STORAGE = storage;
   return async () => {
+    fs.rmSync(storage, { force: true });
     await Promise.all(children.map((c) => terminate(c)));
     logFile.end();
     await pg.stop();
