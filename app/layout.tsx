@@ -6,6 +6,7 @@ import { Providers } from "./providers";
 import { Nav } from "@/components/ui/nav";
 import { HealthPill } from "@/components/ui/health-pill";
 import { AttentionIndicator } from "@/components/ui/attention-indicator";
+import { AlertsBadge } from "@/components/ui/alerts-badge";
 import { UserMenu } from "@/components/ui/user-menu";
 
 export const metadata: Metadata = { title: "Vigil", description: "Schedules that must not double-run" };
@@ -20,6 +21,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               Vigil
             </Link>
             <Nav />
+            <AlertsBadge />
             <AttentionIndicator />
             <HealthPill />
             <UserMenu />

@@ -1,6 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { workersQuery } from "./workers-queries";
+import { QueueSummary } from "./queue-summary";
 
 function age(ms: number): string {
   if (ms < 1000) return "just now";
@@ -16,37 +17,40 @@ export function WorkersTable() {
   const workers = data?.workers ?? [];
   if (workers.length === 0) return <p className="muted">No worker has ever registered. Start one with <code>npm run worker</code>.</p>;
   return (
-    <table className="table" data-testid="workers-table">
-      <thead>
-        <tr>
-          <th>Status</th>
-          <th>Worker</th>
-          <th>Host / pid</th>
-          <th>Version</th>
-          <th>Heartbeat</th>
-          <th>Running</th>
-          <th>Planner lag</th>
-        </tr>
-      </thead>
-      <tbody>
-        {workers.map((w) => (
-          <tr key={w.id} data-testid="worker-row" data-live={w.live}>
-            <td>
-              <span className={`pill ${w.live ? "ok" : "bad"}`}>{w.live ? "● live" : w.state === "stopped" ? "■ stopped" : "✕ dead"}</span>
-            </td>
-            <td className="mono">{w.id}</td>
-            <td>
-              {w.host} / {w.pid}
-            </td>
-            <td>{w.version}</td>
-            <td>{age(w.heartbeatAgeMs)}</td>
-            <td>
-              {w.running} / {w.capacity}
-            </td>
-            <td>{w.plannerLagMs === null ? "—" : `${w.plannerLagMs} ms`}</td>
+    <>
+      <QueueSummary />
+      <table className="table" data-testid="workers-table">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Worker</th>
+            <th>Host / pid</th>
+            <th>Version</th>
+            <th>Heartbeat</th>
+            <th>Running</th>
+            <th>Planner lag</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {workers.map((w) => (
+            <tr key={w.id} data-testid="worker-row" data-live={w.live}>
+              <td>
+                <span className={`pill ${w.live ? "ok" : "bad"}`}>{w.live ? "● live" : w.state === "stopped" ? "■ stopped" : "✕ dead"}</span>
+              </td>
+              <td className="mono">{w.id}</td>
+              <td>
+                {w.host} / {w.pid}
+              </td>
+              <td>{w.version}</td>
+              <td>{age(w.heartbeatAgeMs)}</td>
+              <td>
+                {w.running} / {w.capacity}
+              </td>
+              <td>{w.plannerLagMs === null ? "—" : `${w.plannerLagMs} ms`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }

@@ -1,0 +1,28 @@
+"use client";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { ALERT_KIND_INFO } from "@/core/alerts/alert-kinds";
+import { alertSummaryQuery } from "../alerts/alerts-queries";
+
+/** Header badge: how many alerts are open (critical ones make it red) and the newest, linking to the alerts page. */
+export function AlertsBadge() {
+  const { data } = useQuery(alertSummaryQuery());
+  if (!data || data.open === 0) return null;
+  const newest = data.newest;
+  const tone = data.critical > 0 ? "bad" : "warn";
+  return (
+    <Link
+      href="/alerts"
+      className={`pill ${tone}`}
+      data-testid="alerts-badge"
+      data-count={data.open}
+      role="status"
+      title={newest ? `Newest: ${newest.message}` : undefined}
+      aria-label={`${data.open} open alert${data.open === 1 ? "" : "s"}, ${data.unacknowledged} not acknowledged`}
+    >
+      <span aria-hidden="true">🔔</span> {data.open} alert{data.open === 1 ? "" : "s"}
+      {newest ? ` · ${ALERT_KIND_INFO[newest.kind]?.label ?? newest.kind}` : ""}
+      {data.unacknowledged < data.open ? ` (${data.unacknowledged} new)` : ""}
+    </Link>
+  );
+}

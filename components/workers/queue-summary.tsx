@@ -1,0 +1,47 @@
+"use client";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { fetchJson } from "../ui/fetch-json";
+import { formatDuration } from "../ui/time-format";
+
+interface QueueSummaryView {
+  runsQueued: number;
+  runsWaiting: number;
+  runsRunning: number;
+  runsRetrying: number;
+  jobsQueued: number | null;
+  jobsActive: number | null;
+  liveWorkers: number;
+  plannerLag: { workerId: string; plannerLagMs: number }[];
+  openAlerts: number;
+}
+
+export const queueSummaryQuery = () =>
+  queryOptions({
+    queryKey: ["queue-summary"],
+    queryFn: () => fetchJson<QueueSummaryView>("/api/metrics/summary"),
+    refetchInterval: 2000,
+  });
+
+/** Queue depth (runs and pg-boss jobs), running and retrying runs, and the worst planner lag among live workers. */
+export function QueueSummary() {
+  const { data } = useQuery(queueSummaryQuery());
+  if (!data) return null;
+  const maxLag = data.plannerLag.length > 0 ? Math.max(...data.plannerLag.map((w) => w.plannerLagMs)) : null;
+  const items: [string, string, string][] = [
+    ["Queue depth", `${data.runsQueued} run${data.runsQueued === 1 ? "" : "s"}`, data.runsWaiting > 0 ? `${data.runsWaiting} waiting for a slot (overlap or concurrency limit)` : "queued runs waiting to start"],
+    ["pg-boss jobs", data.jobsQueued === null ? "—" : `${data.jobsQueued} queued · ${data.jobsActive} active`, "jobs not yet fetched / being worked on"],
+    ["Running", `${data.runsRunning}`, data.runsRetrying > 0 ? `${data.runsRetrying} retrying` : "runs executing now"],
+    ["Planner lag", maxLag === null ? "—" : formatDuration(maxLag), maxLag === null ? "no live worker reports it" : "worst among live workers"],
+  ];
+  return (
+    <div className="grid-3" style={{ gridTemplateColumns: "repeat(4, 1fr)", marginBottom: 16 }} data-testid="queue-summary">
+      {items.map(([label, value, hint]) => (
+        <div key={label} className="card" style={{ margin: 0 }} data-testid={`queue-${label.toLowerCase().replace(/[^a-z]+/g, "-")}`}>
+          <div className="muted small">{label}</div>
+          <div style={{ fontSize: 20, fontWeight: 600 }}>{value}</div>
+          <div className="muted small">{hint}</div>
+        </div>
+      ))}
+    </div>
+  );
+}
