@@ -10,12 +10,14 @@ export const emailSchema = z
   .max(254, "Use at most 254 characters.")
   .pipe(z.email("Enter an email address like ops@example.com."));
 
-// Names are shown in the console and written to the audit trail: printable text, no control characters.
+// Names are shown in the console and written to the audit trail. Letters of any script, digits,
+// spaces and the punctuation names use (O'Brien, ci:nightly, deploy-bot/eu) — no markup, quotes,
+// semicolons or control characters, which no real name needs.
 const displayName = z
   .string()
   .trim()
   .max(100, "Use at most 100 characters.")
-  .regex(/^[^\p{Cc}]*$/u, "Remove control characters.");
+  .regex(/^[\p{L}\p{M}\p{N} .,'’()\-_@:/+#]*$/u, "Use letters, digits, spaces and . , ' ( ) - _ @ : / + # only.");
 
 export const createUserSchema = z
   .object({

@@ -84,6 +84,15 @@ async function readJson(req: NextRequest): Promise<unknown> {
   }
 }
 
+/**
+ * JSON with <, > and & written as \u escapes: the same value to any JSON parser, but input echoed
+ * back (a name, an unknown key, a search term) can never appear as markup in the response bytes.
+ */
+export function jsonResponse(data: unknown, status = 200, headers: Record<string, string> = {}): NextResponse {
+  const text = JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return new NextResponse(text, { status, headers: { "content-type": "application/json", ...headers } });
+}
+
 export async function resolveActor(req: NextRequest): Promise<Actor | null> {
   const auth = req.headers.get("authorization");
   const bearer = auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : null;
@@ -103,6 +112,12 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!roleAllows(actor.role, spec.access)) throw new ForbiddenError(`This needs the ${spec.access} role; you are ${actor.role}.`);
       }
       refuseCrossOrigin(req);
+      let params = (await ctx.params) ?? {};
+      if (spec.params) {
+        const parsed = spec.params.safeParse(params);
+        if (!parsed.success) throw new DomainError(404, "not_found", "Nothing exists at this address: the id in the path is not valid.");
+        params = parsed.data;
+      }
       let body: unknown = undefined;
       if (spec.body) {
         const parsed = spec.body.safeParse(await readJson(req));
@@ -116,21 +131,15 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
         query = parsed.data;
       }
-      let params = (await ctx.params) ?? {};
-      if (spec.params) {
-        const parsed = spec.params.safeParse(params);
-        if (!parsed.success) throw new DomainError(404, "not_found", "Nothing exists at this address: the id in the path is not valid.");
-        params = parsed.data;
-      }
       const result = await handler({ req, actor, body: body as z.infer<B>, query: query as z.infer<Q>, params });
       if (result instanceof Response) return result;
-      return NextResponse.json(result ?? { ok: true }, { headers: { "cache-control": "no-store" } });
+      return jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });
     } catch (err) {
       const { status, body } = toErrorResponse(err);
       if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
       const headers: Record<string, string> = { "cache-control": "no-store" };
       if (err instanceof TooManyRequestsError) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
-      return NextResponse.json(body, { status, headers });
+      return jsonResponse(body, status, headers);
     }
   };
   return wrapped;

@@ -1,6 +1,5 @@
 // Public: exchanges an email and password for a session cookie. Throttled and audited in core/auth/login.
-import { NextResponse } from "next/server";
-import { apiRoute, clientInfo, isHttps } from "../../_lib/api-route";
+import { apiRoute, clientInfo, isHttps, jsonResponse } from "../../_lib/api-route";
 import { getEnv } from "@/core/env";
 import { getLogger } from "@/core/log";
 import { SESSION_COOKIE } from "@/core/auth/authenticate";
@@ -14,10 +13,9 @@ export const POST = apiRoute({ access: "public", body: loginSchema }, async ({ r
   // A console started without `npm start` (plain `next start`, another host) still gets its first admin.
   await ensureFirstAdminOnce().catch((err) => getLogger().error({ err }, "could not create the first admin from VIGIL_ADMIN_EMAIL"));
   const { user, session } = await login(body, clientInfo(req));
-  const res = NextResponse.json(
-    { user: { id: user.id, email: user.email, name: user.name, role: user.role }, expiresAt: session.expiresAt },
-    { headers: { "cache-control": "no-store" } },
-  );
+  const res = jsonResponse({ user: { id: user.id, email: user.email, name: user.name, role: user.role }, expiresAt: session.expiresAt }, 200, {
+    "cache-control": "no-store",
+  });
   res.cookies.set(SESSION_COOKIE, session.token, sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req)));
   return res;
 });

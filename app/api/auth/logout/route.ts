@@ -1,6 +1,5 @@
 // Ends the caller's console session. API tokens have no session to end: an admin revokes them.
-import { NextResponse } from "next/server";
-import { apiRoute, isHttps } from "../../_lib/api-route";
+import { apiRoute, isHttps, jsonResponse } from "../../_lib/api-route";
 import { getEnv } from "@/core/env";
 import { ForbiddenError } from "@/core/errors";
 import { SESSION_COOKIE } from "@/core/auth/authenticate";
@@ -13,7 +12,7 @@ export const POST = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
   const cookie = req.cookies.get(SESSION_COOKIE)?.value;
   if (actor!.type !== "user" || !cookie) throw new ForbiddenError("API tokens do not sign out; an admin revokes them on the admin page.");
   await logout(cookie, actor!);
-  const res = NextResponse.json({ ok: true }, { headers: { "cache-control": "no-store" } });
+  const res = jsonResponse({ ok: true }, 200, { "cache-control": "no-store" });
   res.cookies.set(SESSION_COOKIE, "", sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req), 0));
   return res;
 });
