@@ -78,7 +78,7 @@ export function ScheduleLatenessChart({ scheduleId }: { scheduleId: string }) {
       {data && (
         <>
           <p className="small muted" data-testid="lateness-summary">
-            {started.length} runs started · p95 {data.p95Ms === null ? "—" : formatDuration(data.p95Ms)}
+            {started.length} run{started.length === 1 ? "" : "s"} started · p95 {data.p95Ms === null ? "—" : formatDuration(data.p95Ms)}
             {s?.latenessP95SloMs !== null && s ? ` (objective ${formatDuration(s.latenessP95SloMs)})` : ""}
             {limit !== null ? ` · ${over} over ${formatDuration(limit)}` : " · no lateness objective set for this schedule"}
             {waiting.length > 0 ? ` · ${waiting.length} due and not started yet` : ""}

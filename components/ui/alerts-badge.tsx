@@ -14,15 +14,16 @@ export function AlertsBadge() {
     <Link
       href="/alerts"
       className={`pill ${tone}`}
+      style={{ textDecoration: "none" }}
       data-testid="alerts-badge"
       data-count={data.open}
       role="status"
       title={newest ? `Newest: ${newest.message}` : undefined}
       aria-label={`${data.open} open alert${data.open === 1 ? "" : "s"}, ${data.unacknowledged} not acknowledged`}
     >
-      <span aria-hidden="true">🔔</span> {data.open} alert{data.open === 1 ? "" : "s"}
+      <span aria-hidden="true">◆</span> {data.open} alert{data.open === 1 ? "" : "s"}
       {newest ? ` · ${ALERT_KIND_INFO[newest.kind]?.label ?? newest.kind}` : ""}
-      {data.unacknowledged < data.open ? ` (${data.unacknowledged} new)` : ""}
+      {data.unacknowledged === 0 ? " · acknowledged" : data.unacknowledged < data.open ? ` · ${data.unacknowledged} new` : ""}
     </Link>
   );
 }

@@ -1,0 +1,67 @@
+// Alerts through the console: a hollow success (zero records where work was expected) shows in the header
+// within seconds, the alerts page acknowledges it, and the acknowledgement is in the audit trail.
+// Real console, real worker, real Postgres (e2e/global-setup.ts).
+import { expect, test } from "@playwright/test";
+
+// Fires once a year: the only runs are the ones the test triggers.
+const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
+
+test("a hollow success raises an alert in the header within seconds; acknowledging it is audited", async ({ page }) => {
+  // Several page loads and full-page screenshots on a shared two-core machine.
+  test.setTimeout(120_000);
+  const name = `e2e-hollow-${Date.now().toString(36)}`;
+  const created = await page.request.post("/api/schedules", {
+    data: { name, handler: "demo.sleep", payload: { ms: 10, records: 0 }, trigger: YEARLY, expectRecordsMin: 1, latenessMaxMs: 60_000 },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+  const schedule = (await created.json()).schedule as { id: string };
+
+  await page.goto(`/schedules/${schedule.id}`);
+  const badge = page.getByTestId("alerts-badge");
+  const before = (await badge.count()) > 0 ? Number(await badge.getAttribute("data-count")) : 0;
+
+  const trig = await page.request.post(`/api/schedules/${schedule.id}/trigger`, { data: {} });
+  expect(trig.status(), await trig.text()).toBe(200);
+  const { runId } = await trig.json();
+  // The cause: the run ends hollow (succeeded with 0 records where at least 1 was expected).
+  await expect.poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 }).toBe("hollow");
+  const started = performance.now();
+  // Within seconds the header names the newest alert: this schedule's hollow success.
+  await expect(badge).toHaveAttribute("title", new RegExp(`${name}: .*hollow success`), { timeout: 10_000 });
+  const seconds = (performance.now() - started) / 1000;
+  expect(Number(await badge.getAttribute("data-count"))).toBeGreaterThan(before);
+  await expect(badge).toContainText("Hollow success");
+  console.log(`[e2e alerts] header badge showed the alert ${seconds.toFixed(1)} s after the run ended hollow`);
+
+  // The schedule page lists it under its alerts, next to the lateness chart with its objective line.
+  const scheduleAlerts = page.getByTestId("schedule-alerts");
+  await expect(scheduleAlerts.locator('[data-testid="alert-row"][data-kind="hollow"]')).toBeVisible();
+  await expect(page.getByTestId("schedule-lateness")).toContainText("1 run started");
+  await page.screenshot({ path: "artifacts/screenshots/schedule-alerts.png", fullPage: true });
+
+  await badge.click();
+  await expect(page).toHaveURL(/\/alerts$/);
+  const row = page.locator('[data-testid="alert-row"][data-kind="hollow"]').filter({ hasText: name });
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId("alert-severity")).toHaveAttribute("data-severity", "warning");
+  await page.screenshot({ path: "artifacts/screenshots/alerts.png", fullPage: true });
+
+  await row.getByTestId("acknowledge-alert").click();
+  const dialog = page.getByTestId("acknowledge-dialog");
+  await expect(dialog.getByLabel("Note (optional)")).toBeFocused();
+  await page.keyboard.type("checking the upstream export, e2e");
+  await page.keyboard.press("Enter");
+  await expect(dialog).toBeHidden();
+  await expect(row.getByTestId("alert-acknowledged")).toContainText("Acknowledged by admin@vigil.test");
+  await expect(row.getByTestId("acknowledge-alert")).toHaveCount(0);
+
+  // Audited: the API has the row, and the alert's audit link shows it.
+  const alertId = (await (await page.request.get(`/api/alerts?scheduleId=${schedule.id}`)).json()).alerts[0].id as string;
+  const audit = await (await page.request.get(`/api/audit?action=alert.acknowledge&target=alert:${alertId}`)).json();
+  expect(audit.events).toHaveLength(1);
+  expect(audit.events[0]).toMatchObject({ actor: "admin@vigil.test", action: "alert.acknowledge", targetType: "alert", targetId: alertId, reason: "checking the upstream export, e2e" });
+  await row.getByRole("link", { name: "audit trail" }).click();
+  await expect(page).toHaveURL(new RegExp(`/audit\\?target=alert(%3A|:)${alertId}$`));
+  await expect(page.getByTestId("audit-row").filter({ hasText: "alert.acknowledge" })).toHaveCount(1);
+  await page.screenshot({ path: "artifacts/screenshots/alert-acknowledged-audit.png", fullPage: true });
+});
