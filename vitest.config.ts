@@ -9,6 +9,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          // Pure tests, but scrypt and DST sweeps are CPU-bound and the machine is shared.
+          testTimeout: 30_000,
           include: ["{core,worker,app,components,scripts}/**/*.test.ts"],
           exclude: ["**/*.db.test.ts", "node_modules/**"],
         },
