@@ -27,7 +27,7 @@ function Timing({ label, at, extra }: { label: string; at: string | null; extra?
     <>
       <dt>{label}</dt>
       <dd>
-        {at ? <span className="mono">{formatInZone(at)}</span> : <span className="muted">—</span>}
+        {at ? <span className="mono">{formatInZone(at, undefined, { ms: true })}</span> : <span className="muted">—</span>}
         {extra && <span className="muted"> {extra}</span>}
       </dd>
     </>

@@ -106,7 +106,9 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                         <div className="small muted">{formatDuration(r.durationMs ?? (r.startedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null))}</div>
                       </>
                     ) : r.startedAt ? (
-                      <span className="info-text">running {formatDuration(now - Date.parse(r.startedAt))}</span>
+                      <span>
+                        <span aria-hidden="true">▶</span> running {formatDuration(now - Date.parse(r.startedAt))}
+                      </span>
                     ) : (
                       <span className="muted">—</span>
                     )}

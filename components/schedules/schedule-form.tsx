@@ -1,5 +1,5 @@
 "use client";
-import { useCallback, useMemo, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
@@ -35,6 +35,14 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
   const [formError, setFormError] = useState<string | null>(null);
   const [stale, setStale] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const bannerRef = useRef<HTMLDivElement>(null);
+  // A refused save scrolls to the summary and focuses it, so keyboard and screen-reader users land on it too.
+  useEffect(() => {
+    if (formError || stale) {
+      bannerRef.current?.scrollIntoView({ block: "start" });
+      bannerRef.current?.focus();
+    }
+  }, [formError, stale]);
 
   const set = useCallback((patch: Partial<ScheduleFormValues>) => {
     setValues((v) => ({ ...v, ...patch }));
@@ -79,43 +87,45 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
   }
 
   const handlerList = handlers.data?.handlers ?? [];
-  const unplaced = Object.entries(serverErrors).filter(([k]) => !KNOWN_FIELDS.some((f) => k === f || k.startsWith(`${f}.`)));
 
   return (
     <form onSubmit={submit} noValidate data-testid="schedule-form" className="schedule-form">
-      {stale && (
-        <div className="banner warn" role="alert" data-testid="stale-banner">
-          <strong>⚠ Someone else changed this schedule while you were editing.</strong>
-          <div>{stale} Your changes were not saved and theirs were not overwritten.</div>
-          <div className="row" style={{ marginTop: 8 }}>
-            <button
-              type="button"
-              className="primary"
-              onClick={async () => {
-                await onReload?.();
-                setStale(null);
-              }}
-            >
-              Reload the latest version
-            </button>
-            <span className="muted">This discards your unsaved edits.</span>
+      <div ref={bannerRef} tabIndex={-1} className="banner-anchor">
+        {stale && (
+          <div className="banner warn" role="alert" data-testid="stale-banner">
+            <strong>⚠ Someone else changed this schedule while you were editing.</strong>
+            <div>{stale} Your changes were not saved and theirs were not overwritten.</div>
+            <div className="row" style={{ marginTop: 8 }}>
+              <button
+                type="button"
+                className="primary"
+                onClick={async () => {
+                  await onReload?.();
+                  setStale(null);
+                }}
+                data-testid="reload-latest"
+              >
+                Reload the latest version
+              </button>
+              <span className="muted">This discards your unsaved edits.</span>
+            </div>
           </div>
-        </div>
-      )}
-      {formError && (
-        <div className="banner bad" role="alert" data-testid="form-error">
-          ✕ {formError}
-          {unplaced.length > 0 && (
-            <ul>
-              {unplaced.map(([k, v]) => (
-                <li key={k}>
-                  <code>{k}</code>: {v}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+        )}
+        {formError && (
+          <div className="banner bad" role="alert" data-testid="form-error">
+            <strong>✕ Not saved. {formError}</strong>
+            {Object.keys(serverErrors).length > 0 && (
+              <ul>
+                {Object.entries(serverErrors).map(([k, v]) => (
+                  <li key={k}>
+                    {fieldLabel(k)}: {v}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </div>
       <div className="form-columns">
         <div>
           <fieldset className="fieldset">
@@ -170,9 +180,41 @@ const ERROR_PREFIX_OF_INPUT: Record<string, string> = {
   onceAt: "trigger",
 };
 
-const KNOWN_FIELDS = [
-  "name", "description", "handler", "payload", "trigger", "timezone", "overlapPolicy", "misfirePolicy", "catchUpLimit",
-  "startingDeadlineSeconds", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "retryBaseSeconds", "retryMaxSeconds",
-  "concurrencyGroup", "concurrencyLimit", "startJitterMs", "expectRecordsMin", "latenessP95SloMs", "latenessMaxMs",
-  "completionDeadlineSeconds", "failureAlertThreshold", "webhookUrl",
-];
+const FIELD_LABELS: Record<string, string> = {
+  name: "Name",
+  description: "Description",
+  handler: "Handler",
+  payload: "Payload",
+  "trigger.cron": "Cron expression",
+  "trigger.timezone": "Time zone",
+  "trigger.everySeconds": "Every (seconds)",
+  "trigger.at": "At",
+  "trigger.dst.gap": "DST gap policy",
+  "trigger.dst.repeat": "DST repeat policy",
+  trigger: "Trigger",
+  overlapPolicy: "Overlap",
+  misfirePolicy: "Misfire",
+  catchUpLimit: "Catch-up limit",
+  startingDeadlineSeconds: "Starting deadline",
+  timeoutSeconds: "Timeout",
+  graceSeconds: "Kill grace",
+  retryMaxAttempts: "Max attempts",
+  retryBaseSeconds: "Retry base delay",
+  retryMaxSeconds: "Retry max delay",
+  concurrencyGroup: "Concurrency group",
+  concurrencyLimit: "Group limit",
+  startJitterMs: "Start jitter",
+  expectRecordsMin: "Expect at least N records",
+  latenessP95SloMs: "Lateness p95 objective",
+  latenessMaxMs: "Max lateness",
+  completionDeadlineSeconds: "Completion deadline",
+  failureAlertThreshold: "Failures before alerting",
+  webhookUrl: "Webhook URL",
+};
+
+/** The form's label for a server error key ("payload.amount" → "Payload field amount"). */
+function fieldLabel(key: string): string {
+  if (FIELD_LABELS[key]) return FIELD_LABELS[key];
+  if (key.startsWith("payload.")) return `Payload field ${key.slice(8)}`;
+  return key;
+}

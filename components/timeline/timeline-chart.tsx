@@ -13,8 +13,12 @@ interface Props {
   onZoom: (from: number, to: number) => void;
 }
 
-const LANE_PX = 26;
-const MARGIN = { top: 8, right: 24, bottom: 4, left: 8 };
+const MARGIN = { top: 8, right: 24, bottom: 18, left: 8 };
+
+/** Few lanes get room to read a bar; fifty stay compact enough to compare at a glance. */
+function lanePx(n: number): number {
+  return n <= 4 ? 48 : n <= 12 ? 34 : 26;
+}
 const LABEL_WIDTH = 190;
 
 function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; lanes: TimelineModel["lanes"] }) {
@@ -22,7 +26,8 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
   const lane = lanes[Math.floor(payload?.value ?? -1)];
   if (!lane) return null;
   const ran = lane.runs.filter((r) => r.startedAt !== null).length;
-  const label = lane.name.length > 26 ? `${lane.name.slice(0, 25)}…` : lane.name;
+  const shown = lane.paused ? `‖ ${lane.name}` : lane.name;
+  const label = shown.length > 26 ? `${shown.slice(0, 25)}…` : shown;
   return (
     <a
       href={`/schedules/${lane.scheduleId}`}
@@ -31,8 +36,8 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
       data-occurrences={lane.runs.length}
       data-ran={ran}
     >
-      <title>{`${lane.name}: ${lane.runs.length} occurrences in view, ${ran} started`}</title>
-      <text x={x - 6} y={y} dy={4} textAnchor="end" fill="#c9d1d9" fontSize={12}>
+      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${lane.runs.length} occurrences in view, ${ran} started`}</title>
+      <text x={x - 6} y={y} dy={4} textAnchor="end" fill={lane.paused ? "#8b98a8" : "#c9d1d9"} fontSize={12}>
         {label}
       </text>
     </a>
@@ -50,7 +55,7 @@ export function TimelineChart({ model, visible, onZoom }: Props) {
   const { from, to, now, lanes } = model;
   const ticks = useMemo(() => timeTicks(from, to), [from, to]);
   const laneTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
-  const height = Math.max(lanes.length, 3) * LANE_PX + MARGIN.top + MARGIN.bottom + 30;
+  const height = Math.max(lanes.length, 2) * lanePx(lanes.length) + MARGIN.top + MARGIN.bottom + 24;
   const spanMs = to - from;
   const showDate = spanMs > 20 * 3_600_000 || new Date(from).getDate() !== new Date(to).getDate();
 
@@ -96,7 +101,7 @@ export function TimelineChart({ model, visible, onZoom }: Props) {
               strokeWidth={1.5}
               strokeDasharray="4 3"
               zIndex={1100}
-              label={{ value: "now", position: "insideTopRight", fill: "#ff7b72", fontSize: 11 }}
+              label={{ value: "now", position: "bottom", fill: "#ff7b72", fontSize: 11 }}
             />
           )}
         </ComposedChart>

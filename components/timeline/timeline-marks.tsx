@@ -37,22 +37,30 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
   );
   if (!plot) return null;
   const { from, to, now, lanes } = model;
+  const laneH = plot.height / Math.max(lanes.length, 1);
+  // Every other lane shaded, so a mark can be followed to its schedule's label across a wide chart.
+  let stripes = "";
+  for (let i = 1; i < lanes.length; i += 2) stripes += `M${plot.x} ${plot.y + i * laneH}h${plot.width}v${laneH}h${-plot.width}Z`;
   const msPerPx = (to - from) / plot.width;
 
   function locate(e: PointerEvent<SVGRectElement>): { x: number; run: TimelineRun | null; lane: TimelineLane | null } {
     const box = e.currentTarget.getBoundingClientRect();
     const x = e.clientX - box.left;
     const y = e.clientY - box.top;
-    const lane = lanes[Math.floor((y / box.height) * lanes.length)] ?? null;
+    const lanePos = (y / box.height) * lanes.length;
+    const lane = lanes[Math.floor(lanePos)] ?? null;
     if (!lane) return { x, run: null, lane: null };
     const t = from + x * msPerPx;
-    const run = hitTest(lane, t, HIT_PX * msPerPx, now, (r) => visible.has(outcomeBucket(r.state)));
+    // Markers sit in the top part of a lane (see buildTimelinePaths), bars below them.
+    const band = lanePos - Math.floor(lanePos) < 0.42 ? "marker" : "bar";
+    const run = hitTest(lane, t, HIT_PX * msPerPx, now, (r) => visible.has(outcomeBucket(r.state)), band);
     return { x, run, lane };
   }
 
   return (
     <ZIndexLayer zIndex={300}>
       <g data-testid="timeline-marks">
+        <path d={stripes} fill="rgba(255,255,255,0.025)" data-mark="stripes" />
         {paths.map((p) => (
           <path key={p.key} data-mark={p.key} d={p.d} fill={p.fill} stroke={p.stroke} strokeWidth={p.strokeWidth} />
         ))}

@@ -24,6 +24,7 @@ export interface TimelineRun {
 export interface TimelineLane {
   scheduleId: string;
   name: string;
+  paused: boolean;
   /** Sorted by plannedAt. */
   runs: TimelineRun[];
   /** Longest planned → finished (or now) span in the lane: bounds the hit-test scan. */
@@ -57,14 +58,14 @@ export function outcomeBucket(state: string): string {
   return state;
 }
 
-export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number): TimelineLane {
+export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number, paused = false): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
   for (const r of runs) {
     const end = r.finishedAt ?? (r.startedAt !== null ? now : r.plannedAt);
     maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
   }
-  return { scheduleId, name, runs, maxSpanMs };
+  return { scheduleId, name, paused, runs, maxSpanMs };
 }
 
 /** Index of the first run planned at or after `t` (binary search). */
@@ -80,35 +81,43 @@ export function lowerBound(runs: readonly TimelineRun[], t: number): number {
 }
 
 /**
- * The run under the pointer at time `t` in a lane: a bar that contains `t`, else the nearest planned marker
- * within `toleranceMs`. Scans only runs that could reach `t` (planned within maxSpanMs before it).
+ * The run under the pointer at time `t` in a lane. Over the marker band the nearest planned marker within
+ * `toleranceMs` wins, over the bar band a bar that contains `t` (within the tolerance); either falls back to
+ * the other. Scans only runs that could reach `t` (planned within maxSpanMs before it).
  */
-export function hitTest(lane: TimelineLane, t: number, toleranceMs: number, now: number, accept: (r: TimelineRun) => boolean): TimelineRun | null {
+export function hitTest(
+  lane: TimelineLane,
+  t: number,
+  toleranceMs: number,
+  now: number,
+  accept: (r: TimelineRun) => boolean,
+  band: "marker" | "bar" = "bar",
+): TimelineRun | null {
   const runs = lane.runs;
   const start = lowerBound(runs, t - lane.maxSpanMs - toleranceMs);
   const end = lowerBound(runs, t + toleranceMs + 1);
-  let best: TimelineRun | null = null;
-  let bestDist = Infinity;
+  let bar: TimelineRun | null = null;
+  let barDist = Infinity;
+  let marker: TimelineRun | null = null;
+  let markerDist = Infinity;
   for (let i = start; i < end; i++) {
     const r = runs[i]!;
     if (!accept(r)) continue;
     for (const a of r.attempts) {
       const aEnd = a.finishedAt ?? now;
-      if (t >= a.startedAt - toleranceMs && t <= aEnd + toleranceMs) {
-        const d = t < a.startedAt ? a.startedAt - t : t > aEnd ? t - aEnd : 0;
-        if (d < bestDist) {
-          best = r;
-          bestDist = d;
-        }
+      const d = t < a.startedAt ? a.startedAt - t : t > aEnd ? t - aEnd : 0;
+      if (d <= toleranceMs && d < barDist) {
+        bar = r;
+        barDist = d;
       }
     }
     const dm = Math.abs(r.plannedAt - t);
-    if (dm <= toleranceMs && dm < bestDist) {
-      best = r;
-      bestDist = dm;
+    if (dm <= toleranceMs && dm < markerDist) {
+      marker = r;
+      markerDist = dm;
     }
   }
-  return best;
+  return band === "marker" ? (marker ?? bar) : (bar ?? marker);
 }
 
 const STEPS_MS = [1, 5, 10, 15, 30].map((m) => m * 60_000)

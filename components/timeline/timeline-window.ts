@@ -6,13 +6,14 @@ export type TimelineWindow = { kind: "relative"; backMs: number; aheadMs: number
 const H = 3_600_000;
 
 export const WINDOW_PRESETS: { label: string; window: TimelineWindow }[] = [
+  { label: "Last 15 min + next 5 min", window: { kind: "relative", backMs: H / 4, aheadMs: H / 12 } },
   { label: "Last 1 h + next 15 min", window: { kind: "relative", backMs: H, aheadMs: H / 4 } },
   { label: "Last 6 h + next 1 h", window: { kind: "relative", backMs: 6 * H, aheadMs: H } },
   { label: "Last 24 h + next 1 h", window: { kind: "relative", backMs: 24 * H, aheadMs: H } },
   { label: "Last 7 days", window: { kind: "relative", backMs: 7 * 24 * H, aheadMs: H } },
 ];
 
-export const DEFAULT_WINDOW = WINDOW_PRESETS[1]!.window;
+export const DEFAULT_WINDOW = WINDOW_PRESETS[2]!.window;
 
 export function resolveWindow(w: TimelineWindow, now: number): { from: number; to: number } {
   return w.kind === "relative" ? { from: now - w.backMs, to: now + w.aheadMs } : { from: w.from, to: w.to };

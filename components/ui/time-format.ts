@@ -29,11 +29,12 @@ function parts(iso: string | number | Date, zone?: string): Record<string, strin
   return out;
 }
 
-/** "2026-03-29 03:00:00 CEST" in `zone`, or in the viewer's zone when none is given. */
-export function formatInZone(iso: string | number | Date | null | undefined, zone?: string): string {
+/** "2026-03-29 03:00:00 CEST" in `zone`, or in the viewer's zone when none is given; `ms` adds ".123". */
+export function formatInZone(iso: string | number | Date | null | undefined, zone?: string, opts: { ms?: boolean } = {}): string {
   if (iso === null || iso === undefined) return "—";
   const p = parts(iso, zone);
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName ?? ""}`.trim();
+  const ms = opts.ms ? `.${String(new Date(iso).getMilliseconds()).padStart(3, "0")}` : "";
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}${ms} ${p.timeZoneName ?? ""}`.trim();
 }
 
 /** "14:03:07" in the viewer's zone: for dense tables and axes where the date is obvious. */

@@ -1,0 +1,124 @@
+// Schedules through the console: create with the form and watch it on the timeline, an invalid cron that
+// saves nothing, pause then resume. Real console, real worker, real Postgres (e2e/global-setup.ts).
+import { expect, test, type Page } from "@playwright/test";
+
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}`;
+
+async function createViaApi(page: Page, body: Record<string, unknown>): Promise<{ id: string; name: string }> {
+  const res = await page.request.post("/api/schedules", { data: body });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()).schedule;
+}
+
+test("a schedule created through the form shows its occurrences on the timeline", async ({ page }) => {
+  test.setTimeout(120_000);
+  const name = unique("e2e-form");
+  await page.goto("/schedules");
+  await page.getByTestId("new-schedule").click();
+  await expect(page).toHaveURL(/\/schedules\/new$/);
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Description").fill("created by the e2e suite");
+  await page.getByLabel("Handler").selectOption("demo.sleep");
+  // The handler's payload fields are listed and the example payload fits its schema.
+  await expect(page.getByTestId("payload-fields")).toContainText("ms");
+  await page.getByLabel("Payload (JSON)").fill('{ "ms": 200, "records": 1 }');
+  await expect(page.getByTestId("field-payload")).toContainText("fits the handler's schema");
+  await page.getByRole("button", { name: "Every 10 s" }).click();
+  await expect(page.getByLabel("Cron expression")).toHaveValue("*/10 * * * * *");
+  await expect(page.getByTestId("preview-row")).toHaveCount(10);
+  await page.getByTestId("save-schedule").click();
+
+  await expect(page).toHaveURL(/\/schedules\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { name })).toBeVisible();
+  await expect(page.getByTestId("trigger-description")).toHaveText("every 10 seconds (UTC)");
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Timeline" }).click();
+  await expect(page).toHaveURL(/\/timeline$/);
+  await page.getByRole("combobox", { name: "Schedule", exact: true }).selectOption({ label: name });
+  const lane = page.locator(`[data-testid="timeline-lane"][data-schedule="${name}"]`);
+  await expect(lane).toHaveCount(1);
+  // Planned occurrences appear first; within a couple of fires the worker has run some of them.
+  await expect.poll(async () => Number(await lane.getAttribute("data-occurrences")), { timeout: 30_000 }).toBeGreaterThan(1);
+  await expect.poll(async () => Number(await lane.getAttribute("data-ran")), { timeout: 30_000 }).toBeGreaterThan(0);
+  await page.getByRole("combobox", { name: "Window" }).selectOption({ label: "Last 15 min + next 5 min" });
+  const bars = page.locator('[data-testid="timeline-marks"] path[data-mark="bar:succeeded"]');
+  await expect(bars).toHaveCount(1, { timeout: 20_000 });
+  // Hovering the newest bar shows planned / started / finished / lateness; the path's right edge is that bar.
+  const box = (await bars.boundingBox())!;
+  await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+  const tip = page.getByTestId("timeline-tooltip");
+  await expect(tip).toBeVisible();
+  for (const word of ["Planned", "Started", "Finished", "Lateness"]) await expect(tip).toContainText(word);
+  await expect(tip).toContainText(name);
+  await page.screenshot({ path: "artifacts/screenshots/schedule-created-timeline.png", fullPage: true });
+  // Clicking the mark opens its run.
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("run-trace")).toContainText(name);
+  // It fires every 10 s: delete it so it does not load the rest of the suite.
+  const id = /schedules\/([0-9a-f-]{36})/.exec((await page.getByRole("link", { name }).getAttribute("href"))!)![1];
+  expect((await page.request.delete(`/api/schedules/${id}`)).status()).toBe(200);
+});
+
+test("an invalid cron is shown at its field and nothing is saved", async ({ page }) => {
+  test.setTimeout(120_000);
+  const name = unique("e2e-badcron");
+  await page.goto("/schedules/new");
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Handler").selectOption("demo.noop");
+  await page.getByLabel("Cron expression").fill("61 * * * *");
+  // The live preview already asks the server, which names the field.
+  const cronError = page.getByTestId("field-cron-error");
+  await expect(cronError).toBeVisible();
+  await expect(cronError).toContainText(/61/);
+  await expect(page.getByLabel("Cron expression")).toHaveAttribute("aria-invalid", "true");
+  await page.getByTestId("save-schedule").click();
+  await expect(page.getByTestId("form-error")).toBeVisible();
+  await expect(cronError).toBeVisible();
+  await expect(page).toHaveURL(/\/schedules\/new$/);
+  const list = await page.request.get(`/api/schedules?q=${name}`);
+  expect((await list.json()).schedules).toHaveLength(0);
+  await page.screenshot({ path: "artifacts/screenshots/schedule-invalid-cron.png", fullPage: true });
+});
+
+test("pause with a reason, then resume after seeing what the misfire policy will enqueue", async ({ page }) => {
+  test.setTimeout(120_000);
+  const s = await createViaApi(page, {
+    name: unique("e2e-pause"),
+    handler: "demo.noop",
+    trigger: { kind: "cron", cron: "*/5 * * * *", timezone: "Europe/Berlin" },
+    misfirePolicy: "run_once",
+  });
+  await page.goto(`/schedules/${s.id}`);
+  await expect(page.getByTestId("schedule-state")).toHaveAttribute("data-state", "active");
+
+  await page.getByTestId("pause-schedule").click();
+  const pause = page.getByTestId("pause-dialog");
+  await expect(pause).toBeVisible();
+  await expect(pause.getByLabel("Reason")).toBeFocused();
+  await pause.getByLabel("Reason").fill("upstream maintenance");
+  await pause.getByTestId("confirm-pause").click();
+  await expect(pause).toBeHidden();
+  const state = page.getByTestId("schedule-state");
+  await expect(state).toHaveAttribute("data-state", "paused");
+  await expect(state).toContainText("upstream maintenance");
+  await expect(state).toContainText("until resumed");
+
+  await page.goto("/schedules");
+  const row = page.locator(`[data-testid="schedule-row"][data-name="${s.name}"]`);
+  await expect(row.getByTestId("schedule-state")).toContainText("upstream maintenance");
+  await row.getByRole("link", { name: s.name }).click();
+
+  await page.getByTestId("resume-schedule").click();
+  const resume = page.getByTestId("resume-dialog");
+  await expect(resume.getByTestId("resume-preview")).toBeVisible();
+  await expect(resume.getByTestId("resume-count")).toHaveText(/^\d+$/);
+  await expect(resume).toContainText("run_once");
+  await page.screenshot({ path: "artifacts/screenshots/schedule-resume-preview.png" });
+  await resume.getByTestId("confirm-resume").click();
+  await expect(resume).toBeHidden();
+  await expect(page.getByTestId("schedule-state")).toHaveAttribute("data-state", "active");
+  await expect(page.getByTestId("action-notice")).toContainText("Resumed");
+  await page.screenshot({ path: "artifacts/screenshots/schedule-paused-resumed.png", fullPage: true });
+});
