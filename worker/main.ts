@@ -29,10 +29,12 @@ async function main(): Promise<void> {
     createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }) }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
-    // Before execution: its first tick settles misfires before this worker's dispatcher takes jobs.
-    planner,
-    // Execution last: stopped first on drain (the dispatcher drains the executor within the deadline).
+    // Settles misfires from downtime before this worker's dispatcher takes jobs (worker/planner.ts).
+    planner.settle,
+    // Execution: stopped right after the planner on drain (the dispatcher drains the executor within the deadline).
     ...execution.services,
+    // The planner's ticks start once this worker can run what they enqueue, and stop first on drain.
+    planner,
   ];
   for (const s of services) await s.start();
   log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");

@@ -13,6 +13,13 @@ import { every, type WorkerService } from "./service";
 export interface PlannerService extends WorkerService {
   /** Planner lag measured at the last tick (ms), for the heartbeat; undefined before the first tick. */
   lagMs(): number | undefined;
+  /**
+   * Listed before the execution services: one tick that settles misfires from downtime before this worker's
+   * dispatcher takes jobs (so the misfire policy, not a race with the claim, decides what runs). The planner
+   * itself is listed after them: its ticks enqueue catch-up runs, whose fresh starting deadline begins then,
+   * only once this worker can start them.
+   */
+  settle: WorkerService;
 }
 
 export function createPlanner(opts: {
@@ -27,16 +34,16 @@ export function createPlanner(opts: {
   let lag: number | undefined;
   let pokeQueued = false;
 
-  const tick = async () => {
+  const tick = async (catchUp = true) => {
     pokeQueued = false;
     const started = performance.now();
-    const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds });
+    const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds, catchUp });
     lag = await measurePlannerLag(opts.pool);
     const ms = Math.round(performance.now() - started);
     if (r.missed + r.rescued + r.resumed > 0) log.info({ ...r, lagMs: lag, tickMs: ms }, "planner settled misfires");
     else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
   };
-  const loop = every(opts.tickMs ?? 1000, tick, (err) => log.error({ err }, "planner tick failed"));
+  const loop = every(opts.tickMs ?? 1000, () => tick(), (err) => log.error({ err }, "planner tick failed"));
   const listener = createPgListener({
     connectionString: opts.connectionString,
     channels: [SCHEDULES_CHANNEL],
@@ -54,9 +61,6 @@ export function createPlanner(opts: {
   return {
     name: "planner",
     async start() {
-      // The first tick settles misfires from downtime before this worker's dispatcher starts taking jobs
-      // (services start in list order), so the misfire policy, not a race, decides what runs.
-      await tick().catch((err) => log.error({ err }, "first planner tick failed"));
       await listener.start();
       loop.start();
     },
@@ -65,5 +69,10 @@ export function createPlanner(opts: {
       await loop.stop();
     },
     lagMs: () => lag,
+    settle: {
+      name: "planner-settle",
+      start: () => tick(false).catch((err) => log.error({ err }, "settling misfires at start failed")),
+      stop: async () => {},
+    },
   };
 }

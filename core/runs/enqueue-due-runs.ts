@@ -95,7 +95,11 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
   }, pool);
 }
 
-/** Sends each locked run its job and marks it queued. `dueNow`: due_at becomes the row's `due_at` value. */
+/**
+ * Sends each locked run its job and marks it queued. `dueNow`: the run is due at the moment it is marked queued
+ * (its fresh starting deadline counts from there, not from when the batch was selected); its job may start a
+ * little before that, which only lets it start sooner.
+ */
 async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow: boolean): Promise<void> {
   if (rows.length === 0) return;
   // A run enqueued before (then held by a pause or rescued after a misfire) may still have its old job,
@@ -108,7 +112,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
   );
   await tx.query(
     `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
-            wakes = u.wake, due_at = CASE WHEN $3 THEN u.due_at ELSE r.due_at END
+            wakes = u.wake, due_at = CASE WHEN $3 THEN clock_timestamp() ELSE r.due_at END
        FROM unnest($1::uuid[], $2::int[], $4::timestamptz[]) AS u(id, wake, due_at)
       WHERE r.id = u.id`,
     [rows.map((r) => r.id), wakes, dueNow, rows.map((r) => r.due_at.toISOString())],

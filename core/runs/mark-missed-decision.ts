@@ -28,6 +28,8 @@ export interface PendingRun {
   overdue: boolean;
   /** Already rescued once by a misfire policy or a resume. */
   rescuedBefore: boolean;
+  /** Set when the run is queued: the id of the pg-boss job that would start it. */
+  jobId?: string | null;
 }
 
 export interface MisfireDecision {

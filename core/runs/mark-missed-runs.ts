@@ -2,6 +2,9 @@
 // (mark-missed-decision.ts) per schedule, under the schedule's row lock, so that every due firing ends in a
 // visible state — missed, paused, or rescued to run — and none is silently absent.
 import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { RUN_QUEUE } from "../queue/boss";
+import { jobIdFor } from "../queue/job-id";
 import { systemActor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { withTransaction, type Queryable } from "../db/pool";
@@ -40,17 +43,17 @@ export interface SweepOutcome {
 }
 
 /** Sweeps each schedule in its own short transaction; a schedule locked by another planner is skipped. */
-export async function sweepMisfires(pool: pg.Pool, scheduleIds: readonly string[]): Promise<SweepOutcome[]> {
+export async function sweepMisfires(pool: pg.Pool, scheduleIds: readonly string[], boss?: PgBoss): Promise<SweepOutcome[]> {
   const out: SweepOutcome[] = [];
   for (const id of scheduleIds) {
-    const o = await withTransaction((tx) => sweepSchedule(tx, id), pool);
+    const o = await withTransaction((tx) => sweepSchedule(tx, id, boss), pool);
     if (o && o.missed + o.rescued + o.paused > 0) out.push(o);
   }
   return out;
 }
 
 /** Locks the schedule (skipping it when another transaction holds it) and applies the misfire policy. */
-export async function sweepSchedule(tx: Queryable, scheduleId: string): Promise<SweepOutcome | null> {
+export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: PgBoss): Promise<SweepOutcome | null> {
   const { rows: sched } = await tx.query(
     `SELECT s.id, s.misfire_policy, s.catch_up_limit, s.starting_deadline_seconds, s.paused_at IS NOT NULL AS paused,
             s.planned_through >= clock_timestamp() AS caught_up
@@ -61,14 +64,14 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string): Promise<
   if (!s) return null;
   const pending = await lockPendingRuns(tx, scheduleId);
   const decision = decideMisfires(pending, { misfirePolicy: s.misfire_policy, catchUpLimit: s.catch_up_limit, paused: s.paused }, s.caught_up);
-  await applyMisfireDecision(tx, { id: scheduleId, misfirePolicy: s.misfire_policy, startingDeadlineSeconds: s.starting_deadline_seconds }, decision, pending, "misfire");
+  await applyMisfireDecision(tx, { id: scheduleId, misfirePolicy: s.misfire_policy, startingDeadlineSeconds: s.starting_deadline_seconds }, decision, pending, "misfire", boss);
   return { scheduleId, missed: decision.missed.length, rescued: decision.rescue.length, paused: decision.paused.length };
 }
 
 /** The schedule's not-started runs whose planned time has come, locked (rows being claimed are skipped). */
 export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promise<PendingRun[]> {
   const { rows } = await tx.query(
-    `SELECT r.id, r.planned_at, r.kind, r.wait_reason,
+    `SELECT r.id, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
             (r.due_at <= clock_timestamp() AND ${startingDeadlinePassedSql("r", "s")}) AS overdue,
             EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data ? 'rescue') AS rescued_before
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
@@ -85,6 +88,7 @@ export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promis
     waitReason: r.wait_reason,
     overdue: r.overdue,
     rescuedBefore: r.rescued_before,
+    jobId: r.state === "queued" ? jobIdFor(r.id, r.attempt + 1, r.wakes) : null,
   }));
 }
 
@@ -101,8 +105,16 @@ export async function applyMisfireDecision(
   d: MisfireDecision,
   pending: readonly PendingRun[],
   why: Why,
+  boss?: PgBoss,
 ): Promise<void> {
   const plannedAt = new Map(pending.map((r) => [r.id, r.plannedAt]));
+  // Jobs of queued runs that will not start from them: cancelled with the decision, so that after downtime a
+  // dispatcher does not spend its first seconds claiming and suppressing a backlog of them.
+  const byId = new Map(pending.map((r) => [r.id, r]));
+  const staleJobs = [...d.missed, ...d.rescue, ...d.paused].map((id) => byId.get(id)?.jobId).filter((j): j is string => !!j);
+  if (boss && staleJobs.length > 0) {
+    await boss.cancel(RUN_QUEUE, staleJobs, { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
+  }
   if (d.missed.length > 0) {
     await endRuns(tx, d.missed, "missed");
     await recordRunEvents(

@@ -17,11 +17,15 @@ export interface PlannerTickResult {
   enqueued: number;
 }
 
-export async function runPlannerTick(pool: pg.Pool, boss: PgBoss, opts: { horizonSeconds: number }): Promise<PlannerTickResult> {
+/**
+ * `catchUp: false` leaves catch-up and backfill runs waiting: a worker settles misfires before its dispatcher
+ * starts, but those runs get a fresh starting deadline when enqueued, so they wait until it can start them.
+ */
+export async function runPlannerTick(pool: pg.Pool, boss: PgBoss, opts: { horizonSeconds: number; catchUp?: boolean }): Promise<PlannerTickResult> {
   const plan = await planDueSchedules(pool, { horizonSeconds: opts.horizonSeconds });
   const resumed = await autoResumeDueSchedules(pool);
-  const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool));
-  const enqueued = (await enqueueDueRuns(pool, boss)) + (await enqueueCatchUpRuns(pool, boss));
+  const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool), boss);
+  const enqueued = (await enqueueDueRuns(pool, boss)) + (opts.catchUp === false ? 0 : await enqueueCatchUpRuns(pool, boss));
   return {
     planned: plan.inserted,
     missed: swept.reduce((n, s) => n + s.missed, 0),

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PgBoss } from "pg-boss";
 import { useTestDatabase } from "../../test/db";
 import { waitFor } from "../../test/wait-for";
+import { firesSoon } from "../../test/fires-soon";
 import { dbNow, getPool } from "../db/pool";
 import { startBoss } from "../queue/boss";
 import { runPlannerTick } from "../runs/plan-tick";
@@ -32,15 +33,7 @@ async function waitForDbTime(at: Date): Promise<void> {
   await waitFor(`database time ${at.toISOString()}`, async () => (await dbNow()).getTime() >= at.getTime(), { timeoutMs: 30_000 });
 }
 
-/**
- * A cron trigger firing at four whole seconds starting `lead` seconds after `t0`, then not again for a minute:
- * a test can wait until all four are past and know exactly which fires exist when the planner looks.
- */
-function fourFires(t0: Date, lead = 2): { trigger: { kind: "cron"; cron: string; timezone: string }; fires: Date[] } {
-  const first = Math.ceil(t0.getTime() / 1000) * 1000 + lead * 1000;
-  const fires = [0, 1, 2, 3].map((k) => new Date(first + k * 1000));
-  return { trigger: { kind: "cron", cron: `${fires.map((f) => f.getUTCSeconds()).join(",")} * * * * *`, timezone: "UTC" }, fires };
-}
+const fourFires = (t0: Date, lead = 2) => firesSoon(t0, { lead });
 
 const schedule = (name: string, misfirePolicy: MisfirePolicy, trigger: unknown, extra: Record<string, unknown> = {}) =>
   createSchedule({ name, handler: "demo.noop", trigger, misfirePolicy, catchUpLimit: 2, startingDeadlineSeconds: 1, ...extra }, bob);
