@@ -3,7 +3,8 @@
 // database clock — nothing early, nothing ten minutes late, nothing twice.
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../test/db";
-import { startWorker, type TestWorker } from "../test/worker-process";
+import type { TestWorker } from "../test/worker-process";
+import { startWarmWorker } from "../test/warm-worker";
 import { waitFor } from "../test/wait-for";
 import { systemActor } from "../core/auth/roles";
 import { createSchedule } from "../core/schedules/create-schedule";
@@ -24,12 +25,8 @@ describe("workers with skewed clocks", () => {
   it("plan and fire nothing early, late or twice", { timeout: 300_000 }, async () => {
     const pool = getPool();
     const env = { VIGIL_PLAN_AHEAD_SECONDS: String(HORIZON_S), VIGIL_HEARTBEAT_MS: "1000", VIGIL_WORKER_CONCURRENCY: "4" };
-    workers.push(startWorker(db.url, { ...env, VIGIL_TEST_CLOCK_SKEW_MS: "600000" }), startWorker(db.url, { ...env, VIGIL_TEST_CLOCK_SKEW_MS: "-600000" }));
-    await Promise.all(workers.map((w) => w.workerId()));
-    await waitFor("both workers' executor threads to be warm", () => workers.every((w) => w.logs.some((l) => l.includes("executor threads warm"))), {
-      timeoutMs: 150_000,
-      intervalMs: 250,
-    });
+    workers.push(await startWarmWorker(db.url, { ...env, VIGIL_TEST_CLOCK_SKEW_MS: "600000" }));
+    workers.push(await startWarmWorker(db.url, { ...env, VIGIL_TEST_CLOCK_SKEW_MS: "-600000" }));
     const ids = await withTransaction(async (tx) => {
       const made: string[] = [];
       for (let i = 0; i < 12; i++) {

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../test/db";
 import { startWorker, type TestWorker } from "../test/worker-process";
+import { startWarmWorker } from "../test/warm-worker";
 import { waitFor } from "../test/wait-for";
 import { firesSoon } from "../test/fires-soon";
 import { systemActor } from "../core/auth/roles";
@@ -16,16 +17,12 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
 });
 
-const warm = (w: TestWorker) =>
-  waitFor("the worker's executor threads to be warm", () => w.logs.some((l) => l.includes("executor threads warm")), { timeoutMs: 120_000, intervalMs: 250 });
 
 describe("misfire after downtime, real workers", () => {
   it("skip: all missed; run_once: the newest runs; catch_up (2): the newest two run, one at a time", { timeout: 300_000 }, async () => {
     const pool = getPool();
-    const first = startWorker(db.url, { VIGIL_HEARTBEAT_MS: "500" });
+    const first = await startWarmWorker(db.url, { VIGIL_HEARTBEAT_MS: "500" });
     workers.push(first);
-    await first.workerId();
-    await warm(first);
 
     const { trigger, fires } = firesSoon(await dbNow(), { lead: 8, count: 4 });
     const make = (name: string, misfirePolicy: string) =>
@@ -47,7 +44,6 @@ describe("misfire after downtime, real workers", () => {
     await waitFor("the downtime", async () => (await dbNow()).getTime() > fires[3]!.getTime() + 6000, { timeoutMs: 30_000, intervalMs: 200 });
     const second = startWorker(db.url, { VIGIL_HEARTBEAT_MS: "500" });
     workers.push(second);
-    await second.workerId();
     await waitFor(
       "the misfire decisions and the catch-up runs to finish",
       async () => {
