@@ -36,9 +36,9 @@ async function main(): Promise<void> {
     // The planner's ticks start once this worker can run what they enqueue, and stop first on drain.
     planner,
   ];
-  for (const s of services) await s.start();
-  log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");
-
+  // Signals are handled from here on, even while services are still starting: a SIGTERM during
+  // start-up drains what has started instead of killing the process mid-way.
+  const started: WorkerService[] = [];
   let stopping = false;
   const drain = async (signal: string) => {
     if (stopping) return;
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     log.info({ signal, drainTimeoutMs: env.VIGIL_DRAIN_TIMEOUT_MS }, "draining");
     await markWorkerState(pool, identity.id, "draining").catch((err) => log.warn({ err }, "could not mark draining"));
     // Stop in reverse start order so work-taking services stop before the heartbeat does.
-    for (const s of [...services].reverse()) {
+    for (const s of [...started].reverse()) {
       await s.stop(deadline).catch((err) => log.error({ err, service: s.name }, "service did not stop cleanly"));
     }
     await boss.stop({ graceful: false, close: true, timeout: 2000 }).catch((err) => log.warn({ err }, "pg-boss stop failed"));
@@ -58,6 +58,13 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void drain("SIGTERM"));
   process.on("SIGINT", () => void drain("SIGINT"));
+
+  for (const s of services) {
+    if (stopping) return;
+    await s.start();
+    started.push(s);
+  }
+  log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");
 }
 
 main().catch((err) => {
