@@ -2,9 +2,10 @@ import { expect, test } from "@playwright/test";
 
 test("the console loads and reports the database up and the worker live", async ({ page }) => {
   await page.goto("/");
-  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav).toBeVisible();
   for (const item of ["Schedules", "Timeline", "Runs", "Audit", "Workers"]) {
-    await expect(page.getByRole("link", { name: item })).toBeVisible();
+    await expect(nav.getByRole("link", { name: item, exact: true })).toBeVisible();
   }
   await expect(page.getByTestId("health-db")).toHaveText(/Database up/);
   await expect(page.getByTestId("health-worker")).toHaveText(/Worker live/);
