@@ -2,13 +2,15 @@
 import { useCallback, useMemo, useRef } from "react";
 import { useRouter } from "next/navigation";
 import { ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from "recharts";
-import { formatDayClock } from "../ui/time-format";
+import { formatDayClock, formatHourMinute } from "../ui/time-format";
 import { TimelineMarks, type HoverInfo } from "./timeline-marks";
 import { timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { TimelineTooltip, type TimelineTooltipHandle } from "./timeline-tooltip";
 
 interface Props {
   model: TimelineModel;
+  /** Database now of the latest fetch: the now-line moves even when the marks are unchanged. */
+  now: number;
   visible: ReadonlySet<string>;
   onZoom: (from: number, to: number) => void;
 }
@@ -25,7 +27,7 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
   const { x = 0, y = 0, payload, lanes } = props;
   const lane = lanes[Math.floor(payload?.value ?? -1)];
   if (!lane) return null;
-  const ran = lane.runs.filter((r) => r.startedAt !== null).length;
+  const ran = lane.started;
   const shown = lane.paused ? `‖ ${lane.name}` : lane.name;
   const label = shown.length > 26 ? `${shown.slice(0, 25)}…` : shown;
   return (
@@ -48,11 +50,11 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
  * The planned-versus-actual chart. recharts draws the time axis, the lane labels, the now-line and the
  * future shading; the marks themselves come from TimelineMarks as a few merged paths.
  */
-export function TimelineChart({ model, visible, onZoom }: Props) {
+export function TimelineChart({ model, now, visible, onZoom }: Props) {
   const router = useRouter();
   const wrap = useRef<HTMLDivElement>(null);
   const tooltip = useRef<TimelineTooltipHandle>(null);
-  const { from, to, now, lanes } = model;
+  const { from, to, lanes } = model;
   const ticks = useMemo(() => timeTicks(from, to), [from, to]);
   const laneTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
   const height = Math.max(lanes.length, 2) * lanePx(lanes.length) + MARGIN.top + MARGIN.bottom + 24;
@@ -73,7 +75,7 @@ export function TimelineChart({ model, visible, onZoom }: Props) {
             domain={[from, to]}
             allowDataOverflow
             ticks={ticks}
-            tickFormatter={(v: number) => (showDate ? formatDayClock(v) : new Date(v).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }))}
+            tickFormatter={showDate ? formatDayClock : formatHourMinute}
             stroke="#8b98a8"
             fontSize={12}
             orientation="top"

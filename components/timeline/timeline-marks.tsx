@@ -1,7 +1,7 @@
 "use client";
 import { memo, useMemo, useRef, useState, type PointerEvent } from "react";
 import { usePlotArea, ZIndexLayer } from "recharts";
-import { buildTimelinePaths } from "./build-timeline-paths";
+import { buildTimelinePaths, PATH_SCALE } from "./build-timeline-paths";
 import { hitTest, outcomeBucket, type TimelineLane, type TimelineModel, type TimelineRun } from "./timeline-model";
 
 export interface HoverInfo {
@@ -61,9 +61,11 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     <ZIndexLayer zIndex={300}>
       <g data-testid="timeline-marks">
         <path d={stripes} fill="rgba(255,255,255,0.025)" data-mark="stripes" />
-        {paths.map((p) => (
-          <path key={p.key} data-mark={p.key} d={p.d} fill={p.fill} stroke={p.stroke} strokeWidth={p.strokeWidth} />
-        ))}
+        <g transform={`scale(${1 / PATH_SCALE})`}>
+          {paths.map((p) => (
+            <path key={p.key} data-mark={p.key} d={p.d} fill={p.fill} stroke={p.stroke} strokeWidth={p.strokeWidth} />
+          ))}
+        </g>
         {drag && (
           <rect
             x={plot.x + Math.min(drag.x0, drag.x1)}

@@ -25,6 +25,8 @@ export interface TimelineLane {
   scheduleId: string;
   name: string;
   paused: boolean;
+  /** Runs in the lane that started (an attempt ran). */
+  started: number;
   /** Sorted by plannedAt. */
   runs: TimelineRun[];
   /** Longest planned → finished (or now) span in the lane: bounds the hit-test scan. */
@@ -61,11 +63,13 @@ export function outcomeBucket(state: string): string {
 export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number, paused = false): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
+  let started = 0;
   for (const r of runs) {
+    if (r.startedAt !== null) started++;
     const end = r.finishedAt ?? (r.startedAt !== null ? now : r.plannedAt);
     maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
   }
-  return { scheduleId, name, paused, runs, maxSpanMs };
+  return { scheduleId, name, paused, started, runs, maxSpanMs };
 }
 
 /** Index of the first run planned at or after `t` (binary search). */

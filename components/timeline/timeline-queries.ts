@@ -2,7 +2,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
-import { resolveWindow, windowKey, type TimelineWindow } from "./timeline-window";
+import { snappedWindow, windowKey, type TimelineWindow } from "./timeline-window";
 
 /**
  * GET /api/timeline (core/runs/timeline.ts): compact on purpose. Times are ms offsets from t0; state and kind
@@ -25,8 +25,28 @@ export interface TimelineApi {
 
 export interface TimelineData {
   model: TimelineModel;
+  /** The database's now at this fetch (the now-line); model.now is when the model was last rebuilt. */
+  now: number;
   truncated: boolean;
 }
+
+/** Same window and same runs as the previous fetch: nothing to redraw but the now-line. */
+function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
+  if (a.from !== b.from || a.to !== b.to || a.runs.length !== b.runs.length || a.attempts.length !== b.attempts.length) return false;
+  for (let i = 0; i < a.runs.length; i++) {
+    const x = a.runs[i]!;
+    const y = b.runs[i]!;
+    if (x[8] !== y[8] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
+  }
+  for (let i = 0; i < a.attempts.length; i++) {
+    const x = a.attempts[i]!;
+    const y = b.attempts[i]!;
+    if (x[0] !== y[0] || x[1] !== y[1] || x[3] !== y[3] || x[4] !== y[4]) return false;
+  }
+  return true;
+}
+
+const previous = new Map<string, { api: TimelineApi; model: TimelineModel }>();
 
 export function toTimelineModel(api: TimelineApi): TimelineModel {
   const { t0 } = api;
@@ -71,15 +91,20 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
 export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined) =>
   queryOptions({
     queryKey: ["timeline", windowKey(w), scheduleId ?? null],
-    queryFn: async () => {
-      // A relative window is resolved at fetch time so every refresh slides with the clock.
-      const { from, to } = resolveWindow(w, Date.now());
+    queryFn: async (): Promise<TimelineData> => {
+      // A relative window is resolved at fetch time so every refresh slides with the clock (in ~1 px steps).
+      const { from, to } = snappedWindow(w, Date.now());
       const p = new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString() });
       if (scheduleId) p.set("scheduleId", scheduleId);
       const api = await fetchJson<TimelineApi>(`/api/timeline?${p}`);
-      return { model: toTimelineModel(api), truncated: api.truncated } satisfies TimelineData;
+      const cacheKey = `${windowKey(w)}|${scheduleId ?? ""}`;
+      const prev = previous.get(cacheKey);
+      // Polling every 2 s must not redraw 20k marks when nothing changed: keep the same model object.
+      const model = prev && sameTimeline(prev.api, api) ? prev.model : toTimelineModel(api);
+      previous.set(cacheKey, { api, model });
+      return { model, now: Date.parse(api.now), truncated: api.truncated };
     },
-    // The model is rebuilt whole on every fetch; comparing 20k runs deeply would only cost time.
+    // The model is rebuilt or reused whole (above); a deep structural comparison would only cost time.
     structuralSharing: false,
     refetchInterval: w.kind === "relative" || w.to > Date.now() ? 2000 : false,
   });

@@ -89,7 +89,7 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
       {q.error && <p className="error">Could not load the timeline: {q.error.message}</p>}
       {q.isLoading && <p className="muted">Loading timeline…</p>}
       {model && model.lanes.length === 0 && <p className="muted">No schedules have occurrences in this window.</p>}
-      {model && model.lanes.length > 0 && <TimelineChart model={model} visible={visible} onZoom={onZoom} />}
+      {model && model.lanes.length > 0 && <TimelineChart model={model} now={q.data!.now} visible={visible} onZoom={onZoom} />}
     </div>
   );
 }

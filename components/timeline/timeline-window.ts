@@ -19,6 +19,16 @@ export function resolveWindow(w: TimelineWindow, now: number): { from: number; t
   return w.kind === "relative" ? { from: now - w.backMs, to: now + w.aheadMs } : { from: w.from, to: w.to };
 }
 
+/**
+ * A relative window snapped to steps of about one pixel (a 1200th of its span, at least a second): refreshes
+ * within the same step ask for the same range, so unchanged data can be recognised and not redrawn.
+ */
+export function snappedWindow(w: TimelineWindow, now: number): { from: number; to: number } {
+  if (w.kind === "fixed") return resolveWindow(w, now);
+  const step = Math.max(1000, Math.round((w.backMs + w.aheadMs) / 1200));
+  return resolveWindow(w, Math.floor(now / step) * step);
+}
+
 /** Zoom around the centre by `factor` (< 1 zooms in); never narrower than a minute. */
 export function zoomWindow(w: TimelineWindow, now: number, factor: number): TimelineWindow {
   const { from, to } = resolveWindow(w, now);

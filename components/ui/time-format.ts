@@ -44,10 +44,18 @@ export function formatClock(iso: string | number | Date | null | undefined, zone
   return `${p.hour}:${p.minute}:${p.second}`;
 }
 
+// Axis ticks are formatted on every chart render: reuse the formatters (building one is the expensive part).
+const dayClock = new Intl.DateTimeFormat("en-GB", { day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const hourMinute = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+
 /** "13 Mar 14:03" for axis ticks spanning days. */
 export function formatDayClock(ms: number): string {
-  const d = new Date(ms);
-  return d.toLocaleString("en-GB", { day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  return dayClock.format(ms);
+}
+
+/** "14:03" in the viewer's zone, for axis ticks. */
+export function formatHourMinute(ms: number): string {
+  return hourMinute.format(ms);
 }
 
 /** The viewer's IANA zone, e.g. "Europe/Berlin". */
