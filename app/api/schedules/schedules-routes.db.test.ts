@@ -87,6 +87,13 @@ describe("schedules API", () => {
     expect((await callRoute(one.GET, { token: viewer, params: { id: "not-a-uuid" } })).status).toBe(404);
   });
 
+  it("pauses and resumes through an edit of `enabled`", async () => {
+    const off = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 2, enabled: false } });
+    expect(off.body.schedule).toMatchObject({ enabled: false, revision: 2, paused: { reason: "disabled in an edit" } });
+    const on = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 2, enabled: true } });
+    expect(on.body.schedule).toMatchObject({ enabled: true, paused: null });
+  });
+
   it("previews fire times with DST flags", async () => {
     const res = await callRoute(preview.POST, {
       method: "POST", token: viewer,
@@ -135,7 +142,8 @@ describe("schedules API", () => {
 
     const audit = await getPool().query(`SELECT action FROM audit_events WHERE target_id = $1 ORDER BY id`, [id]);
     expect(audit.rows.map((r) => r.action)).toEqual([
-      "schedule.create", "schedule.edit", "schedule.pause", "schedule.resume", "schedule.trigger", "schedule.backfill", "schedule.backfill",
+      "schedule.create", "schedule.edit", "schedule.pause", "schedule.resume", "schedule.pause", "schedule.resume", "schedule.trigger",
+      "schedule.backfill", "schedule.backfill",
     ]);
   });
 
@@ -154,6 +162,19 @@ describe("schedules API", () => {
     }
     const { rows } = await getPool().query(`SELECT id FROM runs WHERE schedule_id = $1 AND state = 'planned' ORDER BY planned_at DESC, id DESC`, [id]);
     expect(seen).toEqual(rows.map((r) => r.id));
+    // Without a state filter, running and zombie runs come first however old, then the rest newest first.
+    const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const { rows: made } = await getPool().query(
+      `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds)
+       VALUES ($1, 'manual', $2, $2, 'z1', 'zombie', 'ledger.post', 5, 1), ($1, 'manual', $2, $2, 'r1', 'running', 'ledger.post', 5, 1),
+              ($1, 'manual', clock_timestamp(), clock_timestamp(), 'f1', 'failed', 'ledger.post', 5, 1)
+       RETURNING id, state`,
+      [id, old],
+    );
+    const first = await callRoute(runs.GET, { token: viewer, path: `/api/runs?scheduleId=${id}&limit=3` });
+    expect(first.body.runs.slice(0, 2).map((r: { state: string }) => r.state).sort()).toEqual(["running", "zombie"]);
+    expect(first.body.runs[2].id).toBe(made.find((r) => r.state === "failed").id);
+    expect(first.body.runs.some((r: { state: string }) => r.state === "planned")).toBe(false); // future occurrences left out
     expect((await callRoute(runs.GET, { token: viewer, path: "/api/runs?state=nonsense" })).status).toBe(400);
     expect((await callRoute(runs.GET, { token: viewer, path: "/api/runs?cursor=garbage" })).status).toBe(400);
 
