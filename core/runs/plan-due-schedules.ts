@@ -5,6 +5,7 @@
 // with thousands of schedules.
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../db/pool";
+import { getLogger } from "../log";
 import { SCHEDULE_COLUMNS, toSchedule, type Schedule } from "../schedules/schedule-record";
 import { insertOccurrencesOfSchedules, occurrencesBetween, type OccurrenceInput } from "./plan-occurrences";
 
@@ -49,15 +50,23 @@ export async function planDueSchedules(
  */
 export async function planSchedulesThrough(tx: Queryable, schedules: readonly Schedule[], until: Date, maxRounds = 10): Promise<number> {
   const cursors = new Map(schedules.map((s) => [s.id, s.plannedThrough ?? s.createdAt]));
+  const broken = new Set<string>();
   let inserted = 0;
   for (let round = 0; round < maxRounds; round++) {
     const items: (OccurrenceInput & { scheduleId: string })[] = [];
     for (const s of schedules) {
       const from = cursors.get(s.id)!;
-      if (from.getTime() >= until.getTime()) continue;
-      const planned = occurrencesBetween(s, { from, until });
-      items.push(...planned.items);
-      cursors.set(s.id, planned.cursor);
+      if (from.getTime() >= until.getTime() || broken.has(s.id)) continue;
+      try {
+        const planned = occurrencesBetween(s, { from, until });
+        items.push(...planned.items);
+        cursors.set(s.id, planned.cursor);
+      } catch (err) {
+        // One schedule whose fire times cannot be computed must not stop the others from being planned. Its
+        // cursor stays put, so it shows as planner lag (and alerts) until it is fixed.
+        broken.add(s.id);
+        getLogger().error({ err, scheduleId: s.id, trigger: s.trigger }, "cannot compute this schedule's fire times; it is not planned");
+      }
     }
     if (items.length === 0) break;
     for (let i = 0; i < items.length; i += INSERT_CHUNK) {

@@ -73,6 +73,19 @@ describe("planning occurrences", () => {
     expect(await measurePlannerLag(getPool())).toBe(0);
   });
 
+  it("keeps planning the other schedules when one trigger cannot be computed", async () => {
+    const good = await createSchedule({ name: "good-neighbour", ...noop, trigger: { kind: "interval", everySeconds: 5 } }, actor);
+    const bad = await createSchedule({ name: "broken-zone", ...noop, trigger: { kind: "interval", everySeconds: 5 } }, actor);
+    // A stored trigger gone bad behind the API's back (hand-edited row, a zone removed from the tz database).
+    await getPool().query(`UPDATE schedules SET trigger = '{"kind":"cron","cron":"* * * * *","timezone":"Nowhere/Gone","dst":{"gap":"shift","repeat":"once"}}' WHERE id = $1`, [bad.id]);
+    await planDueSchedules(getPool(), { horizonSeconds: 30 });
+    const count = async (id: string) => (await getPool().query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [id])).rows[0].n;
+    expect(await count(good.id)).toBeGreaterThanOrEqual(5);
+    expect(await count(bad.id)).toBe(0);
+    expect(await measurePlannerLag(getPool())).toBeGreaterThan(0);
+    await getPool().query(`UPDATE schedules SET deleted_at = now() WHERE id = $1`, [bad.id]);
+  });
+
   it("stores the documented instants across DST transitions (America/New_York, 2026)", async () => {
     const spring = await createSchedule({ name: "ny-0230", ...noop, trigger: { kind: "cron", cron: "30 2 * * *", timezone: "America/New_York" } }, actor);
     const fall = await createSchedule({ name: "ny-0130", ...noop, trigger: { kind: "cron", cron: "30 1 * * *", timezone: "America/New_York" } }, actor);

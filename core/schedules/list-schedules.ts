@@ -67,7 +67,12 @@ export async function getScheduleView(id: string, db?: Queryable): Promise<Sched
 function nextFireFromTrigger(s: Schedule, now: Date): Date | null {
   if (s.paused && !s.paused.until) return null;
   const from = [now, s.plannedThrough, s.paused?.until].filter((d): d is Date => d instanceof Date).reduce((a, b) => (a > b ? a : b));
-  return computeNextFireTimes(s.trigger, from, 1, { anchor: s.createdAt })[0]?.at ?? null;
+  try {
+    return computeNextFireTimes(s.trigger, from, 1, { anchor: s.createdAt })[0]?.at ?? null;
+  } catch {
+    // A stored trigger that cannot be computed (the planner logs it and reports lag): the list still shows the rest.
+    return null;
+  }
 }
 
 async function counts24h(db: Queryable, ids: string[]): Promise<Map<string, ScheduleListItem["counts24h"]>> {
