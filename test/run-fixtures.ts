@@ -98,6 +98,34 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
   }
 }
 
+/** Many manual runs due inMs from now, inserted and enqueued in one transaction each. */
+export async function createRuns(pool: pg.Pool, boss: PgBoss, scheduleId: string, count: number, opts: { inMs?: number } = {}): Promise<string[]> {
+  const { rows } = await pool.query(
+    `WITH t AS (SELECT date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $2::float8 / 1000.0)) AS at)
+     INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
+                       max_attempts, concurrency_group, enqueued_at)
+     SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
+            s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
+       FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
+     RETURNING id, due_at, timeout_seconds, grace_seconds`,
+    [scheduleId, opts.inMs ?? 0, count],
+  );
+  const c = await pool.connect();
+  try {
+    await c.query("BEGIN");
+    for (const r of rows) {
+      await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
+    }
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK");
+    throw err;
+  } finally {
+    c.release();
+  }
+  return rows.map((r) => r.id);
+}
+
 export async function createRun(
   pool: pg.Pool,
   boss: PgBoss,

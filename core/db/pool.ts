@@ -19,6 +19,10 @@ export function getPool(): pg.Pool {
     });
     // An idle client losing its connection (server restart, terminated backend) must not crash the process.
     pool.on("error", (err) => console.error("[db] idle client error:", err.message));
+    // pg-pool stops watching a client while it is checked out: without a listener of its own, a
+    // connection terminated between two statements (failover, pg_terminate_backend) would crash the
+    // process with an unhandled 'error'. The error still reaches whoever uses the client next.
+    pool.on("connect", (client) => client.on("error", () => undefined));
   }
   return pool;
 }
@@ -32,6 +36,14 @@ export async function closePool(): Promise<void> {
 /** Runs fn inside one transaction on one client; commits on success, rolls back and rethrows on error. */
 export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, from: pg.Pool = getPool()): Promise<T> {
   const client = await from.connect();
+  // A checked-out client has no error listener (pg-pool only watches idle ones): a connection
+  // terminated between two statements would emit an unhandled 'error' and crash the process.
+  // Record it instead; the next statement fails with it, and the client is discarded on release.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost ??= err;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await fn(client);
@@ -41,7 +53,8 @@ export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.removeListener("error", onError);
+    client.release(lost);
   }
 }
 

@@ -1,7 +1,7 @@
 // The built-in job types as the console and the API see them: name, description, payload schema.
 // Their run functions live in worker/handlers/ (one file each) and reuse these specs.
 import { z } from "zod";
-import { defineHandlerSpec } from "./define-handler";
+import { defineHandlerSpec } from "./define-handler.ts";
 
 const accountId = (what: string) =>
   z

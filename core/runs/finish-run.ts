@@ -28,6 +28,12 @@ export interface FinishRequest {
   jobId: string | null;
   outcome: AttemptOutcome;
   durationMs: number;
+  /**
+   * How long ago (monotonic ms) the attempt actually ended: the handler returned, or its thread and
+   * sessions were terminated. finished_at is the database clock minus this, so a slow or retried
+   * bookkeeping transaction does not make the run look like it ended later than it did.
+   */
+  endedAgoMs?: number;
   /** Stage events that could not be written when they happened (stamped by their age). */
   pendingEvents?: StageEvent[];
 }
@@ -79,14 +85,16 @@ export async function finishRun(tx: Queryable, boss: PgBoss, req: FinishRequest)
   }
 
   await tx.query(
-    `UPDATE attempts SET state = $3, finished_at = clock_timestamp(), duration_ms = $4, records = $5, error = $6
+    `UPDATE attempts SET state = $3, finished_at = greatest(started_at, clock_timestamp() - make_interval(secs => $7::float8 / 1000.0)),
+            duration_ms = $4, records = $5, error = $6
       WHERE run_id = $1 AND number = $2`,
-    [run.id, run.attempt, attemptState, durationMs, records, error],
+    [run.id, run.attempt, attemptState, durationMs, records, error, Math.max(0, req.endedAgoMs ?? 0)],
   );
   const result = o.kind === "succeeded" ? JSON.stringify(o.result) : null;
   await tx.query(
     `UPDATE runs SET state = CASE WHEN $2 = 'retrying' THEN state ELSE $2 END,
-            finished_at = CASE WHEN $2 = 'retrying' THEN NULL ELSE clock_timestamp() END,
+            finished_at = CASE WHEN $2 = 'retrying' THEN NULL
+                               ELSE (SELECT a.finished_at FROM attempts a WHERE a.run_id = $1 AND a.number = runs.attempt) END,
             duration_ms = $3, records = $4, result = coalesce($5::jsonb, result), error = $6, updated_at = clock_timestamp()
       WHERE id = $1`,
     [run.id, runState, durationMs, records, result, error],

@@ -2,6 +2,10 @@
 // in one order: the schedule row, then the concurrency group row, then the run row. The schedule
 // lock serialises overlap decisions with slot releases (a run deciding to wait and the run it waits
 // for finishing cannot miss each other); the group lock is the cross-worker semaphore.
+// Lock strengths are the weakest that do the job: FOR NO KEY UPDATE on the schedule (exclusive among
+// us, but it does not block foreign-key checks of rows being inserted for it) and only a FOR KEY
+// SHARE when its overlap policy is 'allow' (nobody ever waits for overlap, so claims and finishes
+// of many runs of one schedule need not queue behind each other).
 import type { Queryable } from "../db/pool";
 
 export interface LockedSchedule {
@@ -67,11 +71,12 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
             r.concurrency_group
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
       WHERE r.id = $1
-        FOR UPDATE OF s`,
+        FOR KEY SHARE OF s`,
     [runId],
   );
   const sr = s.rows[0];
   if (!sr) return null;
+  if (sr.overlap_policy !== "allow") await tx.query(`SELECT 1 FROM schedules WHERE id = $1 FOR NO KEY UPDATE`, [sr.id]);
   let group: LockedGroup | null = null;
   if (sr.concurrency_group) {
     const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = $1 FOR UPDATE`, [sr.concurrency_group]);
@@ -86,7 +91,7 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
             (SELECT a.state FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt) AS attempt_state
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
       WHERE r.id = $1
-        FOR UPDATE OF r ${opts.skipLocked ? "SKIP LOCKED" : ""}`,
+        FOR NO KEY UPDATE OF r ${opts.skipLocked ? "SKIP LOCKED" : ""}`,
     [runId],
   );
   const rr = r.rows[0];

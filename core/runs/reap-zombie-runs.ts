@@ -48,7 +48,7 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
   const { run, schedule } = scope;
   if (run.state !== "running" || run.heartbeatAgeMs === null || run.heartbeatAgeMs <= opts.zombieAfterMs) return null;
 
-  const why = await describeWhy(tx, run.workerId, run.heartbeatAgeMs);
+  const why = await describeWhy(tx, run.workerId, run.heartbeatAgeMs, opts.zombieAfterMs);
   await recordRunEvent(tx, {
     runId,
     type: "zombie_detected",
@@ -103,7 +103,7 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
   return { runId, state, why };
 }
 
-async function describeWhy(tx: Queryable, workerId: string | null, heartbeatAgeMs: number): Promise<string> {
+async function describeWhy(tx: Queryable, workerId: string | null, heartbeatAgeMs: number, zombieAfterMs: number): Promise<string> {
   const base = `no heartbeat for ${(heartbeatAgeMs / 1000).toFixed(1)} s`;
   if (!workerId) return `${base}; no owning worker recorded`;
   const { rows } = await tx.query(
@@ -115,7 +115,8 @@ async function describeWhy(tx: Queryable, workerId: string | null, heartbeatAgeM
   if (!w) return `${base}; worker ${workerId} is not registered`;
   if (w.stopped) return `${base}; worker ${workerId} has stopped`;
   const wAge = (w.age_ms / 1000).toFixed(1);
-  return w.age_ms > heartbeatAgeMs - 1000
+  // A worker silent for half the threshold has self-fenced (or died); the two heartbeats run on their own timers.
+  return w.age_ms > zombieAfterMs / 2
     ? `${base}; worker ${workerId} is silent too (last heartbeat ${wAge} s ago): it died or lost the database`
     : `${base}; worker ${workerId} is alive (heartbeat ${wAge} s ago) but stopped heartbeating this run`;
 }

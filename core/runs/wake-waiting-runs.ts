@@ -21,7 +21,7 @@ export async function wakeWaitingRuns(
         WHERE r.concurrency_group = $1 AND r.state = 'queued' AND r.wait_reason = 'concurrency'
         ORDER BY r.due_at, r.id
         LIMIT greatest($2::int - (SELECT count(*) FROM runs x WHERE x.concurrency_group = $1 AND x.state = 'running'), 0)
-        FOR UPDATE OF r SKIP LOCKED`,
+        FOR NO KEY UPDATE OF r SKIP LOCKED`,
       [scope.group.name, scope.group.maxRunning],
     );
     ids.push(...rows.map((r) => r.id));
@@ -32,7 +32,7 @@ export async function wakeWaitingRuns(
         AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = $1 AND a.state IN ('running', 'retrying'))
       ORDER BY r.due_at, r.id
       LIMIT 1
-      FOR UPDATE OF r SKIP LOCKED`,
+      FOR NO KEY UPDATE OF r SKIP LOCKED`,
     [scope.scheduleId],
   );
   for (const r of overlap) if (!ids.includes(r.id)) ids.push(r.id);

@@ -1,16 +1,22 @@
 // Entry point of an executor thread: runs one attempt at a time on request. It is killable from
 // the outside (worker.terminate() interrupts even a loop that never yields), which is the point:
 // a handler that ignores its abort signal is still stopped.
+// This module graph (and the handlers it loads) is loaded by Node's own type stripping, without
+// tsx, so a replacement thread is ready sooner: relative imports name their .ts file, and type-only
+// imports say `import type` (see thread-pool.ts, which falls back to tsx if that ever fails).
 import { parentPort } from "node:worker_threads";
-import { HANDLER_LOG_LEVELS, type HandlerContext } from "../../core/handlers/handler-context";
-import { createRunDb } from "../../core/handlers/create-run-db";
-import { handlerImplementations } from "../handlers/index";
-import type { AttemptTask, FromThread, ToThread } from "./thread-protocol";
+import { HANDLER_LOG_LEVELS } from "../../core/handlers/handler-context.ts";
+import type { HandlerContext } from "../../core/handlers/handler-context.ts";
+import { createThreadDb } from "../../core/handlers/create-run-db.ts";
+import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
+import { handlerImplementations } from "../handlers/index.ts";
+import type { AttemptTask, FromThread, ToThread } from "./thread-protocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("attempt-thread.ts must run in a worker thread");
 
 let controller: AbortController | null = null;
+let threadDb: ThreadDb | null = null;
 const post = (m: FromThread) => port.postMessage(m);
 
 port.on("message", (m: ToThread) => {
@@ -31,7 +37,8 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     post({ type: "done", ok: false, error: `Payload does not fit ${task.handler}: ${detail}`, permanent: true });
     return;
   }
-  const runDb = createRunDb(task.databaseUrl, task.runId);
+  threadDb ??= createThreadDb(task.databaseUrl);
+  const runDb = threadDb.forRun(task.runId);
   const ctx: HandlerContext = {
     runId: task.runId,
     scheduleId: task.scheduleId,
@@ -48,7 +55,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   } catch (err) {
     post({ type: "done", ok: false, error: describe(err), permanent: false });
   } finally {
-    await runDb.close();
+    runDb.close();
     controller = null;
   }
 }

@@ -172,7 +172,7 @@ export class Attempt {
     if (terminate || sessions > 0) {
       this.stages.add("sessions_terminated", sessions >= 0 ? `${sessions} database session(s) terminated` : "database unreachable: sessions not checked", { count: sessions });
     }
-    await this.finish(this.outcomeAfterStop());
+    await this.finish(this.outcomeAfterStop(), performance.now());
   }
 
   private outcomeAfterStop(): AttemptOutcome {
@@ -192,16 +192,27 @@ export class Attempt {
     }
   }
 
-  private async finish(outcome: AttemptOutcome): Promise<void> {
+  /** Records the outcome; endedPerf is when the attempt really ended (handler returned, or killed). */
+  private async finish(outcome: AttemptOutcome, endedPerf = this.handlerEndedPerf ?? performance.now()): Promise<void> {
     this.phase = "finishing";
     this.finishingSincePerf ||= performance.now();
-    const durationMs = (this.handlerEndedPerf ?? performance.now()) - this.startedPerf;
+    const durationMs = (this.handlerEndedPerf ?? endedPerf) - this.startedPerf;
     await this.deps.logs.flush();
     for (let i = 0; ; i++) {
       try {
         const pendingEvents = await this.stages.drain();
         const r = await withTransaction(
-          (tx) => finishRun(tx, this.deps.boss, { runId: this.run.runId, attempt: this.run.attempt, workerId: this.deps.workerId, jobId: this.jobId, outcome, durationMs, pendingEvents }),
+          (tx) =>
+            finishRun(tx, this.deps.boss, {
+              runId: this.run.runId,
+              attempt: this.run.attempt,
+              workerId: this.deps.workerId,
+              jobId: this.jobId,
+              outcome,
+              durationMs,
+              endedAgoMs: performance.now() - endedPerf,
+              pendingEvents,
+            }),
           this.deps.pool,
         );
         this.stages.markWritten();

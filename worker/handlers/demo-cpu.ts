@@ -1,7 +1,7 @@
 // demo.cpu: a loop that never yields, so the thread cannot even receive its abort; only a
 // terminate (which interrupts V8) stops it.
-import { defineHandler } from "../../core/handlers/define-handler";
-import { demoCpuSpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { demoCpuSpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const demoCpu = defineHandler({
   ...demoCpuSpec,

@@ -1,7 +1,7 @@
 // demo.flaky: fails with probability p, to exercise retries and failure alerts.
 import { setTimeout as sleep } from "node:timers/promises";
-import { defineHandler } from "../../core/handlers/define-handler";
-import { demoFlakySpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { demoFlakySpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const demoFlaky = defineHandler({
   ...demoFlakySpec,

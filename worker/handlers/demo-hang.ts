@@ -1,7 +1,7 @@
 // demo.hang: the zombie-maker. It never settles and ignores its abort signal, so only terminating
 // its thread ends it.
-import { defineHandler } from "../../core/handlers/define-handler";
-import { demoHangSpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { demoHangSpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const demoHang = defineHandler({
   ...demoHangSpec,

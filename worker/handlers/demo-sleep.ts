@@ -1,7 +1,7 @@
 // demo.sleep: a well-behaved slow handler; it stops as soon as its signal is aborted.
 import { setTimeout as sleep } from "node:timers/promises";
-import { defineHandler } from "../../core/handlers/define-handler";
-import { demoSleepSpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { demoSleepSpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const demoSleep = defineHandler({
   ...demoSleepSpec,

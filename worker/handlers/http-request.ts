@@ -1,6 +1,6 @@
 // http.request: one HTTP call; the status is the outcome (non-2xx fails the attempt so it retries).
-import { defineHandler } from "../../core/handlers/define-handler";
-import { httpRequestSpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { httpRequestSpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const httpRequest = defineHandler({
   ...httpRequestSpec,

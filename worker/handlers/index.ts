@@ -1,12 +1,12 @@
 // The run half of every handler the worker can execute, by name. Loaded inside executor threads.
 import type { HandlerDefinition } from "../../core/handlers/define-handler";
-import { ledgerPost } from "./ledger-post";
-import { httpRequest } from "./http-request";
-import { demoSleep } from "./demo-sleep";
-import { demoFlaky } from "./demo-flaky";
-import { demoHang } from "./demo-hang";
-import { demoCpu } from "./demo-cpu";
-import { demoNoop } from "./demo-noop";
+import { ledgerPost } from "./ledger-post.ts";
+import { httpRequest } from "./http-request.ts";
+import { demoSleep } from "./demo-sleep.ts";
+import { demoFlaky } from "./demo-flaky.ts";
+import { demoHang } from "./demo-hang.ts";
+import { demoCpu } from "./demo-cpu.ts";
+import { demoNoop } from "./demo-noop.ts";
 
 const all: HandlerDefinition[] = [ledgerPost, httpRequest, demoSleep, demoFlaky, demoHang, demoCpu, demoNoop] as HandlerDefinition[];
 

@@ -1,7 +1,7 @@
 // ledger.post: the canonical idempotent effect. The posting, both balance changes and the once
 // marker commit together, so however often the run is delivered or retried the money moves once.
-import { defineHandler } from "../../core/handlers/define-handler";
-import { ledgerPostSpec } from "../../core/handlers/builtin-handler-specs";
+import { defineHandler } from "../../core/handlers/define-handler.ts";
+import { ledgerPostSpec } from "../../core/handlers/builtin-handler-specs.ts";
 
 export const ledgerPost = defineHandler({
   ...ledgerPostSpec,
