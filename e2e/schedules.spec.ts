@@ -122,3 +122,31 @@ test("pause with a reason, then resume after seeing what the misfire policy will
   await expect(page.getByTestId("action-notice")).toContainText("Resumed");
   await page.screenshot({ path: "artifacts/screenshots/schedule-paused-resumed.png", fullPage: true });
 });
+
+test("an edit made on a stale revision is refused with a reload option, and the other change survives", async ({ page }) => {
+  test.setTimeout(120_000);
+  const s = await createViaApi(page, { name: unique("e2e-stale"), handler: "demo.noop", trigger: { kind: "interval", everySeconds: 3600 } });
+  await page.goto(`/schedules/${s.id}`);
+  await page.getByTestId("edit-schedule").click();
+  await expect(page).toHaveURL(new RegExp(`/schedules/${s.id}/edit$`));
+  await expect(page.getByText("Editing revision 1.")).toBeVisible();
+  await page.getByLabel("Description").fill("my edit");
+
+  // Someone else saves first.
+  const other = await page.request.patch(`/api/schedules/${s.id}`, { data: { revision: 1, description: "their edit" } });
+  expect(other.status(), await other.text()).toBe(200);
+
+  await page.getByTestId("save-schedule").click();
+  const banner = page.getByTestId("stale-banner");
+  await expect(banner).toBeVisible();
+  await expect(banner).toBeInViewport();
+  await expect(page).toHaveURL(new RegExp(`/schedules/${s.id}/edit$`));
+  const stored = await (await page.request.get(`/api/schedules/${s.id}`)).json();
+  expect(stored.schedule.description).toBe("their edit");
+  await page.screenshot({ path: "artifacts/screenshots/schedule-stale-edit.png" });
+
+  await page.getByTestId("reload-latest").click();
+  await expect(banner).toBeHidden();
+  await expect(page.getByLabel("Description")).toHaveValue("their edit");
+  await expect(page.getByText("Editing revision 2.")).toBeVisible();
+});

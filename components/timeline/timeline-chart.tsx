@@ -1,5 +1,5 @@
 "use client";
-import { useCallback, useMemo, useRef } from "react";
+import { memo, useCallback, useMemo, useRef } from "react";
 import { useRouter } from "next/navigation";
 import { ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from "recharts";
 import { formatDayClock, formatHourMinute } from "../ui/time-format";
@@ -50,7 +50,7 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
  * The planned-versus-actual chart. recharts draws the time axis, the lane labels, the now-line and the
  * future shading; the marks themselves come from TimelineMarks as a few merged paths.
  */
-export function TimelineChart({ model, now, visible, onZoom }: Props) {
+export const TimelineChart = memo(function TimelineChart({ model, now, visible, onZoom }: Props) {
   const router = useRouter();
   const wrap = useRef<HTMLDivElement>(null);
   const tooltip = useRef<TimelineTooltipHandle>(null);
@@ -111,4 +111,4 @@ export function TimelineChart({ model, now, visible, onZoom }: Props) {
       <TimelineTooltip ref={tooltip} container={() => wrap.current} />
     </div>
   );
-}
+});

@@ -2,7 +2,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
-import { snappedWindow, windowKey, type TimelineWindow } from "./timeline-window";
+import { snappedWindow, snapToStep, windowKey, type TimelineWindow } from "./timeline-window";
 
 /**
  * GET /api/timeline (core/runs/timeline.ts): compact on purpose. Times are ms offsets from t0; state and kind
@@ -102,7 +102,8 @@ export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined)
       // Polling every 2 s must not redraw 20k marks when nothing changed: keep the same model object.
       const model = prev && sameTimeline(prev.api, api) ? prev.model : toTimelineModel(api);
       previous.set(cacheKey, { api, model });
-      return { model, now: Date.parse(api.now), truncated: api.truncated };
+      // The now-line moves in the same ~1 px steps, so an unchanged poll re-renders nothing at all.
+      return { model, now: snapToStep(w, Date.parse(api.now)), truncated: api.truncated };
     },
     // The model is rebuilt or reused whole (above); a deep structural comparison would only cost time.
     structuralSharing: false,

@@ -25,8 +25,18 @@ export function resolveWindow(w: TimelineWindow, now: number): { from: number; t
  */
 export function snappedWindow(w: TimelineWindow, now: number): { from: number; to: number } {
   if (w.kind === "fixed") return resolveWindow(w, now);
-  const step = Math.max(1000, Math.round((w.backMs + w.aheadMs) / 1200));
-  return resolveWindow(w, Math.floor(now / step) * step);
+  return resolveWindow(w, snapToStep(w, now));
+}
+
+/** About one pixel of the window's width in ms (at least a second): finer movement is invisible. */
+export function windowStep(w: TimelineWindow): number {
+  const { from, to } = resolveWindow(w, 0);
+  return Math.max(1000, Math.round((to - from) / 1200));
+}
+
+export function snapToStep(w: TimelineWindow, t: number): number {
+  const step = windowStep(w);
+  return Math.floor(t / step) * step;
 }
 
 /** Zoom around the centre by `factor` (< 1 zooms in); never narrower than a minute. */
