@@ -108,6 +108,7 @@ test("pause with a reason, then resume after seeing what the misfire policy will
   await page.goto("/schedules");
   const row = page.locator(`[data-testid="schedule-row"][data-name="${s.name}"]`);
   await expect(row.getByTestId("schedule-state")).toContainText("upstream maintenance");
+  await page.screenshot({ path: "artifacts/screenshots/schedules-list-paused.png", fullPage: true });
   await row.getByRole("link", { name: s.name }).click();
 
   await page.getByTestId("resume-schedule").click();

@@ -101,6 +101,15 @@ test("the timeline renders 50 schedules × 6 h of history without freezing (repo
         painted,
         pathChars: [...document.querySelectorAll('[data-testid="timeline-marks"] path')].reduce((n, p) => n + (p.getAttribute("d")?.length ?? 0), 0),
         longTasks: (window as unknown as { __longTasks: number[] }).__longTasks,
+        paths: performance.getEntriesByName("vigil:timeline-paths").map((e) => e.duration),
+        model: performance.getEntriesByName("vigil:timeline-model").map((e) => e.duration),
+        // A fixed CPU workload, to read the other figures against this machine's load at the time.
+        calibrationMs: (() => {
+          const t = performance.now();
+          let x = 0;
+          for (let i = 0; i < 5_000_000; i++) x += Math.sqrt(i);
+          return x > 0 ? performance.now() - t : -1;
+        })(),
       };
     });
     const occurrences = await page.getByTestId("timeline-summary").textContent();
@@ -122,6 +131,7 @@ test("the timeline renders 50 schedules × 6 h of history without freezing (repo
     const lines = [
       `timeline: ${runs} seeded runs (${SCHEDULES} schedules × 7 h at 1/min); ${occurrences?.split("·").slice(1, 3).join("·").trim()}`,
       `timeline: navigation → marks drawn ${Math.round(wall)} ms (wall, test side); in page: API ${figures.apiStart !== null && figures.apiEnd !== null ? Math.round(figures.apiEnd - figures.apiStart) : "?"} ms (${figures.apiBytes ?? "?"} bytes), response → drawn ${renderMs !== null ? Math.round(renderMs) : "?"} ms; path data ${figures.pathChars} chars`,
+      `timeline: in-page work: model ${figures.model.map((d) => Math.round(d)).join("+")} ms, paths ${figures.paths.map((d) => Math.round(d)).join("+")} ms (each build); calibration loop (5M sqrt) ${Math.round(figures.calibrationMs)} ms (the same loop, to compare runs on a busy machine)`,
       `timeline: long tasks during first render: ${figures.longTasks.length} (max ${Math.round(Math.max(0, ...figures.longTasks))} ms); during 10 s of 2 s refreshes: ${refreshTasks.length} (max ${Math.round(Math.max(0, ...refreshTasks))} ms); hover → tooltip ${Math.round(hoverMs)} ms`,
     ];
     for (const l of lines) console.log(l);

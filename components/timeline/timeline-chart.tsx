@@ -1,7 +1,8 @@
 "use client";
 import { memo, useCallback, useMemo, useRef } from "react";
 import { useRouter } from "next/navigation";
-import { ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from "recharts";
+import { ComposedChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recharts";
+import { useElementWidth } from "../ui/use-element-width";
 import { formatDayClock, formatHourMinute } from "../ui/time-format";
 import { TimelineMarks, type HoverInfo } from "./timeline-marks";
 import { timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
@@ -54,6 +55,7 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
   const router = useRouter();
   const wrap = useRef<HTMLDivElement>(null);
   const tooltip = useRef<TimelineTooltipHandle>(null);
+  const width = useElementWidth(wrap);
   const { from, to, lanes } = model;
   const ticks = useMemo(() => timeTicks(from, to), [from, to]);
   const laneTicks = useMemo(() => lanes.map((_, i) => i + 0.5), [lanes]);
@@ -66,9 +68,9 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
   const tick = useCallback((p: object) => <LaneTick {...p} lanes={lanes} />, [lanes]);
 
   return (
-    <div className="timeline-chart" ref={wrap} data-testid="timeline-chart" data-lanes={lanes.length}>
-      <ResponsiveContainer width="100%" height={height} debounce={100}>
-        <ComposedChart data={[]} margin={MARGIN}>
+    <div className="timeline-chart" ref={wrap} data-testid="timeline-chart" data-lanes={lanes.length} style={{ minHeight: height }}>
+      {width > 0 && (
+        <ComposedChart width={width} height={height} data={[]} margin={MARGIN}>
           <XAxis
             type="number"
             dataKey="t"
@@ -107,7 +109,7 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
             />
           )}
         </ComposedChart>
-      </ResponsiveContainer>
+      )}
       <TimelineTooltip ref={tooltip} container={() => wrap.current} />
     </div>
   );

@@ -31,7 +31,14 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
   const [drag, setDrag] = useState<{ x0: number; x1: number } | null>(null);
   const downAt = useRef<number | null>(null);
   const paths = useMemo(
-    () => (plot ? buildTimelinePaths(model, plot, visible) : []),
+    () => {
+      if (!plot) return [];
+      const start = performance.now();
+      const built = buildTimelinePaths(model, plot, visible);
+      // Read by e2e/timeline-perf.spec.ts to report where render time goes.
+      performance.measure("vigil:timeline-paths", { start });
+      return built;
+    },
     // plot is a fresh object on each render; its numbers are what matter.
     [model, visible, plot?.x, plot?.y, plot?.width, plot?.height],
   );

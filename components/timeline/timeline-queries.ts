@@ -100,7 +100,9 @@ export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined)
       const cacheKey = `${windowKey(w)}|${scheduleId ?? ""}`;
       const prev = previous.get(cacheKey);
       // Polling every 2 s must not redraw 20k marks when nothing changed: keep the same model object.
+      const start = performance.now();
       const model = prev && sameTimeline(prev.api, api) ? prev.model : toTimelineModel(api);
+      performance.measure("vigil:timeline-model", { start });
       previous.set(cacheKey, { api, model });
       // The now-line moves in the same ~1 px steps, so an unchanged poll re-renders nothing at all.
       return { model, now: snapToStep(w, Date.parse(api.now)), truncated: api.truncated };
