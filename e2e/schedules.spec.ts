@@ -79,6 +79,8 @@ test("an invalid cron is shown at its field and nothing is saved", async ({ page
   await expect(page).toHaveURL(/\/schedules\/new$/);
   const list = await page.request.get(`/api/schedules?q=${name}`);
   expect((await list.json()).schedules).toHaveLength(0);
+  // Full-page screenshots of a scrolled page repeat the sticky header mid-page: start from the top.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: "artifacts/screenshots/schedule-invalid-cron.png", fullPage: true });
 });
 

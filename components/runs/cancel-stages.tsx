@@ -21,6 +21,10 @@ export function CancelStages({ trace }: { trace: RunTraceView }) {
   const ended = run.state === "cancelled" || !["running", "queued", "planned", "retrying", "zombie"].includes(run.state);
   const firstOf = (t: string) => events.find((e) => e.type === t);
   const rows = STAGES.map((s) => ({ ...s, event: firstOf(s.type) })).filter((s) => s.event || !s.optional || !ended);
+  // Stages that happened, in the order they happened (the kill and the session cleanup can race); then the rest.
+  const done = rows.filter((r) => r.event).sort((a, b) => a.event!.at.localeCompare(b.event!.at) || a.event!.id - b.event!.id);
+  const pending = rows.filter((r) => !r.event);
+  const ordered = [...done, ...pending];
   return (
     <section className="card" aria-labelledby="cancel-title" data-testid="cancel-stages">
       <h2 id="cancel-title" style={{ marginTop: 0 }}>
@@ -31,7 +35,7 @@ export function CancelStages({ trace }: { trace: RunTraceView }) {
         {run.cancelReason ? <>: “{run.cancelReason}”</> : null}
       </p>
       <ol className="stages">
-        {rows.map((s) => (
+        {ordered.map((s) => (
           <li key={s.type} className={s.event ? "done" : "pending"} data-testid="cancel-stage-item" data-stage={s.type} data-done={Boolean(s.event)}>
             <span aria-hidden="true">{s.event ? "✓" : "…"}</span> {s.label}
             {s.event ? <span className="mono muted"> {formatPrecise(s.event.at)}</span> : <span className="muted"> (waiting)</span>}

@@ -40,7 +40,11 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
   return (
     <>
       {runs.length === 0 ? (
-        <p className="muted" data-testid="runs-empty">No runs match these filters.</p>
+        <p className="muted" data-testid="runs-empty">
+          {hideSchedule && !filters.state && !filters.from && !filters.to
+            ? "No runs of this schedule yet; its coming fires are listed above."
+            : "No runs match these filters."}
+        </p>
       ) : (
         <table className="table" data-testid="runs-table">
           <thead>

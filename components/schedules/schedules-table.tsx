@@ -67,7 +67,7 @@ export function SchedulesTable() {
           return (
             <tr key={s.id} data-testid="schedule-row" data-name={s.name}>
               <td>
-                <Link href={`/schedules/${s.id}`} className="strong">
+                <Link href={`/schedules/${s.id}`} className="strong nowrap">
                   {s.name}
                 </Link>
                 <div className="small muted mono">{s.handler}</div>
@@ -75,14 +75,14 @@ export function SchedulesTable() {
               </td>
               <td>
                 <div>{s.triggerDescription}</div>
-                <div className="small muted">zone {zone}</div>
+                {!s.triggerDescription.includes(`(${zone})`) && <div className="small muted">times in {zone}</div>}
               </td>
               <td>
                 <ScheduleState schedule={s} />
               </td>
               <td data-testid="next-fire">
                 {s.paused ? (
-                  <span className="muted">paused</span>
+                  <span className="muted">{s.paused.until ? `paused; resumes ${formatRelative(s.paused.until, now)}` : "paused"}</span>
                 ) : s.nextFireAt ? (
                   <>
                     <div>{formatRelative(s.nextFireAt, now)}</div>
