@@ -35,6 +35,8 @@ export const envSchema = z.object({
   VIGIL_PLAN_AHEAD_SECONDS: int(120),
   VIGIL_DRAIN_TIMEOUT_MS: int(15000),
   VIGIL_METRICS_PUBLIC: bool,
+  // Per-run metrics (counts by state, histograms) cover runs planned within this window (seconds).
+  VIGIL_METRICS_WINDOW_SECONDS: int(3600),
   // Alerts: evaluated by every worker; webhooks go to a schedule's webhook_url and/or this global URL.
   VIGIL_ALERT_EVAL_MS: int(2000),
   VIGIL_ALERT_WEBHOOK_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional()),

@@ -60,7 +60,7 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
     if (report.state === "pending") setTimeout(() => deliveries.poke(), report.retryDelayMs + 5).unref();
   };
 
-  const pump = async () => {
+  const pumpOnce = async () => {
     const free = MAX_DELIVERIES_IN_FLIGHT - inFlight.size;
     if (free <= 0) return;
     const busyUrls = [...inFlightByUrl].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_URL).map(([u]) => u);
@@ -84,6 +84,11 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
       inFlight.add(p);
     }
   };
+
+  // Pokes can overlap (a finished send, an evaluation, a retry timer): claims run one after another,
+  // so the free-slot count each one sees is true.
+  let pumping: Promise<void> = Promise.resolve();
+  const pump = () => (pumping = pumping.catch(() => undefined).then(pumpOnce));
 
   const evaluations = every(env.VIGIL_ALERT_EVAL_MS, evaluate, (err) => log.error({ err }, "alert evaluation failed"));
   const deliveries = every(DELIVERY_POLL_MS, pump, (err) => log.error({ err }, "claiming alert webhooks failed"));

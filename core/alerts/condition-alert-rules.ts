@@ -13,14 +13,19 @@ export interface ConditionResult {
 /** p95 over fewer starts than this is noise, not an SLO breach; single late runs are lateness_max_ms's job. */
 export const P95_MIN_SAMPLES = 3;
 
+/** Runs that started in the window; found among runs planned within twice the window (index range per schedule). */
 export async function evaluateLatenessP95(db: Queryable, windowSeconds: number): Promise<ConditionResult> {
   const { rows } = await db.query(
     `SELECT s.id AS schedule_id, s.name, s.lateness_p95_slo_ms AS slo_ms, count(*)::int AS n,
             percentile_cont(0.95) WITHIN GROUP (ORDER BY r.lateness_ms) AS p95_ms
-       FROM schedules s JOIN runs r ON r.schedule_id = s.id
-      WHERE s.deleted_at IS NULL AND s.lateness_p95_slo_ms IS NOT NULL AND r.kind <> 'backfill'
-        AND r.planned_at > now() - make_interval(secs => $1) - interval '1 hour'
-        AND r.started_at > now() - make_interval(secs => $1) AND r.lateness_ms IS NOT NULL
+       FROM schedules s
+      CROSS JOIN LATERAL (
+        SELECT r.lateness_ms FROM runs r
+         WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+           AND r.planned_at > now() - make_interval(secs => 2 * $1)
+           AND r.started_at > now() - make_interval(secs => $1) AND r.lateness_ms IS NOT NULL
+        OFFSET 0) r
+      WHERE s.deleted_at IS NULL AND s.lateness_p95_slo_ms IS NOT NULL
       GROUP BY s.id`,
     [windowSeconds],
   );

@@ -8,23 +8,23 @@ import type { RunAlertRule } from "./run-alert-rules";
 
 export async function detectRunCauses(db: Queryable, rule: RunAlertRule): Promise<AlertCandidate[]> {
   const { rows } = await db.query(
-    `WITH bad AS (${rule.badSql}),
-          seen AS (
-            SELECT a.dedupe_key, max(a.last_cause_at) AS mark
-              FROM alerts a
-             WHERE a.dedupe_key IN (SELECT DISTINCT $2 || b.schedule_id FROM bad b)
-             GROUP BY a.dedupe_key)
-     SELECT b.schedule_id, s.name AS schedule_name,
-            (array_agg(b.run_id ORDER BY b.mark DESC))[1] AS run_id,
-            (array_agg(b.detail ORDER BY b.mark DESC))[1] AS detail,
-            max(b.mark) AS mark,
-            count(*)::int AS causes
-       FROM bad b
-       JOIN schedules s ON s.id = b.schedule_id
-       LEFT JOIN seen ON seen.dedupe_key = $2 || b.schedule_id
-      WHERE seen.mark IS NULL OR b.mark > seen.mark
-      GROUP BY b.schedule_id, s.name`,
-    [rule.lookbackSeconds, rule.prefix],
+    `WITH seen AS (
+       SELECT a.schedule_id, max(a.last_cause_at) AS mark
+         FROM alerts a
+        WHERE a.kind = $3 AND starts_with(a.dedupe_key, $2) AND a.schedule_id IS NOT NULL
+        GROUP BY a.schedule_id),
+     bad AS (${rule.badSql}),
+     fresh AS (
+       SELECT b.*, count(*) OVER (PARTITION BY b.schedule_id) AS causes,
+              row_number() OVER (PARTITION BY b.schedule_id ORDER BY b.mark DESC) AS rn
+         FROM bad b)
+     SELECT f.schedule_id, s.name AS schedule_name, f.run_id, f.mark, f.causes::int AS causes,
+            ${rule.detailSql} || coalesce(f.extra, '{}'::jsonb) AS detail
+       FROM fresh f
+       JOIN schedules s ON s.id = f.schedule_id AND s.deleted_at IS NULL
+       JOIN runs r ON r.id = f.run_id
+      WHERE f.rn = 1`,
+    [rule.lookbackSeconds, rule.prefix, rule.kind],
   );
   return rows.map((r) => ({
     kind: rule.kind,

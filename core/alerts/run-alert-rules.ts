@@ -16,8 +16,13 @@ export interface RunAlertRule {
   prefix: string;
   /** How far back ($1, seconds) bad runs are looked for. */
   lookbackSeconds: number;
-  /** SELECT schedule_id, run_id, mark, detail: bad runs (aliases: s schedules, r runs). */
+  /**
+   * SELECT schedule_id, run_id, mark, extra: bad runs newer than the watermark. `seen` (schedule_id, mark) holds
+   * each schedule's watermark; prune with it as early as the rule's index allows. `extra` is jsonb or null.
+   */
   badSql: string;
+  /** The detail of the newest cause (aliases: r its run, s its schedule), built only for that one row. */
+  detailSql: string;
   /** Schedules that keep this expectation (alias s); an alert of a schedule that no longer does resolves. */
   configSql: string;
   /** A run g of the alert's schedule that clears alert a (aliases: a alerts, s schedules, g runs). */
@@ -28,8 +33,9 @@ export interface RunAlertRule {
   message(scheduleName: string, detail: Record<string, unknown>): string;
 }
 
-const HOUR = 3600;
-const DAY = 24 * HOUR;
+const DAY = 24 * 3600;
+/** How long evaluation may pause (all workers gone, a stalled pass) before a turned-bad run is no longer looked at. */
+export const PASS_GAP_MARGIN = 600;
 
 const num = (v: unknown): number => Number(v ?? 0);
 const when = (v: unknown): string => (typeof v === "string" ? v.replace(/\.\d+(?=[Z+-])/, "").replace("T", " ") : String(v));
@@ -38,21 +44,29 @@ export const lateMaxRule: RunAlertRule = {
   id: "late:max",
   kind: "late",
   prefix: "late:max:",
-  // A late run is seen as late from planned + limit on (even before it starts), so an hour of
-  // history beyond the limit is enough for live detection.
-  lookbackSeconds: HOUR,
+  // A run turns late at planned + limit, seen then even if it has not started, so each pass only
+  // needs runs planned within limit + a margin for gaps between passes (normally 2 s apart).
+  // LATERAL per schedule: each schedule's window is an index range on (schedule_id, planned_at),
+  // starting after its watermark; OFFSET 0 keeps Postgres from flattening it into one scan of every
+  // run (measured at 1.4 M runs: 2.9 s flattened, 0.4 s per schedule with a 1 h margin).
+  lookbackSeconds: PASS_GAP_MARGIN,
   badSql: `
-    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
-           jsonb_build_object('rule', 'max', 'plannedAt', r.planned_at, 'limitMs', s.lateness_max_ms,
-             'started', r.started_at IS NOT NULL,
-             'latenessMs', coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint)) AS detail
-      FROM schedules s JOIN runs r ON r.schedule_id = s.id
-     WHERE s.deleted_at IS NULL AND s.lateness_max_ms IS NOT NULL AND r.kind <> 'backfill'
-       AND r.planned_at > now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond'
-       AND r.planned_at <= now()
-       AND (r.lateness_ms > s.lateness_max_ms
-            OR (r.started_at IS NULL AND r.state IN ('planned', 'queued')
-                AND now() > r.planned_at + s.lateness_max_ms * interval '1 millisecond'))`,
+    SELECT s.id AS schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
+      FROM schedules s
+      LEFT JOIN seen w ON w.schedule_id = s.id
+     CROSS JOIN LATERAL (
+       SELECT r.id, r.planned_at FROM runs r
+        WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+          AND r.planned_at > greatest(now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond', w.mark)
+          AND r.planned_at <= now()
+          AND (r.lateness_ms > s.lateness_max_ms
+               OR (r.started_at IS NULL AND r.state IN ('planned', 'queued')
+                   AND now() > r.planned_at + s.lateness_max_ms * interval '1 millisecond'))
+        OFFSET 0) r
+     WHERE s.deleted_at IS NULL AND s.lateness_max_ms IS NOT NULL`,
+  detailSql: `jsonb_build_object('rule', 'max', 'plannedAt', r.planned_at, 'limitMs', s.lateness_max_ms,
+                'started', r.started_at IS NOT NULL,
+                'latenessMs', coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint))`,
   configSql: "s.lateness_max_ms IS NOT NULL",
   goodSql: "g.planned_at > a.last_cause_at AND g.kind <> 'backfill' AND g.lateness_ms <= s.lateness_max_ms",
   goodOrder: "g.planned_at",
@@ -67,20 +81,26 @@ export const completionDeadlineRule: RunAlertRule = {
   id: "completion_deadline",
   kind: "completion_deadline",
   prefix: "completion_deadline:",
-  lookbackSeconds: HOUR,
+  // Likewise: a run turns bad at planned + deadline, finished or not.
+  lookbackSeconds: PASS_GAP_MARGIN,
   badSql: `
-    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
-           jsonb_build_object('plannedAt', r.planned_at, 'deadlineSeconds', s.completion_deadline_seconds,
-             'finished', r.finished_at IS NOT NULL, 'state', r.state,
-             'gapMs', (extract(epoch FROM coalesce(r.finished_at, now()) - r.planned_at) * 1000)::bigint) AS detail
-      FROM schedules s JOIN runs r ON r.schedule_id = s.id
-     WHERE s.deleted_at IS NULL AND s.completion_deadline_seconds IS NOT NULL AND r.kind <> 'backfill'
-       AND r.planned_at > now() - make_interval(secs => $1 + s.completion_deadline_seconds)
-       AND r.planned_at <= now()
-       AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'missed')
-             AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
-         OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
-             AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))`,
+    SELECT s.id AS schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
+      FROM schedules s
+      LEFT JOIN seen w ON w.schedule_id = s.id
+     CROSS JOIN LATERAL (
+       SELECT r.id, r.planned_at FROM runs r
+        WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+          AND r.planned_at > greatest(now() - make_interval(secs => $1 + s.completion_deadline_seconds), w.mark)
+          AND r.planned_at <= now()
+          AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'missed')
+                AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
+            OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
+                AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))
+        OFFSET 0) r
+     WHERE s.deleted_at IS NULL AND s.completion_deadline_seconds IS NOT NULL`,
+  detailSql: `jsonb_build_object('plannedAt', r.planned_at, 'deadlineSeconds', s.completion_deadline_seconds,
+                'finished', r.finished_at IS NOT NULL, 'state', r.state,
+                'gapMs', (extract(epoch FROM coalesce(r.finished_at, now()) - r.planned_at) * 1000)::bigint)`,
   configSql: "s.completion_deadline_seconds IS NOT NULL",
   goodSql: `g.planned_at > a.last_cause_at AND g.state IN ('succeeded', 'hollow')
             AND g.finished_at <= g.planned_at + make_interval(secs => s.completion_deadline_seconds)`,
@@ -92,16 +112,19 @@ export const completionDeadlineRule: RunAlertRule = {
       : `${name}: a run planned at ${when(d.plannedAt)} has not finished ${formatDuration(num(d.gapMs))} after its planned time (deadline ${formatDuration(num(d.deadlineSeconds) * 1000)})`,
 };
 
+// Missed and hollow runs are found through the (state, due_at) index: a day of them is few rows.
 export const missedRule: RunAlertRule = {
   id: "missed",
   kind: "missed",
   prefix: "missed:",
   lookbackSeconds: DAY,
   badSql: `
-    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
-           jsonb_build_object('plannedAt', r.planned_at, 'dueAt', r.due_at, 'runKind', r.kind) AS detail
-      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
-     WHERE r.state = 'missed' AND r.due_at > now() - make_interval(secs => $1)`,
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
+      FROM runs r
+      LEFT JOIN seen w ON w.schedule_id = r.schedule_id
+     WHERE r.state = 'missed' AND r.due_at > now() - make_interval(secs => $1)
+       AND (w.mark IS NULL OR r.planned_at > w.mark)`,
+  detailSql: "jsonb_build_object('plannedAt', r.planned_at, 'dueAt', r.due_at, 'runKind', r.kind)",
   configSql: "true",
   goodSql: "g.planned_at > a.last_cause_at AND g.started_at IS NOT NULL",
   goodOrder: "g.planned_at",
@@ -115,10 +138,12 @@ export const hollowRule: RunAlertRule = {
   prefix: "hollow:",
   lookbackSeconds: DAY,
   badSql: `
-    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark,
-           jsonb_build_object('plannedAt', r.planned_at, 'records', r.records, 'expectRecordsMin', s.expect_records_min) AS detail
-      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
-     WHERE r.state = 'hollow' AND r.due_at > now() - make_interval(secs => $1)`,
+    SELECT r.schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
+      FROM runs r
+      LEFT JOIN seen w ON w.schedule_id = r.schedule_id
+     WHERE r.state = 'hollow' AND r.due_at > now() - make_interval(secs => $1)
+       AND (w.mark IS NULL OR r.planned_at > w.mark)`,
+  detailSql: "jsonb_build_object('plannedAt', r.planned_at, 'records', r.records, 'expectRecordsMin', s.expect_records_min)",
   configSql: "true",
   goodSql: "g.planned_at > a.last_cause_at AND g.state = 'succeeded'",
   goodOrder: "g.planned_at",
@@ -135,18 +160,24 @@ export const zombieRule: RunAlertRule = {
   prefix: "zombie:",
   lookbackSeconds: DAY,
   // The reaper may retry a zombie (the run continues) or end it as 'zombie'; the detection event is
-  // the cause either way. Runs ended as zombie without the event are covered by the second branch.
+  // the cause either way (found through a partial index). Runs ended as zombie without the event are
+  // covered by the second branch.
   badSql: `
-    SELECT r.schedule_id, r.id AS run_id, e.at AS mark,
-           jsonb_build_object('plannedAt', r.planned_at, 'workerId', e.worker_id, 'attempt', e.attempt, 'detail', e.message) AS detail
-      FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+    SELECT r.schedule_id, r.id AS run_id, e.at AS mark, jsonb_build_object('workerId', e.worker_id, 'attempt', e.attempt, 'detail', e.message) AS extra
+      FROM run_events e
+      JOIN runs r ON r.id = e.run_id
+      LEFT JOIN seen w ON w.schedule_id = r.schedule_id
      WHERE e.type = 'zombie_detected' AND e.at > now() - make_interval(secs => $1)
+       AND (w.mark IS NULL OR e.at > w.mark)
     UNION ALL
     SELECT r.schedule_id, r.id AS run_id, coalesce(r.finished_at, r.heartbeat_at, r.due_at) AS mark,
-           jsonb_build_object('plannedAt', r.planned_at, 'workerId', r.worker_id, 'attempt', r.attempt, 'detail', '') AS detail
-      FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+           jsonb_build_object('workerId', r.worker_id, 'attempt', r.attempt, 'detail', '') AS extra
+      FROM runs r
+      LEFT JOIN seen w ON w.schedule_id = r.schedule_id
      WHERE r.state = 'zombie' AND r.due_at > now() - make_interval(secs => $1)
+       AND (w.mark IS NULL OR coalesce(r.finished_at, r.heartbeat_at, r.due_at) > w.mark)
        AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'zombie_detected')`,
+  detailSql: "jsonb_build_object('plannedAt', r.planned_at)",
   configSql: "true",
   goodSql: `g.finished_at > a.last_cause_at AND g.planned_at > a.last_cause_at - interval '1 day'
             AND g.state IN ('succeeded', 'hollow', 'failed', 'timed_out')`,

@@ -13,9 +13,13 @@ export interface HistogramSeries {
 
 interface Sample {
   labels: Record<string, string | number>;
+  /** The series' own labels, one object per series: prom-client formats it once, not once per bucket. */
+  sharedLabels: Record<string, string>;
   value: number;
   metricName: string;
 }
+
+const NO_LABELS: Record<string, string> = {};
 
 type HistogramObject = Awaited<ReturnType<Histogram<string>["get"]>>;
 
@@ -37,10 +41,11 @@ export class PrecomputedHistogram extends Histogram<string> {
     const name = this.metricName;
     const values: Sample[] = [];
     for (const s of this.series) {
-      this.bounds.forEach((le, i) => values.push({ labels: { ...s.labels, le }, value: s.cumulative[i] ?? 0, metricName: `${name}_bucket` }));
-      values.push({ labels: { ...s.labels, le: "+Inf" }, value: s.count, metricName: `${name}_bucket` });
-      values.push({ labels: s.labels, value: s.sum, metricName: `${name}_sum` });
-      values.push({ labels: s.labels, value: s.count, metricName: `${name}_count` });
+      const shared = Object.keys(s.labels).length > 0 ? s.labels : NO_LABELS;
+      this.bounds.forEach((le, i) => values.push({ labels: { le }, sharedLabels: shared, value: s.cumulative[i] ?? 0, metricName: `${name}_bucket` }));
+      values.push({ labels: { le: "+Inf" }, sharedLabels: shared, value: s.count, metricName: `${name}_bucket` });
+      values.push({ labels: NO_LABELS, sharedLabels: shared, value: s.sum, metricName: `${name}_sum` });
+      values.push({ labels: NO_LABELS, sharedLabels: shared, value: s.count, metricName: `${name}_count` });
     }
     // The same shape prom-client's Histogram returns (its typings omit fields the registry does not read here).
     return { name, help: this.metricHelp, type: "histogram", values, aggregator: "sum" } as unknown as HistogramObject;
@@ -50,18 +55,4 @@ export class PrecomputedHistogram extends Histogram<string> {
   async getForPromString() {
     return this.get();
   }
-}
-
-/**
- * Buckets as counted in SQL with width_bucket(-x, bounds negated and reversed) = k, the number of
- * upper bounds >= x: a sample belongs to bound j (ascending) exactly when j >= n - k, which is
- * Prometheus' "le" (x <= bound) semantics.
- */
-export function cumulativeFromK(bounds: number[], rows: { k: number; n: number }[]): number[] {
-  const n = bounds.length;
-  return bounds.map((_b, j) => rows.reduce((acc, r) => (r.k >= n - j ? acc + r.n : acc), 0));
-}
-
-export function negatedBounds(bounds: number[]): number[] {
-  return [...bounds].reverse().map((b) => -b);
 }

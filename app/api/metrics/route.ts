@@ -8,7 +8,8 @@ import { collectMetrics } from "@/core/metrics/collect-metrics";
 export const dynamic = "force-dynamic";
 
 async function scrape(): Promise<Response> {
-  const registry = await collectMetrics(getPool(), { deadAfterMs: getEnv().VIGIL_WORKER_DEAD_AFTER_MS });
+  const env = getEnv();
+  const registry = await collectMetrics(getPool(), { deadAfterMs: env.VIGIL_WORKER_DEAD_AFTER_MS, windowSeconds: env.VIGIL_METRICS_WINDOW_SECONDS });
   return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } });
 }
 
