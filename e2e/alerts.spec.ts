@@ -64,4 +64,11 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   await expect(page).toHaveURL(new RegExp(`/audit\\?target=alert(%3A|:)${alertId}$`));
   await expect(page.getByTestId("audit-row").filter({ hasText: "alert.acknowledge" })).toHaveCount(1);
   await page.screenshot({ path: "artifacts/screenshots/alert-acknowledged-audit.png", fullPage: true });
+
+  // The workers page shows queue depth and planner lag next to the workers.
+  await page.goto("/workers");
+  const summary = page.getByTestId("queue-summary");
+  await expect(summary.getByTestId("queue-queue-depth")).toContainText(/\d+ runs?/);
+  await expect(summary.getByTestId("queue-planner-lag")).toContainText(/\d+ ms|\d+(\.\d)? s/);
+  await page.screenshot({ path: "artifacts/screenshots/workers-queue.png", fullPage: true });
 });

@@ -10,7 +10,8 @@ import type { Env } from "../core/env";
 import type { Logger } from "../core/log";
 import { alertOptionsFromEnv, evaluateAlerts } from "../core/alerts/evaluate-alerts";
 import { claimAlertDeliveries } from "../core/alerts/webhook/claim-alert-deliveries";
-import { deliverAlertWebhook, type WebhookOptions } from "../core/alerts/webhook/deliver-alert-webhook";
+import { deliverAlertWebhook } from "../core/alerts/webhook/deliver-alert-webhook";
+import { webhookLeaseMs, webhookOptionsFromEnv } from "../core/alerts/webhook/webhook-options";
 import { every, type WorkerService } from "./service";
 
 export const MAX_DELIVERIES_IN_FLIGHT = 8;
@@ -27,17 +28,9 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
   const { pool, env } = opts;
   const log = opts.log.child({ service: "alerter" });
   const evaluation = alertOptionsFromEnv(env);
-  const webhook: WebhookOptions = {
-    secret: env.VIGIL_ALERT_WEBHOOK_SECRET ?? null,
-    timeoutMs: env.VIGIL_ALERT_WEBHOOK_TIMEOUT_MS,
-    maxAttempts: env.VIGIL_ALERT_WEBHOOK_MAX_ATTEMPTS,
-    backoff: { baseMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_BASE_MS, maxMs: env.VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS },
-    userAgent: `vigil/${opts.version}`,
-  };
-  // The lease outlives the request timeout by far (event-loop stalls of many seconds were seen on a
-  // loaded machine), so a slow send is never re-claimed while in flight; a worker that died mid-send
-  // has its delivery retried by another once the lease ends.
-  const leaseMs = webhook.timeoutMs + 60_000;
+  const webhook = webhookOptionsFromEnv(env, `vigil/${opts.version}`);
+  // Event-loop stalls of many seconds were seen on a loaded machine: the lease covers them.
+  const leaseMs = webhookLeaseMs(webhook);
   const inFlight = new Set<Promise<void>>();
   const inFlightByUrl = new Map<string, number>();
   let warnedUnsigned = false;

@@ -5,6 +5,8 @@ import { createTestToken } from "@/test/auth";
 import { callRoute } from "@/test/call-route";
 import { insertAlertSchedule, insertRunRow, insertWorker } from "@/test/alert-fixtures";
 import { evaluateAlerts } from "@/core/alerts/evaluate-alerts";
+import { startWebhookReceiver, type WebhookReceiver } from "@/test/webhook-receiver";
+import { waitFor } from "@/test/wait-for";
 import { GET as list } from "./route";
 import { GET as summary } from "./summary/route";
 import { POST as acknowledge } from "./[id]/acknowledge/route";
@@ -16,10 +18,14 @@ let operator: string;
 let pool: pg.Pool;
 let scheduleA: { id: string; name: string };
 let scheduleB: { id: string; name: string };
+let receiver: WebhookReceiver;
 
 const opts = { deadAfterMs: 10_000, plannerLagThresholdMs: 5000, latenessWindowSeconds: 600, globalWebhookUrl: null };
 
 beforeAll(async () => {
+  // The console reads its environment once, at its first request (after this).
+  receiver = await startWebhookReceiver(() => 200);
+  process.env.VIGIL_ALERT_WEBHOOK_URL = receiver.url("/global");
   viewer = await createTestToken(db.url, "viewer");
   operator = await createTestToken(db.url, "operator");
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -35,6 +41,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await pool.end();
+  await receiver.close();
+  delete process.env.VIGIL_ALERT_WEBHOOK_URL;
 });
 
 describe("GET /api/alerts", () => {
@@ -116,12 +124,15 @@ describe("GET /api/alerts/summary", () => {
     expect(r.body.newest.kind).toMatch(/late|missed/);
   });
 
-  it("raises 'no live worker' itself when every worker went silent (workers cannot report their own absence)", async () => {
+  it("raises 'no live worker' itself when every worker went silent, and sends its webhook (no alerter is left to)", async () => {
     await pool.query(`UPDATE workers SET heartbeat_at = clock_timestamp() - interval '1 minute'`);
     try {
       const r = await callRoute(summary, { path: "/api/alerts/summary", token: viewer });
       expect(r.body.open).toBe(4);
       expect(r.body.newest).toMatchObject({ kind: "no_worker", severity: "critical" });
+      const got = await waitFor("the console to deliver the webhook", () => receiver.received.find((q) => JSON.parse(q.body).alert.kind === "no_worker"));
+      expect(JSON.parse(got.body)).toMatchObject({ type: "alert.opened", alert: { kind: "no_worker", severity: "critical" } });
+      expect(got.headers["user-agent"]).toBe("vigil-console");
     } finally {
       await pool.query(`UPDATE workers SET heartbeat_at = clock_timestamp()`);
     }

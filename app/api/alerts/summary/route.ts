@@ -1,11 +1,16 @@
 // GET /api/alerts/summary → { open, unacknowledged, critical, newest } for the header badge.
 // Workers evaluate alerts, so only the console can notice that none is left: when no worker is
-// live it evaluates the "no live worker" rule itself (one evaluator at a time, like the workers).
+// live it evaluates the "no live worker" rule itself (one evaluator at a time, like the workers)
+// and, after answering, sends the webhooks that are due, since no alerter is running to send them.
+import { after } from "next/server";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
 import { alertOptionsFromEnv, evaluateAlerts } from "@/core/alerts/evaluate-alerts";
 import { getAlertSummary } from "@/core/alerts/get-alert-summary";
+import { deliverDueWebhooks } from "@/core/alerts/webhook/deliver-due-webhooks";
+import { webhookOptionsFromEnv } from "@/core/alerts/webhook/webhook-options";
+import { getLogger } from "@/core/log";
 import { countLiveWorkers } from "@/core/workers/list-workers";
 
 export const dynamic = "force-dynamic";
@@ -15,6 +20,17 @@ export const GET = apiRoute({ access: "viewer" }, async () => {
   const env = getEnv();
   if ((await countLiveWorkers(pool, env.VIGIL_WORKER_DEAD_AFTER_MS)) === 0) {
     await evaluateAlerts(pool, { ...alertOptionsFromEnv(env), kinds: ["no_worker"] });
+    const send = () =>
+      deliverDueWebhooks(pool, webhookOptionsFromEnv(env, "vigil-console"), 4).then(
+        (sent) => sent.forEach((d) => getLogger().info({ deliveryId: d.deliveryId, status: d.status, state: d.state, error: d.error }, "alert webhook sent by the console (no live worker)")),
+        (err) => getLogger().error({ err }, "console could not send alert webhooks"),
+      );
+    try {
+      after(send);
+    } catch {
+      // Outside a Next.js request (tests calling the handler directly): send in the background.
+      void send();
+    }
   }
   return getAlertSummary(pool);
 });
