@@ -153,3 +153,43 @@ test("an edit made on a stale revision is refused with a reload option, and the 
   await expect(page.getByLabel("Description")).toHaveValue("their edit");
   await expect(page.getByText("Editing revision 2.")).toBeVisible();
 });
+
+test("backfill a past range after previewing its count, then delete the schedule after confirming", async ({ page }) => {
+  test.setTimeout(120_000);
+  const s = await createViaApi(page, { name: unique("e2e-backfill"), handler: "demo.noop", trigger: { kind: "cron", cron: "* * * * *", timezone: "UTC" } });
+  await page.goto(`/schedules/${s.id}`);
+  await page.getByTestId("backfill-schedule").click();
+  const dialog = page.getByTestId("backfill-dialog");
+  await expect(dialog).toBeVisible();
+  // The last five whole minutes, typed as the operator would (local datetime inputs).
+  const [from, to] = await page.evaluate(() => {
+    const local = (d: Date) => {
+      const p = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:00`;
+    };
+    const end = new Date();
+    end.setSeconds(0, 0);
+    end.setMinutes(end.getMinutes() - 1);
+    return [local(new Date(end.getTime() - 4 * 60_000)), local(end)];
+  });
+  await dialog.getByLabel("From (your local time)").fill(from!);
+  await dialog.getByLabel("To (your local time)").fill(to!);
+  await dialog.getByTestId("preview-backfill").click();
+  const preview = dialog.getByTestId("backfill-preview");
+  await expect(preview).toContainText("5 fire(s) in the range");
+  const enqueue = dialog.getByTestId("confirm-backfill");
+  await expect(enqueue).toHaveText(/Enqueue \d+ run\(s\)/);
+  await page.screenshot({ path: "artifacts/screenshots/schedule-backfill-preview.png" });
+  await enqueue.click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("action-notice")).toContainText("Backfill enqueued");
+  await expect(page.getByTestId("run-row").filter({ hasText: "backfill" }).first()).toBeVisible({ timeout: 30_000 });
+
+  await page.getByTestId("delete-schedule").click();
+  const del = page.getByTestId("delete-dialog");
+  await expect(del).toContainText("never be planned again");
+  await del.getByTestId("confirm-delete").click();
+  await expect(page).toHaveURL(/\/schedules$/);
+  await expect(page.locator(`[data-testid="schedule-row"][data-name="${s.name}"]`)).toHaveCount(0);
+  expect((await page.request.get(`/api/schedules/${s.id}`)).status()).toBe(404);
+});
