@@ -1,12 +1,16 @@
 "use client";
 import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { ALERT_KIND_INFO } from "@/core/alerts/alert-kinds";
 import { alertSummaryQuery } from "../alerts/alerts-queries";
 
 /** Header badge: how many alerts are open (critical ones make it red) and the newest, linking to the alerts page. */
 export function AlertsBadge() {
-  const { data } = useQuery(alertSummaryQuery());
+  // Nothing to show (and no session to ask with) on the sign-in page.
+  const signingIn = usePathname().startsWith("/login");
+  const { data } = useQuery({ ...alertSummaryQuery(), enabled: !signingIn });
+  if (signingIn) return null;
   if (!data || data.open === 0) return null;
   const newest = data.newest;
   const tone = data.critical > 0 ? "bad" : "warn";
