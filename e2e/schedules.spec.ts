@@ -44,10 +44,13 @@ test("a schedule created through the form shows its occurrences on the timeline"
   const bars = page.locator('[data-testid="timeline-marks"] path[data-mark="bar:succeeded"]');
   await expect(bars).toHaveCount(1, { timeout: 20_000 });
   // Hovering the newest bar shows planned / started / finished / lateness; the path's right edge is that bar.
-  const box = (await bars.boundingBox())!;
-  await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+  // (Measured again on each try: the header can change height when an alert badge appears.)
   const tip = page.getByTestId("timeline-tooltip");
-  await expect(tip).toBeVisible();
+  await expect(async () => {
+    const box = (await bars.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+    await expect(tip).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
   for (const word of ["Planned", "Started", "Finished", "Lateness"]) await expect(tip).toContainText(word);
   await expect(tip).toContainText(name);
   await page.screenshot({ path: "artifacts/screenshots/schedule-created-timeline.png", fullPage: true });
