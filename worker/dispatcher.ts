@@ -10,7 +10,7 @@ import { withTransaction } from "../core/db/pool";
 import type { Logger } from "../core/log";
 import { RUN_QUEUE } from "../core/queue/boss";
 import { DUE_CHANNEL } from "../core/queue/send-run-job";
-import { claimRun, type ClaimResult } from "../core/runs/claim-run";
+import { claimRuns, type ClaimResult } from "../core/runs/claim-run";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./executor/pg-listener";
 import { DueTimer } from "./executor/due-timer";
@@ -81,7 +81,7 @@ export function createDispatcher(opts: {
         }
         opts.executor.unreserve(n - jobs.length);
         due.fetched(jobs.length);
-        for (const job of jobs) track(handle(job));
+        if (jobs.length > 0) track(handle(jobs));
         if (jobs.length < n && !again) break;
       }
     } finally {
@@ -94,40 +94,45 @@ export function createDispatcher(opts: {
     void p.finally(() => inFlight.delete(p));
   }
 
-  async function handle(job: Job<unknown>): Promise<void> {
-    const data = runJobDataSchema.safeParse(job.data);
-    if (!data.success) {
-      log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
-      opts.executor.unreserve(1);
-      await opts.boss.fail(RUN_QUEUE, job.id, { error: "not a run job" }).catch((err) => log.warn({ err }, "could not fail job"));
-      return;
+  /** Claims a fetched batch in one transaction and hands the runs that may start to the executor. */
+  async function handle(jobs: Job<unknown>[]): Promise<void> {
+    const reqs: { runId: string; attempt: number; jobId: string; workerId: string }[] = [];
+    for (const job of jobs) {
+      const data = runJobDataSchema.safeParse(job.data);
+      if (data.success) reqs.push({ ...data.data, jobId: job.id, workerId: opts.workerId });
+      else {
+        log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
+        opts.executor.unreserve(1);
+        opts.executor.settler.settle({ jobId: job.id, how: "fail" });
+      }
     }
-    const { runId, attempt } = data.data;
-    let result: ClaimResult | undefined;
-    for (let i = 1; result === undefined; i++) {
+    if (reqs.length === 0) return;
+    let results: ClaimResult[] | undefined;
+    for (let i = 1; results === undefined; i++) {
       try {
-        result = await withTransaction((tx) => claimRun(tx, opts.boss, { runId, attempt, jobId: job.id, workerId: opts.workerId }), opts.pool);
+        results = await withTransaction((tx) => claimRuns(tx, opts.boss, reqs), opts.pool);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (i >= CLAIM_TRIES || (code && !RETRYABLE.has(code) && !/terminat|connection/i.test((err as Error).message))) {
-          log.error({ err, runId, jobId: job.id }, "claim failed; the reaper will re-send the run");
-          opts.executor.unreserve(1);
-          await opts.boss.fail(RUN_QUEUE, job.id, { error: "claim failed" }).catch(() => undefined);
+          log.error({ err, runIds: reqs.map((r) => r.runId) }, "claim failed; the reaper will re-send the runs");
+          opts.executor.unreserve(reqs.length);
+          for (const r of reqs) opts.executor.settler.settle({ jobId: r.jobId, how: "fail" });
           return;
         }
         await new Promise((r) => setTimeout(r, 20 * 2 ** i));
       }
     }
-    if (result.kind === "start") {
-      if (stopped) {
-        // Claimed while the worker began draining: run it anyway; drain waits for it or ends it.
-        log.info({ runId }, "started during drain");
+    results.forEach((result, i) => {
+      const req = reqs[i]!;
+      if (result.kind === "start") {
+        opts.executor.begin(result.run, req.jobId);
+      } else {
+        // The delivery is done with; its run ended, waits for a slot (and will get a new job), or was a duplicate.
+        opts.executor.unreserve(1);
+        opts.executor.settler.settle({ jobId: req.jobId, how: "complete" });
+        if (result.kind !== "waiting") log.debug({ runId: req.runId, outcome: result.kind }, "job delivered without starting a handler");
       }
-      opts.executor.begin(result.run, job.id);
-    } else {
-      opts.executor.unreserve(1);
-      if (result.kind !== "waiting") log.debug({ runId, outcome: result.kind }, "job delivered without starting a handler");
-    }
+    });
   }
 
   return {

@@ -1,13 +1,15 @@
-// The claim: one transaction per delivered job decides whether this delivery starts an attempt.
-// Everything that must hold across workers is decided here under row locks (see lock-run-scope.ts):
+// The claim: one transaction per fetched batch of jobs decides, for each delivery, whether it starts
+// an attempt. Everything that must hold across workers is decided under row locks (lock-run-scope.ts):
 // a second delivery runs nothing, an overdue run is missed, the overlap policy and the concurrency
-// group's limit are enforced by the database, and only then does the run become 'running'.
+// group's limit are enforced by the database, and only then does a run become 'running'. The reads
+// and writes are set-based, so a batch of any size costs a handful of round trips.
+// Jobs are settled (completed) by the caller after commit: a job whose run did not start is done;
+// a started run's job is settled when its attempt finishes.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
 import { systemActor } from "../auth/roles";
-import { recordRunEvent } from "./record-run-event";
-import { lockRunScope, type LockedRun, type RunScope } from "./lock-run-scope";
+import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./claim-decision";
+import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "./cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
 
@@ -44,180 +46,188 @@ export type ClaimResult =
   | { kind: "waiting"; reason: "overlap" | "concurrency" };
 
 export async function claimRun(tx: Queryable, boss: PgBoss, req: ClaimRequest): Promise<ClaimResult> {
-  const scope = await lockRunScope(tx, req.runId);
-  if (!scope) {
-    await completeJob(tx, boss, req.jobId);
-    return { kind: "not_found" };
-  }
-  const result = await decide(tx, boss, scope, req);
-  // A started attempt keeps its job active until the attempt finishes; every other outcome is final
-  // for this delivery.
-  if (result.kind !== "start") await completeJob(tx, boss, req.jobId);
-  return result;
+  return (await claimRuns(tx, boss, [req]))[0]!;
 }
 
-async function decide(tx: Queryable, boss: PgBoss, scope: RunScope, req: ClaimRequest): Promise<ClaimResult> {
-  const { run, schedule, group } = scope;
-  const event = (type: Parameters<typeof recordRunEvent>[1]["type"], message: string, data?: Record<string, unknown>) =>
-    recordRunEvent(tx, { runId: run.id, type, attempt: req.attempt, workerId: req.workerId, message, data: { jobId: req.jobId, ...data } });
+interface EventRow {
+  runId: string;
+  type: string;
+  attempt: number;
+  message: string;
+  data: Record<string, unknown>;
+}
 
-  const duplicate = duplicateReason(run, req);
-  if (duplicate) {
-    await event("duplicate_delivery_suppressed", duplicate, { runState: run.state, runAttempt: run.attempt, jobAttempt: req.attempt });
-    return { kind: "suppressed", reason: duplicate };
-  }
-  const firstStart = run.state === "queued";
+/** Claims a batch of deliveries (all for the same worker); results are in request order. */
+export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[]): Promise<ClaimResult[]> {
+  if (reqs.length === 0) return [];
+  const workerId = reqs[0]!.workerId;
+  const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);
+  const view = await readView(tx, scope);
+  const results: ClaimResult[] = new Array(reqs.length);
+  const events: EventRow[] = [];
+  const writes: { id: string; action: "start" | "end" | "wait"; state: string | null; waitReason: string | null; jobId: string }[] = [];
+  const toWake: string[] = [];
 
-  if (firstStart && (schedule.deleted || (schedule.paused && run.kind !== "manual"))) {
-    const state = schedule.deleted ? "cancelled" : "paused";
-    await endRun(tx, run.id, state);
-    await event(schedule.deleted ? "cancelled" : "paused", schedule.deleted ? "schedule was deleted before the run started" : "schedule is paused");
-    return { kind: schedule.deleted ? "cancelled" : "paused" };
-  }
+  // Oldest due first, so first-come-first-served holds inside a batch too.
+  const order = reqs.map((_, i) => i).filter((i) => scope.runs.has(reqs[i]!.runId));
+  order.sort((a, b) => scope.runs.get(reqs[a]!.runId)!.dueAt.getTime() - scope.runs.get(reqs[b]!.runId)!.dueAt.getTime());
+  for (let i = 0; i < reqs.length; i++) if (!scope.runs.has(reqs[i]!.runId)) results[i] = { kind: "not_found" };
 
-  if (firstStart && run.deadlinePassed) {
-    await endRun(tx, run.id, "missed");
-    await event("missed", `not started within the starting deadline (${schedule.startingDeadlineSeconds} s after due)`, {
-      dueAt: run.dueAt.toISOString(),
-      startingDeadlineSeconds: schedule.startingDeadlineSeconds,
-    });
-    return { kind: "missed" };
-  }
-
-  if (firstStart && schedule.overlapPolicy !== "allow") {
-    const active = await activeRunsOfSchedule(tx, schedule.id, run.id);
-    if (active.length > 0) {
-      const activeIds = active.map((a) => a.id);
-      if (schedule.overlapPolicy === "skip") {
-        await endRun(tx, run.id, "skipped_overlap");
-        await event("skipped_overlap", `another run of the schedule is active (${active.map((a) => a.state).join(", ")})`, { policy: "skip", activeRunIds: activeIds });
-        return { kind: "skipped_overlap" };
-      }
-      if (schedule.overlapPolicy === "buffer_one") {
-        const buffered = await tx.query(
-          `SELECT id FROM runs WHERE schedule_id = $1 AND state = 'queued' AND wait_reason = 'overlap' AND id <> $2 LIMIT 1`,
-          [schedule.id, run.id],
-        );
-        if (buffered.rows[0]) {
-          await endRun(tx, run.id, "skipped_overlap");
-          await event("skipped_overlap", "another run is active and one is already buffered", { policy: "buffer_one", activeRunIds: activeIds, bufferedRunId: buffered.rows[0].id });
-          return { kind: "skipped_overlap" };
-        }
-        return wait(tx, run, "overlap", event, { policy: "buffer_one", activeRunIds: activeIds });
-      }
-      // cancel_running: the newer occurrence wins; the active ones are cancelled like an operator would.
+  for (const i of order) {
+    const req = reqs[i]!;
+    const run = scope.runs.get(req.runId)!;
+    const schedule = scope.schedules.get(run.scheduleId)!;
+    const group = run.concurrencyGroup ? (scope.groups.get(run.concurrencyGroup) ?? null) : null;
+    const item = { run, jobId: req.jobId, attempt: req.attempt };
+    let action: ClaimAction = decideClaim(item, schedule, group, view);
+    if (action.kind === "cancel_active") {
       const actor = systemActor("overlap");
-      for (const a of active) {
-        await cancelRunInTransaction(tx, a.id, actor, `superseded by run ${run.id} (overlap policy cancel_running)`);
-      }
-      if ((await activeRunsOfSchedule(tx, schedule.id, run.id)).length > 0) {
-        return wait(tx, run, "overlap", event, { policy: "cancel_running", cancelledRunIds: activeIds });
-      }
+      for (const id of action.runIds) await cancelRunInTransaction(tx, id, actor, `superseded by run ${run.id} (overlap policy cancel_running)`);
+      const { rows } = await tx.query(`SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying')`, [schedule.id]);
+      view.active.set(schedule.id, rows);
+      action = decideClaim(item, schedule, group, view, true);
+    }
+    applyToView(view, run, schedule, action);
+    const ev = (type: string, message: string, data?: Record<string, unknown>) =>
+      events.push({ runId: run.id, type, attempt: req.attempt, message, data: { jobId: req.jobId, ...data } });
+
+    switch (action.kind) {
+      case "suppress":
+        ev("duplicate_delivery_suppressed", action.reason, { runState: run.state, runAttempt: run.attempt, jobAttempt: req.attempt });
+        results[i] = { kind: "suppressed", reason: action.reason };
+        break;
+      case "end":
+        writes.push({ id: run.id, action: "end", state: action.state, waitReason: null, jobId: req.jobId });
+        ev(action.event, action.message, action.data);
+        run.state = action.state;
+        results[i] = { kind: action.state };
+        break;
+      case "wait":
+        writes.push({ id: run.id, action: "wait", state: null, waitReason: action.reason, jobId: req.jobId });
+        ev("waiting", action.message, { reason: action.reason, ...action.data });
+        if (action.wake) toWake.push(...action.wake);
+        run.waitReason = action.reason;
+        results[i] = { kind: "waiting", reason: action.reason };
+        break;
+      case "start":
+        writes.push({ id: run.id, action: "start", state: null, waitReason: null, jobId: req.jobId });
+        run.state = "running";
+        run.attempt += 1;
+        results[i] = {
+          kind: "start",
+          run: {
+            runId: run.id,
+            scheduleId: run.scheduleId,
+            idempotencyKey: run.idempotencyKey,
+            attempt: run.attempt,
+            handler: run.handler,
+            payload: run.payload,
+            timeoutSeconds: run.timeoutSeconds,
+            graceSeconds: run.graceSeconds,
+            maxAttempts: run.maxAttempts,
+            latenessMs: null,
+          },
+        };
+        break;
     }
   }
 
-  if (group) {
-    const { rows } = await tx.query<{ running: number; older: string[] }>(
-      `SELECT (SELECT count(*)::int FROM runs WHERE concurrency_group = $1 AND state = 'running' AND id <> $2) AS running,
-              ARRAY(SELECT id FROM runs
-                     WHERE concurrency_group = $1 AND state = 'queued' AND wait_reason = 'concurrency' AND (due_at, id) < ($3, $2::uuid)
-                     ORDER BY due_at, id LIMIT $4) AS older`,
-      [group.name, run.id, run.dueAt, group.maxRunning],
-    );
-    const { running, older } = rows[0]!;
-    const data = { group: group.name, maxRunning: group.maxRunning, running };
-    if (running >= group.maxRunning) return wait(tx, run, "concurrency", event, data);
-    if (older.length > 0) {
-      // First come, first served: a free slot goes to runs that have waited longer (woken now), not
-      // to whichever job was fetched first.
-      const woken = older.slice(0, group.maxRunning - running);
-      await wakeRuns(tx, boss, woken, "a slot is free and it waited longer");
-      return wait(tx, run, "concurrency", event, { ...data, yieldedTo: woken });
-    }
-  }
-
-  return start(tx, run, req);
+  const started = await applyClaims(tx, workerId, writes, events);
+  for (const r of results) if (r?.kind === "start") r.run.latenessMs = started.get(r.run.runId) ?? null;
+  if (toWake.length > 0) await wakeRuns(tx, boss, [...new Set(toWake)], "a slot is free and it waited longer");
+  return results;
 }
 
-function duplicateReason(run: LockedRun, req: ClaimRequest): string | null {
-  if (run.state !== "queued" && run.state !== "retrying") return `run is already ${run.state}`;
-  if (req.attempt !== run.attempt + 1) return `job is for attempt ${req.attempt}, the run expects attempt ${run.attempt + 1}`;
-  if (run.state === "retrying" && run.currentAttemptState === "running") return `attempt ${run.attempt} may still be alive`;
-  return null;
-}
-
-async function activeRunsOfSchedule(tx: Queryable, scheduleId: string, exceptRunId: string): Promise<{ id: string; state: string }[]> {
-  const { rows } = await tx.query<{ id: string; state: string }>(
-    `SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying') AND id <> $2 ORDER BY planned_at`,
-    [scheduleId, exceptRunId],
-  );
-  return rows;
-}
-
-async function wait(
-  tx: Queryable,
-  run: LockedRun,
-  reason: "overlap" | "concurrency",
-  event: (type: "waiting", message: string, data?: Record<string, unknown>) => Promise<void>,
-  data: Record<string, unknown>,
-): Promise<ClaimResult> {
-  await tx.query(`UPDATE runs SET wait_reason = $2, updated_at = clock_timestamp() WHERE id = $1`, [run.id, reason]);
-  await event("waiting", reason === "overlap" ? "waiting for the active run of this schedule to end" : `waiting for a slot in concurrency group ${String(data.group)}`, {
-    reason,
-    ...data,
-  });
-  return { kind: "waiting", reason };
-}
-
-async function endRun(tx: Queryable, runId: string, state: "missed" | "skipped_overlap" | "paused" | "cancelled"): Promise<void> {
-  await tx.query(
-    `UPDATE runs SET state = $2, wait_reason = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1`,
-    [runId, state],
-  );
-}
-
-async function start(tx: Queryable, run: LockedRun, req: ClaimRequest): Promise<ClaimResult> {
+/** Reads, under the batch's locks, the other runs its decisions depend on (only when some do). */
+async function readView(tx: Queryable, scope: Awaited<ReturnType<typeof lockRunBatch>>): Promise<ClaimView> {
+  const view: ClaimView = { active: new Map(), buffered: new Map(), running: new Map(), waiting: new Map() };
+  const scheduleIds = [...scope.schedules.values()].filter((s) => s.overlapPolicy !== "allow").map((s) => s.id);
+  const groups = [...scope.groups.keys()];
+  if (scheduleIds.length === 0 && groups.length === 0) return view;
   const { rows } = await tx.query(
-    `WITH t AS (SELECT clock_timestamp() AS now)
-     UPDATE runs r SET state = 'running', attempt = r.attempt + 1, wait_reason = NULL, worker_id = $2,
-            started_at = coalesce(r.started_at, t.now), heartbeat_at = t.now, next_attempt_at = NULL,
-            lateness_ms = coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int),
-            updated_at = t.now
-       FROM t
-      WHERE r.id = $1
-      RETURNING r.attempt, r.lateness_ms, t.now`,
-    [run.id, req.workerId],
+    `SELECT 'active' AS k, schedule_id::text AS key, id, state, NULL::timestamptz AS due_at FROM runs
+      WHERE schedule_id = ANY($1::uuid[]) AND state IN ('running', 'retrying')
+     UNION ALL
+     SELECT 'buffered', schedule_id::text, id, state, due_at FROM runs
+      WHERE schedule_id = ANY($1::uuid[]) AND state = 'queued' AND wait_reason = 'overlap'
+     UNION ALL
+     SELECT 'running', concurrency_group, NULL, count(*)::text, NULL FROM runs
+      WHERE concurrency_group = ANY($2::text[]) AND state = 'running' GROUP BY concurrency_group
+     UNION ALL
+     SELECT 'waiting', concurrency_group, id, state, due_at FROM (
+       SELECT *, row_number() OVER (PARTITION BY concurrency_group ORDER BY due_at, id) AS rn FROM runs
+        WHERE concurrency_group = ANY($2::text[]) AND state = 'queued' AND wait_reason = 'concurrency') w
+      WHERE rn <= 100
+     ORDER BY 1, 2, 5 NULLS FIRST, 3`,
+    [scheduleIds, groups],
   );
-  const row = rows[0]!;
-  await tx.query(
-    `INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at) VALUES ($1, $2, 'running', $3, $4, $4)`,
-    [run.id, row.attempt, req.workerId, row.now],
-  );
-  await recordRunEvent(tx, {
-    runId: run.id,
-    type: "started",
-    attempt: row.attempt,
-    workerId: req.workerId,
-    message: row.attempt === 1 ? `started ${row.lateness_ms} ms after planned` : `attempt ${row.attempt} of ${run.maxAttempts} started`,
-    data: { jobId: req.jobId, latenessMs: row.lateness_ms },
-  });
-  return {
-    kind: "start",
-    run: {
-      runId: run.id,
-      scheduleId: run.scheduleId,
-      idempotencyKey: run.idempotencyKey,
-      attempt: row.attempt,
-      handler: run.handler,
-      payload: run.payload,
-      timeoutSeconds: run.timeoutSeconds,
-      graceSeconds: run.graceSeconds,
-      maxAttempts: run.maxAttempts,
-      latenessMs: row.lateness_ms,
-    },
-  };
+  for (const r of rows) {
+    if (r.k === "active") view.active.set(r.key, [...(view.active.get(r.key) ?? []), { id: r.id, state: r.state }]);
+    else if (r.k === "buffered") view.buffered.set(r.key, view.buffered.get(r.key) ?? r.id);
+    else if (r.k === "running") view.running.set(r.key, Number(r.state));
+    else view.waiting.set(r.key, [...(view.waiting.get(r.key) ?? []), { id: r.id, dueAt: r.due_at }]);
+  }
+  return view;
 }
 
-async function completeJob(tx: Queryable, boss: PgBoss, jobId: string): Promise<void> {
-  await boss.complete(RUN_QUEUE, jobId, null, { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
+/** One statement: every run's state change, the started attempts' rows, and every event of the batch. */
+async function applyClaims(
+  tx: Queryable,
+  workerId: string,
+  writes: { id: string; action: "start" | "end" | "wait"; state: string | null; waitReason: string | null; jobId: string }[],
+  events: EventRow[],
+): Promise<Map<string, number>> {
+  if (writes.length === 0 && events.length === 0) return new Map();
+  const { rows } = await tx.query<{ id: string; lateness_ms: number }>(
+    `WITH t AS (SELECT clock_timestamp() AS now),
+     w AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[]) AS w(id, action, state, wait_reason, job_id)),
+     u AS (
+       UPDATE runs r SET
+              state = CASE w.action WHEN 'start' THEN 'running' WHEN 'end' THEN w.state ELSE r.state END,
+              attempt = CASE WHEN w.action = 'start' THEN r.attempt + 1 ELSE r.attempt END,
+              wait_reason = CASE WHEN w.action = 'wait' THEN w.wait_reason END,
+              worker_id = CASE WHEN w.action = 'start' THEN $6 ELSE r.worker_id END,
+              started_at = CASE WHEN w.action = 'start' THEN coalesce(r.started_at, t.now) ELSE r.started_at END,
+              heartbeat_at = CASE WHEN w.action = 'start' THEN t.now ELSE r.heartbeat_at END,
+              next_attempt_at = CASE WHEN w.action = 'start' THEN NULL ELSE r.next_attempt_at END,
+              lateness_ms = CASE WHEN w.action = 'start'
+                                 THEN coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)
+                                 ELSE r.lateness_ms END,
+              finished_at = CASE WHEN w.action = 'end' THEN t.now ELSE r.finished_at END,
+              updated_at = t.now
+         FROM w, t
+        WHERE r.id = w.id
+        RETURNING r.id, w.action, w.job_id, r.attempt, r.lateness_ms, r.max_attempts, t.now
+     ),
+     a AS (
+       INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at)
+       SELECT id, attempt, 'running', $6, now, now FROM u WHERE action = 'start'
+     ),
+     e AS (
+       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data)
+       SELECT x.run_id, x.type, x.attempt, $6, x.message, x.data
+         FROM unnest($7::uuid[], $8::text[], $9::int[], $10::text[], $11::jsonb[]) AS x(run_id, type, attempt, message, data)
+       UNION ALL
+       SELECT id, 'started', attempt, $6,
+              CASE WHEN attempt = 1 THEN 'started ' || lateness_ms || ' ms after planned'
+                   ELSE 'attempt ' || attempt || ' of ' || max_attempts || ' started' END,
+              jsonb_build_object('jobId', job_id, 'latenessMs', lateness_ms)
+         FROM u WHERE action = 'start'
+     )
+     SELECT id, lateness_ms FROM u WHERE action = 'start'`,
+    [
+      writes.map((w) => w.id),
+      writes.map((w) => w.action),
+      writes.map((w) => w.state),
+      writes.map((w) => w.waitReason),
+      writes.map((w) => w.jobId),
+      workerId,
+      events.map((e) => e.runId),
+      events.map((e) => e.type),
+      events.map((e) => e.attempt),
+      events.map((e) => e.message),
+      events.map((e) => JSON.stringify(e.data)),
+    ],
+  );
+  return new Map(rows.map((r) => [r.id, r.lateness_ms]));
 }

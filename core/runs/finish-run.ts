@@ -1,14 +1,13 @@
-// Records how an attempt ended, in one transaction with everything that follows from it: the
-// attempt row, the run's state (succeeded, hollow, failed, timed_out, cancelled, or retrying with
-// the next attempt's job), the stage events not yet written, the pg-boss job's completion, and the
-// wake-up of runs waiting for the slot this attempt held.
+// Records how attempts ended, in one transaction with everything that follows from it: the attempt
+// rows, the runs' states (succeeded, hollow, failed, timed_out, cancelled, or retrying with the next
+// attempt's job), the stage events not yet written, and the wake-up of runs waiting for the slots
+// these attempts held. A batch of outcomes costs a handful of round trips whatever its size.
+// The attempts' pg-boss jobs are settled by the caller after commit (FinishResult.settle).
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
 import type { ParsedHandlerResult } from "../handlers/handler-result";
-import { recordRunEvent } from "./record-run-event";
-import { recordStageEvents, type StageEvent } from "./record-stage-events";
-import { lockRunScope } from "./lock-run-scope";
+import type { StageEvent } from "./record-stage-events";
+import { lockRunBatch, type LockedRun, type LockedSchedule } from "./lock-run-scope";
 import { hasAttemptsLeft, scheduleRetry } from "./retry-run";
 import { wakeWaitingRuns } from "./wake-waiting-runs";
 
@@ -39,97 +38,183 @@ export interface FinishRequest {
 }
 
 export interface FinishResult {
-  /** The run's state after this transaction, or null when the attempt was no longer ours. */
+  /** The run's state after this transaction, or null when it does not exist. */
   state: string | null;
+  /** False when the attempt was no longer this worker's (reaped or cancelled meanwhile): discarded. */
+  recorded: boolean;
   nextAttemptAt?: Date;
-  woken: string[];
+  /** How the attempt's job should be settled now that the outcome is committed. */
+  settle: { jobId: string; how: "complete" | "fail"; error?: string } | null;
 }
 
 export async function finishRun(tx: Queryable, boss: PgBoss, req: FinishRequest): Promise<FinishResult> {
-  if (req.pendingEvents?.length) await recordStageEvents(tx, req.runId, req.pendingEvents);
-  const scope = await lockRunScope(tx, req.runId);
-  if (!scope) return { state: null, woken: [] };
-  const { run, schedule } = scope;
-  const durationMs = Math.max(0, Math.round(req.durationMs));
+  return (await finishRuns(tx, boss, [req]))[0]!;
+}
 
-  if (run.state !== "running" || run.attempt !== req.attempt || run.workerId !== req.workerId) {
-    // The reaper or a direct cancel took this attempt away (e.g. our heartbeats stopped reaching the
-    // database); its outcome was already recorded, and a retry may be running. Keep ours as a note.
-    await recordRunEvent(tx, {
-      runId: req.runId,
-      type: "result_discarded",
-      attempt: req.attempt,
-      workerId: req.workerId,
-      message: `attempt ${req.attempt} ended ${req.outcome.kind} after the run had moved on (now ${run.state}, attempt ${run.attempt})`,
-      data: { outcome: req.outcome.kind, durationMs },
+interface Decided {
+  req: FinishRequest;
+  run: LockedRun;
+  schedule: LockedSchedule;
+  attemptState: string;
+  runState: string;
+  records: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishRequest[]): Promise<FinishResult[]> {
+  if (reqs.length === 0) return [];
+  const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);
+  const results: FinishResult[] = [];
+  const decided: Decided[] = [];
+  const events: { runId: string; type: string; attempt: number; workerId: string; message: string; data: Record<string, unknown>; ageMs: number }[] = [];
+  const nowPerf = performance.now();
+  for (const req of reqs) {
+    for (const e of req.pendingEvents ?? []) {
+      events.push({ runId: req.runId, type: e.type, attempt: e.attempt, workerId: e.workerId, message: e.message ?? "", data: e.data ?? {}, ageMs: nowPerf - e.atPerf });
+    }
+  }
+
+  for (const req of reqs) {
+    const run = scope.runs.get(req.runId);
+    const durationMs = Math.max(0, Math.round(req.durationMs));
+    if (!run) {
+      results.push({ state: null, recorded: false, settle: req.jobId ? { jobId: req.jobId, how: "complete" } : null });
+      continue;
+    }
+    if (run.state !== "running" || run.attempt !== req.attempt || run.workerId !== req.workerId) {
+      // The reaper or a direct cancel took this attempt away (e.g. our heartbeats stopped reaching the
+      // database); its outcome was already recorded, and a retry may be running. Keep ours as a note.
+      events.push({
+        runId: run.id,
+        type: "result_discarded",
+        attempt: req.attempt,
+        workerId: req.workerId,
+        message: `attempt ${req.attempt} ended ${req.outcome.kind} after the run had moved on (now ${run.state}, attempt ${run.attempt})`,
+        data: { outcome: req.outcome.kind, durationMs },
+        ageMs: 0,
+      });
+      results.push({ state: run.state, recorded: false, settle: req.jobId ? { jobId: req.jobId, how: "complete" } : null });
+      continue;
+    }
+    const schedule = scope.schedules.get(run.scheduleId)!;
+    const o = req.outcome;
+    const records = o.kind === "succeeded" ? (o.result.records ?? null) : null;
+    const error = o.kind === "succeeded" ? null : o.error;
+    let attemptState: string = o.kind === "interrupted" ? "failed" : o.kind;
+    let runState: string;
+    if (o.kind === "succeeded") {
+      runState = schedule.expectRecordsMin !== null && (records ?? 0) < schedule.expectRecordsMin ? "hollow" : "succeeded";
+      attemptState = runState;
+    } else if (o.kind === "cancelled" || (o.kind === "failed" && o.permanent)) {
+      runState = o.kind;
+    } else {
+      runState = hasAttemptsLeft(run) ? "retrying" : o.kind === "timed_out" ? "timed_out" : "failed";
+    }
+    run.state = runState;
+    decided.push({ req, run, schedule, attemptState, runState, records, error, durationMs });
+    if (runState !== "retrying") {
+      events.push({
+        runId: run.id,
+        type: runState === "cancelled" ? "cancelled" : "finished",
+        attempt: run.attempt,
+        workerId: req.workerId,
+        message: finishMessage(runState, records, schedule.expectRecordsMin, error, durationMs),
+        data: { state: runState, records, durationMs, ...(error ? { error } : {}) },
+        ageMs: 0,
+      });
+    }
+    const ok = o.kind === "succeeded" || o.kind === "cancelled";
+    results.push({
+      state: runState,
+      recorded: true,
+      settle: req.jobId ? { jobId: req.jobId, how: ok ? "complete" : "fail", ...(error ? { error } : {}) } : null,
     });
-    if (req.jobId) await settleJob(tx, boss, req.jobId, "complete");
-    return { state: run.state, woken: [] };
   }
 
-  const o = req.outcome;
-  const records = o.kind === "succeeded" ? (o.result.records ?? null) : null;
-  const error = o.kind === "succeeded" ? null : o.error;
-  let attemptState: string = o.kind === "interrupted" ? "failed" : o.kind;
-  let runState: string;
-  if (o.kind === "succeeded") {
-    const hollow = schedule.expectRecordsMin !== null && (records ?? 0) < schedule.expectRecordsMin;
-    runState = hollow ? "hollow" : "succeeded";
-    attemptState = runState;
-  } else if (o.kind === "cancelled") {
-    runState = "cancelled";
-  } else if (o.kind === "failed" && o.permanent) {
-    runState = "failed";
-  } else {
-    runState = hasAttemptsLeft(run) ? "retrying" : o.kind === "timed_out" ? "timed_out" : "failed";
-  }
+  await applyOutcomes(tx, decided, events);
 
-  await tx.query(
-    `UPDATE attempts SET state = $3, finished_at = greatest(started_at, clock_timestamp() - make_interval(secs => $7::float8 / 1000.0)),
-            duration_ms = $4, records = $5, error = $6
-      WHERE run_id = $1 AND number = $2`,
-    [run.id, run.attempt, attemptState, durationMs, records, error, Math.max(0, req.endedAgoMs ?? 0)],
-  );
-  const result = o.kind === "succeeded" ? JSON.stringify(o.result) : null;
-  await tx.query(
-    `UPDATE runs SET state = CASE WHEN $2 = 'retrying' THEN state ELSE $2 END,
-            finished_at = CASE WHEN $2 = 'retrying' THEN NULL
-                               ELSE (SELECT a.finished_at FROM attempts a WHERE a.run_id = $1 AND a.number = runs.attempt) END,
-            duration_ms = $3, records = $4, result = coalesce($5::jsonb, result), error = $6, updated_at = clock_timestamp()
-      WHERE id = $1`,
-    [run.id, runState, durationMs, records, result, error],
-  );
-
-  let nextAttemptAt: Date | undefined;
-  if (runState === "retrying") {
-    ({ nextAttemptAt } = await scheduleRetry(tx, boss, run, { baseSeconds: schedule.retryBaseSeconds, maxSeconds: schedule.retryMaxSeconds }, {
-      workerId: req.workerId,
-      reason: `attempt ${run.attempt} ${o.kind === "interrupted" ? "was interrupted" : o.kind.replace("_", " ")}`,
-    }));
-  } else {
-    await recordRunEvent(tx, {
-      runId: run.id,
-      type: runState === "cancelled" ? "cancelled" : "finished",
-      attempt: run.attempt,
-      workerId: req.workerId,
-      message: finishMessage(runState, records, schedule.expectRecordsMin, error, durationMs),
-      data: { state: runState, records, durationMs, ...(error ? { error } : {}) },
+  for (const d of decided) {
+    if (d.runState !== "retrying") continue;
+    const o = d.req.outcome;
+    const { nextAttemptAt } = await scheduleRetry(tx, boss, d.run, { baseSeconds: d.schedule.retryBaseSeconds, maxSeconds: d.schedule.retryMaxSeconds }, {
+      workerId: d.req.workerId,
+      reason: `attempt ${d.run.attempt} ${o.kind === "interrupted" ? "was interrupted" : o.kind.replace("_", " ")}`,
     });
+    results[reqs.indexOf(d.req)]!.nextAttemptAt = nextAttemptAt;
   }
 
-  if (req.jobId) await settleJob(tx, boss, req.jobId, o.kind === "succeeded" || o.kind === "cancelled" ? "complete" : "fail", error);
-  const woken = await wakeWaitingRuns(tx, boss, { scheduleId: schedule.id, group: scope.group });
-  return { state: runState, nextAttemptAt, woken };
+  // Slots freed: wake who waits for them (nobody can under 'allow' without a group: skip the queries).
+  const woken = new Set<string>();
+  for (const d of decided) {
+    const group = d.run.concurrencyGroup ? (scope.groups.get(d.run.concurrencyGroup) ?? null) : null;
+    const overlap = d.schedule.overlapPolicy !== "allow";
+    const key = `${d.schedule.id}|${group?.name ?? ""}`;
+    if ((!group && !overlap) || woken.has(key)) continue;
+    woken.add(key);
+    await wakeWaitingRuns(tx, boss, { scheduleId: d.schedule.id, group, overlap });
+  }
+  return results;
+}
+
+/** One statement: the attempts' and runs' outcomes and every event of the batch. */
+async function applyOutcomes(
+  tx: Queryable,
+  decided: Decided[],
+  events: { runId: string; type: string; attempt: number; workerId: string; message: string; data: Record<string, unknown>; ageMs: number }[],
+): Promise<void> {
+  if (decided.length === 0 && events.length === 0) return;
+  await tx.query(
+    `WITH t AS (SELECT clock_timestamp() AS now),
+     f AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::text[], $8::jsonb[], $9::float8[])
+                  AS f(id, attempt, attempt_state, run_state, duration_ms, records, error, result, ended_ago_ms)),
+     ua AS (
+       UPDATE attempts a SET state = f.attempt_state,
+              finished_at = greatest(a.started_at, t.now - make_interval(secs => greatest(f.ended_ago_ms, 0) / 1000.0)),
+              duration_ms = f.duration_ms, records = f.records, error = f.error
+         FROM f, t
+        WHERE a.run_id = f.id AND a.number = f.attempt
+        RETURNING a.run_id, a.finished_at
+     ),
+     ur AS (
+       UPDATE runs r SET state = CASE WHEN f.run_state = 'retrying' THEN r.state ELSE f.run_state END,
+              finished_at = CASE WHEN f.run_state = 'retrying' THEN NULL ELSE (SELECT ua.finished_at FROM ua WHERE ua.run_id = r.id) END,
+              duration_ms = f.duration_ms, records = f.records, result = coalesce(f.result, r.result), error = f.error,
+              updated_at = t.now
+         FROM f, t
+        WHERE r.id = f.id
+        RETURNING r.id
+     ),
+     e AS (
+       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
+       SELECT x.run_id, x.type, x.attempt, x.worker_id, x.message, x.data, t.now - make_interval(secs => greatest(x.age_ms, 0) / 1000.0)
+         FROM unnest($10::uuid[], $11::text[], $12::int[], $13::text[], $14::text[], $15::jsonb[], $16::float8[])
+              AS x(run_id, type, attempt, worker_id, message, data, age_ms), t
+     )
+     SELECT count(*) FROM ur`,
+    [
+      decided.map((d) => d.run.id),
+      decided.map((d) => d.run.attempt),
+      decided.map((d) => d.attemptState),
+      decided.map((d) => d.runState),
+      decided.map((d) => d.durationMs),
+      decided.map((d) => d.records),
+      decided.map((d) => d.error),
+      decided.map((d) => (d.req.outcome.kind === "succeeded" ? JSON.stringify(d.req.outcome.result) : null)),
+      decided.map((d) => Math.max(0, d.req.endedAgoMs ?? 0)),
+      events.map((e) => e.runId),
+      events.map((e) => e.type),
+      events.map((e) => e.attempt),
+      events.map((e) => e.workerId),
+      events.map((e) => e.message),
+      events.map((e) => JSON.stringify(e.data)),
+      events.map((e) => e.ageMs),
+    ],
+  );
 }
 
 function finishMessage(state: string, records: number | null, expectMin: number | null, error: string | null, durationMs: number): string {
   if (state === "hollow") return `succeeded with ${records ?? 0} record(s), fewer than the ${expectMin} expected: hollow`;
   if (state === "succeeded") return `succeeded in ${durationMs} ms${records !== null ? ` with ${records} record(s)` : ""}`;
   return `${state.replace("_", " ")} after ${durationMs} ms${error ? `: ${error}` : ""}`;
-}
-
-async function settleJob(tx: Queryable, boss: PgBoss, jobId: string, how: "complete" | "fail", error?: string | null): Promise<void> {
-  const db = { executeSql: (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) };
-  if (how === "complete") await boss.complete(RUN_QUEUE, jobId, null, { db });
-  else await boss.fail(RUN_QUEUE, jobId, { error: error ?? "failed" }, { db });
 }

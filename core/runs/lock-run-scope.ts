@@ -7,6 +7,7 @@
 // SHARE when its overlap policy is 'allow' (nobody ever waits for overlap, so claims and finishes
 // of many runs of one schedule need not queue behind each other).
 import type { Queryable } from "../db/pool";
+import { startingDeadlinePassedSql } from "./starting-deadline";
 
 export interface LockedSchedule {
   id: string;
@@ -58,46 +59,50 @@ export interface RunScope {
   run: LockedRun;
 }
 
+export interface BatchScope {
+  schedules: Map<string, LockedSchedule>;
+  groups: Map<string, LockedGroup>;
+  /** The runs found (and locked); a missing id does not exist, or (skipLocked) is held by another. */
+  runs: Map<string, LockedRun>;
+}
+
 /**
  * Locks schedule → group → run. Returns null when the run does not exist, or (skipLocked) when
- * another transaction holds the run. The run's schedule and group never change after planning,
- * so reading them before the locks is safe.
+ * another transaction holds the run.
  */
 export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLocked?: boolean } = {}): Promise<RunScope | null> {
+  const b = await lockRunBatch(tx, [runId], opts);
+  const run = b.runs.get(runId);
+  if (!run) return null;
+  return { run, schedule: b.schedules.get(run.scheduleId)!, group: run.concurrencyGroup ? (b.groups.get(run.concurrencyGroup) ?? null) : null };
+}
+
+/**
+ * The same for many runs in one transaction (a fetched batch, a batch of outcomes): all their
+ * schedules in id order, then all their groups in name order, then all the runs in id order. Every
+ * transaction that follows this order (single runs trivially do) can wait on another but never
+ * deadlock with it. The run's schedule and group never change after planning, so finding them
+ * before the locks is safe.
+ */
+export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skipLocked?: boolean } = {}): Promise<BatchScope> {
+  const out: BatchScope = { schedules: new Map(), groups: new Map(), runs: new Map() };
+  if (runIds.length === 0) return out;
   const s = await tx.query(
     `SELECT s.id, s.overlap_policy, s.starting_deadline_seconds, s.expect_records_min, s.retry_base_seconds,
             s.retry_max_seconds, s.deleted_at IS NOT NULL AS deleted,
             (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > clock_timestamp())) AS paused,
-            r.concurrency_group
-       FROM runs r JOIN schedules s ON s.id = r.schedule_id
-      WHERE r.id = $1
-        FOR KEY SHARE OF s`,
-    [runId],
+            ARRAY(SELECT DISTINCT r.concurrency_group FROM runs r
+                   WHERE r.id = ANY($1::uuid[]) AND r.schedule_id = s.id AND r.concurrency_group IS NOT NULL) AS run_groups
+       FROM schedules s
+      WHERE s.id IN (SELECT schedule_id FROM runs WHERE id = ANY($1::uuid[]))
+      ORDER BY s.id
+        FOR KEY SHARE`,
+    [runIds],
   );
-  const sr = s.rows[0];
-  if (!sr) return null;
-  if (sr.overlap_policy !== "allow") await tx.query(`SELECT 1 FROM schedules WHERE id = $1 FOR NO KEY UPDATE`, [sr.id]);
-  let group: LockedGroup | null = null;
-  if (sr.concurrency_group) {
-    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = $1 FOR UPDATE`, [sr.concurrency_group]);
-    if (g.rows[0]) group = { name: g.rows[0].name, maxRunning: g.rows[0].max_running };
-  }
-  const r = await tx.query(
-    `SELECT r.id, r.schedule_id, r.kind, r.state, r.wait_reason, r.attempt, r.wakes, r.worker_id, r.handler, r.payload,
-            r.timeout_seconds, r.grace_seconds, r.max_attempts, r.concurrency_group, r.idempotency_key,
-            r.planned_at, r.due_at, r.cancel_requested_at, clock_timestamp() AS now,
-            (clock_timestamp() > r.due_at + make_interval(secs => s.starting_deadline_seconds)) AS deadline_passed,
-            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms,
-            (SELECT a.state FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt) AS attempt_state
-       FROM runs r JOIN schedules s ON s.id = r.schedule_id
-      WHERE r.id = $1
-        FOR NO KEY UPDATE OF r ${opts.skipLocked ? "SKIP LOCKED" : ""}`,
-    [runId],
-  );
-  const rr = r.rows[0];
-  if (!rr) return null;
-  return {
-    schedule: {
+  const exclusive = s.rows.filter((r) => r.overlap_policy !== "allow").map((r) => r.id as string);
+  if (exclusive.length > 0) await tx.query(`SELECT 1 FROM schedules WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [exclusive]);
+  for (const sr of s.rows) {
+    out.schedules.set(sr.id, {
       id: sr.id,
       overlapPolicy: sr.overlap_policy,
       startingDeadlineSeconds: sr.starting_deadline_seconds,
@@ -106,9 +111,28 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
       expectRecordsMin: sr.expect_records_min,
       retryBaseSeconds: sr.retry_base_seconds,
       retryMaxSeconds: sr.retry_max_seconds,
-    },
-    group,
-    run: {
+    });
+  }
+  const groupNames = [...new Set(s.rows.flatMap((r) => r.run_groups as string[]))];
+  if (groupNames.length > 0) {
+    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`, [groupNames]);
+    for (const gr of g.rows) out.groups.set(gr.name, { name: gr.name, maxRunning: gr.max_running });
+  }
+  const r = await tx.query(
+    `SELECT r.id, r.schedule_id, r.kind, r.state, r.wait_reason, r.attempt, r.wakes, r.worker_id, r.handler, r.payload,
+            r.timeout_seconds, r.grace_seconds, r.max_attempts, r.concurrency_group, r.idempotency_key,
+            r.planned_at, r.due_at, r.cancel_requested_at, clock_timestamp() AS now,
+            ${startingDeadlinePassedSql("r", "s")} AS deadline_passed,
+            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms,
+            (SELECT a.state FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt) AS attempt_state
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.id = ANY($1::uuid[])
+      ORDER BY r.id
+        FOR NO KEY UPDATE OF r ${opts.skipLocked ? "SKIP LOCKED" : ""}`,
+    [runIds],
+  );
+  for (const rr of r.rows) {
+    out.runs.set(rr.id, {
       id: rr.id,
       scheduleId: rr.schedule_id,
       kind: rr.kind,
@@ -131,8 +155,9 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
       now: rr.now,
       deadlinePassed: rr.deadline_passed,
       heartbeatAgeMs: rr.heartbeat_age_ms,
-    },
-  };
+    });
+  }
+  return out;
 }
 
 /** pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace. */

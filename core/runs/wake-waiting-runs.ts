@@ -12,7 +12,7 @@ import { jobExpireSeconds, type LockedGroup } from "./lock-run-scope";
 export async function wakeWaitingRuns(
   tx: Queryable,
   boss: PgBoss,
-  scope: { scheduleId: string; group: LockedGroup | null },
+  scope: { scheduleId: string; group: LockedGroup | null; overlap?: boolean },
 ): Promise<string[]> {
   const ids: string[] = [];
   if (scope.group) {
@@ -26,7 +26,8 @@ export async function wakeWaitingRuns(
     );
     ids.push(...rows.map((r) => r.id));
   }
-  const { rows: overlap } = await tx.query<{ id: string }>(
+  // Under 'allow' nobody waits for overlap (barring a policy edit, which the reaper covers).
+  const { rows: overlap } = scope.overlap === false ? { rows: [] } : await tx.query<{ id: string }>(
     `SELECT r.id FROM runs r
       WHERE r.schedule_id = $1 AND r.state = 'queued' AND r.wait_reason = 'overlap'
         AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = $1 AND a.state IN ('running', 'retrying'))

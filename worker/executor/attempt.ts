@@ -5,10 +5,10 @@
 // outcome recorded, which is what may schedule a retry. So a retry never overlaps a live attempt.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { withTransaction } from "../../core/db/pool";
 import { runLogger, type Logger } from "../../core/log";
 import type { ClaimedRun } from "../../core/runs/claim-run";
-import { finishRun, type AttemptOutcome } from "../../core/runs/finish-run";
+import type { AttemptOutcome } from "../../core/runs/finish-run";
+import type { FinishBatcher } from "./finish-batcher";
 import { parseHandlerResult } from "../../core/handlers/handler-result";
 import { terminateRunSessions } from "../../core/runs/terminate-run-sessions";
 import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
@@ -24,6 +24,7 @@ export interface AttemptDeps {
   log: Logger;
   threads: ThreadPool;
   logs: RunLogWriter;
+  finisher: FinishBatcher;
   databaseUrl: string;
   /** Stop retrying to record the outcome (the process is exiting). */
   givingUp: () => boolean;
@@ -197,26 +198,23 @@ export class Attempt {
     this.phase = "finishing";
     this.finishingSincePerf ||= performance.now();
     const durationMs = (this.handlerEndedPerf ?? endedPerf) - this.startedPerf;
-    await this.deps.logs.flush();
+    // Its log lines go in before its outcome, so the run page never shows an ended run missing lines.
+    await this.deps.logs.flushRun(this.run.runId);
     for (let i = 0; ; i++) {
       try {
         const pendingEvents = await this.stages.drain();
-        const r = await withTransaction(
-          (tx) =>
-            finishRun(tx, this.deps.boss, {
-              runId: this.run.runId,
-              attempt: this.run.attempt,
-              workerId: this.deps.workerId,
-              jobId: this.jobId,
-              outcome,
-              durationMs,
-              endedAgoMs: performance.now() - endedPerf,
-              pendingEvents,
-            }),
-          this.deps.pool,
-        );
+        const r = await this.deps.finisher.submit({
+          runId: this.run.runId,
+          attempt: this.run.attempt,
+          workerId: this.deps.workerId,
+          jobId: this.jobId,
+          outcome,
+          durationMs,
+          endedAgoMs: performance.now() - endedPerf,
+          pendingEvents,
+        });
         this.stages.markWritten();
-        this.log.info({ outcome: outcome.kind, state: r.state, durationMs: Math.round(durationMs), nextAttemptAt: r.nextAttemptAt }, "attempt finished");
+        this.log.info({ outcome: outcome.kind, state: r.state, recorded: r.recorded, durationMs: Math.round(durationMs), nextAttemptAt: r.nextAttemptAt }, "attempt finished");
         break;
       } catch (err) {
         if (this.deps.givingUp()) {

@@ -7,6 +7,8 @@ import type { ClaimedRun } from "../../core/runs/claim-run";
 import type { HeartbeatAnswer } from "../../core/runs/heartbeat-runs";
 import { Attempt } from "./attempt";
 import { RunLogWriter } from "./run-log-writer";
+import { FinishBatcher } from "./finish-batcher";
+import { JobSettler } from "./job-settler";
 import { ThreadPool } from "./thread-pool";
 
 const EARLY_CANCEL_MEMORY_MS = 10_000;
@@ -35,7 +37,13 @@ export class Executor {
   constructor(private readonly opts: ExecutorOptions) {
     this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree);
     this.logs = new RunLogWriter(opts.pool, opts.log);
+    this.settler = new JobSettler(opts.boss, opts.log);
+    this.finisher = new FinishBatcher(opts.pool, opts.boss, this.settler);
   }
+
+  /** Settles pg-boss jobs after their claim or outcome committed (shared with the dispatcher). */
+  readonly settler: JobSettler;
+  private readonly finisher: FinishBatcher;
 
   start(): Promise<void> {
     return this.threads.start();
@@ -75,6 +83,7 @@ export class Executor {
         log: this.opts.log,
         threads: this.threads,
         logs: this.logs,
+        finisher: this.finisher,
         databaseUrl: this.opts.databaseUrl,
         givingUp: () => this.exiting,
       },
@@ -153,6 +162,7 @@ export class Executor {
     await settle(deadlinePerf);
     this.exiting = true;
     await this.logs.stop().catch((err) => this.opts.log.warn({ err }, "handler logs not flushed"));
+    await this.settler.stop();
     await this.threads.stop();
   }
 }

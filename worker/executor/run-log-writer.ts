@@ -52,6 +52,11 @@ export class RunLogWriter {
     return this.flushing;
   }
 
+  /** Flushes only if this run has lines waiting (a run without logs does not wait for others'). */
+  async flushRun(runId: string): Promise<void> {
+    if (this.buffer.some((l) => l.runId === runId)) await this.flush();
+  }
+
   async stop(): Promise<void> {
     await this.flush();
     clearTimeout(this.timer);

@@ -1,0 +1,232 @@
+// Execution engine figures, each against a target (issue 4) and, for throughput, against a baseline
+// measured in the same run on the same database:
+//  1. full-path throughput of no-op runs (queued occurrence → pg-boss job → claim → isolated thread →
+//     outcome recorded) on 2 worker processes, vs raw pg-boss send+work of no-op jobs (one job per
+//     handler call) on 2 processes with the same concurrency. Target ≥ 1.0× raw.
+//  2. cancel-to-dead latency for demo.hang and demo.cpu (cancel requested → thread terminated, both on
+//     the database clock), grace 0 and grace 2 s. Target p99 ≤ 1 s with grace 0, ≤ grace + 1 s otherwise.
+//  3. zombie detection after SIGKILL with the default heartbeat (2 s) and threshold (8 s). Target ≤ 15 s.
+// `npx tsx bench/execution.bench.ts [runs=3000] [rounds=3] [cancels=6] [kills=3]`
+import { spawn } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import { PgBoss } from "pg-boss";
+import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
+import { startWorker, type TestWorker } from "../test/worker-process";
+import { createRuns, insertSchedule, startTestBoss } from "../test/run-fixtures";
+import { waitFor } from "../test/wait-for";
+
+const say = (line: string) => process.stdout.write(`[execution.bench] ${line}\n`);
+const RAW_QUEUE = "bench-raw-noop";
+const CONCURRENCY = 8;
+const WORKERS = 2;
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+const median = (xs: number[]) => percentile(xs, 50);
+const fmt = (ms: number) => `${Math.round(ms)} ms`;
+
+async function startWorkers(url: string, n: number, env: Record<string, string> = {}): Promise<TestWorker[]> {
+  const ws = Array.from({ length: n }, () => startWorker(url, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY), VIGIL_LOG_LEVEL: "info", ...env }));
+  for (const w of ws) {
+    await w.workerId();
+    await waitFor("worker threads warm", () => w.logs.some((l) => l.includes('"executor threads warm"')) || w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 120_000 });
+  }
+  // Let every thread of the pools warm up before measuring.
+  await new Promise((r) => setTimeout(r, 3000));
+  return ws;
+}
+
+/** Vigil: n no-op runs due together; runs/s from the due instant to the last recorded outcome. */
+async function vigilThroughput(pool: pg.Pool, boss: PgBoss, n: number): Promise<number> {
+  const schedules = await Promise.all(Array.from({ length: 20 }, () => insertSchedule(pool, { handler: "demo.noop", overlapPolicy: "allow" })));
+  const per = Math.ceil(n / schedules.length);
+  const ids: string[] = [];
+  for (const s of schedules) ids.push(...(await createRuns(pool, boss, s, per, { inMs: 2000 })));
+  await waitFor(
+    "every no-op run to finish",
+    async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND finished_at IS NULL`, [ids])).rows[0].n === 0,
+    { timeoutMs: 600_000, intervalMs: 200 },
+  );
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE state = 'succeeded')::int AS ok,
+            extract(epoch FROM max(finished_at) - min(due_at))::float8 * 1000 AS span_ms
+       FROM runs WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  if (rows[0].ok !== rows[0].n) throw new Error(`only ${rows[0].ok} of ${rows[0].n} no-op runs succeeded`);
+  return (rows[0].n / rows[0].span_ms) * 1000;
+}
+
+/** Raw pg-boss: n no-op jobs available together; jobs/s from availability to the last completion. */
+async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number): Promise<number> {
+  await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 }).catch(() => undefined);
+  const procs = Array.from({ length: WORKERS }, () =>
+    spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], { stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  try {
+    await Promise.all(procs.map((p) => new Promise<void>((res) => p.stdout!.once("data", () => res()))));
+    const { rows: t } = await pool.query(`SELECT clock_timestamp() + interval '2 seconds' AS at`);
+    const startAfter: Date = t[0].at;
+    for (let i = 0; i < n; i += 500) {
+      await boss.insert(RAW_QUEUE, Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter })));
+    }
+    await waitFor(
+      "every raw job to complete",
+      async () => (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n === 0,
+      { timeoutMs: 600_000, intervalMs: 200 },
+    );
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n, extract(epoch FROM max(completed_on) - $2::timestamptz)::float8 * 1000 AS span_ms FROM pgboss.job WHERE name = $1`,
+      [RAW_QUEUE, startAfter],
+    );
+    await pool.query(`DELETE FROM pgboss.job WHERE name = $1`, [RAW_QUEUE]);
+    return (rows[0].n / rows[0].span_ms) * 1000;
+  } finally {
+    for (const p of procs) p.kill("SIGTERM");
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))));
+  }
+}
+
+/** The baseline's worker process: pg-boss work(), one job per handler call, same concurrency as Vigil's pool. */
+async function rawWorker(url: string): Promise<void> {
+  const boss = new PgBoss({ connectionString: url, max: 4, schedule: false, supervise: false, migrate: false });
+  boss.on("error", () => undefined);
+  await boss.start();
+  await boss.work(RAW_QUEUE, { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5 }, async () => undefined);
+  process.stdout.write("ready\n");
+  process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
+}
+
+async function cancelLatencies(pool: pg.Pool, boss: PgBoss, reps: number): Promise<void> {
+  const { cancelRun } = await import("../core/runs/cancel-run");
+  const { systemActor } = await import("../core/auth/roles");
+  for (const handler of ["demo.hang", "demo.cpu"]) {
+    for (const grace of [0, 2]) {
+      const s = await insertSchedule(pool, { handler, timeoutSeconds: 300, graceSeconds: grace });
+      const lat: number[] = [];
+      for (let i = 0; i < reps; i++) {
+        const [id] = await createRuns(pool, boss, s, 1);
+        await waitFor("the run to start", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running", { timeoutMs: 60_000 });
+        await cancelRun(id!, systemActor("bench"), "cancel-to-dead bench");
+        const killed = await waitFor(
+          "the thread to be killed",
+          async () =>
+            (
+              await pool.query(
+                `SELECT extract(epoch FROM k.at - c.at)::float8 * 1000 AS ms FROM run_events k, run_events c
+                  WHERE k.run_id = $1 AND k.type = 'killed' AND c.run_id = $1 AND c.type = 'cancel_requested'`,
+                [id],
+              )
+            ).rows[0],
+          { timeoutMs: 60_000 },
+        );
+        lat.push(killed.ms);
+        await waitFor("the run to end cancelled", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "cancelled");
+      }
+      const target = grace === 0 ? 1000 : grace * 1000 + 1000;
+      say(
+        `cancel-to-dead ${handler.padEnd(9)} grace ${grace} s: p50 ${fmt(median(lat))}, p99 ${fmt(percentile(lat, 99))}, max ${fmt(Math.max(...lat))}` +
+          ` (n=${reps}; target p99 ≤ ${target} ms) ${percentile(lat, 99) <= target ? "OK" : "MISSED"}`,
+      );
+    }
+  }
+}
+
+async function zombieDetection(url: string, pool: pg.Pool, boss: PgBoss, kills: number): Promise<void> {
+  const s = await insertSchedule(pool, { handler: "demo.hang", timeoutSeconds: 600, retryMaxAttempts: 1 });
+  // Fill the long-lived worker's threads so each victim (the only worker with free threads) takes the run.
+  const fillers = await createRuns(pool, boss, s, 4);
+  await waitFor(
+    "the long-lived worker to be full",
+    async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [fillers])).rows[0].n === 4,
+    { timeoutMs: 60_000 },
+  );
+  const times: number[] = [];
+  for (let i = 0; i < kills; i++) {
+    const [victim] = await startWorkers(url, 1);
+    const victimId = await victim!.workerId();
+    // Only the victim may take it: the run is created once the victim is the only worker with free threads.
+    const [id] = await createRuns(pool, boss, s, 1);
+    await waitFor("the hang to start", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running", { timeoutMs: 60_000 });
+    const owner = (await pool.query(`SELECT worker_id FROM runs WHERE id = $1`, [id])).rows[0].worker_id;
+    const killedAt: Date = (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
+    await victim!.kill();
+    const ev = await waitFor(
+      "zombie detection",
+      async () => (await pool.query(`SELECT at FROM run_events WHERE run_id = $1 AND type = 'zombie_detected'`, [id])).rows[0],
+      { timeoutMs: 60_000 },
+    );
+    if (owner !== victimId) throw new Error("the victim did not own the run");
+    times.push(ev.at.getTime() - killedAt.getTime());
+  }
+  const { cancelRun } = await import("../core/runs/cancel-run");
+  const { systemActor } = await import("../core/auth/roles");
+  for (const f of fillers) await cancelRun(f, systemActor("bench"), "bench done");
+  say(
+    `zombie detection after SIGKILL: ${times.map(fmt).join(", ")}; median ${fmt(median(times))}, max ${fmt(Math.max(...times))}` +
+      ` (heartbeat 2 s, threshold 8 s; target ≤ 15 s) ${Math.max(...times) <= 15_000 ? "OK" : "MISSED"}`,
+  );
+}
+
+export default async function executionBench(
+  runs = Number(process.argv[2] ?? 3000),
+  rounds = Number(process.argv[3] ?? 3),
+  cancels = Number(process.argv[4] ?? 6),
+  kills = Number(process.argv[5] ?? 3),
+): Promise<void> {
+  const server = await startTestPostgres();
+  const url = await cloneTemplate(server.adminUrl, "bench_execution");
+  process.env.DATABASE_URL = url;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const boss = await startTestBoss(url);
+  let workers: TestWorker[] = [];
+  try {
+    say(`machine: ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    // 1. Throughput, alternating Vigil and raw pg-boss rounds so both see the same conditions.
+    const vigil: number[] = [];
+    const raw: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      workers = await startWorkers(url, WORKERS);
+      vigil.push(await vigilThroughput(pool, boss, runs));
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      raw.push(await rawThroughput(url, pool, boss, runs));
+      say(`round ${r + 1}: Vigil ${Math.round(vigil[r]!)} runs/s, raw pg-boss ${Math.round(raw[r]!)} jobs/s`);
+    }
+    const v = median(vigil);
+    const b = median(raw);
+    say(`full-path no-op runs:  ${Math.round(v)} runs/s (median of ${rounds} × ${runs}, ${WORKERS} workers × ${CONCURRENCY} threads)`);
+    say(`raw pg-boss send+work: ${Math.round(b)} jobs/s (median of ${rounds} × ${runs}, ${WORKERS} processes × localConcurrency ${CONCURRENCY}, batchSize 1)`);
+    say(`Vigil / raw pg-boss:   ×${(v / b).toFixed(2)} (target ≥ 1.0)`);
+
+    // 2 and 3 on one long-lived worker (it also reaps the victims of 3).
+    workers = await startWorkers(url, 1, { VIGIL_WORKER_CONCURRENCY: "4" });
+    await cancelLatencies(pool, boss, cancels);
+    await zombieDetection(url, pool, boss, kills);
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await boss.stop({ graceful: false, close: true });
+    await pool.end();
+    const { closePool } = await import("../core/db/pool");
+    await closePool();
+    await server.stop();
+  }
+}
+
+if (process.argv[2] === "--raw-worker") {
+  rawWorker(process.argv[3]!).catch((err) => {
+    process.stderr.write(`[execution.bench raw worker] ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  });
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  executionBench().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`[execution.bench] failed: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,61 @@
+// Records attempt outcomes in batches: an outcome is written at once when nothing is being written,
+// otherwise together with everything that arrived during the write in progress. No timer adds
+// latency when the worker is quiet; under load, one transaction records many outcomes.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { withTransaction } from "../../core/db/pool";
+import { finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish-run";
+import type { JobSettler } from "./job-settler";
+
+const MAX_BATCH = 64;
+
+interface Pending {
+  req: FinishRequest;
+  resolve: (r: FinishResult) => void;
+  reject: (err: unknown) => void;
+}
+
+export class FinishBatcher {
+  private queue: Pending[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss,
+    private readonly settler: JobSettler,
+  ) {}
+
+  /** Resolves once the outcome is committed (its job then settled in the background). */
+  submit(req: FinishRequest): Promise<FinishResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ req, resolve, reject });
+      if (!this.writing) void this.write();
+    });
+  }
+
+  private async write(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.record(batch);
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0]!.reject(err);
+          continue;
+        }
+        // One bad outcome must not hold back the others: record them one by one.
+        for (const p of batch) await this.record([p]).catch((e) => p.reject(e));
+      }
+    }
+    this.writing = false;
+  }
+
+  private async record(batch: Pending[]): Promise<void> {
+    const results = await withTransaction((tx) => finishRuns(tx, this.boss, batch.map((p) => p.req)), this.pool);
+    batch.forEach((p, i) => {
+      this.settler.settle(results[i]!.settle);
+      p.resolve(results[i]!);
+    });
+  }
+}
