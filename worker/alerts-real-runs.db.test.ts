@@ -157,12 +157,16 @@ describe("alerts from real runs", () => {
       },
       actor,
     );
-    const first = await trigger(s.id);
+    // The first run holds the slot before the second is planned, so the late run is the newer one. (Triggered
+    // together, either may be claimed first; if the newer one won, it would be a good run planned after the late
+    // cause and would resolve the alert in the same pass it opened.)
+    const first = await trigger(s.id, ["running", "succeeded"]);
     const second = await trigger(s.id);
     await waitFor("both runs to finish", async () => (await runState(first)) === "succeeded" && (await runState(second)) === "succeeded", { timeoutMs: 60_000 });
-    // Whichever got the slot second waited for the other (either may be claimed first).
-    const { rows } = await pool.query(`SELECT max(lateness_ms) AS waited FROM runs WHERE id = ANY($1::uuid[])`, [[first, second]]);
-    expect(rows[0].waited).toBeGreaterThan(1000);
+    const { rows } = await pool.query(`SELECT id, lateness_ms FROM runs WHERE id = ANY($1::uuid[])`, [[first, second]]);
+    const waited = Number(rows.find((r) => r.id === second).lateness_ms);
+    expect(waited).toBeGreaterThan(1000);
+    expect(Number(rows.find((r) => r.id === first).lateness_ms)).toBeLessThan(waited);
     const late = await expectOneOpen(s.id, "late");
     expect(late.message).toMatch(/real-slow: a run planned at .* (started|has not started) .* late|after its planned time/);
     await expectOneOpen(s.id, "completion_deadline");

@@ -1,34 +1,11 @@
 // Query keys and fetchers for runs: the filtered list and one run's trace.
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { RunListItem } from "@/core/runs/list-runs";
 
-export interface RunView {
-  id: string;
-  scheduleId: string;
-  scheduleName?: string;
-  kind: string;
-  state: string;
-  waitReason: string | null;
-  handler: string;
-  plannedAt: string;
-  dueAt: string;
-  enqueuedAt: string | null;
-  startedAt: string | null;
-  heartbeatAt: string | null;
-  finishedAt: string | null;
-  nextAttemptAt: string | null;
-  latenessMs: number | null;
-  durationMs: number | null;
-  attempt: number;
-  maxAttempts: number;
-  workerId: string | null;
-  records: number | null;
-  error: string | null;
-  idempotencyKey: string;
-  cancelRequestedAt: string | null;
-  cancelRequestedBy: string | null;
-  cancelReason: string | null;
-}
+/** A row of the runs list as the API sends it. */
+export type RunView = Jsonify<RunListItem>;
 
 export interface RunFilters {
   state?: string;

@@ -31,6 +31,8 @@ export interface RunListItem {
   cancelRequestedAt: Date | null;
   cancelRequestedBy: string | null;
   cancelReason: string | null;
+  /** The newest event's type while a cancel is in flight (null otherwise): the row shows the stage it reached. */
+  lastEventType: string | null;
 }
 
 export interface RunFilter {
@@ -66,7 +68,9 @@ export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Pr
   for (const phase of phases) {
     if (cursor && phase < cursor.phase) continue;
     const keyset = cursor && cursor.phase === phase ? cursor : null;
-    const rows = await queryPhase(db, { ...filter, phase, phased, upTo, keyset, limit: limit - out.length + 1 });
+    // The phases are separate statements: a run that finished between them is in both. Keep its first row.
+    const seen = new Set(out.map((r) => r.id));
+    const rows = (await queryPhase(db, { ...filter, phase, phased, upTo, keyset, limit: limit - out.length + 1 })).filter((r) => !seen.has(r.id));
     const room = limit - out.length;
     out.push(...rows.slice(0, room));
     if (rows.length > room) {
@@ -86,7 +90,9 @@ async function queryPhase(
     `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
-            r.cancel_requested_by, r.cancel_reason
+            r.cancel_requested_by, r.cancel_reason,
+            CASE WHEN r.cancel_requested_at IS NOT NULL THEN
+              (SELECT e.type FROM run_events e WHERE e.run_id = r.id ORDER BY e.id DESC LIMIT 1) END AS last_event_type
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
       WHERE ($1::text[] IS NULL OR r.state = ANY($1::text[]))
         AND (NOT $2 OR (CASE WHEN $3 = 0 THEN r.state = ANY($4::text[]) ELSE r.state <> ALL($4::text[]) END))
@@ -135,6 +141,7 @@ async function queryPhase(
     cancelRequestedAt: r.cancel_requested_at,
     cancelRequestedBy: r.cancel_requested_by,
     cancelReason: r.cancel_reason,
+    lastEventType: r.last_event_type,
   }));
 }
 
