@@ -6,6 +6,7 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
+import { median } from "./lib/stats";
 
 const RUNS = 7;
 // The machine these figures come from is often shared: wall time then measures the queue for a core
@@ -25,10 +26,6 @@ function backendCpuMs(pid: number): number | null {
 
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" / ");
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_000_000)): Promise<void> {
   const say = (line: string) => process.stdout.write(`[audit.bench] ${line}\n`);

@@ -11,11 +11,8 @@ import { pathToFileURL } from "node:url";
 import crypto from "node:crypto";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
+import { median } from "./lib/stats";
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 /** CPU time (ms) of a database backend process: utime + stime in clock ticks of 10 ms. */
 function backendCpuMs(pid: number): number | null {

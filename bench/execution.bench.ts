@@ -12,28 +12,21 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
-import { startWorker, type TestWorker } from "../test/worker-process";
+import type { TestWorker } from "../test/worker-process";
 import { createRuns, insertSchedule, startTestBoss } from "../test/run-fixtures";
 import { waitFor } from "../test/wait-for";
+import { median, percentile } from "./lib/stats";
+import { startWarmWorkers } from "./lib/workers";
 
 const say = (line: string) => process.stdout.write(`[execution.bench] ${line}\n`);
 const RAW_QUEUE = "bench-raw-noop";
 const CONCURRENCY = 8;
 const WORKERS = 2;
 
-export function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-const median = (xs: number[]) => percentile(xs, 50);
 const fmt = (ms: number) => `${Math.round(ms)} ms`;
 
 async function startWorkers(url: string, n: number, env: Record<string, string> = {}): Promise<TestWorker[]> {
-  const ws = Array.from({ length: n }, () => startWorker(url, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY), VIGIL_LOG_LEVEL: "info", ...env }));
-  for (const w of ws) {
-    await w.workerId();
-    await waitFor("worker threads warm", () => w.logs.some((l) => l.includes('"executor threads warm"')) || w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 120_000 });
-  }
+  const ws = await startWarmWorkers(url, n, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY), ...env });
   // Let every thread of the pools warm up before measuring.
   await new Promise((r) => setTimeout(r, 3000));
   return ws;

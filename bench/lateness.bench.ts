@@ -12,18 +12,13 @@ import os from "node:os";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
-import { startWorker, type TestWorker } from "../test/worker-process";
 import { waitFor } from "../test/wait-for";
+import { latencySummary as summary, percentile } from "./lib/stats";
+import { startWarmWorkers as startWorkers } from "./lib/workers";
 
 const say = (line: string) => process.stdout.write(`[lateness.bench] ${line}\n`);
 const RAW_QUEUE = "bench-raw-lateness";
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-const summary = (xs: number[]) =>
-  `p50 ${percentile(xs, 50).toFixed(0)} ms, p95 ${percentile(xs, 95).toFixed(0)} ms, p99 ${percentile(xs, 99).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (n=${xs.length})`;
 
 async function dbNowMs(pool: pg.Pool): Promise<number> {
   return (await pool.query(`SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms`)).rows[0].ms;
@@ -36,14 +31,6 @@ async function sleepUntilDb(pool: pg.Pool, atMs: number): Promise<void> {
   }
 }
 
-async function startWorkers(url: string, n: number): Promise<TestWorker[]> {
-  const ws = Array.from({ length: n }, () => startWorker(url, { VIGIL_LOG_LEVEL: "info" }));
-  for (const w of ws) {
-    await w.workerId();
-    await waitFor("executor threads warm", () => w.logs.some((l) => l.includes('"executor threads warm"')), { timeoutMs: 180_000 });
-  }
-  return ws;
-}
 
 async function createSchedules(url: string, n: number, trigger: (i: number) => unknown, prefix: string): Promise<void> {
   const { createSchedule } = await import("../core/schedules/create-schedule");

@@ -5,13 +5,10 @@
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
+import { median } from "./lib/stats";
 
 const RUNS = 7;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 export default async function observabilityBench(schedules = Number(process.argv[2] ?? 1000), hours = Number(process.argv[3] ?? 24)): Promise<void> {
   const say = (line: string) => process.stdout.write(`[observability.bench] ${line}\n`);
