@@ -59,8 +59,24 @@ test("a schedule created through the form shows its occurrences on the timeline"
   await page.mouse.up();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("run-trace")).toContainText(name);
-  // It fires every 10 s: delete it so it does not load the rest of the suite.
   const id = /schedules\/([0-9a-f-]{36})/.exec((await page.getByRole("link", { name }).getAttribute("href"))!)![1];
+
+  // Without a mouse: the chart takes focus, arrow keys move between runs, Enter opens the one shown.
+  await page.goto(`/timeline?scheduleId=${id}`);
+  await expect(lane).toHaveCount(1);
+  await page.getByTestId("timeline-hit-area").focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(tip).toBeVisible();
+  await expect(tip).toContainText(name);
+  await expect(page.getByTestId("timeline-focus")).toHaveCount(1);
+  const first = await tip.textContent();
+  await page.keyboard.press("ArrowLeft");
+  await expect.poll(() => tip.textContent()).not.toBe(first);
+  await page.screenshot({ path: "artifacts/screenshots/timeline-keyboard.png" });
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("run-trace")).toContainText(name);
+  // It fires every 10 s: delete it so it does not load the rest of the suite.
   expect((await page.request.delete(`/api/schedules/${id}`)).status()).toBe(200);
 });
 

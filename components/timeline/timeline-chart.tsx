@@ -23,6 +23,8 @@ function lanePx(n: number): number {
   return n <= 4 ? 48 : n <= 12 ? 34 : 26;
 }
 const LABEL_WIDTH = 190;
+const X_AXIS_HEIGHT = 24;
+const PLOT_START = { x: MARGIN.left + LABEL_WIDTH, y: MARGIN.top + X_AXIS_HEIGHT };
 
 function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; lanes: TimelineModel["lanes"] }) {
   const { x = 0, y = 0, payload, lanes } = props;
@@ -81,7 +83,7 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
             stroke="#8b98a8"
             fontSize={12}
             orientation="top"
-            height={24}
+            height={X_AXIS_HEIGHT}
           />
           <YAxis
             type="number"
@@ -97,7 +99,7 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
             allowDataOverflow
           />
           {now < to && <ReferenceArea x1={Math.max(now, from)} x2={to} fill="#4ea1ff" fillOpacity={0.05} ifOverflow="hidden" />}
-          <TimelineMarks model={model} visible={visible} onHover={onHover} onOpen={onOpen} onZoom={onZoom} />
+          <TimelineMarks model={model} visible={visible} onHover={onHover} onOpen={onOpen} onZoom={onZoom} plotStart={PLOT_START} />
           {now >= from && now <= to && (
             <ReferenceLine
               x={now}

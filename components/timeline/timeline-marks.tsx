@@ -1,8 +1,8 @@
 "use client";
-import { memo, useMemo, useRef, useState, type PointerEvent } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
 import { usePlotArea, ZIndexLayer } from "recharts";
 import { buildTimelinePaths, PATH_SCALE } from "./build-timeline-paths";
-import { hitTest, outcomeBucket, type TimelineLane, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { hitTest, nearestRun, outcomeBucket, stepRun, type TimelineLane, type TimelineModel, type TimelineRun } from "./timeline-model";
 
 export interface HoverInfo {
   run: TimelineRun;
@@ -17,6 +17,11 @@ interface Props {
   onHover: (info: HoverInfo | null) => void;
   onOpen: (run: TimelineRun) => void;
   onZoom: (from: number, to: number) => void;
+  /**
+   * Where the plot area starts once the axes are laid out. recharts first reports a plot area without them
+   * (the whole chart); building thousands of marks for that one would be thrown away a frame later.
+   */
+  plotStart: { x: number; y: number };
 }
 
 const HIT_PX = 6;
@@ -26,8 +31,9 @@ const HIT_PX = 6;
  * merged paths (see buildTimelinePaths), plus one transparent rectangle that does hover, click-to-open and
  * drag-to-zoom by arithmetic instead of per-mark event handlers.
  */
-export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHover, onOpen, onZoom }: Props) {
-  const plot = usePlotArea();
+export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHover, onOpen, onZoom, plotStart }: Props) {
+  const area = usePlotArea();
+  const plot = area && area.x >= plotStart.x && area.y >= plotStart.y ? area : undefined;
   const [drag, setDrag] = useState<{ x0: number; x1: number } | null>(null);
   const downAt = useRef<number | null>(null);
   const paths = useMemo(
@@ -36,12 +42,21 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
       const start = performance.now();
       const built = buildTimelinePaths(model, plot, visible);
       // Read by e2e/timeline-perf.spec.ts to report where render time goes.
-      performance.measure("vigil:timeline-paths", { start });
+      performance.measure("vigil:timeline-paths", { start, detail: { x: plot.x, y: plot.y, width: plot.width, height: plot.height } });
       return built;
     },
     // plot is a fresh object on each render; its numbers are what matter.
     [model, visible, plot?.x, plot?.y, plot?.width, plot?.height],
   );
+  // The run the keyboard is on: lane index and run index (arrow keys move it, Enter opens it).
+  const [focus, setFocus] = useState<{ lane: number; index: number } | null>(null);
+  const drawn = useRef(false);
+  useEffect(() => {
+    if (drawn.current || paths.length === 0) return;
+    drawn.current = true;
+    // After the frame that paints the first marks: e2e/timeline-perf.spec.ts reads it (time since navigation).
+    requestAnimationFrame(() => setTimeout(() => performance.mark("vigil:timeline-drawn")));
+  }, [paths]);
   if (!plot) return null;
   const { from, to, now, lanes } = model;
   const laneH = plot.height / Math.max(lanes.length, 1);
@@ -64,6 +79,70 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     return { x, run, lane };
   }
 
+  const accept = (r: TimelineRun) => visible.has(outcomeBucket(r.state));
+  const focused = focus ? (lanes[focus.lane]?.runs[focus.index] ?? null) : null;
+
+  /** Shows the hover card for the keyboard's run, placed at its marker. */
+  function showFocused(el: SVGRectElement, laneIndex: number, index: number): void {
+    const lane = lanes[laneIndex]!;
+    const run = lane.runs[index]!;
+    const box = el.getBoundingClientRect();
+    const x = ((Math.min(Math.max(run.plannedAt, from), to) - from) / (to - from)) * box.width;
+    onHover({ run, lane, clientX: box.left + x, clientY: box.top + (laneIndex + 0.5) * (box.height / lanes.length) });
+  }
+
+  function onKeyDown(e: KeyboardEvent<SVGRectElement>): void {
+    if (lanes.length === 0) return;
+    const here = focus && lanes[focus.lane]?.runs[focus.index] ? focus : null;
+    let next: { lane: number; index: number } | null = null;
+    if (e.key === "Enter" || e.key === " ") {
+      if (focused) onOpen(focused);
+      e.preventDefault();
+      return;
+    }
+    if (e.key === "Escape") {
+      setFocus(null);
+      onHover(null);
+      return;
+    }
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      const dir = e.key === "ArrowRight" ? 1 : -1;
+      if (here) {
+        const i = stepRun(lanes[here.lane]!, here.index, dir, accept);
+        next = i === null ? here : { lane: here.lane, index: i };
+      }
+    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      const dir = e.key === "ArrowDown" ? 1 : -1;
+      const t = focused?.plannedAt ?? now;
+      // The nearest lane in that direction with a run to stand on.
+      for (let l = (here?.lane ?? (dir === 1 ? -1 : lanes.length)) + dir; l >= 0 && l < lanes.length; l += dir) {
+        const i = nearestRun(lanes[l]!, t, accept);
+        if (i !== null) {
+          next = { lane: l, index: i };
+          break;
+        }
+      }
+      next ??= here;
+    } else {
+      return;
+    }
+    e.preventDefault();
+    if (!next && !here) {
+      // First key press: the run nearest now in the first lane that has one.
+      for (let l = 0; l < lanes.length && !next; l++) {
+        const i = nearestRun(lanes[l]!, Math.min(now, to), accept);
+        if (i !== null) next = { lane: l, index: i };
+      }
+    }
+    if (!next) return;
+    setFocus(next);
+    showFocused(e.currentTarget, next.lane, next.index);
+  }
+
+  const ring = focused && focus
+    ? { x: plot.x + ((Math.min(Math.max(focused.plannedAt, from), to) - from) / (to - from)) * plot.width, y: plot.y + (focus.lane + 0.5) * laneH }
+    : null;
+
   return (
     <ZIndexLayer zIndex={300}>
       <g data-testid="timeline-marks">
@@ -83,8 +162,17 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
             stroke="#4ea1ff"
           />
         )}
+        {ring && (
+          <circle cx={ring.x} cy={ring.y} r={Math.min(9, laneH / 2)} fill="none" stroke="#f0f6fc" strokeWidth={2} data-testid="timeline-focus" pointerEvents="none" />
+        )}
         <rect
           data-testid="timeline-hit-area"
+          tabIndex={0}
+          role="application"
+          aria-roledescription="timeline"
+          aria-label="Runs on the timeline. Arrow keys move between runs (left, right) and schedules (up, down); Enter opens the run; Escape leaves."
+          onKeyDown={onKeyDown}
+          onBlur={() => onHover(null)}
           x={plot.x}
           y={plot.y}
           width={plot.width}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTimelinePaths } from "./build-timeline-paths";
-import { finishLane, hitTest, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { finishLane, hitTest, nearestRun, stepRun, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { toTimelineModel, type TimelineApi } from "./timeline-queries";
 
 const MIN = 60_000;
@@ -87,9 +87,9 @@ describe("toTimelineModel", () => {
       kinds: ["scheduled", "manual", "backfill"],
       schedules: [{ id: "b", name: "beta", paused: true }, { id: "a", name: "alpha", paused: false }],
       runs: [
-        [1, 60_000, 4, 0, 60_000, 61_000, 70_000, 1000, "run-1"],
-        [0, 120_000, 4, 1, 120_000, 121_000, 200_000, 1000, "run-2"],
-        [1, 40 * MIN, 0, 0, 40 * MIN, null, null, null, "run-3"],
+        [1, 60_000, 4, 0, 0, 1000, 10_000, "run-1"],
+        [0, 120_000, 4, 1, 0, 1000, 80_000, "run-2"],
+        [1, 40 * MIN, 0, 0, 0, null, null, "run-3"],
       ],
       attempts: [
         [1, 1, 121_000, 150_000, "failed"],
@@ -107,5 +107,28 @@ describe("toTimelineModel", () => {
     expect(retried.attempts.map((a) => a.state)).toEqual(["failed", "succeeded"]);
     expect(m.lanes[1]!.runs[0]!.attempts).toEqual([{ number: 1, startedAt: api.t0 + 61_000, finishedAt: api.t0 + 70_000, state: "succeeded" }]);
     expect(m.lanes[1]!.runs[1]!.attempts).toEqual([]);
+  });
+});
+
+describe("keyboard steps", () => {
+  const mk = (plannedAt: number, state = "succeeded"): TimelineRun => ({
+    runId: String(plannedAt), kind: "scheduled", state, plannedAt, dueAt: plannedAt, startedAt: null, finishedAt: null, latenessMs: null, attempts: [],
+  });
+  const lane = finishLane("s", "s", [mk(0), mk(60), mk(120, "missed"), mk(180)], 1000);
+  const notMissed = (r: TimelineRun) => r.state !== "missed";
+
+  it("steps to the next and previous accepted run, skipping filtered ones, and stops at the ends", () => {
+    expect(stepRun(lane, 1, 1, notMissed)).toBe(3);
+    expect(stepRun(lane, 3, -1, notMissed)).toBe(1);
+    expect(stepRun(lane, 3, 1, notMissed)).toBeNull();
+    expect(stepRun(lane, 0, -1, notMissed)).toBeNull();
+  });
+
+  it("finds the accepted run planned nearest a time, on either side", () => {
+    expect(nearestRun(lane, 70, notMissed)).toBe(1);
+    expect(nearestRun(lane, 125, notMissed)).toBe(3); // 120 is filtered: 180 is 55 away, 60 is 65 away
+    expect(nearestRun(lane, 5000, notMissed)).toBe(3);
+    expect(nearestRun(lane, -50, notMissed)).toBe(0);
+    expect(nearestRun(finishLane("e", "e", [], 0), 10, notMissed)).toBeNull();
   });
 });

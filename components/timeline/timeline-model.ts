@@ -138,3 +138,19 @@ export function timeTicks(from: number, to: number, target = 10, tzOffsetMinutes
   for (let t = first; t <= to; t += step) ticks.push(t);
   return ticks;
 }
+
+/** Index of the next (dir 1) or previous (dir −1) accepted run after `index` in a lane, or null at the end. */
+export function stepRun(lane: TimelineLane, index: number, dir: 1 | -1, accept: (r: TimelineRun) => boolean): number | null {
+  for (let i = index + dir; i >= 0 && i < lane.runs.length; i += dir) if (accept(lane.runs[i]!)) return i;
+  return null;
+}
+
+/** Index of the accepted run planned nearest to `t` in a lane, or null when none is accepted. */
+export function nearestRun(lane: TimelineLane, t: number, accept: (r: TimelineRun) => boolean): number | null {
+  const at = lowerBound(lane.runs, t);
+  const after = at < lane.runs.length && accept(lane.runs[at]!) ? at : stepRun(lane, at, 1, accept);
+  const before = stepRun(lane, at, -1, accept);
+  if (after === null) return before;
+  if (before === null) return after;
+  return Math.abs(lane.runs[after]!.plannedAt - t) <= Math.abs(lane.runs[before]!.plannedAt - t) ? after : before;
+}

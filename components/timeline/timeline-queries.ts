@@ -1,27 +1,13 @@
 // Query key and fetcher for the timeline window; the response is mapped once into the drawing model.
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { Timeline } from "@/core/runs/timeline";
 import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
-import { snappedWindow, snapToStep, windowKey, type TimelineWindow } from "./timeline-window";
+import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineWindow } from "./timeline-window";
 
-/**
- * GET /api/timeline (core/runs/timeline.ts): compact on purpose. Times are ms offsets from t0; state and kind
- * are indexes into `states` / `kinds`; attempts are listed only for runs with more than one.
- */
-export interface TimelineApi {
-  from: string;
-  to: string;
-  now: string;
-  t0: number;
-  states: string[];
-  kinds: string[];
-  schedules: { id: string; name: string; paused: boolean }[];
-  /** [scheduleIndex, plannedAt, stateIndex, kindIndex, dueAt, startedAt, finishedAt, latenessMs, runId] */
-  runs: [number, number, number, number, number, number | null, number | null, number | null, string][];
-  /** [runIndex, number, startedAt, finishedAt, state] */
-  attempts: [number, number, number, number | null, string][];
-  truncated: boolean;
-}
+/** GET /api/timeline (core/runs/timeline.ts getTimeline): compact on purpose, see the tuple layouts there. */
+export type TimelineApi = Jsonify<Timeline>;
 
 export interface TimelineData {
   model: TimelineModel;
@@ -36,7 +22,7 @@ function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
   for (let i = 0; i < a.runs.length; i++) {
     const x = a.runs[i]!;
     const y = b.runs[i]!;
-    if (x[8] !== y[8] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
+    if (x[7] !== y[7] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
   }
   for (let i = 0; i < a.attempts.length; i++) {
     const x = a.attempts[i]!;
@@ -54,19 +40,20 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
   const at = (off: number | null) => (off === null ? null : t0 + off);
   const laneRuns: TimelineRun[][] = api.schedules.map(() => []);
   const runs: TimelineRun[] = new Array(api.runs.length);
-  api.runs.forEach(([si, planned, stateIdx, kindIdx, due, started, finished, lateness, id], i) => {
+  api.runs.forEach(([si, planned, stateIdx, kindIdx, due, started, finished, id], i) => {
     const state = api.states[stateIdx] ?? "planned";
-    const startedAt = at(started);
-    const finishedAt = at(finished);
+    const plannedAt = t0 + planned;
+    const startedAt = started === null ? null : plannedAt + started;
+    const finishedAt = finished === null ? null : plannedAt + finished;
     const run: TimelineRun = {
       runId: id,
       kind: api.kinds[kindIdx] ?? "scheduled",
       state,
-      plannedAt: t0 + planned,
-      dueAt: t0 + due,
+      plannedAt,
+      dueAt: plannedAt + due,
       startedAt,
       finishedAt,
-      latenessMs: lateness,
+      latenessMs: started,
       // One attempt is implied by the run's own start and finish; retried runs get theirs below.
       // (a run waiting for its retry has no finish time of its own: its attempt is drawn as a sliver).
       attempts: startedAt === null ? [] : [{ number: 1, startedAt, finishedAt: state === "running" ? null : (finishedAt ?? startedAt), state }],
@@ -93,10 +80,7 @@ export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined)
     queryKey: ["timeline", windowKey(w), scheduleId ?? null],
     queryFn: async (): Promise<TimelineData> => {
       // A relative window is resolved at fetch time so every refresh slides with the clock (in ~1 px steps).
-      const { from, to } = snappedWindow(w, Date.now());
-      const p = new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString() });
-      if (scheduleId) p.set("scheduleId", scheduleId);
-      const api = await fetchJson<TimelineApi>(`/api/timeline?${p}`);
+      const api = await fetchJson<TimelineApi>(timelineUrl(snappedWindow(w, Date.now()), scheduleId));
       const cacheKey = `${windowKey(w)}|${scheduleId ?? ""}`;
       const prev = previous.get(cacheKey);
       // Polling every 2 s must not redraw 20k marks when nothing changed: keep the same model object.

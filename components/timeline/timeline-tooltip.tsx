@@ -51,7 +51,7 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
           </>
         )}
       </dl>
-      <div className="muted" style={{ fontSize: 12 }}>Click to open the run</div>
+      <div className="muted" style={{ fontSize: 12 }}>Click (or press Enter) to open the run</div>
     </div>
   );
 }

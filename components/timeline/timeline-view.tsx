@@ -1,13 +1,20 @@
 "use client";
 import { useCallback, useMemo, useState } from "react";
+import dynamic from "next/dynamic";
 import { useQuery } from "@tanstack/react-query";
 import { schedulesQuery } from "../schedules/schedules-queries";
 import { formatInZone, viewerZone } from "../ui/time-format";
-import { TimelineChart } from "./timeline-chart";
 import { TimelineLegend } from "./timeline-legend";
 import { outcomeBucket, TIMELINE_OUTCOMES, type TimelineModel } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
 import { DEFAULT_WINDOW, panWindow, WINDOW_PRESETS, windowKey, zoomWindow, type TimelineWindow } from "./timeline-window";
+
+// The chart (recharts) loads as its own chunk after the page hydrates, so the window's data is already being
+// fetched while it downloads and compiles instead of after.
+const TimelineChart = dynamic(() => import("./timeline-chart").then((m) => m.TimelineChart), {
+  ssr: false,
+  loading: () => <p className="muted">Drawing the timeline…</p>,
+});
 
 const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused"];
 

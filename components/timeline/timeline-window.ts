@@ -57,3 +57,10 @@ export function panWindow(w: TimelineWindow, now: number, fraction: number): Tim
 export function windowKey(w: TimelineWindow): string {
   return w.kind === "relative" ? `rel:${w.backMs}:${w.aheadMs}` : `fix:${w.from}:${w.to}`;
 }
+
+/** The API address of a resolved window (also preloaded by the timeline page: keep the two identical). */
+export function timelineUrl(range: { from: number; to: number }, scheduleId: string | undefined): string {
+  const p = new URLSearchParams({ from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() });
+  if (scheduleId) p.set("scheduleId", scheduleId);
+  return `/api/timeline?${p}`;
+}

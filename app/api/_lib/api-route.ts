@@ -104,10 +104,14 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
   handler: Handler<z.infer<B>, z.infer<Q>>,
 ) {
   const wrapped = async (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => {
+    // Server-Timing (auth, handler, serialisation) lets a browser's resource timing say where a slow answer went.
+    const started = performance.now();
+    let authMs = 0;
     try {
       let actor: Actor | null = null;
       if (spec.access !== "public") {
         actor = await resolveActor(req);
+        authMs = performance.now() - started;
         if (!actor) throw new UnauthorizedError();
         if (!roleAllows(actor.role, spec.access)) throw new ForbiddenError(`This needs the ${spec.access} role; you are ${actor.role}.`);
       }
@@ -131,9 +135,14 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
         query = parsed.data;
       }
+      const handlerStart = performance.now();
       const result = await handler({ req, actor, body: body as z.infer<B>, query: query as z.infer<Q>, params });
       if (result instanceof Response) return result;
-      return jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });
+      const jsonStart = performance.now();
+      const res = jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });
+      const end = performance.now();
+      res.headers.set("server-timing", `auth;dur=${authMs.toFixed(1)}, app;dur=${(jsonStart - handlerStart).toFixed(1)}, json;dur=${(end - jsonStart).toFixed(1)}`);
+      return res;
     } catch (err) {
       const { status, body } = toErrorResponse(err);
       if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");

@@ -2,11 +2,11 @@
 //   by the database clock); at most 7 days.
 //   → { from, to, now (ISO), t0 (epoch ms), states: string[], kinds: string[],
 //       schedules: [{ id, name, paused }],
-//       runs: [[scheduleIndex, plannedAt, stateIndex, kindIndex, dueAt, startedAt|null, finishedAt|null,
-//               latenessMs|null, runId]],
+//       runs: [[scheduleIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId]],
 //       attempts: [[runIndex, number, startedAt, finishedAt|null, state]] (only runs with more than one attempt),
 //       truncated: boolean (more than 60,000 runs in the window: zoom in) }
-//   Times in runs/attempts are millisecond offsets from t0; stateIndex/kindIndex index `states`/`kinds`.
+//   planned and attempt times are millisecond offsets from t0; due/started/finished are milliseconds after the
+//   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`.
 //   Compact on purpose: 50 schedules × 6 h at one fire a minute is 18,000 runs.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
