@@ -3,10 +3,10 @@
 // median of several runs. Target: under 100 ms each. `npx tsx bench/audit.bench.ts [rows]`
 import fs from "node:fs";
 import os from "node:os";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { median } from "./lib/stats";
+import { runBenchWhenMain } from "./lib/main";
 
 const RUNS = 7;
 // The machine these figures come from is often shared: wall time then measures the queue for a core
@@ -113,9 +113,4 @@ export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  auditBench().catch((err) => {
-    process.stderr.write(`[audit.bench] failed: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
-}
+runBenchWhenMain(import.meta.url, "audit.bench", () => auditBench());

@@ -7,11 +7,11 @@
 // does not inflate. `npx tsx bench/backfill.bench.ts [runs] [batch] [baselineRows]`
 import fs from "node:fs";
 import os from "node:os";
-import { pathToFileURL } from "node:url";
 import crypto from "node:crypto";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { median } from "./lib/stats";
+import { runBenchWhenMain } from "./lib/main";
 
 
 /** CPU time (ms) of a database backend process: utime + stime in clock ticks of 10 ms. */
@@ -121,9 +121,4 @@ export default async function backfillBench(
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  backfillBench().catch((err) => {
-    process.stderr.write(`[backfill.bench] failed: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
-}
+runBenchWhenMain(import.meta.url, "backfill.bench", () => backfillBench());

@@ -8,7 +8,6 @@
 //  3. zombie detection after SIGKILL with the default heartbeat (2 s) and threshold (8 s). Target ≤ 15 s.
 // `npx tsx bench/execution.bench.ts [runs=3000] [rounds=3] [cancels=6] [kills=3]`
 import { spawn } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
@@ -17,6 +16,7 @@ import { createRuns, insertSchedule, startTestBoss } from "../test/run-fixtures"
 import { waitFor } from "../test/wait-for";
 import { median, percentile } from "./lib/stats";
 import { startWarmWorkers } from "./lib/workers";
+import { runBenchWhenMain } from "./lib/main";
 
 const say = (line: string) => process.stdout.write(`[execution.bench] ${line}\n`);
 const RAW_QUEUE = "bench-raw-noop";
@@ -60,7 +60,12 @@ async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number
     spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], { stdio: ["ignore", "pipe", "inherit"] }),
   );
   try {
-    await Promise.all(procs.map((p) => new Promise<void>((res) => p.stdout!.once("data", () => res()))));
+    await Promise.all(
+      procs.map((p) => new Promise<void>((res, rej) => {
+        p.stdout!.once("data", () => res());
+        p.once("exit", (code) => rej(new Error(`a raw pg-boss worker exited (${code}) before it was ready`)));
+      })),
+    );
     const { rows: t } = await pool.query(`SELECT clock_timestamp() + interval '2 seconds' AS at`);
     const startAfter: Date = t[0].at;
     for (let i = 0; i < n; i += 500) {
@@ -83,12 +88,22 @@ async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number
   }
 }
 
-/** The baseline's worker process: pg-boss work(), one job per handler call, same concurrency as Vigil's pool. */
+/**
+ * The baseline's worker process: pg-boss work(), one job per handler call, same concurrency as Vigil's pool, at
+ * its fastest settings: the shortest poll and burst mode (fetch again at once while the queue has more than one
+ * ready job; queue statistics refreshed every second). LISTEN/NOTIFY does not help here: the jobs are created
+ * before they are due, so the wake-up comes too early and the workers then wait out a long backstop poll. With the default settings each of the 8
+ * local workers waits out the poll between jobs, which measured ~40 jobs/s here — not a fair comparison.
+ */
 async function rawWorker(url: string): Promise<void> {
-  const boss = new PgBoss({ connectionString: url, max: 4, schedule: false, supervise: false, migrate: false });
+  const boss = new PgBoss({
+    connectionString: url, max: 4, schedule: false, migrate: false,
+    // Queue statistics (the ready count burst mode reads) are kept by supervision: refreshed every second.
+    supervise: true, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, queueCacheIntervalSeconds: 1,
+  });
   boss.on("error", () => undefined);
   await boss.start();
-  await boss.work(RAW_QUEUE, { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5 }, async () => undefined);
+  await boss.work(RAW_QUEUE, { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 }, async () => undefined);
   process.stdout.write("ready\n");
   process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
 }
@@ -209,17 +224,4 @@ export default async function executionBench(
   }
 }
 
-if (process.argv[2] === "--raw-worker") {
-  rawWorker(process.argv[3]!).catch((err) => {
-    process.stderr.write(`[execution.bench raw worker] ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
-} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  executionBench().then(
-    () => process.exit(0),
-    (err) => {
-      process.stderr.write(`[execution.bench] failed: ${(err as Error).stack ?? err}\n`);
-      process.exit(1);
-    },
-  );
-}
+runBenchWhenMain(import.meta.url, "execution.bench", () => executionBench(), rawWorker);

@@ -7,7 +7,6 @@
 //  2. burst: N one-off schedules all due at the same second; time until the last one started.
 // `npx tsx bench/lateness.bench.ts [schedules=1000] [windowSeconds=65] [workers=2]`
 import { spawn } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import os from "node:os";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
@@ -15,6 +14,7 @@ import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { waitFor } from "../test/wait-for";
 import { latencySummary as summary, percentile } from "./lib/stats";
 import { startWarmWorkers as startWorkers } from "./lib/workers";
+import { runBenchWhenMain } from "./lib/main";
 
 const say = (line: string) => process.stdout.write(`[lateness.bench] ${line}\n`);
 const RAW_QUEUE = "bench-raw-lateness";
@@ -191,17 +191,4 @@ export default async function latenessBench(
   }
 }
 
-if (process.argv[2] === "--raw-worker") {
-  rawWorker(process.argv[3]!).catch((err) => {
-    process.stderr.write(`[lateness.bench raw worker] ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  });
-} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  latenessBench().then(
-    () => process.exit(0),
-    (err) => {
-      process.stderr.write(`[lateness.bench] failed: ${(err as Error).stack ?? err}\n`);
-      process.exit(1);
-    },
-  );
-}
+runBenchWhenMain(import.meta.url, "lateness.bench", () => latenessBench(), rawWorker);

@@ -2,10 +2,10 @@
 // each for H hours (the metrics window is 24 h), a sprinkle of late, missed, hollow, failed and zombie runs. Times
 // one alert evaluation pass (what every worker does every 2 s) and one /api/metrics scrape (registry built from
 // SQL + rendered) with the default 1 h window and with 24 h, as the median of several runs. `npx tsx bench/observability.bench.ts [schedules] [hours]`
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { median } from "./lib/stats";
+import { runBenchWhenMain } from "./lib/main";
 
 const RUNS = 7;
 
@@ -89,9 +89,4 @@ export default async function observabilityBench(schedules = Number(process.argv
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  observabilityBench().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBenchWhenMain(import.meta.url, "observability.bench", () => observabilityBench());

@@ -7,7 +7,8 @@ test("the console loads and reports the database up and the worker live", async 
   for (const item of ["Schedules", "Timeline", "Runs", "Audit", "Workers"]) {
     await expect(nav.getByRole("link", { name: item, exact: true })).toBeVisible();
   }
-  await expect(page.getByTestId("health-db")).toHaveText(/Database up/);
+  await expect(page.getByTestId("health-db")).toHaveText(/DB up/);
+  await expect(page.getByTestId("health-db")).toHaveAttribute("title", "Database up");
   await expect(page.getByTestId("health-worker")).toHaveText(/Worker live/);
   await page.screenshot({ path: "artifacts/screenshots/console-shell.png", fullPage: true });
 });

@@ -18,8 +18,8 @@ export function HealthPill() {
   const worker = isError ? "down" : (data?.worker ?? "…");
   return (
     <div className="health" data-testid="health" aria-live="polite">
-      <span className={`pill ${db === "up" ? "ok" : "bad"}`} data-testid="health-db">
-        {db === "up" ? "●" : "✕"} Database {db}
+      <span className={`pill ${db === "up" ? "ok" : "bad"}`} data-testid="health-db" title={`Database ${db}`}>
+        {db === "up" ? "●" : "✕"} DB {db}
       </span>
       <span className={`pill ${worker === "up" ? "ok" : "bad"}`} data-testid="health-worker">
         {worker === "up" ? "●" : "✕"} Worker {worker === "up" ? "live" : worker}
