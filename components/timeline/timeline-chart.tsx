@@ -6,6 +6,7 @@ import { useElementWidth } from "../ui/use-element-width";
 import { formatDayClock, formatHourMinute } from "../ui/time-format";
 import { TimelineMarks, type HoverInfo } from "./timeline-marks";
 import { timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { timelineRunId } from "./timeline-queries";
 import { TimelineTooltip, type TimelineTooltipHandle } from "./timeline-tooltip";
 
 interface Props {
@@ -66,7 +67,14 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
   const showDate = spanMs > 20 * 3_600_000 || new Date(from).getDate() !== new Date(to).getDate();
 
   const onHover = useCallback((info: HoverInfo | null) => tooltip.current?.show(info), []);
-  const onOpen = useCallback((run: TimelineRun) => router.push(`/runs/${run.runId}`), [router]);
+  const onOpen = useCallback(
+    (run: TimelineRun) =>
+      void timelineRunId(run).then(
+        (id) => router.push(`/runs/${id}`),
+        (err: Error) => tooltip.current?.fail(`Could not open this run: ${err.message}`),
+      ),
+    [router],
+  );
   const tick = useCallback((p: object) => <LaneTick {...p} lanes={lanes} />, [lanes]);
 
   return (

@@ -10,6 +10,7 @@ function run(plannedMin: number, state: string, startLateMs: number | null, durM
   const startedAt = startLateMs === null ? null : plannedAt + startLateMs;
   const finishedAt = startedAt === null || state === "running" ? null : startedAt + durMs;
   return {
+    scheduleId: "s",
     runId: `r${plannedMin}`,
     kind: "scheduled",
     state,
@@ -112,7 +113,7 @@ describe("toTimelineModel", () => {
 
 describe("keyboard steps", () => {
   const mk = (plannedAt: number, state = "succeeded"): TimelineRun => ({
-    runId: String(plannedAt), kind: "scheduled", state, plannedAt, dueAt: plannedAt, startedAt: null, finishedAt: null, latenessMs: null, attempts: [],
+    runId: String(plannedAt), scheduleId: "s", kind: "scheduled", state, plannedAt, dueAt: plannedAt, startedAt: null, finishedAt: null, latenessMs: null, attempts: [],
   });
   const lane = finishLane("s", "s", [mk(0), mk(60), mk(120, "missed"), mk(180)], 1000);
   const notMissed = (r: TimelineRun) => r.state !== "missed";

@@ -10,7 +10,9 @@ export interface TimelineAttempt {
 }
 
 export interface TimelineRun {
-  runId: string;
+  /** null for a scheduled run: it is found by its schedule and planned time (see openRun). */
+  runId: string | null;
+  scheduleId: string;
   kind: string;
   state: string;
   plannedAt: number;

@@ -22,7 +22,7 @@ function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
   for (let i = 0; i < a.runs.length; i++) {
     const x = a.runs[i]!;
     const y = b.runs[i]!;
-    if (x[7] !== y[7] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
+    if (x[1] !== y[1] || x[7] !== y[7] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
   }
   for (let i = 0; i < a.attempts.length; i++) {
     const x = a.attempts[i]!;
@@ -47,6 +47,7 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     const finishedAt = finished === null ? null : plannedAt + finished;
     const run: TimelineRun = {
       runId: id,
+      scheduleId: api.schedules[si]?.id ?? "",
       kind: api.kinds[kindIdx] ?? "scheduled",
       state,
       plannedAt,
@@ -73,6 +74,13 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
   }
   const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused));
   return { from: Date.parse(api.from), to: Date.parse(api.to), now, lanes };
+}
+
+/** The id of a run on the timeline: sent for manual and backfill runs, looked up for scheduled ones. */
+export async function timelineRunId(run: TimelineRun): Promise<string> {
+  if (run.runId) return run.runId;
+  const p = new URLSearchParams({ scheduleId: run.scheduleId, plannedAt: String(run.plannedAt) });
+  return (await fetchJson<{ id: string }>(`/api/runs/occurrence?${p}`)).id;
 }
 
 export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined) =>

@@ -7,6 +7,8 @@ import type { HoverInfo } from "./timeline-marks";
 
 export interface TimelineTooltipHandle {
   show: (info: HoverInfo | null) => void;
+  /** Says on the card that opening its run failed (until the card shows another run). */
+  fail: (message: string) => void;
 }
 
 /**
@@ -15,7 +17,18 @@ export interface TimelineTooltipHandle {
  */
 export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHandle>; container: () => HTMLElement | null }) {
   const [info, setInfo] = useState<HoverInfo | null>(null);
-  useImperativeHandle(ref, () => ({ show: setInfo }), []);
+  const [error, setError] = useState<string | null>(null);
+  useImperativeHandle(
+    ref,
+    () => ({
+      show: (next) => {
+        setInfo(next);
+        setError(null);
+      },
+      fail: setError,
+    }),
+    [],
+  );
   const box = container()?.getBoundingClientRect();
   if (!info || !box) return null;
   const { run, lane } = info;
@@ -51,7 +64,11 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
           </>
         )}
       </dl>
-      <div className="muted" style={{ fontSize: 12 }}>Click (or press Enter) to open the run</div>
+      {error ? (
+        <p className="error" role="alert">{error}</p>
+      ) : (
+        <div className="muted" style={{ fontSize: 12 }}>Click (or press Enter) to open the run</div>
+      )}
     </div>
   );
 }

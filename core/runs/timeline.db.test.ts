@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase } from "../../test/db";
 import { insertSchedule } from "../../test/run-fixtures";
+import { findOccurrence } from "./find-occurrence";
 import { getTimeline } from "./timeline";
 
 const db = useTestDatabase("timeline");
@@ -43,6 +44,8 @@ beforeAll(async () => {
   await run("ended-before", a, { planned: at(-30), state: "succeeded", started: at(-30), finished: at(-20) });
   await run("after-window", a, { planned: at(61), state: "planned" });
   await run("superseded", a, { planned: at(20), state: "cancelled", key: "superseded:x" });
+  await run("scheduled", a, { planned: at(40, 123), state: "succeeded", kind: "scheduled", key: "sched:40", started: at(40, 200), finished: at(41) });
+  await run("scheduled-superseded", a, { planned: at(40, 123), state: "cancelled", kind: "scheduled", key: "superseded:sched:40" });
   await run("retried", b, { planned: at(30), state: "succeeded", attempt: 2, started: at(31), finished: at(32) });
   await pool.query(
     `INSERT INTO attempts (run_id, number, state, started_at, finished_at) VALUES ($1, 1, 'failed', $2, $3), ($1, 2, 'succeeded', $4, $5)`,
@@ -58,7 +61,7 @@ describe("getTimeline", () => {
   it("holds the runs planned in the window and those that started before it and ran into it, in planned order", async () => {
     const tl = await getTimeline({ from, to });
     expect(tl.schedules.map((s) => s.name)).toEqual(["a-first", "b-second"]);
-    expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids["ended-inside"], ids.inside, ids.retried, ids.future]);
+    expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids["ended-inside"], ids.inside, ids.retried, null, ids.future]);
     expect(tl.truncated).toBe(false);
     expect(Date.parse(tl.now)).toBeGreaterThan(Date.parse("2026-01-01"));
   });
@@ -95,12 +98,21 @@ describe("getTimeline", () => {
     await expect(getTimeline({ from: new Date(0), to })).rejects.toMatchObject({ code: "invalid_query" });
   });
 
+  it("sends no id for a scheduled run; it is found by its schedule and planned instant, never the superseded one", async () => {
+    const tl = await getTimeline({ from, to });
+    const scheduled = tl.runs.find((r) => r[0] === 0 && r[1] === 40 * 60_000 + 123)!;
+    expect(scheduled[7]).toBeNull();
+    expect(await findOccurrence(a, tl.t0 + scheduled[1])).toEqual({ id: ids.scheduled });
+    await expect(findOccurrence(a, tl.t0 + scheduled[1] + 1)).rejects.toMatchObject({ code: "not_found" });
+    await expect(findOccurrence(b, tl.t0 + scheduled[1])).rejects.toMatchObject({ code: "not_found" });
+  });
+
   it("leaves out runs of a deleted schedule", async () => {
     await pool.query(`UPDATE schedules SET deleted_at = clock_timestamp() WHERE id = $1`, [b]);
     try {
       const tl = await getTimeline({ from, to });
       expect(tl.schedules.map((s) => s.id)).toEqual([a]);
-      expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids.inside]);
+      expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids.inside, null]);
     } finally {
       await pool.query(`UPDATE schedules SET deleted_at = NULL WHERE id = $1`, [b]);
     }

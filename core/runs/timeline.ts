@@ -3,6 +3,8 @@
 // small numbers: the planned time as a millisecond offset from t0, the other times of a run as offsets from
 // its planned time (mostly a few digits), states and kinds as indexes into lookup lists. Lateness is not sent:
 // it is started − planned. The offsets are computed by Postgres as integers, so no timestamp is parsed here.
+// Run ids (the bulk of the answer, and incompressible) are sent only for manual and backfill runs: a scheduled
+// run is its schedule and planned instant (find-occurrence.ts).
 // Superseded occurrences (cancelled by a re-plan, replaced at the same instant) are left out.
 import { getPool, type Queryable } from "../db/pool";
 import { BadRequestError } from "../errors";
@@ -15,9 +17,9 @@ const LOOKBACK = "1 day";
 
 /**
  * [scheduleIndex, planned (ms after t0), stateIndex, kindIndex, due (ms after planned), started (ms after planned) | null,
- *  finished (ms after planned) | null, runId]
+ *  finished (ms after planned) | null, runId (null for a scheduled run: find it by schedule and planned time)]
  */
-export type TimelineRun = [number, number, number, number, number, number | null, number | null, string];
+export type TimelineRun = [number, number, number, number, number, number | null, number | null, string | null];
 /** [runIndex, number, started (ms after t0), finished (ms after t0) | null, stateName] — only for runs with more than one attempt. */
 export type TimelineAttempt = [number, number, number, number | null, string];
 
@@ -75,7 +77,7 @@ export async function getTimeline(
     // A schedule created between the two statements is not in the list: its runs wait for the next fetch.
     if (r.si === null) continue;
     if (r.attempt > 1) retried.push({ id: r.id, at: runs.length });
-    runs.push([r.si, r.planned, RUN_STATES.indexOf(r.state), RUN_KINDS.indexOf(r.kind), r.due, r.started, r.finished, r.id]);
+    runs.push([r.si, r.planned, RUN_STATES.indexOf(r.state), RUN_KINDS.indexOf(r.kind), r.due, r.started, r.finished, r.kind === "scheduled" ? null : r.id]);
   }
   const attempts: TimelineAttempt[] = [];
   if (retried.length > 0) {

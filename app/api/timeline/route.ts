@@ -2,11 +2,12 @@
 //   by the database clock); at most 7 days.
 //   → { from, to, now (ISO), t0 (epoch ms), states: string[], kinds: string[],
 //       schedules: [{ id, name, paused }],
-//       runs: [[scheduleIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId]],
+//       runs: [[scheduleIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId|null]],
 //       attempts: [[runIndex, number, startedAt, finishedAt|null, state]] (only runs with more than one attempt),
 //       truncated: boolean (more than 60,000 runs in the window: zoom in) }
 //   planned and attempt times are millisecond offsets from t0; due/started/finished are milliseconds after the
-//   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`.
+//   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`. runId is null for
+//   scheduled runs (unique by schedule and planned time: GET /api/runs/occurrence finds one).
 //   Compact on purpose: 50 schedules × 6 h at one fire a minute is 18,000 runs.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";

@@ -1,0 +1,18 @@
+// GET /api/runs/occurrence?scheduleId=&plannedAt=<epoch ms>   (viewer) → { id } of the scheduled run planned then.
+// The timeline opens scheduled runs through it (its answer carries ids only for manual and backfill runs).
+import { z } from "zod";
+import { apiRoute } from "../../_lib/api-route";
+import { findOccurrence } from "@/core/runs/find-occurrence";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    query: z.object({
+      scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }),
+      plannedAt: z.coerce.number({ error: "plannedAt must be epoch milliseconds" }).int({ error: "plannedAt must be whole epoch milliseconds" }),
+    }),
+  },
+  async ({ query }) => findOccurrence(query.scheduleId, query.plannedAt),
+);
