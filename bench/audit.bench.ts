@@ -29,7 +29,7 @@ const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" / ");
 
 export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_000_000)): Promise<void> {
   const say = (line: string) => process.stdout.write(`[audit.bench] ${line}\n`);
-  const server = await startTestPostgres();
+  const server = await startTestPostgres({ durable: true });
   const url = await cloneTemplate(server.adminUrl, "bench_audit");
   process.env.DATABASE_URL = url;
   // Imported after DATABASE_URL is set: core/ reads it once.

@@ -44,7 +44,7 @@ export default async function backfillBench(
   baselineRows = Number(process.argv[4] ?? 2_000),
 ): Promise<void> {
   const say = (line: string) => process.stdout.write(`[backfill.bench] ${line}\n`);
-  const server = await startTestPostgres();
+  const server = await startTestPostgres({ durable: true });
   const url = await cloneTemplate(server.adminUrl, "bench_backfill");
   process.env.DATABASE_URL = url;
   // Imported after DATABASE_URL is set: core/ reads it once.

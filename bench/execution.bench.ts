@@ -185,7 +185,7 @@ export default async function executionBench(
   cancels = Number(process.argv[4] ?? 6),
   kills = Number(process.argv[5] ?? 3),
 ): Promise<void> {
-  const server = await startTestPostgres();
+  const server = await startTestPostgres({ durable: true });
   const url = await cloneTemplate(server.adminUrl, "bench_execution");
   process.env.DATABASE_URL = url;
   const pool = new pg.Pool({ connectionString: url, max: 4 });

@@ -178,7 +178,7 @@ export default async function latenessBench(
   windowS = Number(process.argv[3] ?? 65),
   workerCount = Number(process.argv[4] ?? 2),
 ): Promise<void> {
-  const server = await startTestPostgres();
+  const server = await startTestPostgres({ durable: true });
   try {
     say(`machine: ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
     const vigil = await steady(server.adminUrl, schedules, windowS, workerCount);

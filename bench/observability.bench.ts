@@ -12,7 +12,7 @@ const RUNS = 7;
 
 export default async function observabilityBench(schedules = Number(process.argv[2] ?? 1000), hours = Number(process.argv[3] ?? 24)): Promise<void> {
   const say = (line: string) => process.stdout.write(`[observability.bench] ${line}\n`);
-  const server = await startTestPostgres();
+  const server = await startTestPostgres({ durable: true });
   const url = await cloneTemplate(server.adminUrl, "bench_observability");
   process.env.DATABASE_URL = url;
   const { closePool, getPool } = await import("../core/db/pool");

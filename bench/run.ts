@@ -41,7 +41,7 @@ for (const file of benches) {
   if (fs.readFileSync(path.join(dir, file), "utf8").includes("startTestPostgres(")) {
     code = await runBench(file, {});
   } else {
-    const pg = await startTestPostgres();
+    const pg = await startTestPostgres({ durable: true });
     try {
       const url = await cloneTemplate(pg.adminUrl, file.replace(/\.bench\.ts$/, ""));
       code = await runBench(file, { DATABASE_URL: url, VIGIL_BENCH_ADMIN_URL: pg.adminUrl });

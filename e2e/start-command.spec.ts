@@ -69,6 +69,9 @@ test("npm start brings up console and worker, Ctrl-C leaves nothing running, dat
     const c = new pg.Client({ connectionString: dbUrl });
     await c.connect();
     await c.query("INSERT INTO concurrency_groups (name, max_running) VALUES ('kept-across-restarts', 3)");
+    // The product's own database is durable: commits reach the disk (test clusters are the ones without fsync).
+    expect((await c.query("SHOW fsync")).rows[0].fsync).toBe("on");
+    expect((await c.query("SHOW synchronous_commit")).rows[0].synchronous_commit).toBe("on");
     await c.end();
   } finally {
     await ctrlC(first);

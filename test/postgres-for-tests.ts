@@ -35,8 +35,12 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** Starts the server (unless TEST_DATABASE_URL names one) and prepares the template database. */
-export async function startTestPostgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+/**
+ * Starts the server (unless TEST_DATABASE_URL names one) and prepares the template database. Tests run without
+ * fsync (a throwaway cluster); benchmarks pass `durable: true` so their figures are those of the product's
+ * own settings.
+ */
+export async function startTestPostgres(opts: { durable?: boolean } = {}): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const external = process.env.TEST_DATABASE_URL;
   let adminUrl: string;
   let stop = async () => {};
@@ -46,7 +50,7 @@ export async function startTestPostgres(): Promise<{ adminUrl: string; stop: () 
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-test-pg-"));
     fs.chmodSync(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false });
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false, durable: opts.durable ?? false });
     adminUrl = server.url("postgres");
     stop = async () => {
       await server.stop();

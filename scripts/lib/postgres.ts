@@ -67,6 +67,11 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   persistent?: boolean;
+  /**
+   * false only for throwaway test clusters: fsync off makes commits cheap and a power cut may then corrupt the
+   * folder. The product's own database (npm start) is always durable.
+   */
+  durable?: boolean;
   onLog?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const dataDir = path.resolve(opts.dataDir);
@@ -84,7 +89,7 @@ export async function startEmbeddedPostgres(opts: {
     password: PASSWORD,
     persistent: opts.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=off"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", ...(opts.durable === false ? ["-c", "fsync=off"] : [])],
     onLog: (m: string) => {
       logs.push(m);
       opts.onLog?.(m);
