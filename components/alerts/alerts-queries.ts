@@ -1,36 +1,12 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { AlertKind, AlertSeverity } from "@/core/alerts/alert-kinds";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { AlertView as CoreAlertView } from "@/core/alerts/list-alerts";
 
-export interface AlertDeliveryView {
-  id: string;
-  event: "opened" | "resolved";
-  url: string;
-  state: "pending" | "delivered" | "failed";
-  attempts: number;
-  nextAttemptAt: string;
-  lastStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-}
-
-export interface AlertView {
-  id: string;
-  kind: AlertKind;
-  severity: AlertSeverity;
-  message: string;
-  scheduleId: string | null;
-  scheduleName: string | null;
-  runId: string | null;
-  openedAt: string;
-  lastSeenAt: string;
-  resolvedAt: string | null;
-  resolution: string | null;
-  occurrences: number;
-  acknowledgedAt: string | null;
-  acknowledgedBy: string | null;
-  deliveries: AlertDeliveryView[];
-}
+/** An alert and its webhook deliveries as the API sends them (core/alerts/list-alerts.ts). */
+export type AlertView = Jsonify<CoreAlertView>;
+export type AlertDeliveryView = AlertView["deliveries"][number];
 
 export interface AlertSummaryView {
   open: number;

@@ -1,5 +1,7 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { AuditEventView as CoreAuditEventView } from "@/core/audit/list-audit";
 
 export interface AuditFilterValues {
   actor?: string;
@@ -12,22 +14,8 @@ export interface AuditFilterValues {
 
 export const FILTER_KEYS = ["actor", "action", "target", "from", "to", "q"] as const;
 
-export interface AuditEventView {
-  id: number;
-  at: string;
-  actorType: string;
-  actorId: string | null;
-  actor: string;
-  action: string;
-  targetType: string;
-  targetId: string | null;
-  before: unknown;
-  after: unknown;
-  reason: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  hash: string;
-}
+/** An audit row as the API sends it (core/audit/list-audit.ts). */
+export type AuditEventView = Jsonify<CoreAuditEventView>;
 
 export interface AuditPage {
   events: AuditEventView[];

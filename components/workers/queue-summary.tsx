@@ -1,19 +1,12 @@
 "use client";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { QueueSummary } from "@/core/metrics/get-queue-summary";
 import { formatDuration } from "../ui/time-format";
 
-interface QueueSummaryView {
-  runsQueued: number;
-  runsWaiting: number;
-  runsRunning: number;
-  runsRetrying: number;
-  jobsQueued: number | null;
-  jobsActive: number | null;
-  liveWorkers: number;
-  plannerLag: { workerId: string; plannerLagMs: number }[];
-  openAlerts: number;
-}
+/** GET /api/metrics/summary's queue part (core/metrics/get-queue-summary.ts). */
+type QueueSummaryView = Jsonify<QueueSummary>;
 
 export const queueSummaryQuery = () =>
   queryOptions({
