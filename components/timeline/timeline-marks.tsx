@@ -48,8 +48,9 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     // plot is a fresh object on each render; its numbers are what matter.
     [model, visible, plot?.x, plot?.y, plot?.width, plot?.height],
   );
-  // The run the keyboard is on: lane index and run index (arrow keys move it, Enter opens it).
-  const [focus, setFocus] = useState<{ lane: number; index: number } | null>(null);
+  // The run the keyboard is on (arrow keys move it, Enter opens it), kept by schedule and planned time so a
+  // refresh that adds or drops runs does not move it to another run.
+  const [focus, setFocus] = useState<{ scheduleId: string; plannedAt: number } | null>(null);
   const drawn = useRef(false);
   useEffect(() => {
     if (drawn.current || paths.length === 0) return;
@@ -80,20 +81,23 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
   }
 
   const accept = (r: TimelineRun) => visible.has(outcomeBucket(r.state));
-  const focused = focus ? (lanes[focus.lane]?.runs[focus.index] ?? null) : null;
+  /** Where a time sits across the plot, 0 to 1 (clamped to the window). */
+  const across = (t: number) => (Math.min(Math.max(t, from), to) - from) / (to - from);
+  const focusLane = focus ? lanes.findIndex((l) => l.scheduleId === focus.scheduleId) : -1;
+  const focusIndex = focusLane >= 0 ? nearestRun(lanes[focusLane]!, focus!.plannedAt, accept) : null;
+  const here = focusIndex !== null ? { lane: focusLane, index: focusIndex } : null;
+  const focused = here ? lanes[here.lane]!.runs[here.index]! : null;
 
   /** Shows the hover card for the keyboard's run, placed at its marker. */
   function showFocused(el: SVGRectElement, laneIndex: number, index: number): void {
     const lane = lanes[laneIndex]!;
     const run = lane.runs[index]!;
     const box = el.getBoundingClientRect();
-    const x = ((Math.min(Math.max(run.plannedAt, from), to) - from) / (to - from)) * box.width;
-    onHover({ run, lane, clientX: box.left + x, clientY: box.top + (laneIndex + 0.5) * (box.height / lanes.length) });
+    onHover({ run, lane, clientX: box.left + across(run.plannedAt) * box.width, clientY: box.top + (laneIndex + 0.5) * (box.height / lanes.length) });
   }
 
   function onKeyDown(e: KeyboardEvent<SVGRectElement>): void {
     if (lanes.length === 0) return;
-    const here = focus && lanes[focus.lane]?.runs[focus.index] ? focus : null;
     let next: { lane: number; index: number } | null = null;
     if (e.key === "Enter" || e.key === " ") {
       if (focused) onOpen(focused);
@@ -135,13 +139,12 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
       }
     }
     if (!next) return;
-    setFocus(next);
+    const lane = lanes[next.lane]!;
+    setFocus({ scheduleId: lane.scheduleId, plannedAt: lane.runs[next.index]!.plannedAt });
     showFocused(e.currentTarget, next.lane, next.index);
   }
 
-  const ring = focused && focus
-    ? { x: plot.x + ((Math.min(Math.max(focused.plannedAt, from), to) - from) / (to - from)) * plot.width, y: plot.y + (focus.lane + 0.5) * laneH }
-    : null;
+  const ring = focused && here ? { x: plot.x + across(focused.plannedAt) * plot.width, y: plot.y + (here.lane + 0.5) * laneH } : null;
 
   return (
     <ZIndexLayer zIndex={300}>
