@@ -40,7 +40,9 @@ export function withDatabase(url: string, database: string): string {
  * fsync (a throwaway cluster); benchmarks pass `durable: true` so their figures are those of the product's
  * own settings.
  */
-export async function startTestPostgres(opts: { durable?: boolean } = {}): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+export async function startTestPostgres(
+  opts: { durable?: boolean; settings?: Record<string, string> } = {},
+): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   const external = process.env.TEST_DATABASE_URL;
   let adminUrl: string;
   let stop = async () => {};
@@ -50,7 +52,7 @@ export async function startTestPostgres(opts: { durable?: boolean } = {}): Promi
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-test-pg-"));
     fs.chmodSync(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false, durable: opts.durable ?? false });
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false, durable: opts.durable ?? false, settings: opts.settings });
     adminUrl = server.url("postgres");
     stop = async () => {
       await server.stop();

@@ -72,6 +72,8 @@ export async function startEmbeddedPostgres(opts: {
    * folder. The product's own database (npm start) is always durable.
    */
   durable?: boolean;
+  /** Extra server settings (`-c name=value`), e.g. shared_preload_libraries for a profiling bench. */
+  settings?: Record<string, string>;
   onLog?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const dataDir = path.resolve(opts.dataDir);
@@ -89,7 +91,12 @@ export async function startEmbeddedPostgres(opts: {
     password: PASSWORD,
     persistent: opts.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", ...(opts.durable === false ? ["-c", "fsync=off"] : [])],
+    postgresFlags: [
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", "max_connections=300",
+      ...(opts.durable === false ? ["-c", "fsync=off"] : []),
+      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    ],
     onLog: (m: string) => {
       logs.push(m);
       opts.onLog?.(m);
