@@ -192,6 +192,11 @@ describe("alerts from real runs", () => {
     workers.splice(workers.indexOf(victim), 1);
     const alert = await expectOneOpen(s.id, "zombie");
     expect(alert.message).toMatch(/real-zombie: the run planned at .* lost its worker/);
+    // The reaping worker's line names the run, its schedule and attempt, itself and the worker that went silent.
+    const reaped = workers.flatMap((w) => w.logs).filter((l) => l.includes(runId) && l.includes("zombie run reaped")).map((l) => JSON.parse(l));
+    expect(reaped[0]).toMatchObject({ runId, scheduleId: s.id, attempt: 1, ownerWorkerId: worker_id });
+    expect(reaped[0].workerId).toEqual(expect.any(String));
+    expect(reaped[0].workerId).not.toBe(worker_id);
     expect(await runState(runId)).toBe("zombie");
     const m = await metrics();
     expect(value(m, "vigil_runs_zombie", { schedule: "real-zombie" })).toBe(1);

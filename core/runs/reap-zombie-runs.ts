@@ -19,6 +19,10 @@ import { wakeWaitingRuns } from "./wake-waiting-runs";
 
 export interface ReapedRun {
   runId: string;
+  scheduleId: string;
+  attempt: number;
+  /** The worker the attempt was running on (the one that went silent). */
+  ownerWorkerId: string | null;
   state: string;
   why: string;
 }
@@ -100,7 +104,7 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
     reason: why,
   });
   await wakeWaitingRuns(tx, boss, { scheduleId: schedule.id, group: scope.group });
-  return { runId, state, why };
+  return { runId, scheduleId: schedule.id, attempt: run.attempt, ownerWorkerId: run.workerId, state, why };
 }
 
 async function describeWhy(tx: Queryable, workerId: string | null, heartbeatAgeMs: number, zombieAfterMs: number): Promise<string> {
