@@ -6,7 +6,7 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import type { ParsedHandlerResult } from "../handlers/handler-result";
-import type { StageEvent } from "./record-stage-events";
+import { stageEventAtSql, type StageEvent } from "./record-stage-events";
 import { lockRunBatch, type LockedRun, type LockedSchedule } from "./lock-run-scope";
 import { hasAttemptsLeft, scheduleRetry } from "./retry-run";
 import { wakeWaitingRuns } from "./wake-waiting-runs";
@@ -187,7 +187,8 @@ async function applyOutcomes(
      ),
      e AS (
        INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
-       SELECT x.run_id, x.type, x.attempt, x.worker_id, x.message, x.data, t.now - make_interval(secs => greatest(x.age_ms, 0) / 1000.0)
+       SELECT x.run_id, x.type, x.attempt, x.worker_id, x.message, x.data,
+              ${stageEventAtSql({ runId: "x.run_id", workerId: "x.worker_id", attempt: "x.attempt", now: "t.now", ageMs: "x.age_ms" })}
          FROM unnest($10::uuid[], $11::text[], $12::int[], $13::text[], $14::text[], $15::jsonb[], $16::float8[])
               AS x(run_id, type, attempt, worker_id, message, data, age_ms), t
      )

@@ -5,6 +5,17 @@
 import type { Queryable } from "../db/pool";
 import type { RunEventType } from "./record-run-event";
 
+/**
+ * SQL for a stage event's time: the database's now minus the event's age — but never before an event the same
+ * worker already wrote for the same attempt. Two writes each carry their own network delay, so stages a
+ * millisecond apart could otherwise swap; the worker writes its stages in the order they happened.
+ */
+export function stageEventAtSql(e: { runId: string; workerId: string; attempt: string; now: string; ageMs: string }): string {
+  return `greatest(${e.now} - make_interval(secs => greatest(${e.ageMs}, 0) / 1000.0),
+                   (SELECT max(prev.at) FROM run_events prev
+                     WHERE prev.run_id = ${e.runId} AND prev.worker_id = ${e.workerId} AND prev.attempt = ${e.attempt}))`;
+}
+
 export interface StageEvent {
   type: RunEventType;
   attempt: number;
@@ -20,7 +31,7 @@ export async function recordStageEvents(db: Queryable, runId: string, events: St
   await db.query(
     `INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
      SELECT $1, t.type, t.attempt, t.worker_id, t.message, t.data,
-            clock_timestamp() - make_interval(secs => greatest(t.age_ms, 0) / 1000.0)
+            ${stageEventAtSql({ runId: "$1::uuid", workerId: "t.worker_id", attempt: "t.attempt", now: "clock_timestamp()", ageMs: "t.age_ms" })}
        FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::float8[])
             AS t(type, attempt, worker_id, message, data, age_ms)`,
     [
