@@ -3,6 +3,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
+import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
 
@@ -76,9 +77,7 @@ export async function insertRun(
 
 /** What the planner's enqueue does: job + state 'queued' + event, in one transaction. */
 export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query("BEGIN");
+  await withTransaction(async (c) => {
     const { rows } = await c.query(
       `UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1 AND state = 'planned'
        RETURNING due_at, timeout_seconds, grace_seconds`,
@@ -89,13 +88,7 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
       await sendRunJob(c, boss, { runId, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
-    await c.query("COMMIT");
-  } catch (err) {
-    await c.query("ROLLBACK");
-    throw err;
-  } finally {
-    c.release();
-  }
+  }, pool);
 }
 
 /** Many manual runs due inMs from now, inserted and enqueued in one transaction each. */
@@ -110,19 +103,11 @@ export async function createRuns(pool: pg.Pool, boss: PgBoss, scheduleId: string
      RETURNING id, due_at, timeout_seconds, grace_seconds`,
     [scheduleId, opts.inMs ?? 0, count],
   );
-  const c = await pool.connect();
-  try {
-    await c.query("BEGIN");
+  await withTransaction(async (c) => {
     for (const r of rows) {
       await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
     }
-    await c.query("COMMIT");
-  } catch (err) {
-    await c.query("ROLLBACK");
-    throw err;
-  } finally {
-    c.release();
-  }
+  }, pool);
   return rows.map((r) => r.id);
 }
 
