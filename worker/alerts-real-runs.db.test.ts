@@ -234,6 +234,8 @@ describe("alerts from real runs", () => {
     const runId = await trigger(s.id, ["succeeded"]);
     const { rows } = await pool.query(`SELECT worker_id, attempt FROM runs WHERE id = $1`, [runId]);
     const stored = await waitFor("the handler's line in run_logs", async () => (await pool.query(`SELECT message FROM run_logs WHERE run_id = $1`, [runId])).rows[0]);
+    // The "attempt finished" line is written just after the outcome commits: wait for it rather than race it.
+    await waitFor("the attempt's log lines", () => workers.some((w) => w.logs.some((l) => l.includes(runId) && l.includes('"attempt finished"'))), { timeoutMs: 10_000 });
     const lines = workers.flatMap((w) => w.logs).filter((l) => l.includes(runId)).map((l) => JSON.parse(l));
     const handlerLine = lines.find((l) => l.msg === stored.message);
     expect(handlerLine).toMatchObject({ runId, scheduleId: s.id, attempt: rows[0].attempt, workerId: rows[0].worker_id, msg: "spinning for 50 ms" });
