@@ -1,8 +1,9 @@
 // The dispatcher starts due runs within milliseconds. It learns due times from NOTIFY 'vigil_due'
 // (sent with every job) and from the runs table, converts them to this process's monotonic clock
 // through a measured database-clock offset (never the wall clock), and fetches exactly when a run
-// is due; a poll every second catches anything a lost notification hid. Each fetched job is claimed
-// in its own transaction (core/runs/claim-run.ts) and, if it may start, handed to the executor.
+// is due; a poll every second catches anything a lost notification hid. Each fetched batch is claimed
+// (core/runs/claim-run.ts: one statement for runs plainly free to start, a transaction under full locks
+// for the rest) and the runs that may start are handed to the executor.
 import { z } from "zod";
 import type pg from "pg";
 import type { Job, PgBoss } from "pg-boss";
@@ -10,7 +11,7 @@ import { withTransaction } from "../core/db/pool";
 import type { Logger } from "../core/log";
 import { RUN_QUEUE } from "../core/queue/boss";
 import { DUE_CHANNEL } from "../core/queue/send-run-job";
-import { claimRuns, type ClaimResult } from "../core/runs/claim-run";
+import { claimPlainRuns, claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim-run";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./executor/pg-listener";
 import { DueTimer } from "./executor/due-timer";
@@ -94,9 +95,9 @@ export function createDispatcher(opts: {
     void p.finally(() => inFlight.delete(p));
   }
 
-  /** Claims a fetched batch in one transaction and hands the runs that may start to the executor. */
+  /** Claims a fetched batch and hands the runs that may start to the executor. */
   async function handle(jobs: Job<unknown>[]): Promise<void> {
-    const reqs: { runId: string; attempt: number; jobId: string; workerId: string }[] = [];
+    const reqs: ClaimRequest[] = [];
     for (const job of jobs) {
       const data = runJobDataSchema.safeParse(job.data);
       if (data.success) reqs.push({ ...data.data, jobId: job.id, workerId: opts.workerId });
@@ -107,23 +108,27 @@ export function createDispatcher(opts: {
       }
     }
     if (reqs.length === 0) return;
-    let results: ClaimResult[] | undefined;
-    for (let i = 1; results === undefined; i++) {
-      try {
-        results = await withTransaction((tx) => claimRuns(tx, opts.boss, reqs), opts.pool);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (i >= CLAIM_TRIES || (code && !RETRYABLE.has(code) && !/terminat|connection/i.test((err as Error).message))) {
-          log.error({ err, runIds: reqs.map((r) => r.runId) }, "claim failed; the reaper will re-send the runs");
-          opts.executor.unreserve(reqs.length);
-          for (const r of reqs) opts.executor.settler.settle({ jobId: r.jobId, how: "fail" });
-          return;
+    // Runs plainly free to start are started by one statement; the rest are decided under full locks.
+    let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
+    try {
+      results = await claimPlainRuns(opts.pool, reqs);
+    } catch (err) {
+      log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
+    }
+    const rest = reqs.map((_, i) => i).filter((i) => results[i] === undefined);
+    if (rest.length > 0) {
+      const decided = await claimUnderLocks(rest.map((i) => reqs[i]!));
+      rest.forEach((i, k) => {
+        if (decided) results[i] = decided[k];
+        else {
+          opts.executor.unreserve(1);
+          opts.executor.settler.settle({ jobId: reqs[i]!.jobId, how: "fail" });
         }
-        await new Promise((r) => setTimeout(r, 20 * 2 ** i));
-      }
+      });
     }
     results.forEach((result, i) => {
       const req = reqs[i]!;
+      if (!result) return;
       if (result.kind === "start") {
         opts.executor.begin(result.run, req.jobId);
       } else {
@@ -133,6 +138,22 @@ export function createDispatcher(opts: {
         if (result.kind !== "waiting") log.debug({ runId: req.runId, outcome: result.kind }, "job delivered without starting a handler");
       }
     });
+  }
+
+  /** claimRuns in a transaction, retried on conflicts and dropped connections; undefined when it gave up. */
+  async function claimUnderLocks(reqs: ClaimRequest[]): Promise<ClaimResult[] | undefined> {
+    for (let i = 1; ; i++) {
+      try {
+        return await withTransaction((tx) => claimRuns(tx, opts.boss, reqs), opts.pool);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (i >= CLAIM_TRIES || (code && !RETRYABLE.has(code) && !/terminat|connection/i.test((err as Error).message))) {
+          log.error({ err, runIds: reqs.map((r) => r.runId) }, "claim failed; the reaper will re-send the runs");
+          return undefined;
+        }
+        await new Promise((r) => setTimeout(r, 20 * 2 ** i));
+      }
+    }
   }
 
   return {

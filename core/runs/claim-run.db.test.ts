@@ -5,8 +5,8 @@ import { useTestDatabase } from "../../test/db";
 import { enqueueRun, insertRun, insertSchedule, runEvents, runState, startTestBoss } from "../../test/run-fixtures";
 import { withTransaction } from "../db/pool";
 import { jobIdFor } from "../queue/job-id";
-import { claimRun, type ClaimResult } from "./claim-run";
-import { finishRun } from "./finish-run";
+import { claimPlainRuns, claimRun, type ClaimResult } from "./claim-run";
+import { finishPlainRuns, finishRun, type FinishRequest } from "./finish-run";
 
 const db = useTestDatabase("claim_run");
 let pool: pg.Pool;
@@ -95,5 +95,105 @@ describe("claimRun", () => {
     );
     expect(res.state).toBe("running");
     expect((await runEvents(pool, id)).map((e) => e.type)).toContain("result_discarded");
+  });
+});
+
+describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
+  const req = (runId: string, attempt = 1) => ({ runId, attempt, jobId: jobIdFor(runId, attempt), workerId: "w-test" });
+  const success = (runId: string, records?: number, workerId = "w-test"): FinishRequest => ({
+    runId, attempt: 1, workerId, jobId: jobIdFor(runId, 1), outcome: { kind: "succeeded", result: records === undefined ? {} : { records } }, durationMs: 3,
+  });
+
+  it("starts only runs no other run can affect, and leaves every other delivery to the locked claim untouched", async () => {
+    const plain = await queuedRun({ handler: "demo.noop" });
+    const skip = await queuedRun({ handler: "demo.noop", overlapPolicy: "skip" });
+    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "plain-path-test" });
+    const late = await queuedRun({ handler: "demo.noop", startingDeadlineSeconds: 1 }, -5000);
+    const paused = await queuedRun({ handler: "demo.noop" }, 0, "scheduled");
+    await pool.query(`UPDATE schedules SET paused_at = now() WHERE id = (SELECT schedule_id FROM runs WHERE id = $1)`, [paused]);
+    const wrongAttempt = await queuedRun({ handler: "demo.noop" });
+    const reqs = [req(plain), req(skip), req(grouped), req(late), req(paused), req(wrongAttempt, 2), req(plain)];
+    const results = await claimPlainRuns(pool, reqs);
+    expect(results[0]).toMatchObject({ kind: "start", run: { runId: plain, attempt: 1, handler: "demo.noop" } });
+    expect(results[0]?.kind === "start" && results[0].run.latenessMs).toBeGreaterThanOrEqual(0);
+    expect(results.slice(1)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    for (const id of [skip, grouped, late, paused, wrongAttempt]) {
+      expect((await runState(pool, id)).state).toBe("queued");
+      expect((await runEvents(pool, id)).map((e) => e.type)).toEqual(["enqueued"]);
+    }
+    // The locked claim then decides the rest as it always did (the repeated delivery is suppressed).
+    expect(await claim(plain)).toEqual({ kind: "suppressed", reason: "run is already running" });
+    expect(await claim(late)).toEqual({ kind: "missed" });
+    expect(await claim(paused)).toEqual({ kind: "paused" });
+  });
+
+  it("writes what the locked claim writes for the same start", async () => {
+    const viaPlain = await queuedRun({ handler: "demo.noop" });
+    const viaLocks = await queuedRun({ handler: "demo.noop" });
+    await claimPlainRuns(pool, [req(viaPlain)]);
+    await claim(viaLocks);
+    const shape = async (id: string) => {
+      const r = await runState(pool, id);
+      const { rows } = await pool.query(`SELECT number, state, worker_id, started_at IS NOT NULL AS started FROM attempts WHERE run_id = $1`, [id]);
+      const events = (await runEvents(pool, id)).map((e) => ({ type: e.type, attempt: e.attempt, message: e.message.replace(/\d+ ms/, "N ms"), keys: Object.keys(e.data ?? {}).sort() }));
+      return { state: r.state, attempt: r.attempt, worker: r.worker_id, started: r.started_at !== null, heartbeat: r.heartbeat_at !== null, lateness: typeof r.lateness_ms, attempts: rows, events };
+    };
+    expect(await shape(viaPlain)).toEqual(await shape(viaLocks));
+  });
+
+  it("skips a run another transaction holds instead of waiting for it", async () => {
+    const id = await queuedRun({ handler: "demo.noop" });
+    const holder = await pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM runs WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+      expect(await claimPlainRuns(pool, [req(id)])).toEqual([undefined]);
+      expect(await finishPlainRuns(pool, [success(id)])).toEqual([undefined]);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await claimPlainRuns(pool, [req(id)]))[0]?.kind).toBe("start");
+  });
+
+  it("does not start a retry while the previous attempt may still be alive", async () => {
+    const id = await queuedRun({ handler: "demo.flaky", retryMaxAttempts: 2 });
+    await claim(id);
+    // The reaper's view of a lost attempt: the run waits for a retry, the attempt row still says running.
+    await pool.query(`UPDATE runs SET state = 'retrying' WHERE id = $1`, [id]);
+    expect(await claimPlainRuns(pool, [req(id, 2)])).toEqual([undefined]);
+    await pool.query(`UPDATE attempts SET state = 'failed' WHERE run_id = $1`, [id]);
+    expect(await claimPlainRuns(pool, [req(id, 2)])).toMatchObject([{ kind: "start", run: { attempt: 2 } }]);
+  });
+
+  it("records plain successes; hollow, failed, grouped and no-longer-ours outcomes are left to finishRuns", async () => {
+    const ok = await queuedRun({ handler: "demo.noop", expectRecordsMin: 2 });
+    const hollow = await queuedRun({ handler: "demo.noop", expectRecordsMin: 2 });
+    const failed = await queuedRun({ handler: "demo.noop" });
+    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "plain-finish-test" });
+    const stolen = await queuedRun({ handler: "demo.noop" });
+    for (const id of [ok, hollow, failed, grouped, stolen]) expect((await claim(id)).kind).toBe("start");
+    const reqs: FinishRequest[] = [
+      success(ok, 3),
+      success(hollow, 1),
+      { ...success(failed), outcome: { kind: "failed", error: "boom" } },
+      success(grouped),
+      success(stolen, undefined, "someone-else"),
+    ];
+    const results = await finishPlainRuns(pool, reqs);
+    expect(results[0]).toEqual({ state: "succeeded", recorded: true, settle: { jobId: jobIdFor(ok, 1), how: "complete" } });
+    expect(results.slice(1)).toEqual([undefined, undefined, undefined, undefined]);
+    const r = await runState(pool, ok);
+    expect(r).toMatchObject({ state: "succeeded", records: 3, duration_ms: 3 });
+    expect(r.finished_at).not.toBeNull();
+    const { rows } = await pool.query(`SELECT state, records, finished_at FROM attempts WHERE run_id = $1`, [ok]);
+    expect(rows[0]).toMatchObject({ state: "succeeded", records: 3 });
+    expect(rows[0].finished_at).toEqual(r.finished_at);
+    const finished = (await runEvents(pool, ok)).find((e) => e.type === "finished");
+    expect(finished).toMatchObject({ attempt: 1, message: "succeeded in 3 ms with 3 record(s)", data: { state: "succeeded", records: 3, durationMs: 3 } });
+    for (const id of [hollow, failed, grouped, stolen]) expect((await runState(pool, id)).state).toBe("running");
+    // finishRuns then records them as before.
+    const locked = await withTransaction((tx) => Promise.all([finishRun(tx, boss, reqs[1]!)]), pool);
+    expect(locked[0]!.state).toBe("hollow");
   });
 });

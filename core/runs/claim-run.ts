@@ -3,6 +3,9 @@
 // a second delivery runs nothing, an overdue run is missed, the overlap policy and the concurrency
 // group's limit are enforced by the database, and only then does a run become 'running'. The reads
 // and writes are set-based, so a batch of any size costs a handful of round trips.
+// Most deliveries need none of that: a queued run of an 'allow' schedule without a concurrency group
+// starts whatever other runs do, so claimPlainRuns starts those in one statement (one round trip, no
+// schedule lock) and hands the rest to claimRuns.
 // Jobs are settled (completed) by the caller after commit: a job whose run did not start is done;
 // a started run's job is settled when its attempt finishes.
 import type { PgBoss } from "pg-boss";
@@ -12,6 +15,7 @@ import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./cl
 import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "./cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
+import { startingDeadlinePassedSql } from "./starting-deadline";
 
 export interface ClaimRequest {
   runId: string;
@@ -57,7 +61,86 @@ interface EventRow {
   data: Record<string, unknown>;
 }
 
-/** Claims a batch of deliveries (all for the same worker); results are in request order. */
+// What starting an attempt writes besides the run row, shared by both claim paths: `from` yields the
+// started runs (id, attempt, max_attempts, lateness_ms, job_id, now), `worker` is the worker id's SQL.
+const attemptRowsSql = (from: string, worker: string) =>
+  `INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at)
+   SELECT id, attempt, 'running', ${worker}, now, now FROM ${from}`;
+const startedEventsSql = (from: string, worker: string) =>
+  `SELECT id, 'started', attempt, ${worker},
+          CASE WHEN attempt = 1 THEN 'started ' || lateness_ms || ' ms after planned'
+               ELSE 'attempt ' || attempt || ' of ' || max_attempts || ' started' END,
+          jsonb_build_object('jobId', job_id, 'latenessMs', lateness_ms)
+     FROM ${from}`;
+/** The run row of a started attempt (alias r, the database's time t.now), shared by both claim paths. */
+const START_LATENESS_SQL = `coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)`;
+
+/**
+ * The common case in one statement, without a transaction around it: a run that is plainly free to start
+ * — the job is for its next attempt, it is queued (or retrying with the previous attempt ended), its
+ * schedule allows overlap, is neither paused nor deleted, it has no concurrency group and (first start)
+ * its starting deadline has not passed — starts at once: no other run's state can change that decision,
+ * so the locks and reads the general claim takes (schedule, group, the other runs) are not needed.
+ * A run another transaction holds is skipped, not waited for. Returns, in request order, the started
+ * runs; everything else (undefined) goes through claimRuns, which decides it under the full locks.
+ * Deliveries of one run repeated in the batch are left to claimRuns after the first.
+ */
+export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promise<(ClaimResult | undefined)[]> {
+  const out: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
+  if (reqs.length === 0) return out;
+  const first = new Map<string, number>();
+  reqs.forEach((r, i) => first.has(r.runId) || first.set(r.runId, i));
+  const idx = [...first.values()];
+  const { rows } = await db.query({
+    name: "vigil-claim-plain-runs",
+    text: `WITH t AS (SELECT clock_timestamp() AS now),
+     q AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS q(id, attempt, job_id)),
+     c AS (
+       SELECT r.id, q.job_id FROM runs r JOIN q ON q.id = r.id JOIN schedules s ON s.id = r.schedule_id, t
+        WHERE q.attempt = r.attempt + 1
+          AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow' AND s.deleted_at IS NULL
+          AND NOT (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > t.now))
+          AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
+               OR (r.state = 'retrying'
+                   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt AND a.state = 'running')))
+        ORDER BY r.id
+          FOR NO KEY UPDATE OF r SKIP LOCKED
+     ),
+     u AS (
+       UPDATE runs r SET state = 'running', attempt = r.attempt + 1, wait_reason = NULL, worker_id = $4,
+              started_at = coalesce(r.started_at, t.now), heartbeat_at = t.now, next_attempt_at = NULL,
+              lateness_ms = ${START_LATENESS_SQL}, updated_at = t.now
+         FROM c, t
+        WHERE r.id = c.id
+        RETURNING r.id, r.schedule_id, r.idempotency_key, r.attempt, r.handler, r.payload, r.timeout_seconds,
+                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now
+     ),
+     a AS (${attemptRowsSql("u", "$4")}),
+     e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "$4")})
+     SELECT * FROM u`,
+    values: [idx.map((i) => reqs[i]!.runId), idx.map((i) => reqs[i]!.attempt), idx.map((i) => reqs[i]!.jobId), reqs[0]!.workerId],
+  });
+  for (const r of rows) {
+    out[first.get(r.id)!] = {
+      kind: "start",
+      run: {
+        runId: r.id,
+        scheduleId: r.schedule_id,
+        idempotencyKey: r.idempotency_key,
+        attempt: r.attempt,
+        handler: r.handler,
+        payload: r.payload,
+        timeoutSeconds: r.timeout_seconds,
+        graceSeconds: r.grace_seconds,
+        maxAttempts: r.max_attempts,
+        latenessMs: r.lateness_ms,
+      },
+    };
+  }
+  return out;
+}
+
+/** Claims a batch of deliveries (all for the same worker) under full locks; results are in request order. */
 export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[]): Promise<ClaimResult[]> {
   if (reqs.length === 0) return [];
   const workerId = reqs[0]!.workerId;
@@ -190,29 +273,20 @@ async function applyClaims(
               started_at = CASE WHEN w.action = 'start' THEN coalesce(r.started_at, t.now) ELSE r.started_at END,
               heartbeat_at = CASE WHEN w.action = 'start' THEN t.now ELSE r.heartbeat_at END,
               next_attempt_at = CASE WHEN w.action = 'start' THEN NULL ELSE r.next_attempt_at END,
-              lateness_ms = CASE WHEN w.action = 'start'
-                                 THEN coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)
-                                 ELSE r.lateness_ms END,
+              lateness_ms = CASE WHEN w.action = 'start' THEN ${START_LATENESS_SQL} ELSE r.lateness_ms END,
               finished_at = CASE WHEN w.action = 'end' THEN t.now ELSE r.finished_at END,
               updated_at = t.now
          FROM w, t
         WHERE r.id = w.id
         RETURNING r.id, w.action, w.job_id, r.attempt, r.lateness_ms, r.max_attempts, t.now
      ),
-     a AS (
-       INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at)
-       SELECT id, attempt, 'running', $6, now, now FROM u WHERE action = 'start'
-     ),
+     a AS (${attemptRowsSql("u WHERE action = 'start'", "$6")}),
      e AS (
        INSERT INTO run_events (run_id, type, attempt, worker_id, message, data)
        SELECT x.run_id, x.type, x.attempt, $6, x.message, x.data
          FROM unnest($7::uuid[], $8::text[], $9::int[], $10::text[], $11::jsonb[]) AS x(run_id, type, attempt, message, data)
        UNION ALL
-       SELECT id, 'started', attempt, $6,
-              CASE WHEN attempt = 1 THEN 'started ' || lateness_ms || ' ms after planned'
-                   ELSE 'attempt ' || attempt || ' of ' || max_attempts || ' started' END,
-              jsonb_build_object('jobId', job_id, 'latenessMs', lateness_ms)
-         FROM u WHERE action = 'start'
+       ${startedEventsSql("u WHERE action = 'start'", "$6")}
      )
      SELECT id, lateness_ms FROM u WHERE action = 'start'`,
     [

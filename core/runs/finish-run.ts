@@ -3,6 +3,8 @@
 // attempt's job), the stage events not yet written, and the wake-up of runs waiting for the slots
 // these attempts held. A batch of outcomes costs a handful of round trips whatever its size.
 // The attempts' pg-boss jobs are settled by the caller after commit (FinishResult.settle).
+// Most outcomes are plain successes that nothing else depends on: finishPlainRuns records those in one
+// statement, and finishRuns (full locks, retries, wake-ups) takes the rest.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import type { ParsedHandlerResult } from "../handlers/handler-result";
@@ -62,6 +64,90 @@ interface Decided {
   durationMs: number;
 }
 
+/**
+ * The common case in one statement, without a transaction around it: a successful attempt with no stage
+ * events left to write, still this worker's, of an 'allow' schedule without a concurrency group, with
+ * enough records — its run succeeds and nothing else follows (no retry, nobody waits for its slot). A run
+ * another transaction holds is skipped, not waited for. Returns, in request order, the outcomes recorded;
+ * everything else (undefined) goes through finishRuns under the full locks.
+ */
+export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Promise<(FinishResult | undefined)[]> {
+  const out: (FinishResult | undefined)[] = new Array(reqs.length).fill(undefined);
+  const seen = new Set<string>();
+  const idx: number[] = [];
+  reqs.forEach((r, i) => {
+    if (r.outcome.kind !== "succeeded" || (r.pendingEvents?.length ?? 0) > 0 || seen.has(r.runId)) return;
+    seen.add(r.runId);
+    idx.push(i);
+  });
+  if (idx.length === 0) return out;
+  const one = idx.map((i) => {
+    const r = reqs[i]!;
+    const result = (r.outcome as { result: ParsedHandlerResult }).result;
+    const records = result.records ?? null;
+    const durationMs = Math.max(0, Math.round(r.durationMs));
+    return {
+      r, records, durationMs, result: JSON.stringify(result),
+      message: finishMessage("succeeded", records, null, null, durationMs),
+      data: JSON.stringify({ state: "succeeded", records, durationMs }),
+    };
+  });
+  const { rows } = await db.query<{ id: string }>({
+    name: "vigil-finish-plain-runs",
+    text: `WITH t AS (SELECT clock_timestamp() AS now),
+     f AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::int[], $6::jsonb[], $7::float8[], $8::text[], $9::jsonb[])
+                  AS f(id, attempt, worker_id, duration_ms, records, result, ended_ago_ms, message, data)),
+     c AS (
+       SELECT f.* FROM runs r JOIN f ON f.id = r.id JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id
+          AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow'
+          AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
+        ORDER BY r.id
+          FOR NO KEY UPDATE OF r SKIP LOCKED
+     ),
+     ua AS (
+       UPDATE attempts a SET state = 'succeeded',
+              finished_at = greatest(a.started_at, t.now - make_interval(secs => greatest(c.ended_ago_ms, 0) / 1000.0)),
+              duration_ms = c.duration_ms, records = c.records, error = NULL
+         FROM c, t
+        WHERE a.run_id = c.id AND a.number = c.attempt
+        RETURNING a.run_id, a.finished_at
+     ),
+     ur AS (
+       UPDATE runs r SET state = 'succeeded', finished_at = ua.finished_at, duration_ms = c.duration_ms, records = c.records,
+              result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
+         FROM c JOIN ua ON ua.run_id = c.id, t
+        WHERE r.id = c.id
+        RETURNING r.id
+     ),
+     e AS (
+       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
+       SELECT c.id, 'finished', c.attempt, c.worker_id, c.message, c.data,
+              ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
+         FROM c JOIN ur ON ur.id = c.id, t
+     )
+     SELECT id FROM ur`,
+    values: [
+      one.map((o) => o.r.runId),
+      one.map((o) => o.r.attempt),
+      one.map((o) => o.r.workerId),
+      one.map((o) => o.durationMs),
+      one.map((o) => o.records),
+      one.map((o) => o.result),
+      one.map((o) => Math.max(0, o.r.endedAgoMs ?? 0)),
+      one.map((o) => o.message),
+      one.map((o) => o.data),
+    ],
+  });
+  const done = new Set(rows.map((r) => r.id));
+  for (const i of idx) {
+    const r = reqs[i]!;
+    if (done.has(r.runId)) out[i] = { state: "succeeded", recorded: true, settle: r.jobId ? { jobId: r.jobId, how: "complete" } : null };
+  }
+  return out;
+}
+
+/** Records a batch of outcomes under the full locks (schedule → group → run); results in request order. */
 export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishRequest[]): Promise<FinishResult[]> {
   if (reqs.length === 0) return [];
   const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);

@@ -116,8 +116,15 @@ export class Executor {
     return true;
   }
 
-  heartbeatTargets(): { runId: string; attempt: number }[] {
-    return [...this.attempts.values()].filter((a) => a.wantsHeartbeat()).map((a) => ({ runId: a.run.runId, attempt: a.run.attempt }));
+  /**
+   * Runs to heartbeat now. An attempt younger than minAgeMs is left out: its claim stamped its heartbeat
+   * moments ago, and short runs (most of them) then never cost a heartbeat write.
+   */
+  heartbeatTargets(minAgeMs = 0): { runId: string; attempt: number }[] {
+    const bornBefore = performance.now() - minAgeMs;
+    return [...this.attempts.values()]
+      .filter((a) => a.wantsHeartbeat() && a.startedPerf <= bornBefore)
+      .map((a) => ({ runId: a.run.runId, attempt: a.run.attempt }));
   }
 
   /** Applies the database's answer to a heartbeat sent at sentPerf. */

@@ -1,10 +1,11 @@
 // Records attempt outcomes in batches: an outcome is written at once when nothing is being written,
 // otherwise together with everything that arrived during the write in progress. No timer adds
-// latency when the worker is quiet; under load, one transaction records many outcomes.
+// latency when the worker is quiet; under load, one statement records many outcomes (plain successes,
+// core/runs/finish-run.ts finishPlainRuns) and one transaction the rest.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../core/db/pool";
-import { finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish-run";
+import { finishPlainRuns, finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish-run";
 import type { JobSettler } from "./job-settler";
 
 const MAX_BATCH = 64;
@@ -36,22 +37,40 @@ export class FinishBatcher {
   private async write(): Promise<void> {
     this.writing = true;
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
+      const rest = await this.recordPlain(this.queue.splice(0, MAX_BATCH));
+      if (rest.length === 0) continue;
       try {
-        await this.record(batch);
+        await this.recordLocked(rest);
       } catch (err) {
-        if (batch.length === 1) {
-          batch[0]!.reject(err);
+        if (rest.length === 1) {
+          rest[0]!.reject(err);
           continue;
         }
         // One bad outcome must not hold back the others: record them one by one.
-        for (const p of batch) await this.record([p]).catch((e) => p.reject(e));
+        for (const p of rest) await this.recordLocked([p]).catch((e) => p.reject(e));
       }
     }
     this.writing = false;
   }
 
-  private async record(batch: Pending[]): Promise<void> {
+  /** Plain successes in one statement; returns the outcomes it did not record (all of them if it failed). */
+  private async recordPlain(batch: Pending[]): Promise<Pending[]> {
+    let results: (FinishResult | undefined)[];
+    try {
+      results = await finishPlainRuns(this.pool, batch.map((p) => p.req));
+    } catch {
+      return batch; // nothing was committed: the locked path records them (and reports its own errors)
+    }
+    return batch.filter((p, i) => {
+      const r = results[i];
+      if (!r) return true;
+      this.settler.settle(r.settle);
+      p.resolve(r);
+      return false;
+    });
+  }
+
+  private async recordLocked(batch: Pending[]): Promise<void> {
     const results = await withTransaction((tx) => finishRuns(tx, this.boss, batch.map((p) => p.req)), this.pool);
     batch.forEach((p, i) => {
       this.settler.settle(results[i]!.settle);

@@ -32,7 +32,7 @@ export function createRunHeartbeat(opts: {
   let running: Promise<void> = Promise.resolve();
 
   const beat = async (): Promise<void> => {
-    const targets = opts.executor.heartbeatTargets();
+    const targets = opts.executor.heartbeatTargets(opts.intervalMs / 2);
     let next = opts.intervalMs;
     if (targets.length > 0) {
       const sent = performance.now();
