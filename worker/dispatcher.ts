@@ -28,6 +28,8 @@ export interface Dispatcher extends WorkerService {
 
 export function createDispatcher(opts: {
   pool: pg.Pool;
+  /** For the one-statement claim (core/db/pool.ts createHotPathPool). */
+  hotPool: pg.Pool;
   boss: PgBoss;
   executor: Executor;
   workerId: string;
@@ -71,7 +73,7 @@ export function createDispatcher(opts: {
         again = false;
         const n = opts.executor.reserve(Number.MAX_SAFE_INTEGER);
         if (n === 0 || stopped) {
-          opts.executor.unreserve(n);
+          opts.executor.unreserve(n, false);
           break;
         }
         let jobs: Job<unknown>[] = [];
@@ -80,7 +82,7 @@ export function createDispatcher(opts: {
         } catch (err) {
           log.warn({ err }, "fetch failed");
         }
-        opts.executor.unreserve(n - jobs.length);
+        opts.executor.unreserve(n - jobs.length, false);
         due.fetched(jobs.length);
         if (jobs.length > 0) track(handle(jobs));
         if (jobs.length < n && !again) break;
@@ -103,7 +105,7 @@ export function createDispatcher(opts: {
       if (data.success) reqs.push({ ...data.data, jobId: job.id, workerId: opts.workerId });
       else {
         log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
-        opts.executor.unreserve(1);
+        opts.executor.unreserve(1, true);
         opts.executor.settler.settle({ jobId: job.id, how: "fail" });
       }
     }
@@ -111,7 +113,7 @@ export function createDispatcher(opts: {
     // Runs plainly free to start are started by one statement; the rest are decided under full locks.
     let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
     try {
-      results = await claimPlainRuns(opts.pool, reqs);
+      results = await claimPlainRuns(opts.hotPool, reqs);
     } catch (err) {
       log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
     }
@@ -121,7 +123,7 @@ export function createDispatcher(opts: {
       rest.forEach((i, k) => {
         if (decided) results[i] = decided[k];
         else {
-          opts.executor.unreserve(1);
+          opts.executor.unreserve(1, false); // the database is failing us: the next poll tries again
           opts.executor.settler.settle({ jobId: reqs[i]!.jobId, how: "fail" });
         }
       });
@@ -133,7 +135,7 @@ export function createDispatcher(opts: {
         opts.executor.begin(result.run, req.jobId);
       } else {
         // The delivery is done with; its run ended, waits for a slot (and will get a new job), or was a duplicate.
-        opts.executor.unreserve(1);
+        opts.executor.unreserve(1, true);
         opts.executor.settler.settle({ jobId: req.jobId, how: "complete" });
         if (result.kind !== "waiting") log.debug({ runId: req.runId, outcome: result.kind }, "job delivered without starting a handler");
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase } from "../test/db";
 import { startWorker } from "../test/worker-process";
+import { startWarmWorker } from "../test/warm-worker";
 import { waitFor } from "../test/wait-for";
 
 const db = useTestDatabase("worker_lifecycle");
@@ -44,6 +45,28 @@ describe("worker process", () => {
       expect(ia).not.toBe(ib);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("stays quiet when there is nothing to run: no fetch loop against an empty queue", async () => {
+    // A fetch that came back empty once re-triggered the next one at once: an idle worker ran ~1,200
+    // empty fetches a second. Idle now means the 1 s poll, the due timer, heartbeats and the planner.
+    const w = await startWarmWorker(db.url);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const commits = async () => {
+        await c.query("SELECT pg_stat_clear_snapshot()");
+        return Number((await c.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit);
+      };
+      const before = await commits();
+      await new Promise((r) => setTimeout(r, 4000));
+      const perSecond = ((await commits()) - before) / 4;
+      expect(perSecond).toBeLessThan(60);
+    } finally {
+      await c.end();
+      await w.stop();
     }
   });
 });

@@ -27,6 +27,19 @@ export function getPool(): pg.Pool {
   return pool;
 }
 
+/**
+ * A pool for the worker's hot one-statement paths (core/runs claimPlainRuns, finishPlainRuns). They are
+ * named (prepared) statements whose plan is fixed by their shape (primary-key lookups), but the planner
+ * would keep custom-planning them, which cost more than running them; these connections always reuse the
+ * generic plan. Only named statements are affected, and only these run here.
+ */
+export function createHotPathPool(connectionString: string, max: number): pg.Pool {
+  const hot = new pg.Pool({ connectionString, max, application_name: "vigil-hot-path", options: "-c plan_cache_mode=force_generic_plan" });
+  hot.on("error", (err) => console.error("[db] idle hot-path client error:", err.message));
+  hot.on("connect", (client) => client.on("error", () => undefined));
+  return hot;
+}
+
 export async function closePool(): Promise<void> {
   const p = pool;
   pool = undefined;

@@ -90,21 +90,25 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
   if (reqs.length === 0) return out;
   const first = new Map<string, number>();
   reqs.forEach((r, i) => first.has(r.runId) || first.set(r.runId, i));
-  const idx = [...first.values()];
+  // Rows are locked in id order (SKIP LOCKED never waits, but a fixed order keeps it obviously safe).
+  const idx = [...first.values()].sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1));
   const { rows } = await db.query({
     name: "vigil-claim-plain-runs",
     text: `WITH t AS (SELECT clock_timestamp() AS now),
      q AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS q(id, attempt, job_id)),
      c AS (
-       SELECT r.id, q.job_id FROM runs r JOIN q ON q.id = r.id JOIN schedules s ON s.id = r.schedule_id, t
+       -- One primary-key lookup per delivery whatever the plan cache decides: a locking subquery with an
+       -- OFFSET is neither flattened into a join nor given the outer conditions (which could pick the state
+       -- index and scan every running run). A row it locks but does not start stays as it is.
+       SELECT r.id, q.job_id
+         FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
+         JOIN schedules s ON s.id = r.schedule_id
         WHERE q.attempt = r.attempt + 1
           AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow' AND s.deleted_at IS NULL
           AND NOT (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > t.now))
           AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
                OR (r.state = 'retrying'
                    AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt AND a.state = 'running')))
-        ORDER BY r.id
-          FOR NO KEY UPDATE OF r SKIP LOCKED
      ),
      u AS (
        UPDATE runs r SET state = 'running', attempt = r.attempt + 1, wait_reason = NULL, worker_id = $4,

@@ -81,6 +81,7 @@ export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Pro
     idx.push(i);
   });
   if (idx.length === 0) return out;
+  idx.sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1)); // rows locked in id order
   const one = idx.map((i) => {
     const r = reqs[i]!;
     const result = (r.outcome as { result: ParsedHandlerResult }).result;
@@ -98,12 +99,13 @@ export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Pro
      f AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::int[], $6::jsonb[], $7::float8[], $8::text[], $9::jsonb[])
                   AS f(id, attempt, worker_id, duration_ms, records, result, ended_ago_ms, message, data)),
      c AS (
-       SELECT f.* FROM runs r JOIN f ON f.id = r.id JOIN schedules s ON s.id = r.schedule_id
+       -- One primary-key lookup per outcome, as in claimPlainRuns (the OFFSET keeps the plan on the key).
+       SELECT f.*
+         FROM f, LATERAL (SELECT * FROM runs WHERE runs.id = f.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
+         JOIN schedules s ON s.id = r.schedule_id
         WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id
           AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow'
           AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
-        ORDER BY r.id
-          FOR NO KEY UPDATE OF r SKIP LOCKED
      ),
      ua AS (
        UPDATE attempts a SET state = 'succeeded',

@@ -4,6 +4,7 @@
 // run heartbeat keeps running until every attempt has ended.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
+import { createHotPathPool } from "../../core/db/pool";
 import type { Env } from "../../core/env";
 import type { Logger } from "../../core/log";
 import type { WorkerService } from "../service";
@@ -23,8 +24,10 @@ export function createExecutionServices(opts: {
 }): { executor: Executor; services: WorkerService[] } {
   const { env } = opts;
   let poke = () => {};
+  const hotPool = createHotPathPool(opts.connectionString, 4);
   const executor = new Executor({
     pool: opts.pool,
+    hotPool,
     boss: opts.boss,
     workerId: opts.workerId,
     concurrency: env.VIGIL_WORKER_CONCURRENCY,
@@ -35,6 +38,7 @@ export function createExecutionServices(opts: {
   });
   const dispatcher = createDispatcher({
     pool: opts.pool,
+    hotPool,
     boss: opts.boss,
     executor,
     workerId: opts.workerId,
@@ -45,8 +49,8 @@ export function createExecutionServices(opts: {
   const executorService: WorkerService = {
     name: "executor-threads",
     start: () => executor.start(),
-    // The dispatcher's stop drains the executor.
-    stop: async () => {},
+    // The dispatcher's stop drains the executor; its outcomes are written by then.
+    stop: () => hotPool.end(),
   };
   return {
     executor,

@@ -17,6 +17,8 @@ const DRAIN_RESERVE_MS = 3000;
 
 export interface ExecutorOptions {
   pool: pg.Pool;
+  /** For the one-statement outcome writes (core/db/pool.ts createHotPathPool). */
+  hotPool: pg.Pool;
   boss: PgBoss;
   workerId: string;
   concurrency: number;
@@ -38,7 +40,7 @@ export class Executor {
     this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree);
     this.logs = new RunLogWriter(opts.pool, opts.log);
     this.settler = new JobSettler(opts.boss, opts.log);
-    this.finisher = new FinishBatcher(opts.pool, opts.boss, this.settler);
+    this.finisher = new FinishBatcher(opts.pool, opts.hotPool, opts.boss, this.settler);
   }
 
   /** Settles pg-boss jobs after their claim or outcome committed (shared with the dispatcher). */
@@ -61,9 +63,14 @@ export class Executor {
     return k;
   }
 
-  unreserve(k: number): void {
+  /**
+   * Gives back k reserved slots. fetchAgain: whether that is a reason to fetch now — yes when a fetched
+   * job did not start (more may be waiting behind it); no when a fetch came back short (the queue is
+   * empty: fetching again at once would spin on empty fetches until work arrives) or failed.
+   */
+  unreserve(k: number, fetchAgain: boolean): void {
     this.reserved = Math.max(0, this.reserved - k);
-    if (k > 0) this.opts.onSlotFree();
+    if (k > 0 && fetchAgain) this.opts.onSlotFree();
   }
 
   runningCount(): number {

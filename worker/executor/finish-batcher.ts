@@ -22,6 +22,7 @@ export class FinishBatcher {
 
   constructor(
     private readonly pool: pg.Pool,
+    private readonly hotPool: pg.Pool,
     private readonly boss: PgBoss,
     private readonly settler: JobSettler,
   ) {}
@@ -57,7 +58,7 @@ export class FinishBatcher {
   private async recordPlain(batch: Pending[]): Promise<Pending[]> {
     let results: (FinishResult | undefined)[];
     try {
-      results = await finishPlainRuns(this.pool, batch.map((p) => p.req));
+      results = await finishPlainRuns(this.hotPool, batch.map((p) => p.req));
     } catch {
       return batch; // nothing was committed: the locked path records them (and reports its own errors)
     }
