@@ -6,6 +6,7 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
+import { PLAIN_SQL } from "../core/runs/enqueue-due-runs";
 
 export interface ScheduleFixture {
   handler: string;
@@ -79,13 +80,14 @@ export async function insertRun(
 export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Promise<void> {
   await withTransaction(async (c) => {
     const { rows } = await c.query(
-      `UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1 AND state = 'planned'
-       RETURNING due_at, timeout_seconds, grace_seconds`,
+      `UPDATE runs r SET state = 'queued', enqueued_at = clock_timestamp() FROM schedules s
+        WHERE r.id = $1 AND r.state = 'planned' AND s.id = r.schedule_id
+       RETURNING r.due_at, r.timeout_seconds, r.grace_seconds, ${PLAIN_SQL} AS plain`,
       [runId],
     );
     const r = rows[0];
     if (r) {
-      await sendRunJob(c, boss, { runId, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
+      await sendRunJob(c, boss, { runId, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
   }, pool);
@@ -95,17 +97,17 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
 export async function createRuns(pool: pg.Pool, boss: PgBoss, scheduleId: string, count: number, opts: { inMs?: number } = {}): Promise<string[]> {
   const { rows } = await pool.query(
     `WITH t AS (SELECT date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $2::float8 / 1000.0)) AS at)
-     INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
-                       max_attempts, concurrency_group, enqueued_at)
+     INSERT INTO runs AS r (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
+                            max_attempts, concurrency_group, enqueued_at)
      SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
             s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
        FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
-     RETURNING id, due_at, timeout_seconds, grace_seconds`,
+     RETURNING id, due_at, timeout_seconds, grace_seconds, (SELECT ${PLAIN_SQL} FROM schedules s WHERE s.id = $1) AS plain`,
     [scheduleId, opts.inMs ?? 0, count],
   );
   await withTransaction(async (c) => {
     for (const r of rows) {
-      await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 });
+      await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
     }
   }, pool);
   return rows.map((r) => r.id);

@@ -17,7 +17,7 @@ import { createPgListener } from "./executor/pg-listener";
 import { DueTimer } from "./executor/due-timer";
 import type { WorkerService } from "./service";
 
-const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1) });
+const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1), plain: z.boolean().optional() });
 const CLAIM_TRIES = 4;
 const RETRYABLE = new Set(["40P01", "40001", "55P03", "57P01", "08006", "08003"]);
 
@@ -100,9 +100,13 @@ export function createDispatcher(opts: {
   /** Claims a fetched batch and hands the runs that may start to the executor. */
   async function handle(jobs: Job<unknown>[]): Promise<void> {
     const reqs: ClaimRequest[] = [];
+    const plain: boolean[] = [];
     for (const job of jobs) {
       const data = runJobDataSchema.safeParse(job.data);
-      if (data.success) reqs.push({ ...data.data, jobId: job.id, workerId: opts.workerId });
+      if (data.success) {
+        reqs.push({ runId: data.data.runId, attempt: data.data.attempt, jobId: job.id, workerId: opts.workerId });
+        plain.push(data.data.plain === true);
+      }
       else {
         log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
         opts.executor.unreserve(1, true);
@@ -110,12 +114,17 @@ export function createDispatcher(opts: {
       }
     }
     if (reqs.length === 0) return;
-    // Runs plainly free to start are started by one statement; the rest are decided under full locks.
-    let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
-    try {
-      results = await claimPlainRuns(opts.hotPool, reqs);
-    } catch (err) {
-      log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
+    // Runs plainly free to start (as their jobs say, and the statement checks) are started by one
+    // statement; the rest are decided under full locks.
+    const results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
+    const tryPlain = reqs.map((_, i) => i).filter((i) => plain[i]);
+    if (tryPlain.length > 0) {
+      try {
+        const started = await claimPlainRuns(opts.hotPool, tryPlain.map((i) => reqs[i]!));
+        tryPlain.forEach((i, k) => (results[i] = started[k]));
+      } catch (err) {
+        log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
+      }
     }
     const rest = reqs.map((_, i) => i).filter((i) => results[i] === undefined);
     if (rest.length > 0) {

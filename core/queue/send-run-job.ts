@@ -10,6 +10,12 @@ export const DUE_CHANNEL = "vigil_due";
 export interface RunJobData {
   runId: string;
   attempt: number; // the attempt number this job starts (1 = first)
+  /**
+   * When the job was sent, nothing but the run itself decided whether it may start (an 'allow' schedule,
+   * no concurrency group): the dispatcher tries the one-statement claim first (claimPlainRuns), which
+   * checks that again. Without it the run goes straight to the claim under full locks.
+   */
+  plain?: boolean;
 }
 
 export async function sendRunJob(
@@ -20,7 +26,7 @@ export async function sendRunJob(
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
   const sent = await boss.send(
     RUN_QUEUE,
-    { runId: job.runId, attempt: job.attempt } satisfies RunJobData,
+    { runId: job.runId, attempt: job.attempt, ...(job.plain ? { plain: true } : {}) } satisfies RunJobData,
     {
       id,
       startAfter: job.dueAt,

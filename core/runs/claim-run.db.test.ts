@@ -7,6 +7,7 @@ import { withTransaction } from "../db/pool";
 import { jobIdFor } from "../queue/job-id";
 import { claimPlainRuns, claimRun, type ClaimResult } from "./claim-run";
 import { finishPlainRuns, finishRun, type FinishRequest } from "./finish-run";
+import { enqueueDueRuns } from "./enqueue-due-runs";
 
 const db = useTestDatabase("claim_run");
 let pool: pg.Pool;
@@ -102,6 +103,21 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
   const req = (runId: string, attempt = 1) => ({ runId, attempt, jobId: jobIdFor(runId, attempt), workerId: "w-test" });
   const success = (runId: string, records?: number, workerId = "w-test"): FinishRequest => ({
     runId, attempt: 1, workerId, jobId: jobIdFor(runId, 1), outcome: { kind: "succeeded", result: records === undefined ? {} : { records } }, durationMs: 3,
+  });
+
+  it("the planner marks a run's job plain only when nothing but the run decides whether it starts", async () => {
+    const ids: Record<string, string> = {};
+    for (const [name, fixture] of Object.entries({
+      allow: { handler: "demo.noop", overlapPolicy: "allow" as const },
+      skip: { handler: "demo.noop", overlapPolicy: "skip" as const },
+      grouped: { handler: "demo.noop", overlapPolicy: "allow" as const, concurrencyGroup: "plain-hint-test" },
+    })) {
+      ids[name] = await insertRun(pool, await insertSchedule(pool, fixture), { kind: "manual", inMs: 500 });
+    }
+    expect(await enqueueDueRuns(pool, boss)).toBeGreaterThanOrEqual(3);
+    const { rows } = await pool.query(`SELECT data FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [Object.values(ids)]);
+    const plainOf = (id: string) => rows.find((r) => r.data.runId === id)?.data.plain ?? false;
+    expect({ allow: plainOf(ids.allow!), skip: plainOf(ids.skip!), grouped: plainOf(ids.grouped!) }).toEqual({ allow: true, skip: false, grouped: false });
   });
 
   it("starts only runs no other run can affect, and leaves every other delivery to the locked claim untouched", async () => {

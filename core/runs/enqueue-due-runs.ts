@@ -11,6 +11,9 @@ import { DUE_CHANNEL, type RunJobData } from "../queue/send-run-job";
 import { recordRunEvents } from "./record-run-event";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 
+/** RunJobData.plain for a run r of schedule s: nothing but the run decides whether it may start. */
+export const PLAIN_SQL = `(s.overlap_policy = 'allow' AND r.concurrency_group IS NULL)`;
+
 /** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
 export const ENQUEUE_AHEAD_MS = 10_000;
 
@@ -22,6 +25,7 @@ interface DueRow {
   wakes: number;
   enqueued_at: Date | null;
   now: Date;
+  plain: boolean;
 }
 
 /**
@@ -35,7 +39,8 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
   for (let i = 0; i < (opts.maxBatches ?? 20); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
-        `SELECT r.id, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now
+        `SELECT r.id, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
+                ${PLAIN_SQL} AS plain
            FROM runs r JOIN schedules s ON s.id = r.schedule_id
           WHERE r.state = 'planned' AND r.wait_reason IS NULL
             AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
@@ -83,7 +88,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
     if (next.length === 0) return 0;
     const { rows } = await tx.query<DueRow>(
       `SELECT r.id, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
-              clock_timestamp() AS now
+              clock_timestamp() AS now, ${PLAIN_SQL} AS plain
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
           FOR UPDATE OF r SKIP LOCKED
@@ -108,7 +113,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
   await sendRunJobs(
     tx,
     boss,
-    rows.map((r, i) => ({ runId: r.id, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60 })),
+    rows.map((r, i) => ({ runId: r.id, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain })),
   );
   await tx.query(
     `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
@@ -145,7 +150,7 @@ export async function sendRunJobs(
     RUN_QUEUE,
     jobs.map((j) => ({
       id: jobIdFor(j.runId, j.attempt, j.wake),
-      data: { runId: j.runId, attempt: j.attempt } satisfies RunJobData,
+      data: { runId: j.runId, attempt: j.attempt, ...(j.plain ? { plain: true } : {}) } satisfies RunJobData,
       startAfter: j.dueAt,
       expireInSeconds: j.expireInSeconds,
       retryLimit: 0,
