@@ -19,6 +19,13 @@ import type { WorkerService } from "./service";
 
 const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1), plain: z.boolean().optional() });
 const CLAIM_TRIES = 4;
+/**
+ * While jobs queue up (the last fetch filled every free slot), a slot that frees does not fetch on its own:
+ * the dispatcher waits until half the slots are free or this long, so one fetch and one claim serve
+ * several runs instead of one each. Runs that are waiting anyway start at most this much later; with
+ * nothing queued, a due run is fetched the moment it is due.
+ */
+const BACKLOG_COALESCE_MS = 10;
 const RETRYABLE = new Set(["40P01", "40001", "55P03", "57P01", "08006", "08003"]);
 
 export interface Dispatcher extends WorkerService {
@@ -41,6 +48,9 @@ export function createDispatcher(opts: {
   let stopped = false;
   let fetching = false;
   let again = false;
+  let backlog = false;
+  let coalesceTimer: NodeJS.Timeout | undefined;
+  let forced = false;
   const inFlight = new Set<Promise<void>>();
   const due = new DueTimer(opts.pool, log, () => poke());
   let pollTimer: NodeJS.Timeout | undefined;
@@ -71,6 +81,17 @@ export function createDispatcher(opts: {
     try {
       for (;;) {
         again = false;
+        if (backlog && !forced && opts.executor.freeSlots() < Math.ceil(opts.executor.capacity() / 2)) {
+          coalesceTimer ??= setTimeout(() => {
+            coalesceTimer = undefined;
+            forced = true;
+            poke();
+          }, BACKLOG_COALESCE_MS);
+          break;
+        }
+        forced = false;
+        clearTimeout(coalesceTimer);
+        coalesceTimer = undefined;
         const n = opts.executor.reserve(Number.MAX_SAFE_INTEGER);
         if (n === 0 || stopped) {
           opts.executor.unreserve(n, false);
@@ -83,6 +104,7 @@ export function createDispatcher(opts: {
           log.warn({ err }, "fetch failed");
         }
         opts.executor.unreserve(n - jobs.length, false);
+        backlog = jobs.length === n;
         due.fetched(jobs.length);
         if (jobs.length > 0) track(handle(jobs));
         if (jobs.length < n && !again) break;
@@ -182,6 +204,7 @@ export function createDispatcher(opts: {
     async stop(deadlinePerf: number) {
       stopped = true;
       clearTimeout(pollTimer);
+      clearTimeout(coalesceTimer);
       due.stop();
       await listener.stop();
       await Promise.all([...inFlight]);

@@ -51,6 +51,11 @@ export class Executor {
     return this.threads.start();
   }
 
+  /** How many attempts this worker runs at once. */
+  capacity(): number {
+    return this.threads.size;
+  }
+
   /** Idle threads not yet promised to a fetched job. */
   freeSlots(): number {
     return Math.max(0, this.threads.idleCount() - this.reserved);

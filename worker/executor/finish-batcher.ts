@@ -1,12 +1,13 @@
-// Records attempt outcomes in batches: an outcome is written at once when nothing is being written,
-// otherwise together with everything that arrived during the write in progress. No timer adds
-// latency when the worker is quiet; under load, one statement records many outcomes (plain successes,
-// core/runs/finish-run.ts finishPlainRuns) and one transaction the rest.
+// Records attempt outcomes in batches: an outcome is written at once when the worker is quiet, otherwise
+// (linger.ts) a few ms later or with the write in progress, together with everything that arrived
+// meanwhile: under load, one statement records many outcomes (plain successes, core/runs/finish-run.ts
+// finishPlainRuns) and one transaction the rest.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../core/db/pool";
 import { finishPlainRuns, finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish-run";
 import type { JobSettler } from "./job-settler";
+import { afterLinger } from "./linger";
 
 const MAX_BATCH = 64;
 
@@ -19,6 +20,7 @@ interface Pending {
 export class FinishBatcher {
   private queue: Pending[] = [];
   private writing = false;
+  private lastWriteEndPerf = -Infinity;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -31,7 +33,10 @@ export class FinishBatcher {
   submit(req: FinishRequest): Promise<FinishResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ req, resolve, reject });
-      if (!this.writing) void this.write();
+      if (!this.writing) {
+        this.writing = true;
+        afterLinger(this.lastWriteEndPerf, () => void this.write());
+      }
     });
   }
 
@@ -51,6 +56,7 @@ export class FinishBatcher {
         for (const p of rest) await this.recordLocked([p]).catch((e) => p.reject(e));
       }
     }
+    this.lastWriteEndPerf = performance.now();
     this.writing = false;
   }
 

@@ -4,6 +4,7 @@
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../../core/log";
 import { RUN_QUEUE } from "../../core/queue/boss";
+import { afterLinger } from "./linger";
 
 const CHUNK = 500;
 const MAX_TRIES = 5;
@@ -14,6 +15,7 @@ export class JobSettler {
   private flushing: Promise<void> | null = null;
   private again = false;
   private tries = 0;
+  private lastFlushEndPerf = -Infinity;
 
   constructor(
     private readonly boss: PgBoss,
@@ -26,13 +28,14 @@ export class JobSettler {
     this.kick();
   }
 
-  /** Flushes now, or right after the flush in progress (which batches whatever arrived meanwhile). */
+  /** Flushes now when quiet, a few ms later when busy (linger.ts), or right after the flush in progress. */
   private kick(): void {
     if (this.flushing) {
       this.again = true;
       return;
     }
-    this.flushing = this.flush().finally(() => {
+    this.flushing = new Promise<void>((r) => afterLinger(this.lastFlushEndPerf, r)).then(() => this.flush()).finally(() => {
+      this.lastFlushEndPerf = performance.now();
       this.flushing = null;
       if (this.again) {
         this.again = false;
