@@ -6,7 +6,7 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
-import { PLAIN_SQL } from "../core/runs/enqueue-due-runs";
+import { PLAIN_SQL, sendRunJobs } from "../core/runs/enqueue-due-runs";
 
 export interface ScheduleFixture {
   handler: string;
@@ -93,23 +93,34 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
   }, pool);
 }
 
-/** Many manual runs due inMs from now, inserted and enqueued in one transaction each. */
-export async function createRuns(pool: pg.Pool, boss: PgBoss, scheduleId: string, count: number, opts: { inMs?: number } = {}): Promise<string[]> {
+/**
+ * Many manual runs due inMs from now (or at `at`), queued in one statement, their jobs sent 500 per
+ * statement the way the planner sends them (sendRunJobs).
+ */
+export async function createRuns(
+  pool: pg.Pool,
+  boss: PgBoss,
+  scheduleId: string,
+  count: number,
+  opts: { inMs?: number; at?: Date } = {},
+): Promise<string[]> {
   const { rows } = await pool.query(
-    `WITH t AS (SELECT date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $2::float8 / 1000.0)) AS at)
+    `WITH t AS (SELECT coalesce($4::timestamptz, date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $2::float8 / 1000.0))) AS at)
      INSERT INTO runs AS r (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
                             max_attempts, concurrency_group, enqueued_at)
      SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
             s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
        FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
      RETURNING id, due_at, timeout_seconds, grace_seconds, (SELECT ${PLAIN_SQL} FROM schedules s WHERE s.id = $1) AS plain`,
-    [scheduleId, opts.inMs ?? 0, count],
+    [scheduleId, opts.inMs ?? 0, count, opts.at ?? null],
   );
-  await withTransaction(async (c) => {
-    for (const r of rows) {
-      await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
-    }
-  }, pool);
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    await withTransaction(
+      (c) => sendRunJobs(c, boss, chunk.map((r) => ({ runId: r.id, attempt: 1, wake: 0, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain }))),
+      pool,
+    );
+  }
   return rows.map((r) => r.id);
 }
 
