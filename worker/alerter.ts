@@ -56,8 +56,7 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
   const pumpOnce = async () => {
     const free = MAX_DELIVERIES_IN_FLIGHT - inFlight.size;
     if (free <= 0) return;
-    const busyUrls = [...inFlightByUrl].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_URL).map(([u]) => u);
-    const claimed = await claimAlertDeliveries(pool, { limit: free, leaseMs, perUrl: MAX_IN_FLIGHT_PER_URL, busyUrls });
+    const claimed = await claimAlertDeliveries(pool, { limit: free, leaseMs, perUrl: MAX_IN_FLIGHT_PER_URL, inFlightByUrl });
     if (claimed.length > 0 && !webhook.secret && !warnedUnsigned) {
       warnedUnsigned = true;
       log.warn("VIGIL_ALERT_WEBHOOK_SECRET is not set: alert webhooks are sent unsigned");

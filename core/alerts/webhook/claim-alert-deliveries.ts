@@ -38,22 +38,22 @@ export interface ClaimLimits {
   /** Free delivery slots in this worker. */
   limit: number;
   leaseMs: number;
-  /** At most this many per URL in one claim, so one slow receiver cannot fill every slot. */
+  /** At most this many sends per URL at once in this worker, so one slow receiver cannot fill every slot. */
   perUrl: number;
-  /** URLs already at their per-URL limit in this worker. */
-  busyUrls: string[];
+  /** This worker's sends still in progress, per URL: they count against perUrl. */
+  inFlightByUrl: ReadonlyMap<string, number>;
 }
 
 export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (c.limit <= 0) return [];
   const { rows } = await db.query(
     `WITH ranked AS (
-       SELECT id, row_number() OVER (PARTITION BY url ORDER BY next_attempt_at, id) AS rn
-         FROM alert_deliveries
-        WHERE state = 'pending' AND next_attempt_at <= clock_timestamp() AND NOT (url = ANY($3::text[]))),
+       SELECT d.id, row_number() OVER (PARTITION BY d.url ORDER BY d.next_attempt_at, d.id) AS rn, coalesce(f.n, 0) AS sending
+         FROM alert_deliveries d LEFT JOIN unnest($3::text[], $5::int[]) AS f(url, n) ON f.url = d.url
+        WHERE d.state = 'pending' AND d.next_attempt_at <= clock_timestamp()),
      due AS (
        SELECT d.id FROM alert_deliveries d JOIN ranked r ON r.id = d.id
-        WHERE r.rn <= $4 AND d.state = 'pending' AND d.next_attempt_at <= clock_timestamp()
+        WHERE r.rn <= $4 - r.sending AND d.state = 'pending' AND d.next_attempt_at <= clock_timestamp()
         ORDER BY d.next_attempt_at
         LIMIT $1
         FOR UPDATE OF d SKIP LOCKED),
@@ -68,7 +68,7 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
        JOIN alerts a ON a.id = c.alert_id
        LEFT JOIN schedules s ON s.id = a.schedule_id
       ORDER BY c.id`,
-    [c.limit, c.leaseMs, c.busyUrls, c.perUrl],
+    [c.limit, c.leaseMs, [...c.inFlightByUrl.keys()], c.perUrl, [...c.inFlightByUrl.values()]],
   );
   return rows.map((r) => ({
     id: Number(r.id),

@@ -7,6 +7,6 @@ import { deliverAlertWebhook, type DeliveryReport, type WebhookOptions } from ".
 import { webhookLeaseMs } from "./webhook-options";
 
 export async function deliverDueWebhooks(db: Queryable, opts: WebhookOptions, limit: number): Promise<DeliveryReport[]> {
-  const claimed = await claimAlertDeliveries(db, { limit, leaseMs: webhookLeaseMs(opts), perUrl: 2, busyUrls: [] });
+  const claimed = await claimAlertDeliveries(db, { limit, leaseMs: webhookLeaseMs(opts), perUrl: 2, inFlightByUrl: new Map() });
   return Promise.all(claimed.map((d) => deliverAlertWebhook(db, d, opts)));
 }
