@@ -6,7 +6,8 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
-import { PLAIN_SQL, sendRunJobs } from "../core/runs/enqueue-due-runs";
+import { sendRunJobs } from "../core/runs/enqueue-due-runs";
+import { plainRunSql } from "../core/runs/plain-run";
 
 export interface ScheduleFixture {
   handler: string;
@@ -82,7 +83,7 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
     const { rows } = await c.query(
       `UPDATE runs r SET state = 'queued', enqueued_at = clock_timestamp() FROM schedules s
         WHERE r.id = $1 AND r.state = 'planned' AND s.id = r.schedule_id
-       RETURNING r.due_at, r.timeout_seconds, r.grace_seconds, ${PLAIN_SQL} AS plain`,
+       RETURNING r.due_at, r.timeout_seconds, r.grace_seconds, ${plainRunSql()} AS plain`,
       [runId],
     );
     const r = rows[0];
@@ -111,7 +112,7 @@ export async function createRuns(
      SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
             s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
        FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
-     RETURNING id, due_at, timeout_seconds, grace_seconds, (SELECT ${PLAIN_SQL} FROM schedules s WHERE s.id = $1) AS plain`,
+     RETURNING id, due_at, timeout_seconds, grace_seconds, (SELECT ${plainRunSql()} FROM schedules s WHERE s.id = $1) AS plain`,
     [scheduleId, opts.inMs ?? 0, count, opts.at ?? null],
   );
   for (let i = 0; i < rows.length; i += 500) {

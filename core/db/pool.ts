@@ -17,26 +17,29 @@ export function getPool(): pg.Pool {
       max: Number(process.env.VIGIL_DB_POOL_MAX ?? 10),
       application_name: process.env.VIGIL_APP_NAME ?? "vigil",
     });
-    // An idle client losing its connection (server restart, terminated backend) must not crash the process.
-    pool.on("error", (err) => console.error("[db] idle client error:", err.message));
-    // pg-pool stops watching a client while it is checked out: without a listener of its own, a
-    // connection terminated between two statements (failover, pg_terminate_backend) would crash the
-    // process with an unhandled 'error'. The error still reaches whoever uses the client next.
-    pool.on("connect", (client) => client.on("error", () => undefined));
+    survivesLostConnections(pool, "idle client error");
   }
   return pool;
+}
+
+function survivesLostConnections(p: pg.Pool, label: string): void {
+  // An idle client losing its connection (server restart, terminated backend) must not crash the process.
+  p.on("error", (err) => console.error(`[db] ${label}:`, err.message));
+  // pg-pool stops watching a client while it is checked out: without a listener of its own, a
+  // connection terminated between two statements (failover, pg_terminate_backend) would crash the
+  // process with an unhandled 'error'. The error still reaches whoever uses the client next.
+  p.on("connect", (client) => client.on("error", () => undefined));
 }
 
 /**
  * A pool for the worker's hot one-statement paths (core/runs claimPlainRuns, finishPlainRuns). They are
  * named (prepared) statements whose plan is fixed by their shape (primary-key lookups), but the planner
- * would keep custom-planning them, which cost more than running them; these connections always reuse the
- * generic plan. Only named statements are affected, and only these run here.
+ * would keep custom-planning them, which cost more than running them; these connections always use the
+ * generic plan (for every parameterised statement, which is why nothing else runs on them).
  */
 export function createHotPathPool(connectionString: string, max: number): pg.Pool {
   const hot = new pg.Pool({ connectionString, max, application_name: "vigil-hot-path", options: "-c plan_cache_mode=force_generic_plan" });
-  hot.on("error", (err) => console.error("[db] idle hot-path client error:", err.message));
-  hot.on("connect", (client) => client.on("error", () => undefined));
+  survivesLostConnections(hot, "idle hot-path client error");
   return hot;
 }
 

@@ -11,11 +11,16 @@ export interface RunJobData {
   runId: string;
   attempt: number; // the attempt number this job starts (1 = first)
   /**
-   * When the job was sent, nothing but the run itself decided whether it may start (an 'allow' schedule,
-   * no concurrency group): the dispatcher tries the one-statement claim first (claimPlainRuns), which
+   * When the job was sent, the run was plain (core/runs/plain-run.ts: nothing but the run decides whether
+   * it may start): the dispatcher tries the one-statement claim first (claimPlainRuns), which
    * checks that again. Without it the run goes straight to the claim under full locks.
    */
   plain?: boolean;
+}
+
+/** A run job's data, as both sendRunJob and the planner's batch form (sendRunJobs) write it. */
+export function runJobData(job: RunJobData): RunJobData {
+  return { runId: job.runId, attempt: job.attempt, ...(job.plain ? { plain: true } : {}) };
 }
 
 export async function sendRunJob(
@@ -26,7 +31,7 @@ export async function sendRunJob(
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
   const sent = await boss.send(
     RUN_QUEUE,
-    { runId: job.runId, attempt: job.attempt, ...(job.plain ? { plain: true } : {}) } satisfies RunJobData,
+    runJobData(job),
     {
       id,
       startAfter: job.dueAt,

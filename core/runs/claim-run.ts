@@ -16,6 +16,7 @@ import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "./cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
 import { startingDeadlinePassedSql } from "./starting-deadline";
+import { plainRunSql } from "./plain-run";
 
 export interface ClaimRequest {
   runId: string;
@@ -104,7 +105,7 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
          FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
          JOIN schedules s ON s.id = r.schedule_id
         WHERE q.attempt = r.attempt + 1
-          AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow' AND s.deleted_at IS NULL
+          AND ${plainRunSql()} AND s.deleted_at IS NULL
           AND NOT (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > t.now))
           AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
                OR (r.state = 'retrying'

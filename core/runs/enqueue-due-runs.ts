@@ -7,12 +7,10 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../db/pool";
 import { RUN_QUEUE } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
-import { DUE_CHANNEL, type RunJobData } from "../queue/send-run-job";
+import { DUE_CHANNEL, runJobData, type RunJobData } from "../queue/send-run-job";
 import { recordRunEvents } from "./record-run-event";
+import { plainRunSql } from "./plain-run";
 import { startingDeadlinePassedSql } from "./starting-deadline";
-
-/** RunJobData.plain for a run r of schedule s: nothing but the run decides whether it may start. */
-export const PLAIN_SQL = `(s.overlap_policy = 'allow' AND r.concurrency_group IS NULL)`;
 
 /** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
 export const ENQUEUE_AHEAD_MS = 10_000;
@@ -40,7 +38,7 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
         `SELECT r.id, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
-                ${PLAIN_SQL} AS plain
+                ${plainRunSql()} AS plain
            FROM runs r JOIN schedules s ON s.id = r.schedule_id
           WHERE r.state = 'planned' AND r.wait_reason IS NULL
             AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
@@ -88,7 +86,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
     if (next.length === 0) return 0;
     const { rows } = await tx.query<DueRow>(
       `SELECT r.id, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
-              clock_timestamp() AS now, ${PLAIN_SQL} AS plain
+              clock_timestamp() AS now, ${plainRunSql()} AS plain
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
           FOR UPDATE OF r SKIP LOCKED
@@ -150,7 +148,7 @@ export async function sendRunJobs(
     RUN_QUEUE,
     jobs.map((j) => ({
       id: jobIdFor(j.runId, j.attempt, j.wake),
-      data: { runId: j.runId, attempt: j.attempt, ...(j.plain ? { plain: true } : {}) } satisfies RunJobData,
+      data: runJobData(j),
       startAfter: j.dueAt,
       expireInSeconds: j.expireInSeconds,
       retryLimit: 0,

@@ -10,6 +10,7 @@ import type { Queryable } from "../db/pool";
 import type { ParsedHandlerResult } from "../handlers/handler-result";
 import { stageEventAtSql, type StageEvent } from "./record-stage-events";
 import { lockRunBatch, type LockedRun, type LockedSchedule } from "./lock-run-scope";
+import { plainRunSql } from "./plain-run";
 import { hasAttemptsLeft, scheduleRetry } from "./retry-run";
 import { wakeWaitingRuns } from "./wake-waiting-runs";
 
@@ -64,6 +65,10 @@ interface Decided {
   durationMs: number;
 }
 
+/** When attempt a really ended: the database's now (t.now) minus how long ago it ended, never before it started. */
+const attemptFinishedAtSql = (endedAgoMs: string) =>
+  `greatest(a.started_at, t.now - make_interval(secs => greatest(${endedAgoMs}, 0) / 1000.0))`;
+
 /**
  * The common case in one statement, without a transaction around it: a successful attempt with no stage
  * events left to write, still this worker's, of an 'allow' schedule without a concurrency group, with
@@ -103,13 +108,12 @@ export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Pro
        SELECT f.*
          FROM f, LATERAL (SELECT * FROM runs WHERE runs.id = f.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
          JOIN schedules s ON s.id = r.schedule_id
-        WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id
-          AND r.concurrency_group IS NULL AND s.overlap_policy = 'allow'
+        WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id AND ${plainRunSql()}
           AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
      ),
      ua AS (
        UPDATE attempts a SET state = 'succeeded',
-              finished_at = greatest(a.started_at, t.now - make_interval(secs => greatest(c.ended_ago_ms, 0) / 1000.0)),
+              finished_at = ${attemptFinishedAtSql("c.ended_ago_ms")},
               duration_ms = c.duration_ms, records = c.records, error = NULL
          FROM c, t
         WHERE a.run_id = c.id AND a.number = c.attempt
@@ -258,7 +262,7 @@ async function applyOutcomes(
                   AS f(id, attempt, attempt_state, run_state, duration_ms, records, error, result, ended_ago_ms)),
      ua AS (
        UPDATE attempts a SET state = f.attempt_state,
-              finished_at = greatest(a.started_at, t.now - make_interval(secs => greatest(f.ended_ago_ms, 0) / 1000.0)),
+              finished_at = ${attemptFinishedAtSql("f.ended_ago_ms")},
               duration_ms = f.duration_ms, records = f.records, error = f.error
          FROM f, t
         WHERE a.run_id = f.id AND a.number = f.attempt

@@ -29,7 +29,7 @@ export async function heartbeatRuns(db: Queryable, workerId: string, runs: { run
      ), hb AS (
        UPDATE runs r SET heartbeat_at = clock_timestamp()
          FROM ours
-        WHERE r.id = ours.id AND r.attempt = ours.attempt AND r.worker_id = $1 AND r.state = 'running'
+        WHERE r.id = ours.id
         RETURNING r.id, r.attempt, r.cancel_requested_at IS NOT NULL AS cancel_requested
      ), ha AS (
        UPDATE attempts a SET heartbeat_at = clock_timestamp()
