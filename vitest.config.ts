@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 import path from "node:path";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  // "vigil/sdk" as the worker resolves it for handler modules (worker/handlers/sdk-resolution.ts).
+  resolve: { alias: { "@": path.resolve(import.meta.dirname), "vigil/sdk": path.resolve(import.meta.dirname, "sdk/index.ts") } },
   test: {
     projects: [
       {

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import { RUN_QUEUE } from "../core/queue/boss";
+import { RUN_QUEUE_PREFIX } from "../core/queue/boss";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import type { TestWorker } from "../test/worker-process";
 import { createRuns, insertSchedule, startTestBoss } from "../test/run-fixtures";
@@ -216,7 +216,7 @@ export default async function executionBench(
     };
     const rawPhase = async () => raw.push(await rawThroughput(url, pool, boss, runs));
     const reset = async () => {
-      await pool.query(`DELETE FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [RUN_QUEUE]);
+      await pool.query(`DELETE FROM pgboss.job WHERE starts_with(name, $1) AND state = 'completed'`, [RUN_QUEUE_PREFIX]);
       await pool.query(`VACUUM (ANALYZE) pgboss.job, runs, attempts, run_events`);
     };
     for (let r = 0; r < rounds; r++) {

@@ -28,6 +28,10 @@ export const envSchema = z.object({
   VIGIL_ADMIN_EMAIL: z.string().optional(),
   VIGIL_ADMIN_PASSWORD: z.string().optional(),
   VIGIL_WORKER_CONCURRENCY: int(8),
+  // Handler modules a worker loads besides the built-ins: folders, files or packages, comma-separated.
+  VIGIL_HANDLERS: z.string().default(""),
+  // Which of its loaded handlers a worker serves: comma-separated names or patterns ("payouts.*"); all by default.
+  VIGIL_SERVE: z.string().default("*"),
   VIGIL_WORKER_DB_POOL: int(6),
   VIGIL_HEARTBEAT_MS: int(2000),
   VIGIL_ZOMBIE_AFTER_MS: int(8000),

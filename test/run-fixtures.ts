@@ -83,12 +83,12 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
     const { rows } = await c.query(
       `UPDATE runs r SET state = 'queued', enqueued_at = clock_timestamp() FROM schedules s
         WHERE r.id = $1 AND r.state = 'planned' AND s.id = r.schedule_id
-       RETURNING r.due_at, r.timeout_seconds, r.grace_seconds, ${plainRunSql()} AS plain`,
+       RETURNING r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, ${plainRunSql()} AS plain`,
       [runId],
     );
     const r = rows[0];
     if (r) {
-      await sendRunJob(c, boss, { runId, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
+      await sendRunJob(c, boss, { runId, handler: r.handler, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
   }, pool);
@@ -112,13 +112,13 @@ export async function createRuns(
      SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
             s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
        FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
-     RETURNING id, due_at, timeout_seconds, grace_seconds, (SELECT ${plainRunSql()} FROM schedules s WHERE s.id = $1) AS plain`,
+     RETURNING id, handler, due_at, timeout_seconds, grace_seconds, (SELECT ${plainRunSql()} FROM schedules s WHERE s.id = $1) AS plain`,
     [scheduleId, opts.inMs ?? 0, count, opts.at ?? null],
   );
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await withTransaction(
-      (c) => sendRunJobs(c, boss, chunk.map((r) => ({ runId: r.id, attempt: 1, wake: 0, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain }))),
+      (c) => sendRunJobs(c, boss, chunk.map((r) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: 0, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain }))),
       pool,
     );
   }

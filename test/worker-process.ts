@@ -14,8 +14,9 @@ export interface TestWorker {
   kill(): Promise<void>;
 }
 
-export function startWorker(databaseUrl: string, env: Record<string, string> = {}): TestWorker {
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+/** args: the worker's own flags, e.g. ["--handlers", dir, "--serve", "acme.*"]. */
+export function startWorker(databaseUrl: string, env: Record<string, string> = {}, args: string[] = []): TestWorker {
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts", ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, VIGIL_LOG_FORMAT: "json", VIGIL_PROCESS: "worker", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

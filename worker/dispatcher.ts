@@ -4,17 +4,21 @@
 // is due; a poll every second catches anything a lost notification hid. Each fetched batch is claimed
 // (core/runs/claim-run.ts: one statement for runs plainly free to start, a transaction under full locks
 // for the rest) and the runs that may start are handed to the executor.
+// Runs are routed by handler: each handler has its own pg-boss queue (core/queue/boss.ts) and this
+// dispatcher fetches only from the queues of the handlers its worker serves, and among those only
+// from queues that may hold due jobs (woken by a due time naming the handler, by the poll, or still
+// full from the last fetch), so an idle handler costs no fetches between polls.
 import { z } from "zod";
 import type pg from "pg";
 import type { Job, PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import type { Logger } from "../core/log";
-import { RUN_QUEUE } from "../core/queue/boss";
-import { DUE_CHANNEL } from "../core/queue/send-run-job";
+import { runQueueFor } from "../core/queue/boss";
+import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
 import { claimPlainRuns, claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim-run";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./executor/pg-listener";
-import { DueTimer } from "./executor/due-timer";
+import { DueTimer, type DueHandlers } from "./executor/due-timer";
 import type { WorkerService } from "./service";
 
 const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1), plain: z.boolean().optional() });
@@ -41,6 +45,8 @@ export function createDispatcher(opts: {
   executor: Executor;
   workerId: string;
   connectionString: string;
+  /** The handlers this worker serves: their queues are the only ones it fetches from. */
+  handlers: readonly string[];
   log: Logger;
   pollMs?: number;
 }): Dispatcher {
@@ -52,7 +58,20 @@ export function createDispatcher(opts: {
   let coalesceTimer: NodeJS.Timeout | undefined;
   let forced = false;
   const inFlight = new Set<Promise<void>>();
-  const due = new DueTimer(opts.pool, log, () => poke());
+  const served = new Set(opts.handlers);
+  /** Handlers whose queues may hold due jobs, and a count of wake-ups per handler (see fetchFrom). */
+  const ready = new Set<string>();
+  const wakes = new Map<string, number>();
+  let rotation = 0;
+  const wake = (handlers: DueHandlers) => {
+    for (const h of handlers === "all" ? served : handlers) {
+      if (!served.has(h)) continue;
+      ready.add(h);
+      wakes.set(h, (wakes.get(h) ?? 0) + 1);
+    }
+    poke();
+  };
+  const due = new DueTimer(opts.pool, log, wake);
   let pollTimer: NodeJS.Timeout | undefined;
 
   const listener = createPgListener({
@@ -60,10 +79,13 @@ export function createDispatcher(opts: {
     channels: [DUE_CHANNEL],
     name: "vigil-dispatcher",
     log,
-    onNotify: (_c, payload) => due.add(Number(payload)),
+    onNotify: (_c, payload) => {
+      const notice = parseDueNotice(payload);
+      if (notice.handler === null || served.has(notice.handler)) due.add(notice.dueMs, notice.handler);
+    },
     onConnect: () => {
       void due.refreshFromRuns();
-      poke();
+      wake("all");
     },
   });
 
@@ -97,12 +119,7 @@ export function createDispatcher(opts: {
           opts.executor.unreserve(n, false);
           break;
         }
-        let jobs: Job<unknown>[] = [];
-        try {
-          jobs = await opts.boss.fetch(RUN_QUEUE, { batchSize: n });
-        } catch (err) {
-          log.warn({ err }, "fetch failed");
-        }
+        const jobs = await fetchFrom(n);
         opts.executor.unreserve(n - jobs.length, false);
         backlog = jobs.length === n;
         due.fetched(jobs.length);
@@ -112,6 +129,31 @@ export function createDispatcher(opts: {
     } finally {
       fetching = false;
     }
+  }
+
+  /**
+   * Fetches up to n jobs from the ready queues, taking turns at which goes first so a busy handler does
+   * not starve the others. A queue that returns fewer jobs than asked is empty for now and leaves the
+   * ready set — unless it was woken again while its fetch was in flight.
+   */
+  async function fetchFrom(n: number): Promise<Job<unknown>[]> {
+    const order = [...ready];
+    if (order.length === 0) return [];
+    const first = rotation++ % order.length;
+    const jobs: Job<unknown>[] = [];
+    for (let i = 0; i < order.length && jobs.length < n; i++) {
+      const handler = order[(first + i) % order.length]!;
+      const asked = n - jobs.length;
+      const wokenBefore = wakes.get(handler);
+      try {
+        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked });
+        jobs.push(...got);
+        if (got.length < asked && wakes.get(handler) === wokenBefore) ready.delete(handler);
+      } catch (err) {
+        log.warn({ err, handler }, "fetch failed");
+      }
+    }
+    return jobs;
   }
 
   function track(p: Promise<void>): void {
@@ -124,6 +166,7 @@ export function createDispatcher(opts: {
     const reqs: ClaimRequest[] = [];
     const plain: boolean[] = [];
     for (const job of jobs) {
+      opts.executor.settler.track(job);
       const data = runJobDataSchema.safeParse(job.data);
       if (data.success) {
         reqs.push({ runId: data.data.runId, attempt: data.data.attempt, jobId: job.id, workerId: opts.workerId });
@@ -196,7 +239,7 @@ export function createDispatcher(opts: {
       await due.start();
       await listener.start();
       const tick = () => {
-        poke();
+        wake("all");
         pollTimer = setTimeout(tick, opts.pollMs ?? 1000);
       };
       tick();

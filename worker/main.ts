@@ -1,10 +1,15 @@
 // The Vigil worker process: registers itself, starts pg-boss, then runs its services until a
 // signal asks it to drain. Any number of workers may run against one database.
 import "./clock-skew";
+import fs from "node:fs";
 import { getEnv, requireDatabaseUrl } from "../core/env";
 import { getLogger } from "../core/log";
 import { closePool, getPool } from "../core/db/pool";
-import { startBoss } from "../core/queue/boss";
+import { ensureRunQueues, startBoss } from "../core/queue/boss";
+import { describeHandler } from "../core/handlers/advertised-handler";
+import { advertiseHandlers } from "../core/handlers/advertise-handlers";
+import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/load-handlers";
+import { parseWorkerOptions, servesHandler } from "./worker-options";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
@@ -16,14 +21,32 @@ import pkg from "../package.json" with { type: "json" };
 async function main(): Promise<void> {
   process.env.VIGIL_PROCESS ??= "worker";
   const env = getEnv();
+  const options = parseWorkerOptions(process.argv.slice(2), env);
+  const served = await loadServedHandlers(options.handlerSources, options.serve);
   const identity = newWorkerIdentity(pkg.version);
   const log = getLogger().child({ workerId: identity.id });
   const pool = getPool();
 
   await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
+  await advertiseHandlers(
+    pool,
+    identity.id,
+    served.map((h) => describeHandler(h.def, { source: h.source, builtin: h.builtin, code: h.builtin ? pkg.version : fs.readFileSync(h.source, "utf8") })),
+  );
+  const handlers = served.map((h) => h.def.name);
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
+  await ensureRunQueues(boss, handlers);
 
-  const execution = createExecutionServices({ pool, boss, workerId: identity.id, connectionString: requireDatabaseUrl(), env, log });
+  const execution = createExecutionServices({
+    pool,
+    boss,
+    workerId: identity.id,
+    connectionString: requireDatabaseUrl(),
+    handlers,
+    threadData: { handlerSources: options.handlerSources, cwd: process.cwd() },
+    env,
+    log,
+  });
   const planner = createPlanner({ pool, boss, connectionString: requireDatabaseUrl(), horizonSeconds: env.VIGIL_PLAN_AHEAD_SECONDS, log });
   const services: WorkerService[] = [
     createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }) }),
@@ -64,10 +87,23 @@ async function main(): Promise<void> {
     await s.start();
     started.push(s);
   }
-  log.info({ host: identity.host, pid: identity.pid, version: identity.version }, "worker started");
+  const custom = served.filter((h) => !h.builtin).map((h) => h.def.name);
+  log.info({ host: identity.host, pid: identity.pid, version: identity.version, handlers: handlers.length, custom }, "worker started");
+}
+
+/** Built-ins and the operator's modules, narrowed to --serve. A problem ends the start with one line. */
+async function loadServedHandlers(sources: string[], serve: string[]): Promise<LoadedHandler[]> {
+  const loaded = await loadHandlers({ sources });
+  const served = loaded.filter((h) => servesHandler(serve, h.def.name));
+  if (served.length === 0) {
+    throw new HandlerLoadError(`--serve ${serve.join(",")} matches none of the loaded handlers (${loaded.map((h) => h.def.name).join(", ")})`);
+  }
+  return served;
 }
 
 main().catch((err) => {
-  getLogger().fatal({ err }, "worker failed to start");
+  // A handler folder with a problem is the operator's to fix: one line naming the file and what is wrong.
+  if (err instanceof HandlerLoadError) process.stderr.write(`vigil worker: cannot start: ${err.message}\n`);
+  else getLogger().fatal({ err }, "worker failed to start");
   process.exit(1);
 });

@@ -9,6 +9,7 @@ export const ALERT_KINDS = [
   "failures", // failure_alert_threshold consecutive runs failed, timed out or died
   "no_worker", // no worker has heartbeated within the dead-after window: nothing plans or executes
   "planner_lag", // a live worker's planner is further behind than the threshold
+  "no_handler_worker", // a schedule's runs are due but no live worker serves its handler
 ] as const;
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -40,6 +41,11 @@ export const ALERT_KIND_INFO: Record<AlertKind, AlertKindInfo> = {
   failures: { label: "Consecutive failures", severity: "critical", clears: "a run of the schedule succeeds" },
   no_worker: { label: "No live worker", severity: "critical", clears: "a worker heartbeats again" },
   planner_lag: { label: "Planner behind", severity: "warning", clears: "every live worker's planner lag is back under the threshold" },
+  no_handler_worker: {
+    label: "No worker for handler",
+    severity: "critical",
+    clears: "a live worker serves the handler again, or no run of the schedule is waiting",
+  },
 };
 
 export function isAlertKind(v: string): v is AlertKind {

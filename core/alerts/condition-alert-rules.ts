@@ -2,6 +2,7 @@
 // failures, no live worker, a planner falling behind. Each returns what fires now and which keys
 // have evidence that the condition cleared; a key with neither (no data) keeps its current state.
 import type { Queryable } from "../db/pool";
+import { liveWorkerSql } from "../handlers/handler-registry";
 import type { AlertCandidate } from "./alert-change";
 import { formatDuration } from "./format-duration";
 
@@ -148,6 +149,54 @@ export async function evaluateWorkerHealth(
     } else {
       out.clear.push({ dedupeKey: "planner_lag", resolution: `Planner lag is back to ${formatDuration(h.lag_ms)}.` });
     }
+  }
+  return out;
+}
+
+/** How long a due run may wait for a worker that serves its handler before the schedule alerts. */
+export const HANDLER_WAIT_GRACE_MS = 5000;
+
+/**
+ * Runs are routed to workers that serve their handler (core/queue/boss.ts). A schedule whose due runs wait
+ * while no live worker serves its handler alerts (per schedule, naming the handler), instead of its runs
+ * sitting queued in silence; it clears once a worker serving the handler is live or nothing waits.
+ */
+export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs: number }): Promise<ConditionResult> {
+  const { rows } = await db.query(
+    `WITH waiting AS (
+       SELECT r.schedule_id, r.handler, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
+         FROM runs r
+        WHERE ((r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at < clock_timestamp() - make_interval(secs => $2 / 1000.0))
+            OR (r.state = 'retrying' AND r.next_attempt_at < clock_timestamp() - make_interval(secs => $2 / 1000.0)))
+          AND NOT EXISTS (SELECT 1 FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
+                           WHERE wh.handler = r.handler AND ${liveWorkerSql("w", "$1")})
+        GROUP BY r.schedule_id, r.handler)
+     SELECT w.schedule_id, s.name, w.handler, w.n, (extract(epoch FROM clock_timestamp() - w.oldest) * 1000)::bigint AS waited_ms
+       FROM waiting w JOIN schedules s ON s.id = w.schedule_id`,
+    [opts.deadAfterMs, HANDLER_WAIT_GRACE_MS],
+  );
+  const out: ConditionResult = { firing: [], clear: [] };
+  const firing = new Set<string>();
+  for (const r of rows) {
+    const key = `no_handler_worker:${r.schedule_id}`;
+    firing.add(key);
+    out.firing.push({
+      kind: "no_handler_worker",
+      dedupeKey: key,
+      severity: "critical",
+      scheduleId: r.schedule_id,
+      runId: null,
+      message: `${r.name}: ${r.n} due run${r.n === 1 ? "" : "s"} waiting ${formatDuration(Number(r.waited_ms))}: no live worker serves handler ${r.handler}`,
+      data: { handler: r.handler, waiting: r.n, waitedMs: Number(r.waited_ms) },
+      causeAt: null,
+      causes: 1,
+    });
+  }
+  const { rows: open } = await db.query<{ dedupe_key: string }>(
+    `SELECT dedupe_key FROM alerts WHERE kind = 'no_handler_worker' AND resolved_at IS NULL`,
+  );
+  for (const a of open) {
+    if (!firing.has(a.dedupe_key)) out.clear.push({ dedupeKey: a.dedupe_key, resolution: "A live worker serves the handler again (or no run waits for one)." });
   }
   return out;
 }

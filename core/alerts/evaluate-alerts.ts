@@ -13,6 +13,7 @@ import type { AlertKind } from "./alert-kinds";
 import {
   CONDITION_CONFIG,
   evaluateFailureStreaks,
+  evaluateHandlerWorkers,
   evaluateLatenessP95,
   evaluateWorkerHealth,
   type ConditionResult,
@@ -70,6 +71,7 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
     const conditions: ConditionResult[] = [];
     if (wants("late")) conditions.push(await evaluateLatenessP95(tx, opts.latenessWindowSeconds));
     if (wants("failures")) conditions.push(await evaluateFailureStreaks(tx));
+    if (wants("no_handler_worker")) conditions.push(await evaluateHandlerWorkers(tx, opts));
     if (wants("no_worker") || wants("planner_lag")) {
       const health = await evaluateWorkerHealth(tx, opts);
       conditions.push({

@@ -1,20 +1,21 @@
-// The handler registry: which job types exist and what payload each accepts. The scheduling code
-// validates schedule payloads here; the worker looks up the same names to run them.
-import { z } from "zod";
+// Which handlers exist and what payload each accepts. Workers advertise the handlers they serve
+// (core/handlers/advertise-handlers.ts); the catalog of every handler ever advertised is what the console
+// lists and what a schedule's payload is validated against:
+//  - a built-in (compiled into this release) is checked with its own zod schema, whose refinements and
+//    messages are richer than any JSON Schema (the worker checks the same schema again before each attempt);
+//  - a handler from the user's code is checked against the JSON Schema its workers advertised;
+//  - a handler no worker has ever advertised cannot be saved: the error says to start a worker with it.
 import { ValidationError, fieldErrorsFromZod } from "../errors";
+import type { Queryable } from "../db/pool";
 import type { HandlerSpec } from "./define-handler";
 import { BUILTIN_HANDLER_SPECS } from "./builtin-handler-specs";
+import { payloadJsonSchema } from "./advertised-handler";
+import { validateAgainstSchema } from "./json-schema-validate";
 
-const registry = new Map<string, HandlerSpec>(BUILTIN_HANDLER_SPECS.map((s) => [s.name, s as HandlerSpec]));
+const builtins = new Map<string, HandlerSpec>(BUILTIN_HANDLER_SPECS.map((s) => [s.name, s as HandlerSpec]));
 
-/** Adds a custom handler's spec (its run half must be registered in the worker under the same name). */
-export function registerHandlerSpec(spec: HandlerSpec): void {
-  if (registry.has(spec.name)) throw new Error(`Handler "${spec.name}" is already registered`);
-  registry.set(spec.name, spec);
-}
-
-export function getHandlerDefinition(name: string): HandlerSpec | undefined {
-  return registry.get(name);
+export function getBuiltinHandlerSpec(name: string): HandlerSpec | undefined {
+  return builtins.get(name);
 }
 
 export interface HandlerListing {
@@ -22,33 +23,102 @@ export interface HandlerListing {
   description: string;
   /** JSON Schema of the payload as a caller writes it (defaults make fields optional). */
   payloadSchema: Record<string, unknown>;
+  builtin: boolean;
+  /** "builtin", or the module file or package a worker loaded it from. */
+  source: string;
+  /** Live workers that serve it now; 0 = its runs wait (and alert) until one starts. */
+  liveWorkers: number;
+  /** Distinct versions (hashes) among those live workers: more than 1 during a rolling deploy. */
+  liveVersions: number;
+  hash: string | null;
+  /** When a worker last advertised it; null for a built-in no worker has started with yet. */
+  lastSeenAt: Date | null;
 }
 
-export function listHandlers(): HandlerListing[] {
-  return [...registry.values()]
-    .map((s) => ({
-      name: s.name,
-      description: s.description,
-      payloadSchema: z.toJSONSchema(s.payload, { io: "input", unrepresentable: "any" }) as Record<string, unknown>,
-    }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+interface CatalogRow {
+  name: string;
+  description: string;
+  payload_schema: Record<string, unknown>;
+  builtin: boolean;
+  source: string;
+  hash: string;
+  last_seen_at: Date;
+  live_workers: number;
+  live_versions: number;
+}
+
+/** SQL: "worker w is live" (the same rule as core/workers/list-workers.ts), deadAfterMs as $n. */
+export const liveWorkerSql = (w: string, deadAfterParam: string) =>
+  `(${w}.stopped_at IS NULL AND ${w}.state <> 'stopped' AND ${w}.heartbeat_at > clock_timestamp() - make_interval(secs => ${deadAfterParam} / 1000.0))`;
+
+async function catalogRows(db: Queryable, deadAfterMs: number, name?: string): Promise<CatalogRow[]> {
+  const { rows } = await db.query(
+    `SELECT h.name, h.description, h.payload_schema, h.builtin, h.source, h.hash, h.last_seen_at,
+            coalesce(l.n, 0)::int AS live_workers, coalesce(l.versions, 0)::int AS live_versions
+       FROM handlers h
+       LEFT JOIN LATERAL (
+         SELECT count(*) AS n, count(DISTINCT wh.hash) AS versions
+           FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
+          WHERE wh.handler = h.name AND ${liveWorkerSql("w", "$1")}) l ON true
+      WHERE $2::text IS NULL OR h.name = $2
+      ORDER BY h.name`,
+    [deadAfterMs, name ?? null],
+  );
+  return rows as CatalogRow[];
+}
+
+/** Every handler a schedule can use: the catalog, plus built-ins no worker has advertised yet. Sorted by name. */
+export async function listHandlers(db: Queryable, opts: { deadAfterMs: number }): Promise<HandlerListing[]> {
+  const rows = await catalogRows(db, opts.deadAfterMs);
+  const out: HandlerListing[] = rows.map((r) => ({
+    name: r.name,
+    description: r.description,
+    payloadSchema: r.builtin && builtins.has(r.name) ? payloadJsonSchema(builtins.get(r.name)!) : r.payload_schema,
+    builtin: r.builtin,
+    source: r.source,
+    liveWorkers: r.live_workers,
+    liveVersions: r.live_versions,
+    hash: r.hash,
+    lastSeenAt: r.last_seen_at,
+  }));
+  const seen = new Set(out.map((h) => h.name));
+  for (const spec of builtins.values()) {
+    if (seen.has(spec.name)) continue;
+    out.push({ name: spec.name, description: spec.description, payloadSchema: payloadJsonSchema(spec), builtin: true, source: "builtin", liveWorkers: 0, liveVersions: 0, hash: null, lastSeenAt: null });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function unknownHandler(handler: string, known: string[]): ValidationError {
+  const message = `No worker has ever served handler "${handler}". Start a worker that loads it (VIGIL_HANDLERS=./jobs npm run worker), then save again.`;
+  return new ValidationError(`Unknown handler "${handler}".`, { handler: `${message} Known handlers: ${known.join(", ") || "none"}` });
+}
+
+function payloadError(handler: string, fields: Record<string, string>): ValidationError {
+  return new ValidationError(`The payload does not fit handler ${handler}.`, fields);
 }
 
 /**
- * Parses a payload with its handler's schema. Throws ValidationError naming the field
- * (`handler`, or `payload.<path>`) so a form can show the message next to it.
+ * Parses a payload for its handler. Throws ValidationError naming the field (`handler`, or
+ * `payload.<path>`) so a form can show the message next to it. Returns the payload to store (a
+ * built-in's defaults filled in; a user handler's payload as given — its worker fills defaults).
  */
-export function validateHandlerPayload(handler: string, payload: unknown): unknown {
-  const spec = registry.get(handler);
-  if (!spec) {
-    const known = [...registry.keys()].sort().join(", ");
-    throw new ValidationError(`Unknown handler "${handler}".`, { handler: `Unknown handler "${handler}"; registered handlers: ${known}` });
-  }
-  const parsed = spec.payload.safeParse(payload ?? {});
-  if (!parsed.success) {
+export async function validateHandlerPayload(db: Queryable, handler: string, payload: unknown): Promise<unknown> {
+  const spec = builtins.get(handler);
+  if (spec) {
+    const parsed = spec.payload.safeParse(payload ?? {});
+    if (parsed.success) return parsed.data;
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(fieldErrorsFromZod(parsed.error.issues))) fields[k === "_" ? "payload" : `payload.${k}`] = v;
-    throw new ValidationError(`The payload does not fit handler ${handler}.`, fields);
+    throw payloadError(handler, fields);
   }
-  return parsed.data;
+  const [row] = await catalogRows(db, 0, handler);
+  if (!row) {
+    const { rows } = await db.query<{ name: string }>(`SELECT name FROM handlers ORDER BY name`);
+    throw unknownHandler(handler, [...new Set([...builtins.keys(), ...rows.map((r) => r.name)])].sort());
+  }
+  const value = payload ?? {};
+  const problems = validateAgainstSchema(row.payload_schema, value);
+  if (problems.length === 0) return value;
+  throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
 }

@@ -1,7 +1,7 @@
 // What the workers page and the metrics show about work in the system right now: runs waiting to
 // start (and why), running and retrying runs, pg-boss's own queue, live workers and planner lag.
 import type { Queryable } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
+import { RUN_QUEUE_PREFIX } from "../queue/boss";
 
 export interface QueueSummary {
   runsQueued: number;
@@ -30,8 +30,9 @@ export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promi
       .query(
         `SELECT count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS queued,
                 count(*) FILTER (WHERE state = 'active')::int AS active
-           FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`,
-        [RUN_QUEUE],
+           FROM pgboss.job
+          WHERE name = ANY(ARRAY(SELECT $1 || h.name FROM handlers h)) AND state IN ('created', 'retry', 'active')`,
+        [RUN_QUEUE_PREFIX],
       )
       // Before the first worker starts, pg-boss's schema does not exist yet.
       .catch((err: { code?: string }) => {

@@ -1,9 +1,47 @@
 // The pg-boss client. Vigil uses pg-boss as its durable queue (job per attempt, expiration as a
 // hard backstop) but plans, times and guards runs itself; see worker/ for why.
+//
+// Routing: one pg-boss queue per handler ("vigil-run.<handler>"). A worker fetches only from the queues
+// of the handlers it serves, so two workers with different handler sets never take each other's runs,
+// and a run whose handler no live worker serves waits in its queue (visible, alerted) until one starts.
 import { PgBoss } from "pg-boss";
 import type { Logger } from "../log";
 
-export const RUN_QUEUE = "vigil-run";
+/** The single queue of releases before per-handler routing; its leftover jobs are re-sent by the stalled-run reaper. */
+export const LEGACY_RUN_QUEUE = "vigil-run";
+export const RUN_QUEUE_PREFIX = "vigil-run.";
+
+/** The queue of a handler's run jobs. Handler names (core/handlers/define-handler.ts) are valid queue names. */
+export function runQueueFor(handler: string): string {
+  return RUN_QUEUE_PREFIX + handler;
+}
+
+export function handlerOfQueue(queue: string): string | null {
+  return queue.startsWith(RUN_QUEUE_PREFIX) ? queue.slice(RUN_QUEUE_PREFIX.length) : null;
+}
+
+const known = new WeakMap<PgBoss, Set<string>>();
+
+/**
+ * Creates the run queues of these handlers unless they exist. Every sender calls it (a worker plans and
+ * retries runs of handlers it does not serve), so it is cached per client: after the first call per
+ * handler it costs nothing.
+ */
+export async function ensureRunQueues(boss: PgBoss, handlers: Iterable<string>): Promise<void> {
+  let have = known.get(boss);
+  if (!have) known.set(boss, (have = new Set()));
+  for (const handler of new Set(handlers)) {
+    const name = runQueueFor(handler);
+    if (have.has(name)) continue;
+    if (!(await boss.getQueue(name))) {
+      await boss.createQueue(name, { policy: "standard", retryLimit: 0, deleteAfterSeconds: 7 * 24 * 3600 }).catch(async (err) => {
+        // Another worker created it first.
+        if (!(await boss.getQueue(name))) throw err;
+      });
+    }
+    have.add(name);
+  }
+}
 
 export async function startBoss(opts: { connectionString: string; log: Logger; max?: number; supervise?: boolean }): Promise<PgBoss> {
   const boss = new PgBoss({
@@ -18,11 +56,5 @@ export async function startBoss(opts: { connectionString: string; log: Logger; m
   // Attached before start(): an unhandled 'error' event would crash the worker.
   boss.on("error", (err: Error) => opts.log.error({ err }, "pg-boss error"));
   await boss.start();
-  if (!(await boss.getQueue(RUN_QUEUE))) {
-    await boss.createQueue(RUN_QUEUE, { policy: "standard", retryLimit: 0, deleteAfterSeconds: 7 * 24 * 3600 }).catch(async (err) => {
-      // Another worker created it first.
-      if (!(await boss.getQueue(RUN_QUEUE))) throw err;
-    });
-  }
   return boss;
 }

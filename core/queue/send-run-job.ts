@@ -3,9 +3,23 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import { jobIdFor } from "./job-id";
-import { RUN_QUEUE } from "./boss";
+import { ensureRunQueues, runQueueFor } from "./boss";
 
 export const DUE_CHANNEL = "vigil_due";
+
+/**
+ * NOTIFY 'vigil_due' payload: "<due epoch ms> <handler>". A dispatcher arms a timer for the due time and,
+ * when it fires, fetches from that handler's queue (if it serves it). A payload without a handler (an older
+ * sender) means "some queue": the dispatcher then fetches from all of its queues.
+ */
+export function dueNotice(dueAt: Date, handler: string): string {
+  return `${dueAt.getTime()} ${handler}`;
+}
+
+export function parseDueNotice(payload: string): { dueMs: number; handler: string | null } {
+  const [ms, handler] = payload.split(" ");
+  return { dueMs: Number(ms), handler: handler || null };
+}
 
 export interface RunJobData {
   runId: string;
@@ -26,11 +40,12 @@ export function runJobData(job: RunJobData): RunJobData {
 export async function sendRunJob(
   tx: Queryable,
   boss: PgBoss,
-  job: RunJobData & { dueAt: Date; expireInSeconds: number; wake?: number },
+  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number },
 ): Promise<string | null> {
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
+  await ensureRunQueues(boss, [job.handler]);
   const sent = await boss.send(
-    RUN_QUEUE,
+    runQueueFor(job.handler),
     runJobData(job),
     {
       id,
@@ -41,6 +56,6 @@ export async function sendRunJob(
     },
   );
   // Delivered at commit: dispatchers re-arm their timers for this due time.
-  await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, String(job.dueAt.getTime())]);
+  await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, dueNotice(job.dueAt, job.handler)]);
   return sent;
 }

@@ -5,9 +5,9 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
+import { ensureRunQueues, runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
-import { DUE_CHANNEL, runJobData, type RunJobData } from "../queue/send-run-job";
+import { DUE_CHANNEL, dueNotice, runJobData, type RunJobData } from "../queue/send-run-job";
 import { recordRunEvents } from "./record-run-event";
 import { plainRunSql } from "./plain-run";
 import { startingDeadlinePassedSql } from "./starting-deadline";
@@ -17,6 +17,7 @@ export const ENQUEUE_AHEAD_MS = 10_000;
 
 interface DueRow {
   id: string;
+  handler: string;
   due_at: Date;
   timeout_seconds: number;
   grace_seconds: number;
@@ -37,7 +38,7 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
   for (let i = 0; i < (opts.maxBatches ?? 20); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
-        `SELECT r.id, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
+        `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
                 ${plainRunSql()} AS plain
            FROM runs r JOIN schedules s ON s.id = r.schedule_id
           WHERE r.state = 'planned' AND r.wait_reason IS NULL
@@ -85,7 +86,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
     );
     if (next.length === 0) return 0;
     const { rows } = await tx.query<DueRow>(
-      `SELECT r.id, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
+      `SELECT r.id, r.handler, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
               clock_timestamp() AS now, ${plainRunSql()} AS plain
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
@@ -111,7 +112,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
   await sendRunJobs(
     tx,
     boss,
-    rows.map((r, i) => ({ runId: r.id, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain })),
+    rows.map((r, i) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain })),
   );
   await tx.query(
     `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
@@ -141,20 +142,29 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
 export async function sendRunJobs(
   tx: Queryable,
   boss: PgBoss,
-  jobs: (RunJobData & { dueAt: Date; expireInSeconds: number; wake: number })[],
+  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number })[],
 ): Promise<void> {
   if (jobs.length === 0) return;
-  await boss.insert(
-    RUN_QUEUE,
-    jobs.map((j) => ({
-      id: jobIdFor(j.runId, j.attempt, j.wake),
-      data: runJobData(j),
-      startAfter: j.dueAt,
-      expireInSeconds: j.expireInSeconds,
-      retryLimit: 0,
-    })),
-    { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
-  );
-  const dueTimes = [...new Set(jobs.map((j) => String(j.dueAt.getTime())))];
-  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, dueTimes]);
+  const byHandler = new Map<string, typeof jobs>();
+  for (const j of jobs) {
+    const batch = byHandler.get(j.handler);
+    if (batch) batch.push(j);
+    else byHandler.set(j.handler, [j]);
+  }
+  await ensureRunQueues(boss, byHandler.keys());
+  for (const [handler, batch] of byHandler) {
+    await boss.insert(
+      runQueueFor(handler),
+      batch.map((j) => ({
+        id: jobIdFor(j.runId, j.attempt, j.wake),
+        data: runJobData(j),
+        startAfter: j.dueAt,
+        expireInSeconds: j.expireInSeconds,
+        retryLimit: 0,
+      })),
+      { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
+    );
+  }
+  const notices = [...new Set(jobs.map((j) => dueNotice(j.dueAt, j.handler)))];
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, notices]);
 }

@@ -30,6 +30,8 @@ export interface PendingRun {
   rescuedBefore: boolean;
   /** Set when the run is queued: the id of the pg-boss job that would start it. */
   jobId?: string | null;
+  /** The run's handler (its job sits in that handler's queue). */
+  handler?: string;
 }
 
 export interface MisfireDecision {

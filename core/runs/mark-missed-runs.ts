@@ -3,7 +3,7 @@
 // visible state — missed, paused, or rescued to run — and none is silently absent.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { RUN_QUEUE } from "../queue/boss";
+import { runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
 import { systemActor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
@@ -71,7 +71,7 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: Pg
 /** The schedule's not-started runs whose planned time has come, locked (rows being claimed are skipped). */
 export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promise<PendingRun[]> {
   const { rows } = await tx.query(
-    `SELECT r.id, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
+    `SELECT r.id, r.handler, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
             (r.due_at <= clock_timestamp() AND ${startingDeadlinePassedSql("r", "s")}) AS overdue,
             EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data ? 'rescue') AS rescued_before
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
@@ -89,6 +89,7 @@ export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promis
     overdue: r.overdue,
     rescuedBefore: r.rescued_before,
     jobId: r.state === "queued" ? jobIdFor(r.id, r.attempt + 1, r.wakes) : null,
+    handler: r.handler,
   }));
 }
 
@@ -111,9 +112,15 @@ export async function applyMisfireDecision(
   // Jobs of queued runs that will not start from them: cancelled with the decision, so that after downtime a
   // dispatcher does not spend its first seconds claiming and suppressing a backlog of them.
   const byId = new Map(pending.map((r) => [r.id, r]));
-  const staleJobs = [...d.missed, ...d.rescue, ...d.paused].map((id) => byId.get(id)?.jobId).filter((j): j is string => !!j);
-  if (boss && staleJobs.length > 0) {
-    await boss.cancel(RUN_QUEUE, staleJobs, { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
+  const staleJobs = new Map<string, string[]>();
+  for (const id of [...d.missed, ...d.rescue, ...d.paused]) {
+    const r = byId.get(id);
+    if (!r?.jobId || !r.handler) continue;
+    const queue = runQueueFor(r.handler);
+    staleJobs.set(queue, [...(staleJobs.get(queue) ?? []), r.jobId]);
+  }
+  for (const [queue, ids] of boss ? staleJobs : []) {
+    await boss!.cancel(queue, ids, { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
   }
   if (d.missed.length > 0) {
     await endRuns(tx, d.missed, "missed");

@@ -7,13 +7,14 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
+import { runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
 import { lockRunScope } from "./lock-run-scope";
 import { wakeRuns } from "./wake-waiting-runs";
 
 interface Candidate {
   id: string;
+  handler: string;
   state: string;
   attempt: number;
   wakes: number;
@@ -31,15 +32,15 @@ export interface StalledRunOptions {
 export async function rekickStalledRuns(pool: pg.Pool, boss: PgBoss, opts: StalledRunOptions): Promise<string[]> {
   const limit = opts.limit ?? 100;
   const { rows: candidates } = await pool.query<Candidate>(
-    `(SELECT id, state, attempt, wakes, wait_reason FROM runs
+    `(SELECT id, handler, state, attempt, wakes, wait_reason FROM runs
        WHERE state = 'queued' AND wait_reason IS NULL AND due_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000.0)
        ORDER BY due_at LIMIT $2)
      UNION ALL
-     (SELECT id, state, attempt, wakes, wait_reason FROM runs
+     (SELECT id, handler, state, attempt, wakes, wait_reason FROM runs
        WHERE state = 'retrying' AND next_attempt_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000.0)
        ORDER BY next_attempt_at LIMIT $2)
      UNION ALL
-     (SELECT r.id, r.state, r.attempt, r.wakes, r.wait_reason FROM runs r
+     (SELECT r.id, r.handler, r.state, r.attempt, r.wakes, r.wait_reason FROM runs r
        WHERE r.state = 'queued' AND r.wait_reason IS NOT NULL
          AND r.updated_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000.0)
          AND CASE r.wait_reason
@@ -55,8 +56,8 @@ export async function rekickStalledRuns(pool: pg.Pool, boss: PgBoss, opts: Stall
   const expected = new Map(candidates.map((c) => [jobIdFor(c.id, c.attempt + 1, c.wakes), c]));
   const { rows: jobs } = await pool.query<{ id: string; live: boolean }>(
     `SELECT id::text, (state IN ('created', 'retry') OR (state = 'active' AND started_on > now() - make_interval(secs => $3::float8 / 1000.0))) AS live
-       FROM pgboss.job WHERE name = $1 AND id = ANY($2::uuid[])`,
-    [RUN_QUEUE, [...expected.keys()], opts.unclaimedMs],
+       FROM pgboss.job WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[])`,
+    [[...new Set(candidates.map((c) => runQueueFor(c.handler)))], [...expected.keys()], opts.unclaimedMs],
   );
   const live = new Set(jobs.filter((j) => j.live).map((j) => j.id));
   const stalled = [...expected.entries()].filter(([jobId]) => !live.has(jobId)).map(([, c]) => c);

@@ -7,7 +7,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../db/pool";
-import { RUN_QUEUE } from "../queue/boss";
+import { runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
 import { recordAudit } from "../audit/record-audit";
 import { systemActor } from "../auth/roles";
@@ -75,7 +75,7 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
       WHERE run_id = $1 AND number = $2 AND state = 'running'`,
     [runId, run.attempt, why],
   );
-  await boss.fail(RUN_QUEUE, jobIdFor(runId, run.attempt, run.wakes), { error: why }, {
+  await boss.fail(runQueueFor(run.handler), jobIdFor(runId, run.attempt, run.wakes), { error: why }, {
     db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
   });
 

@@ -16,7 +16,7 @@ export function hasAttemptsLeft(run: { attempt: number; maxAttempts: number }): 
 export async function scheduleRetry(
   tx: Queryable,
   boss: PgBoss,
-  run: { id: string; attempt: number; maxAttempts: number; timeoutSeconds: number; graceSeconds: number },
+  run: { id: string; handler: string; attempt: number; maxAttempts: number; timeoutSeconds: number; graceSeconds: number },
   policy: RetryPolicy,
   opts: { workerId?: string | null; reason: string; random?: () => number },
 ): Promise<{ nextAttemptAt: Date; delayMs: number }> {
@@ -32,6 +32,7 @@ export async function scheduleRetry(
   const nextAttemptAt = rows[0]!.next_attempt_at;
   await sendRunJob(tx, boss, {
     runId: run.id,
+    handler: run.handler,
     attempt: run.attempt + 1,
     dueAt: nextAttemptAt,
     expireInSeconds: jobExpireSeconds(run),

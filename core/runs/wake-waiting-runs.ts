@@ -46,12 +46,13 @@ export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], wh
   const { rows } = await tx.query(
     `UPDATE runs SET wait_reason = NULL, wakes = wakes + 1, updated_at = clock_timestamp()
       WHERE id = ANY($1::uuid[])
-      RETURNING id, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now`,
+      RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now`,
     [runIds],
   );
   for (const r of rows) {
     await sendRunJob(tx, boss, {
       runId: r.id,
+      handler: r.handler,
       attempt: r.attempt + 1,
       wake: r.wakes,
       dueAt: r.now,

@@ -10,16 +10,16 @@ import { notifyPlanner } from "./notify-planner";
 import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
-import { checkPayload, parseOrThrow, registryCatalog, type HandlerCatalog } from "./validate-schedule-input";
+import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 
 export async function createSchedule(
   input: unknown,
   actor: Actor,
-  opts: { db?: Queryable; catalog?: HandlerCatalog } = {},
+  opts: { db?: Queryable } = {},
 ): Promise<Schedule> {
   const v = parseOrThrow(scheduleInputSchema, input);
-  v.payload = checkPayload(opts.catalog ?? registryCatalog, v.handler, v.payload);
   return inTransaction({ tx: opts.db }, async (tx) => {
+    v.payload = await checkPayload(tx, v.handler, v.payload);
     assertOnceInFuture(v.trigger, await dbNow(tx));
     await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit);
     const id = await insertSchedule(tx, v, actor);

@@ -15,7 +15,7 @@ import { resumeInTransaction } from "./resume-schedule";
 import { scheduleUpdateSchema, type ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
-import { checkPayload, parseOrThrow, registryCatalog, type HandlerCatalog } from "./validate-schedule-input";
+import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   name: "name", description: "description", handler: "handler", payload: "payload", trigger: "trigger",
@@ -33,7 +33,7 @@ export async function updateSchedule(
   id: string,
   input: unknown,
   actor: Actor,
-  opts: { db?: Queryable; catalog?: HandlerCatalog } = {},
+  opts: { db?: Queryable } = {},
 ): Promise<Schedule> {
   const patch = parseOrThrow(scheduleUpdateSchema, input);
   return inTransaction({ tx: opts.db }, async (tx) => {
@@ -46,7 +46,7 @@ export async function updateSchedule(
     }
     const changed = changedFields(before, patch);
     if (changed.has("handler") || changed.has("payload")) {
-      patch.payload = checkPayload(opts.catalog ?? registryCatalog, patch.handler ?? before.handler, patch.payload ?? before.payload);
+      patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
       if (!sameJson(patch.payload, before.payload)) changed.add("payload");
     }
     const base = patch.retryBaseSeconds ?? before.retryBaseSeconds;

@@ -4,16 +4,22 @@
 // This module graph (and the handlers it loads) is loaded by Node's own type stripping, without
 // tsx, so a replacement thread is ready sooner: relative imports name their .ts file, and type-only
 // imports say `import type` (see thread-pool.ts, which falls back to tsx if that ever fails).
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { HANDLER_LOG_LEVELS } from "../../core/handlers/handler-context.ts";
 import type { HandlerContext } from "../../core/handlers/handler-context.ts";
 import { createThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
-import { handlerImplementations } from "../handlers/index.ts";
-import type { AttemptTask, FromThread, ToThread } from "./thread-protocol.ts";
+import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
+import { loadHandlers } from "../handlers/load-handlers.ts";
+import type { AttemptTask, FromThread, ThreadData, ToThread } from "./thread-protocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("attempt-thread.ts must run in a worker thread");
+const data = (workerData ?? {}) as Partial<ThreadData>;
+// The same modules the main thread loaded (and advertised); a failure here kills the thread before it is ready.
+const handlerImplementations: ReadonlyMap<string, HandlerDefinition> = new Map(
+  (await loadHandlers({ sources: data.handlerSources ?? [], cwd: data.cwd })).map((h) => [h.def.name, h.def]),
+);
 
 let controller: AbortController | null = null;
 let threadDb: ThreadDb | null = null;

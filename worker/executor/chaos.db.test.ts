@@ -47,14 +47,14 @@ async function planPostings(): Promise<void> {
             LATERAL (SELECT g, date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => 3 + g * 0.04) AS at, floor(random() * $3::int)::int AS f
                        FROM generate_series(0, $2 - 1) g) t
       WHERE s.id = $1
-     RETURNING id, due_at`,
+     RETURNING id, handler, due_at`,
     [s, RUNS, ACCOUNTS],
   );
   const boss = await startTestBoss(db.url);
   const c = await pool.connect();
   try {
     await c.query("BEGIN");
-    for (const r of rows) await sendRunJob(c, boss, { runId: r.id, attempt: 1, dueAt: r.due_at, expireInSeconds: 80 });
+    for (const r of rows) await sendRunJob(c, boss, { runId: r.id, handler: r.handler, attempt: 1, dueAt: r.due_at, expireInSeconds: 80 });
     await c.query("COMMIT");
   } finally {
     c.release();

@@ -13,12 +13,16 @@ import { createDispatcher } from "../dispatcher";
 import { createReaper } from "../reaper";
 import { Executor } from "./executor";
 import { createRunHeartbeat } from "./run-heartbeat";
+import type { ThreadData } from "./thread-protocol";
 
 export function createExecutionServices(opts: {
   pool: pg.Pool;
   boss: PgBoss;
   workerId: string;
   connectionString: string;
+  /** The handlers this worker serves (its dispatcher fetches only their queues) and what its threads load. */
+  handlers: readonly string[];
+  threadData: ThreadData;
   env: Env;
   log: Logger;
 }): { executor: Executor; services: WorkerService[] } {
@@ -32,6 +36,7 @@ export function createExecutionServices(opts: {
     workerId: opts.workerId,
     concurrency: env.VIGIL_WORKER_CONCURRENCY,
     databaseUrl: opts.connectionString,
+    threadData: opts.threadData,
     log: opts.log,
     // Several slots freeing in one tick cause one fetch.
     onSlotFree: () => setImmediate(() => poke()),
@@ -43,6 +48,7 @@ export function createExecutionServices(opts: {
     executor,
     workerId: opts.workerId,
     connectionString: opts.connectionString,
+    handlers: opts.handlers,
     log: opts.log,
   });
   poke = dispatcher.poke;

@@ -1,6 +1,8 @@
 // Knows when runs are due and wakes the dispatcher at that instant. Due times are database-clock
 // epoch ms; the timer runs on performance.now() through a measured offset (db clock − monotonic
 // clock, corrected by half the round trip), so a skewed wall clock changes nothing.
+// Each due time remembers which handlers' runs fall due then, so the dispatcher fetches from those
+// handlers' queues only (core/queue/boss.ts: one queue per handler).
 import type pg from "pg";
 import type { Logger } from "../../core/log";
 
@@ -11,9 +13,14 @@ const MAX_TIMES = 20_000;
 const FIRE_MARGIN_MS = 2;
 const FOLLOW_UPS_MS = [8, 30];
 
+/** Handlers whose queues may hold due jobs now; "all" when a time's handlers are unknown. */
+export type DueHandlers = Set<string> | "all";
+
 export class DueTimer {
   private offsetMs = 0;
   private times: number[] = [];
+  private handlersAt = new Map<number, DueHandlers>();
+  private lastFired: DueHandlers = "all";
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
   private intervals: NodeJS.Timeout[] = [];
@@ -23,7 +30,7 @@ export class DueTimer {
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: Logger,
-    private readonly wake: () => void,
+    private readonly wake: (handlers: DueHandlers) => void,
   ) {}
 
   async start(): Promise<void> {
@@ -64,32 +71,41 @@ export class DueTimer {
   /** Loads upcoming due times of queued runs and retries (after start or a lost LISTEN). */
   async refreshFromRuns(): Promise<void> {
     try {
-      const { rows } = await this.pool.query<{ ms: number }>(
-        `SELECT extract(epoch FROM t)::float8 * 1000 AS ms FROM (
-           (SELECT due_at AS t FROM runs WHERE state = 'queued' AND wait_reason IS NULL AND due_at > clock_timestamp() ORDER BY due_at LIMIT 500)
+      const { rows } = await this.pool.query<{ ms: number; handler: string }>(
+        `SELECT extract(epoch FROM t)::float8 * 1000 AS ms, handler FROM (
+           (SELECT due_at AS t, handler FROM runs WHERE state = 'queued' AND wait_reason IS NULL AND due_at > clock_timestamp() ORDER BY due_at LIMIT 500)
            UNION
-           (SELECT next_attempt_at FROM runs WHERE state = 'retrying' AND next_attempt_at > clock_timestamp() ORDER BY next_attempt_at LIMIT 500)) x`,
+           (SELECT next_attempt_at, handler FROM runs WHERE state = 'retrying' AND next_attempt_at > clock_timestamp() ORDER BY next_attempt_at LIMIT 500)) x`,
       );
-      for (const r of rows) this.add(r.ms);
+      for (const r of rows) this.add(r.ms, r.handler);
     } catch (err) {
       this.log.warn({ err }, "could not load upcoming due times");
     }
   }
 
-  add(dueMs: number): void {
+  /** handler null: unknown (fetch from every queue at that time). */
+  add(dueMs: number, handler: string | null): void {
     if (this.stopped) return;
     if (!Number.isFinite(dueMs) || dueMs <= this.dbNowMs() + 1) {
-      this.wake();
+      this.wake(handler === null ? "all" : new Set([handler]));
       return;
     }
     const i = sortedIndex(this.times, dueMs);
-    if (this.times[i] === dueMs) return;
+    if (this.times[i] === dueMs) {
+      const at = this.handlersAt.get(dueMs);
+      if (at !== "all" && at !== undefined) {
+        if (handler === null) this.handlersAt.set(dueMs, "all");
+        else at.add(handler);
+      }
+      return;
+    }
     if (this.times.length >= MAX_TIMES) {
       // Far-future times fall off; the refresh and the poll bring them back when they matter.
       if (i >= MAX_TIMES) return;
-      this.times.pop();
+      this.handlersAt.delete(this.times.pop()!);
     }
     this.times.splice(i, 0, dueMs);
+    this.handlersAt.set(dueMs, handler === null ? "all" : new Set([handler]));
     if (dueMs < this.armedFor) this.rearm();
   }
 
@@ -100,7 +116,8 @@ export class DueTimer {
       return;
     }
     const next = this.followUps.shift();
-    if (next !== undefined) setTimeout(() => !this.stopped && this.wake(), next).unref();
+    const again = this.lastFired;
+    if (next !== undefined) setTimeout(() => !this.stopped && this.wake(again), next).unref();
   }
 
   private rearm(): void {
@@ -116,9 +133,17 @@ export class DueTimer {
     const now = this.dbNowMs();
     let k = 0;
     while (k < this.times.length && this.times[k]! <= now) k++;
-    this.times.splice(0, k);
+    let fired: DueHandlers = new Set<string>();
+    for (const t of this.times.splice(0, k)) {
+      const at = this.handlersAt.get(t) ?? "all";
+      this.handlersAt.delete(t);
+      if (fired === "all") continue;
+      if (at === "all") fired = "all";
+      else for (const h of at) fired.add(h);
+    }
+    this.lastFired = fired;
     this.followUps = [...FOLLOW_UPS_MS];
-    this.wake();
+    this.wake(fired);
     this.rearm();
   }
 }

@@ -10,6 +10,7 @@ import { RunLogWriter } from "./run-log-writer";
 import { FinishBatcher } from "./finish-batcher";
 import { JobSettler } from "./job-settler";
 import { ThreadPool } from "./thread-pool";
+import type { ThreadData } from "./thread-protocol";
 
 const EARLY_CANCEL_MEMORY_MS = 10_000;
 /** Time kept at the end of a drain to abort, terminate and record what is still running. */
@@ -23,6 +24,8 @@ export interface ExecutorOptions {
   workerId: string;
   concurrency: number;
   databaseUrl: string;
+  /** Which handler modules every thread loads. */
+  threadData: ThreadData;
   log: Logger;
   /** A slot became free (a thread is idle again): the dispatcher may fetch. */
   onSlotFree: () => void;
@@ -37,7 +40,7 @@ export class Executor {
   private exiting = false;
 
   constructor(private readonly opts: ExecutorOptions) {
-    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree);
+    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree, opts.threadData);
     this.logs = new RunLogWriter(opts.pool, opts.log);
     this.settler = new JobSettler(opts.boss, opts.log);
     this.finisher = new FinishBatcher(opts.pool, opts.hotPool, opts.boss, this.settler);

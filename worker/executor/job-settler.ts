@@ -1,17 +1,21 @@
 // Settles pg-boss jobs after the transaction that decided their fate has committed, many per call.
 // A job's state matters only to pg-boss (retention, expiry): the run's own row is the truth. So a
 // settle lost in a crash costs nothing but an 'active' job that pg-boss later expires.
+// Jobs live in one queue per handler (core/queue/boss.ts): the dispatcher tells the settler which queue
+// each fetched job came from, and settles are sent per queue.
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../../core/log";
-import { RUN_QUEUE } from "../../core/queue/boss";
 import { afterLinger } from "./linger";
 
 const CHUNK = 500;
 const MAX_TRIES = 5;
 
+type How = "complete" | "fail";
+
 export class JobSettler {
-  private completes: string[] = [];
-  private fails: string[] = [];
+  /** Queue of every fetched job not yet settled. */
+  private readonly queueOf = new Map<string, string>();
+  private pending: { jobId: string; queue: string; how: How }[] = [];
   private flushing: Promise<void> | null = null;
   private again = false;
   private tries = 0;
@@ -22,9 +26,20 @@ export class JobSettler {
     private readonly log: Logger,
   ) {}
 
-  settle(s: { jobId: string; how: "complete" | "fail" } | null): void {
+  /** Remembers which queue a fetched job belongs to. */
+  track(job: { id: string; name: string }): void {
+    this.queueOf.set(job.id, job.name);
+  }
+
+  settle(s: { jobId: string; how: How } | null): void {
     if (!s) return;
-    (s.how === "complete" ? this.completes : this.fails).push(s.jobId);
+    const queue = this.queueOf.get(s.jobId);
+    if (queue === undefined) {
+      this.log.warn({ jobId: s.jobId }, "asked to settle a job this worker did not fetch; pg-boss will expire it");
+      return;
+    }
+    this.queueOf.delete(s.jobId);
+    this.pending.push({ jobId: s.jobId, queue, how: s.how });
     this.kick();
   }
 
@@ -45,23 +60,34 @@ export class JobSettler {
   }
 
   private async flush(): Promise<void> {
-    const completes = this.completes.splice(0, CHUNK);
-    const fails = this.fails.splice(0, CHUNK);
+    const batch = this.pending.splice(0, CHUNK);
+    const groups = new Map<string, string[]>();
+    for (const p of batch) {
+      const key = `${p.how} ${p.queue}`;
+      const ids = groups.get(key);
+      if (ids) ids.push(p.jobId);
+      else groups.set(key, [p.jobId]);
+    }
+    const done = new Set<string>();
     try {
-      if (completes.length > 0) await this.boss.complete(RUN_QUEUE, completes);
-      if (fails.length > 0) await this.boss.fail(RUN_QUEUE, fails, { error: "the attempt failed; see the run's trace" });
+      for (const [key, ids] of groups) {
+        const [how, queue] = [key.slice(0, key.indexOf(" ")), key.slice(key.indexOf(" ") + 1)];
+        if (how === "complete") await this.boss.complete(queue, ids);
+        else await this.boss.fail(queue, ids, { error: "the attempt failed; see the run's trace" });
+        done.add(key);
+      }
       this.tries = 0;
     } catch (err) {
+      const left = batch.filter((p) => !done.has(`${p.how} ${p.queue}`));
       if (++this.tries < MAX_TRIES) {
-        this.completes.unshift(...completes);
-        this.fails.unshift(...fails);
+        this.pending.unshift(...left);
         await new Promise((r) => setTimeout(r, 100 * 2 ** this.tries));
       } else {
-        this.log.warn({ err, jobs: completes.length + fails.length }, "could not settle pg-boss jobs; pg-boss will expire them");
+        this.log.warn({ err, jobs: left.length }, "could not settle pg-boss jobs; pg-boss will expire them");
         this.tries = 0;
       }
     }
-    if (this.completes.length > 0 || this.fails.length > 0) this.again = true;
+    if (this.pending.length > 0) this.again = true;
   }
 
   async stop(): Promise<void> {

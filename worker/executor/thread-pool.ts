@@ -3,7 +3,7 @@
 // that was terminated (timeout, cancel, crash) is replaced in the background.
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/log";
-import type { FromThread, ToThread } from "./thread-protocol";
+import type { FromThread, ThreadData, ToThread } from "./thread-protocol";
 
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
@@ -56,6 +56,7 @@ export class ThreadPool {
     private readonly log: Logger,
     /** Called when a thread becomes idle (a slot is free). */
     private readonly onAvailable: () => void,
+    private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd() },
   ) {}
 
   /**
@@ -113,7 +114,11 @@ export class ThreadPool {
   private spawn(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     const native = nativeTypeScript;
-    const worker = new Worker(THREAD_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: 512 }, ...(native ? { execArgv: [] } : {}) });
+    const worker = new Worker(THREAD_ENTRY, {
+      workerData: this.threadData,
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      ...(native ? { execArgv: [] } : {}),
+    });
     const t = new PooledThread(this.nextId++, worker);
     this.all.add(t);
     return new Promise<void>((resolve) => {

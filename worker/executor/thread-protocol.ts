@@ -1,6 +1,14 @@
 // Messages between the executor (main thread) and an attempt thread.
 import type { HandlerLogLevel } from "../../core/handlers/handler-context";
 
+/** What every executor thread is started with (workerData). */
+export interface ThreadData {
+  /** Handler folders, files or packages to load besides the built-ins (worker/handlers/load-handlers.ts). */
+  handlerSources: string[];
+  /** The folder relative sources are resolved from (the worker's working directory). */
+  cwd: string;
+}
+
 export interface AttemptTask {
   runId: string;
   scheduleId: string;

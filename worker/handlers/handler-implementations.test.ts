@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { listHandlers } from "../../core/handlers/handler-registry";
+import { BUILTIN_HANDLER_SPECS } from "../../core/handlers/builtin-handler-specs";
+import { isHandlerDefinition } from "../../core/handlers/define-handler";
 import { handlerImplementations } from "./index";
 
 describe("built-in handler implementations", () => {
-  it("exist for every registered spec and reuse its schema", () => {
-    for (const h of listHandlers()) {
-      const impl = handlerImplementations.get(h.name);
-      expect(impl, h.name).toBeDefined();
-      expect(typeof impl!.run).toBe("function");
+  it("exist for every built-in spec, made with defineHandler", () => {
+    for (const spec of BUILTIN_HANDLER_SPECS) {
+      const impl = handlerImplementations.get(spec.name);
+      expect(impl, spec.name).toBeDefined();
+      expect(isHandlerDefinition(impl), spec.name).toBe(true);
+      expect(impl!.payload, spec.name).toBe(spec.payload);
     }
-    expect(handlerImplementations.size).toBe(listHandlers().length);
+    expect(handlerImplementations.size).toBe(BUILTIN_HANDLER_SPECS.length);
   });
 });

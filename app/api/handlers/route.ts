@@ -1,8 +1,13 @@
-// GET /api/handlers   (viewer) → { handlers: [{ name, description, payloadSchema (JSON Schema of the payload as a
-//   caller writes it; defaulted fields optional) }] } sorted by name — the job types a schedule can use.
+// GET /api/handlers   (viewer) → { handlers: HandlerListing[] } (core/handlers/handler-registry.ts), sorted by
+//   name: every handler some worker ever advertised (plus the built-ins), each with its payload's JSON Schema and
+//   how many live workers serve it now (0 = its runs wait until a worker that loads it starts).
 import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getEnv } from "@/core/env";
 import { listHandlers } from "@/core/handlers/handler-registry";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => ({ handlers: listHandlers() }));
+export const GET = apiRoute({ access: "viewer" }, async () => ({
+  handlers: await listHandlers(getPool(), { deadAfterMs: getEnv().VIGIL_WORKER_DEAD_AFTER_MS }),
+}));
