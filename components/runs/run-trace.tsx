@@ -9,6 +9,7 @@ import { useNow } from "../ui/use-now";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { CancelStages } from "./cancel-stages";
 import { runTraceQuery, type RunTraceView } from "./runs-queries";
+import { HandlerName } from "../schedules/handler-availability";
 
 const EVENT_ICON: Record<string, string> = {
   planned: "◇", enqueued: "◌", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "◌", started: "▶",
@@ -107,7 +108,9 @@ export function RunTrace({ runId }: { runId: string }) {
           <h2 id="identity-title" style={{ marginTop: 0 }}>What ran</h2>
           <dl className="kv">
             <dt>Handler</dt>
-            <dd className="mono">{run.handler}</dd>
+            <dd>
+              <HandlerName name={run.handler} />
+            </dd>
             <dt>Idempotency key</dt>
             <dd className="mono" data-testid="idempotency-key">{run.idempotencyKey}</dd>
             <dt>Worker</dt>

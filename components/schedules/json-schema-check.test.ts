@@ -16,14 +16,22 @@ describe("checkPayload", () => {
     expect(checkPayload('{"from":', ledger)[0]?.message).toMatch(/Not valid JSON/);
   });
   it("names missing required fields, wrong types and unknown keys", () => {
-    const problems = checkPayload('{"from":"cash","amount":"5","extra":1}', ledger).map((p) => p.message);
-    expect(problems).toContain("to is required");
-    expect(problems).toContain("amount must be integer, not string");
-    expect(problems).toContain("extra is not a field of this handler");
+    const problems = checkPayload('{"from":"cash","amount":"5","extra":1}', ledger);
+    expect(problems.map((p) => p.path).sort()).toEqual(["", "amount", "extra"]);
+    expect(problems.find((p) => p.path === "")!.message).toMatch(/"to"/);
+    expect(problems.find((p) => p.path === "amount")!.message).toMatch(/integer/);
+    expect(problems.find((p) => p.path === "extra")!.message).toMatch(/not a field/);
   });
-  it("does not demand a required field that has a default", () => {
-    const schema: JsonSchema = { type: "object", properties: { ms: { type: "integer", default: 1000 } }, required: ["ms"] };
-    expect(checkPayload("{}", schema)).toEqual([]);
+  it("checks what a user's schema says beyond types: patterns, formats of arrays, conditionals", () => {
+    const schema = {
+      type: "object",
+      properties: { ids: { type: "array", items: { type: "string", pattern: "^po_" }, minItems: 1 }, mode: { enum: ["a", "b"] } },
+      if: { properties: { mode: { const: "b" } } },
+      then: { required: ["ids"] },
+    } as JsonSchema;
+    expect(checkPayload('{"ids":["po_1","x"]}', schema).map((p) => p.path)).toEqual(["ids.1"]);
+    expect(checkPayload('{"mode":"b"}', schema)).toHaveLength(1);
+    expect(checkPayload('{"mode":"b","ids":["po_9"]}', schema)).toEqual([]);
   });
   it("refuses a payload that is not an object", () => {
     expect(checkPayload("[1]", ledger)[0]?.message).toMatch(/JSON object/);

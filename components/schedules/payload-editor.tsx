@@ -30,6 +30,20 @@ export function examplePayload(schema: JsonSchema | undefined): string {
   return JSON.stringify(out, null, 2);
 }
 
+function handlerHint(h: HandlerView | undefined) {
+  if (!h) return "The job type this schedule runs: a built-in, or one a worker loaded from your handlers folder.";
+  const where = h.builtin ? "built-in" : `from ${h.source}`;
+  if (h.liveWorkers === 0) {
+    return (
+      <span className="warn-text" data-testid="handler-unavailable">
+        ⚠ No live worker serves {h.name} ({where}): its runs will wait, and alert, until a worker that loads it starts. {h.description}
+      </span>
+    );
+  }
+  const versions = h.liveVersions > 1 ? ` — ${h.liveVersions} different versions live (a deploy in progress?)` : "";
+  return `${h.description} (${where}; ${h.liveWorkers} live worker${h.liveWorkers === 1 ? "" : "s"}${versions})`;
+}
+
 /** Handler picker, the handler's payload fields, and a JSON editor checked live against its schema. */
 export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPayload, errors }: Props) {
   const spec = handlers.find((h) => h.name === handler);
@@ -41,14 +55,22 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
   return (
     <fieldset className="fieldset" data-testid="payload-editor">
       <legend>What it runs</legend>
-      <FormField label="Handler" testId="field-handler" error={errors["handler"]} hint={spec?.description ?? "The job type this schedule runs."}>
+      <FormField label="Handler" testId="field-handler" error={errors["handler"]} hint={handlerHint(spec)}>
         <select value={handler} onChange={(e) => onHandler(e.target.value, examplePayload(handlers.find((h) => h.name === e.target.value)?.payloadSchema))}>
           <option value="">Choose a handler…</option>
-          {handlers.map((h) => (
-            <option key={h.name} value={h.name}>
-              {h.name}
-            </option>
-          ))}
+          {[true, false].map((live) => {
+            const group = handlers.filter((h) => h.liveWorkers > 0 === live);
+            if (group.length === 0) return null;
+            return (
+              <optgroup key={String(live)} label={live ? "Served by a live worker" : "No live worker (runs would wait)"}>
+                {group.map((h) => (
+                  <option key={h.name} value={h.name}>
+                    {live ? h.name : `${h.name} — unavailable`}
+                  </option>
+                ))}
+              </optgroup>
+            );
+          })}
         </select>
       </FormField>
       {spec && (

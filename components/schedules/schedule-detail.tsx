@@ -11,6 +11,7 @@ import { ScheduleActions } from "./schedule-actions";
 import { ScheduleState } from "./schedule-state";
 import { scheduleQuery, type ScheduleView } from "./schedules-queries";
 import type { TriggerBody } from "./schedule-form-values";
+import { HandlerName } from "./handler-availability";
 
 /** The saved trigger as the preview should read it: an interval counts from the schedule's creation. */
 function savedTrigger(s: ScheduleView): TriggerBody {
@@ -74,7 +75,9 @@ export function ScheduleDetail({ id }: { id: string }) {
               </>
             )}
             <dt>Handler</dt>
-            <dd className="mono">{s.handler}</dd>
+            <dd>
+              <HandlerName name={s.handler} />
+            </dd>
             <dt>Payload</dt>
             <dd>
               <pre className="json">{JSON.stringify(s.payload, null, 2)}</pre>

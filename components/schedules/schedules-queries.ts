@@ -2,14 +2,13 @@
 // shared by every component that reads them.
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { HandlerListing } from "@/core/handlers/handler-registry";
 import type { JsonSchema } from "./json-schema-check";
 import type { TriggerBody } from "./schedule-form-values";
 
-export interface HandlerView {
-  name: string;
-  description: string;
-  payloadSchema: JsonSchema;
-}
+/** GET /api/handlers — core/handlers/handler-registry.ts HandlerListing. */
+export type HandlerView = Omit<Jsonify<HandlerListing>, "payloadSchema"> & { payloadSchema: JsonSchema };
 
 export interface FireTimeView {
   at: string;
@@ -43,7 +42,9 @@ export const handlersQuery = () =>
   queryOptions({
     queryKey: ["handlers"],
     queryFn: () => fetchJson<{ handlers: HandlerView[] }>("/api/handlers"),
-    staleTime: 60_000,
+    // Which handlers a live worker serves changes when workers start and stop.
+    staleTime: 5_000,
+    refetchInterval: 10_000,
   });
 
 export const triggerPreviewQuery = (trigger: TriggerBody, count = 10) =>

@@ -7,6 +7,7 @@ import { useNow } from "../ui/use-now";
 import { LatenessSparkline } from "./lateness-sparkline";
 import { ScheduleState } from "./schedule-state";
 import { schedulesQuery, type ScheduleView } from "./schedules-queries";
+import { HandlerName } from "./handler-availability";
 
 function zoneOf(s: ScheduleView): string {
   return s.trigger.kind === "cron" ? s.trigger.timezone : s.timezone || "UTC";
@@ -70,7 +71,9 @@ export function SchedulesTable() {
                 <Link href={`/schedules/${s.id}`} className="strong nowrap">
                   {s.name}
                 </Link>
-                <div className="small muted mono">{s.handler}</div>
+                <div className="small muted">
+                  <HandlerName name={s.handler} />
+                </div>
                 {s.description && <div className="small muted clamp">{s.description}</div>}
               </td>
               <td>

@@ -14,6 +14,7 @@ export interface WorkerView {
   running: number;
   capacity: number;
   plannerLagMs: number | null;
+  handlers: string[];
 }
 
 export const workersQuery = () =>

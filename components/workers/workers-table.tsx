@@ -2,6 +2,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { workersQuery } from "./workers-queries";
 import { QueueSummary } from "./queue-summary";
+import { BUILTIN_HANDLER_SPECS } from "@/core/handlers/builtin-handler-specs";
+
+const BUILTIN = new Set<string>(BUILTIN_HANDLER_SPECS.map((s) => s.name));
 
 function age(ms: number): string {
   if (ms < 1000) return "just now";
@@ -29,6 +32,7 @@ export function WorkersTable() {
             <th>Heartbeat</th>
             <th>Running</th>
             <th>Planner lag</th>
+            <th>Handlers</th>
           </tr>
         </thead>
         <tbody>
@@ -47,6 +51,9 @@ export function WorkersTable() {
                 {w.running} / {w.capacity}
               </td>
               <td>{w.plannerLagMs === null ? "—" : `${w.plannerLagMs} ms`}</td>
+              <td className="small" data-testid="worker-handlers" title={w.handlers.join("\n")}>
+                {w.handlers.length === 0 ? "—" : `${w.handlers.length}: ${w.handlers.filter((h) => !BUILTIN.has(h)).join(", ") || "built-ins"}`}
+              </td>
             </tr>
           ))}
         </tbody>

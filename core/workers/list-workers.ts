@@ -16,6 +16,8 @@ export interface WorkerRow {
   live: boolean;
   running: number;
   plannerLagMs: number | null;
+  /** The handlers it advertised (core/handlers/advertise-handlers.ts), by name. */
+  handlers: string[];
 }
 
 export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { limit?: number } = {}): Promise<WorkerRow[]> {
@@ -23,7 +25,8 @@ export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { li
     `SELECT w.id, w.host, w.pid, w.version, w.capacity, w.state, w.started_at, w.heartbeat_at, w.stopped_at,
             w.planner_lag_ms,
             (extract(epoch FROM clock_timestamp() - w.heartbeat_at) * 1000)::int AS age_ms,
-            (SELECT count(*) FROM runs r WHERE r.worker_id = w.id AND r.state = 'running')::int AS running
+            (SELECT count(*) FROM runs r WHERE r.worker_id = w.id AND r.state = 'running')::int AS running,
+            coalesce((SELECT array_agg(wh.handler ORDER BY wh.handler) FROM worker_handlers wh WHERE wh.worker_id = w.id), '{}') AS handlers
        FROM workers w
       ORDER BY (w.stopped_at IS NULL AND w.heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)) DESC,
                w.heartbeat_at DESC
@@ -44,6 +47,7 @@ export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { li
     live: r.stopped_at === null && r.state !== "stopped" && r.age_ms <= deadAfterMs,
     running: r.running,
     plannerLagMs: r.planner_lag_ms,
+    handlers: r.handlers,
   }));
 }
 
