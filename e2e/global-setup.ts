@@ -86,7 +86,7 @@ export default async function globalSetup() {
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [
     launch("console", ["node_modules/next/dist/bin/next", "start", "-p", String(port)], { ...env, VIGIL_PROCESS: "console" }, { quiet: true, sink: logFile }),
-    launch("worker", ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: "worker" }, { quiet: true, sink: logFile }),
+    launch("worker", ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: "worker" }, { quiet: true, sink: logFile, exitWithParent: true }),
   ];
   process.env.VIGIL_E2E_BASE_URL = baseURL;
   process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;

@@ -1,5 +1,6 @@
 // The Vigil worker process: registers itself, starts pg-boss, then runs its services until a
 // signal asks it to drain. Any number of workers may run against one database.
+import "./require-node-version";
 import "./clock-skew";
 import { getEnv, requireDatabaseUrl } from "../core/env";
 import { getLogger } from "../core/log";
@@ -15,6 +16,7 @@ import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   process.env.VIGIL_PROCESS ??= "worker";
+  const watchParent = Boolean(process.channel);
   const env = getEnv();
   const identity = newWorkerIdentity(pkg.version);
   const log = getLogger().child({ workerId: identity.id });
@@ -23,7 +25,13 @@ async function main(): Promise<void> {
   await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
 
-  const execution = createExecutionServices({ pool, boss, workerId: identity.id, connectionString: requireDatabaseUrl(), env, log });
+  const execution = createExecutionServices({
+    pool, boss, workerId: identity.id, connectionString: requireDatabaseUrl(), env, log,
+    onFatal: (err) => {
+      log.fatal({ err }, `worker stopping: ${err.message}`);
+      void drain("fatal", 1);
+    },
+  });
   const planner = createPlanner({ pool, boss, connectionString: requireDatabaseUrl(), horizonSeconds: env.VIGIL_PLAN_AHEAD_SECONDS, log });
   const services: WorkerService[] = [
     createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }) }),
@@ -40,7 +48,7 @@ async function main(): Promise<void> {
   // start-up drains what has started instead of killing the process mid-way.
   const started: WorkerService[] = [];
   let stopping = false;
-  const drain = async (signal: string) => {
+  const drain = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     const deadline = performance.now() + env.VIGIL_DRAIN_TIMEOUT_MS;
@@ -54,10 +62,17 @@ async function main(): Promise<void> {
     await markWorkerState(pool, identity.id, "stopped").catch((err) => log.warn({ err }, "could not mark stopped"));
     await closePool();
     log.info("worker stopped");
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on("SIGTERM", () => void drain("SIGTERM"));
   process.on("SIGINT", () => void drain("SIGINT"));
+  // A worker started by a parent (npm start's launcher, a test, a bench) gets an IPC channel to it
+  // (scripts/lib/processes.ts, test/worker-process.ts): the channel closes when the parent dies, even by SIGKILL,
+  // and the worker drains instead of running on orphaned. A worker started by hand has no channel.
+  if (watchParent) {
+    if (process.connected) process.once("disconnect", () => void drain("parent exited"));
+    else void drain("parent exited");
+  }
 
   for (const s of services) {
     if (stopping) return;

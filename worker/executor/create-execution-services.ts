@@ -21,6 +21,8 @@ export function createExecutionServices(opts: {
   connectionString: string;
   env: Env;
   log: Logger;
+  /** The executor can no longer start threads: the worker must stop. */
+  onFatal?: (err: Error) => void;
 }): { executor: Executor; services: WorkerService[] } {
   const { env } = opts;
   let poke = () => {};
@@ -35,6 +37,7 @@ export function createExecutionServices(opts: {
     log: opts.log,
     // Several slots freeing in one tick cause one fetch.
     onSlotFree: () => setImmediate(() => poke()),
+    onFatal: opts.onFatal,
   });
   const dispatcher = createDispatcher({
     pool: opts.pool,
