@@ -29,6 +29,8 @@ export const envSchema = z.object({
   VIGIL_ADMIN_PASSWORD: z.string().optional(),
   VIGIL_WORKER_CONCURRENCY: int(8),
   VIGIL_WORKER_DB_POOL: int(6),
+  // Connections of each process's main pool (core/db/pool.ts), console and worker alike.
+  VIGIL_DB_POOL_MAX: int(10),
   VIGIL_HEARTBEAT_MS: int(2000),
   VIGIL_ZOMBIE_AFTER_MS: int(8000),
   VIGIL_WORKER_DEAD_AFTER_MS: int(10000),

@@ -14,6 +14,8 @@ export class StartupError extends Error {}
 
 export interface RunningPostgres {
   url(database: string): string;
+  /** Where the cluster's files are. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -124,8 +126,12 @@ export async function startEmbeddedPostgres(opts: {
       cause: err,
     });
   }
-  const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
-  return { url, stop: () => server.stop() };
+  return { url: (database) => embeddedUrl(opts.port, database), dataDir, stop: () => server.stop() };
+}
+
+/** The URL of a database on the embedded server listening on port (this process's or a running Vigil's). */
+export function embeddedUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
