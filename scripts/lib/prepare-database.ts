@@ -10,7 +10,7 @@ export async function prepareDatabase(log: (line: string) => void): Promise<{ ur
   let embedded: RunningPostgres | undefined;
   if (!url) {
     const t0 = performance.now();
-    embedded = await startEmbeddedPostgres({ dataDir: env.VIGIL_DATA_DIR, port: env.VIGIL_PG_PORT });
+    embedded = await startEmbeddedPostgres({ dataDir: env.VIGIL_DATA_DIR, port: env.VIGIL_PG_PORT, say: log });
     await ensureDatabase(embedded.url("postgres"), "vigil");
     url = embedded.url("vigil");
     log(`embedded PostgreSQL up on 127.0.0.1:${env.VIGIL_PG_PORT} (data in ${embedded.dataDir}) in ${Math.round(performance.now() - t0)} ms`);
