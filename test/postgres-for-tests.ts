@@ -51,6 +51,8 @@ export async function startTestPostgres(
     adminUrl = external;
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-test-pg-"));
+    // This folder is the test run's own: opened so that, as root, the server's 'postgres' user can keep the
+    // throwaway cluster in it (otherwise scripts/lib/postgres-as-root.ts would place it under /var/lib/vigil).
     fs.chmodSync(dir, 0o755);
     const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false, durable: opts.durable ?? false, settings: opts.settings });
     adminUrl = server.url("postgres");

@@ -18,7 +18,8 @@ export interface TestWorker {
 export function startWorker(databaseUrl: string, env: Record<string, string> = {}, args: string[] = []): TestWorker {
   const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts", ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, VIGIL_LOG_FORMAT: "json", VIGIL_PROCESS: "worker", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    // The IPC channel closes when this process dies: the worker then drains and exits (worker/main.ts).
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   const logs: string[] = [];
   for (const s of [child.stdout!, child.stderr!]) readline.createInterface({ input: s }).on("line", (l) => logs.push(l));

@@ -1,5 +1,6 @@
 // The Vigil worker process: registers itself, starts pg-boss, then runs its services until a
 // signal asks it to drain. Any number of workers may run against one database.
+import "./require-node-version";
 import "./clock-skew";
 import fs from "node:fs";
 import { getEnv, requireDatabaseUrl } from "../core/env";
@@ -20,6 +21,7 @@ import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   process.env.VIGIL_PROCESS ??= "worker";
+  const watchParent = Boolean(process.channel);
   const env = getEnv();
   const options = parseWorkerOptions(process.argv.slice(2), env);
   const served = await loadServedHandlers(options.handlerSources, options.serve);
@@ -46,6 +48,10 @@ async function main(): Promise<void> {
     threadData: { handlerSources: options.handlerSources, cwd: process.cwd() },
     env,
     log,
+    onFatal: (err) => {
+      log.fatal({ err }, `worker stopping: ${err.message}`);
+      void drain("fatal", 1);
+    },
   });
   const planner = createPlanner({ pool, boss, connectionString: requireDatabaseUrl(), horizonSeconds: env.VIGIL_PLAN_AHEAD_SECONDS, log });
   const services: WorkerService[] = [
@@ -63,7 +69,7 @@ async function main(): Promise<void> {
   // start-up drains what has started instead of killing the process mid-way.
   const started: WorkerService[] = [];
   let stopping = false;
-  const drain = async (signal: string) => {
+  const drain = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     const deadline = performance.now() + env.VIGIL_DRAIN_TIMEOUT_MS;
@@ -77,10 +83,17 @@ async function main(): Promise<void> {
     await markWorkerState(pool, identity.id, "stopped").catch((err) => log.warn({ err }, "could not mark stopped"));
     await closePool();
     log.info("worker stopped");
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on("SIGTERM", () => void drain("SIGTERM"));
   process.on("SIGINT", () => void drain("SIGINT"));
+  // A worker started by a parent (npm start's launcher, a test, a bench) gets an IPC channel to it
+  // (scripts/lib/processes.ts, test/worker-process.ts): the channel closes when the parent dies, even by SIGKILL,
+  // and the worker drains instead of running on orphaned. A worker started by hand has no channel.
+  if (watchParent) {
+    if (process.connected) process.once("disconnect", () => void drain("parent exited"));
+    else void drain("parent exited");
+  }
 
   for (const s of services) {
     if (stopping) return;

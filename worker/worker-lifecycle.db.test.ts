@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import readline from "node:readline";
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase } from "../test/db";
@@ -35,6 +38,47 @@ describe("worker process", () => {
     const w = startWorker("postgres://nobody:nothing@127.0.0.1:1/none");
     expect(await w.exited).toBe(1);
     expect(w.logs.join("\n")).toMatch(/worker failed to start/);
+  });
+
+  it("drains and exits when the process that started it dies (SIGKILL), instead of running on orphaned", async () => {
+    const parent = spawn(process.execPath, ["--import", "tsx", "test/worker-parent.ts", db.url], { stdio: ["ignore", "pipe", "inherit"] });
+    const parentExited = new Promise((resolve) => parent.on("exit", resolve));
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    let workerPid = 0;
+    try {
+      const lines = readline.createInterface({ input: parent.stdout! });
+      workerPid = await new Promise<number>((resolve) => lines.on("line", (l) => /^worker pid (\d+)$/.test(l) && resolve(Number(l.split(" ")[2]))));
+      const id = await waitFor(
+        "the worker to register",
+        async () => (await c.query("SELECT id FROM workers WHERE pid = $1 AND state = 'running'", [workerPid])).rows[0]?.id as string | undefined,
+        { timeoutMs: 30_000 },
+      );
+      parent.kill("SIGKILL");
+      await parentExited;
+      const gone = () => {
+        // Reparented to an init that may not reap it at once: a zombie has exited too.
+        try {
+          return fs.readFileSync(`/proc/${workerPid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
+        } catch {
+          return true;
+        }
+      };
+      await waitFor("the orphaned worker to exit", gone, { timeoutMs: 20_000 });
+      const row = (await c.query("SELECT state, stopped_at FROM workers WHERE id = $1", [id])).rows[0];
+      expect(row.state).toBe("stopped");
+      expect(row.stopped_at).not.toBeNull();
+    } finally {
+      await c.end();
+      parent.kill("SIGKILL");
+      if (workerPid) {
+        try {
+          process.kill(workerPid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 
   it("lets several workers run against one database", async () => {

@@ -8,8 +8,9 @@ import pg from "pg";
 
 const LOCK_KEY = 746346;
 
+/** prisma/migrations of the checkout every Vigil process runs from (its working directory). */
 export function migrationsDir(): string {
-  return path.resolve(/*turbopackIgnore: true*/ process.env.VIGIL_MIGRATIONS_DIR ?? path.join(process.cwd(), "prisma", "migrations"));
+  return path.join(/*turbopackIgnore: true*/ process.cwd(), "prisma", "migrations");
 }
 
 export function listMigrations(dir = migrationsDir()): { name: string; sql: string; checksum: string }[] {

@@ -1,6 +1,6 @@
 // The pg connection pool and the few helpers every SQL-owning module uses.
 import pg from "pg";
-import { requireDatabaseUrl } from "../env";
+import { getEnv, requireDatabaseUrl } from "../env";
 
 // Timestamps travel as ISO strings → Date; bigint counts (COUNT(*), ledger amounts) as JS numbers,
 // which is exact below 2^53 — far beyond any balance or count Vigil stores.
@@ -14,8 +14,8 @@ export function getPool(): pg.Pool {
   if (!pool) {
     pool = new pg.Pool({
       connectionString: requireDatabaseUrl(),
-      max: Number(process.env.VIGIL_DB_POOL_MAX ?? 10),
-      application_name: process.env.VIGIL_APP_NAME ?? "vigil",
+      max: getEnv().VIGIL_DB_POOL_MAX,
+      application_name: "vigil",
     });
     survivesLostConnections(pool, "idle client error");
   }

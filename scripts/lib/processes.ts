@@ -12,9 +12,14 @@ export function launch(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  opts: { quiet?: boolean; sink?: NodeJS.WritableStream } = {},
+  opts: {
+    quiet?: boolean;
+    sink?: NodeJS.WritableStream;
+    /** Opens an IPC channel that closes when this process dies: a worker then drains and exits (worker/main.ts). */
+    exitWithParent?: boolean;
+  } = {},
 ): Managed {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe", ...(opts.exitWithParent ? ["ipc" as const] : [])] });
   const prefix = `[${name}]`;
   for (const stream of [child.stdout!, child.stderr!]) {
     const rl = readline.createInterface({ input: stream });

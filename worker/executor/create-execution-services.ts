@@ -25,6 +25,8 @@ export function createExecutionServices(opts: {
   threadData: ThreadData;
   env: Env;
   log: Logger;
+  /** The executor can no longer start threads: the worker must stop. */
+  onFatal?: (err: Error) => void;
 }): { executor: Executor; services: WorkerService[] } {
   const { env } = opts;
   let poke = () => {};
@@ -40,6 +42,7 @@ export function createExecutionServices(opts: {
     log: opts.log,
     // Several slots freeing in one tick cause one fetch.
     onSlotFree: () => setImmediate(() => poke()),
+    onFatal: opts.onFatal,
   });
   const dispatcher = createDispatcher({
     pool: opts.pool,

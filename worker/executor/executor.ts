@@ -29,6 +29,8 @@ export interface ExecutorOptions {
   log: Logger;
   /** A slot became free (a thread is idle again): the dispatcher may fetch. */
   onSlotFree: () => void;
+  /** No thread can start any more (worker/executor/thread-pool.ts): the worker cannot run anything. */
+  onFatal?: (err: Error) => void;
 }
 
 export class Executor {
@@ -40,7 +42,7 @@ export class Executor {
   private exiting = false;
 
   constructor(private readonly opts: ExecutorOptions) {
-    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree, opts.threadData);
+    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree, opts.onFatal, undefined, opts.threadData);
     this.logs = new RunLogWriter(opts.pool, opts.log);
     this.settler = new JobSettler(opts.boss, opts.log);
     this.finisher = new FinishBatcher(opts.pool, opts.hotPool, opts.boss, this.settler);

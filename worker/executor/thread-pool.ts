@@ -8,11 +8,24 @@ import type { FromThread, ThreadData, ToThread } from "./thread-protocol";
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
 /**
+ * Threads that die before becoming ready, one after another, mean no thread can start at all (a handler module
+ * that throws at import, a Node that cannot load the entry): after this many the pool gives up instead of
+ * retrying once a second forever. One thread that becomes ready resets the count.
+ */
+export const MAX_CONSECUTIVE_START_FAILURES = 5;
+/**
  * Threads load their modules with Node's built-in type stripping instead of inheriting the tsx
  * loader: a replacement thread after a kill is ready in a fraction of the time. If a thread ever
  * fails to start that way (a handler module Node cannot strip), later threads inherit tsx again.
  */
 let nativeTypeScript = Boolean((process.features as { typescript?: string | false }).typescript);
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
 
 export type ThreadEvent = FromThread | { type: "exit"; code: number; error?: string };
 
@@ -50,12 +63,23 @@ export class ThreadPool {
   private nextId = 1;
   private stopped = false;
   private warm = false;
+  private startFailures = 0;
+  private firstReady = deferred();
+  private everReady = false;
 
   constructor(
     readonly size: number,
     private readonly log: Logger,
     /** Called when a thread becomes idle (a slot is free). */
     private readonly onAvailable: () => void,
+    /**
+     * Called once when MAX_CONSECUTIVE_START_FAILURES threads in a row died before becoming ready after the pool
+     * had started; the pool has stopped respawning and the worker cannot run anything. (Before the first thread
+     * is ready, start() rejects instead.)
+     */
+    private readonly onFatal: (err: Error) => void = () => {},
+    /** The module each thread runs (tests pass their own). */
+    private readonly entry: URL = THREAD_ENTRY,
     private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd() },
   ) {}
 
@@ -65,7 +89,8 @@ export class ThreadPool {
    * cost instead of all of them (several threads starting at once share the same cores anyway).
    */
   async start(): Promise<void> {
-    await this.spawn();
+    void this.spawn();
+    await this.firstReady.promise;
     for (let i = 1; i < this.size; i++) void this.spawn();
   }
 
@@ -100,10 +125,19 @@ export class ThreadPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // A start() still waiting for its first thread returns (a drain during start-up).
+    this.firstReady.resolve();
     const threads = [...this.all];
     this.idle = [];
     await Promise.all(threads.map((t) => ((t.dead = true), t.worker.terminate())));
     this.all.clear();
+  }
+
+  private giveUp(err: Error): void {
+    if (this.stopped) return;
+    if (this.everReady) this.onFatal(err);
+    else this.firstReady.reject(err);
+    void this.stop();
   }
 
   private forget(t: PooledThread): void {
@@ -113,8 +147,9 @@ export class ThreadPool {
 
   private spawn(): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    let lastError: string | undefined;
     const native = nativeTypeScript;
-    const worker = new Worker(THREAD_ENTRY, {
+    const worker = new Worker(this.entry, {
       workerData: this.threadData,
       resourceLimits: { maxOldGenerationSizeMb: 512 },
       ...(native ? { execArgv: [] } : {}),
@@ -125,6 +160,9 @@ export class ThreadPool {
       worker.on("message", (m: FromThread) => {
         if (m.type === "ready" && !t.ready) {
           t.ready = true;
+          this.startFailures = 0;
+          this.everReady = true;
+          this.firstReady.resolve();
           if (!this.warm && [...this.all].every((x) => x.ready) && this.all.size === this.size) {
             this.warm = true;
             this.log.info({ threads: this.size }, "executor threads warm");
@@ -143,6 +181,7 @@ export class ThreadPool {
           nativeTypeScript = false;
           this.log.warn({ err }, "executor thread could not load with Node's type stripping; using tsx for threads");
         }
+        if (!t.ready) lastError = err.message;
         this.log.error({ err, thread: t.id }, "executor thread crashed");
         t.emit({ type: "exit", code: 1, error: err.message });
       });
@@ -154,6 +193,10 @@ export class ThreadPool {
         if (!this.all.has(t)) return resolve();
         this.all.delete(t);
         if (this.stopped) return resolve();
+        if (!wasReady && ++this.startFailures >= MAX_CONSECUTIVE_START_FAILURES) {
+          this.giveUp(new Error(`executor threads cannot start: ${this.startFailures} threads in a row died before becoming ready (last: ${lastError ?? `exit code ${code}`})`));
+          return resolve();
+        }
         // A thread that died while starting (bad module, no memory) is retried after a pause, not in a hot loop.
         if (!wasReady) setTimeout(() => void this.spawn().then(resolve), RESPAWN_BACKOFF_MS).unref();
         else {
