@@ -7,6 +7,7 @@ import { prepareDatabase } from "./lib/prepare-database";
 import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
 import { buildIsCurrent, stampBuild } from "./lib/build";
 import { launch, terminate, type Managed } from "./lib/processes";
+import { WORKER_CONFIG_EXIT_CODE } from "../worker/exit-codes";
 
 const dev = process.argv.includes("--dev");
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
@@ -67,19 +68,33 @@ async function main(): Promise<void> {
   });
 
   const workerCount = Number(process.env.VIGIL_WORKERS ?? 1);
-  for (let i = 1; i <= workerCount; i++) superviseWorker(workerCount > 1 ? `worker-${i}` : "worker", childEnv, children, () => stopping);
+  for (let i = 1; i <= workerCount; i++) superviseWorker(workerCount > 1 ? `worker-${i}` : "worker", childEnv, children, () => stopping, (code) => void stopAll(code));
   say(`console on http://localhost:${env.PORT} — Ctrl-C stops everything`);
 }
 
-/** Restarts a worker that dies unexpectedly, with a growing pause so a crash loop does not spin. */
-function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed[], stopping: () => boolean): void {
+/** A worker that ran this long before dying was healthy: its next restart starts the backoff over. */
+const HEALTHY_RUN_MS = 60_000;
+
+/**
+ * Restarts a worker that dies unexpectedly, with a growing pause so a crash loop does not spin. A worker that
+ * refused its configuration (exit code WORKER_CONFIG_EXIT_CODE, e.g. a broken handler module) would refuse it
+ * again: everything stops instead, with the worker's one line above.
+ */
+function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed[], stopping: () => boolean, stopAll: (code: number) => void): void {
   let restarts = 0;
   const start = () => {
+    const startedPerf = performance.now();
     const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name }, { exitWithParent: true });
     children.push(w);
     w.exited.then((code) => {
       children.splice(children.indexOf(w), 1);
       if (stopping()) return;
+      if (code === WORKER_CONFIG_EXIT_CODE) {
+        say(`${name} refused its configuration (see its line above); stopping — fix it and run npm start again`);
+        stopAll(1);
+        return;
+      }
+      if (performance.now() - startedPerf > HEALTHY_RUN_MS) restarts = 0;
       const delay = Math.min(30000, 1000 * 2 ** restarts++);
       say(`${name} exited (code ${code}); restarting in ${delay / 1000} s`);
       setTimeout(() => !stopping() && start(), delay);

@@ -12,6 +12,7 @@ import { waitFor } from "../test/wait-for";
 import { startWarmWorker } from "../test/warm-worker";
 import { startWorker, type TestWorker } from "../test/worker-process";
 import { evaluateAlerts } from "../core/alerts/evaluate-alerts";
+import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import * as schedulesRoute from "../app/api/schedules/route";
 import * as handlersRoute from "../app/api/handlers/route";
 
@@ -160,7 +161,7 @@ describe("handlers from the user's own folder", () => {
     fs.writeFileSync(path.join(broken, "oops.ts"), `import { defineHandler } from "vigil/sdk";\nthrow new Error("missing API_KEY");\n`);
     try {
       const w = startWorker(db.url, {}, ["--handlers", broken]);
-      expect(await w.exited).toBe(1);
+      expect(await w.exited).toBe(WORKER_CONFIG_EXIT_CODE);
       const errLines = w.logs.filter((l) => l.includes("cannot start"));
       expect(errLines).toHaveLength(1);
       expect(errLines[0]).toBe(`vigil worker: cannot start: ${path.join(broken, "oops.ts")}: could not load: missing API_KEY`);

@@ -10,7 +10,8 @@ import { ensureRunQueues, startBoss } from "../core/queue/boss";
 import { describeHandler } from "../core/handlers/advertised-handler";
 import { advertiseHandlers } from "../core/handlers/advertise-handlers";
 import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/load-handlers";
-import { parseWorkerOptions, servesHandler } from "./worker-options";
+import { parseWorkerOptions, servesHandler, WorkerOptionsError } from "./worker-options";
+import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
@@ -116,7 +117,10 @@ async function loadServedHandlers(sources: string[], serve: string[]): Promise<L
 
 main().catch((err) => {
   // A handler folder with a problem is the operator's to fix: one line naming the file and what is wrong.
-  if (err instanceof HandlerLoadError) process.stderr.write(`vigil worker: cannot start: ${err.message}\n`);
-  else getLogger().fatal({ err }, "worker failed to start");
+  if (err instanceof HandlerLoadError || err instanceof WorkerOptionsError) {
+    process.stderr.write(`vigil worker: cannot start: ${err.message}\n`);
+    process.exit(WORKER_CONFIG_EXIT_CODE);
+  }
+  getLogger().fatal({ err }, "worker failed to start");
   process.exit(1);
 });

@@ -3,6 +3,10 @@
 // lists and may repeat (`--handlers ./jobs --handlers @acme/jobs`).
 import { parseHandlerSources } from "./handlers/load-handlers";
 
+export class WorkerOptionsError extends Error {
+  override name = "WorkerOptionsError";
+}
+
 export interface WorkerOptions {
   handlerSources: string[];
   /** Name patterns ("*" matches any run of characters): a handler is served if any matches. */
@@ -13,9 +17,9 @@ export function parseWorkerOptions(argv: string[], env: { VIGIL_HANDLERS: string
   const flags: Record<"handlers" | "serve", string[]> = { handlers: [], serve: [] };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--(handlers|serve)(?:=(.*))?$/.exec(argv[i]!);
-    if (!m) throw new Error(`Unknown argument "${argv[i]}": the worker takes --handlers <folder|file|package> and --serve <names>`);
+    if (!m) throw new WorkerOptionsError(`Unknown argument "${argv[i]}": the worker takes --handlers <folder|file|package> and --serve <names>`);
     const value = m[2] ?? argv[++i];
-    if (value === undefined || value.startsWith("--")) throw new Error(`--${m[1]} needs a value`);
+    if (value === undefined || value.startsWith("--")) throw new WorkerOptionsError(`--${m[1]} needs a value`);
     flags[m[1] as "handlers" | "serve"].push(value);
   }
   const serve = parseHandlerSources(flags.serve.length > 0 ? flags.serve : [env.VIGIL_SERVE]);
