@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".vigil/", "core/db/generated/", "next-env.d.ts", "test-results/", "artifacts/"] },
+  { ignores: ["node_modules/", ".next/", ".vigil/", "next-env.d.ts", "test-results/", "artifacts/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
