@@ -51,6 +51,7 @@ export class Attempt {
   /** The process group a handler runs a child in (shell.command), while it may be alive. */
   private processGroup: number | null = null;
   private onProcessGroupGone: (() => void) | null = null;
+  private processGroupKilled = false;
   private readonly log: Logger;
   private readonly stages: StageRecorder;
   readonly done: Promise<void>;
@@ -162,7 +163,8 @@ export class Attempt {
       // The abort went out before this message arrived: the group has not had its SIGTERM yet.
       if (this.phase === "stopping") this.signalProcessGroup("SIGTERM", "");
     } else if (event === "leftovers_killed") {
-      this.stages.add("sigkill_sent", `SIGKILL sent to leftover processes of group ${pgid} after the command exited`, { pgid, signal: "SIGKILL", leftovers: true });
+      // After our own SIGKILL of the group the thread may still see members dying: not a second kill.
+      if (!this.processGroupKilled) this.stages.add("sigkill_sent", `SIGKILL sent to leftover processes of group ${pgid} after the command exited`, { pgid, signal: "SIGKILL", leftovers: true });
     } else if (this.processGroup === pgid) {
       this.processGroup = null;
       this.onProcessGroupGone?.();
@@ -179,6 +181,7 @@ export class Attempt {
       if ((err as NodeJS.ErrnoException).code !== "ESRCH") this.log.warn({ err, pgid, signal }, "could not signal the handler's process group");
       return false;
     }
+    if (signal === "SIGKILL") this.processGroupKilled = true;
     this.stages.add(signal === "SIGTERM" ? "sigterm_sent" : "sigkill_sent", `${signal} sent to process group ${pgid}${why}`, { pgid, signal });
     return true;
   }

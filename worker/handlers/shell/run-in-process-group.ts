@@ -5,6 +5,7 @@
 // here: a job must not leak processes. A process that left the group (setsid) is out of reach.
 import { spawn, type ChildProcess } from "node:child_process";
 import { reportProcessGroup } from "../../executor/report-process-group.ts";
+import { hasLiveGroupMembers } from "./has-live-group-members.ts";
 import type { OutputLog } from "./output-log.ts";
 
 export interface ProcessEnd {
@@ -49,13 +50,14 @@ export function runInProcessGroup(
     }
     const closed = new Promise<void>((r) => child.once("close", () => r()));
     child.once("exit", (code, signal) => {
-      let leftoversKilled = false;
-      try {
-        process.kill(-pid, "SIGKILL");
-        leftoversKilled = true;
-        reportProcessGroup(pid, "leftovers_killed");
-      } catch {
-        // ESRCH: nothing of the group is left.
+      const leftoversKilled = hasLiveGroupMembers(pid);
+      if (leftoversKilled) {
+        try {
+          process.kill(-pid, "SIGKILL");
+          reportProcessGroup(pid, "leftovers_killed");
+        } catch {
+          // ESRCH: they ended meanwhile.
+        }
       }
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((r) => (timer = setTimeout(r, PIPE_CLOSE_WAIT_MS)));
