@@ -59,13 +59,14 @@ export const httpRequestSpec = defineHandlerSpec({
         { error: "url must be an absolute http:// or https:// URL" },
       ),
     headers: z
-      .record(
-        z.string().refine((h) => !(HTTP_VIGIL_HEADERS as readonly string[]).includes(h.toLowerCase()), {
-          error: `headers may not set ${HTTP_VIGIL_HEADERS.join(", ")}: Vigil sets them itself`,
-        }),
-        z.string(),
-        { error: "headers must be an object of string values" },
-      )
+      .record(z.string(), z.string(), { error: "headers must be an object of string values" })
+      .superRefine((h, ctx) => {
+        for (const name of Object.keys(h)) {
+          if ((HTTP_VIGIL_HEADERS as readonly string[]).includes(name.toLowerCase())) {
+            ctx.addIssue({ code: "custom", path: [name], message: `headers may not set ${HTTP_VIGIL_HEADERS.join(", ")}: Vigil sets them itself` });
+          }
+        }
+      })
       .default({}),
     body: z.string({ error: "body must be a string (serialise JSON yourself)" }).max(256 * 1024).optional(),
     timeoutMs: z

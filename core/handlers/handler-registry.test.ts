@@ -45,25 +45,6 @@ describe("handler registry", () => {
     expect(fieldsOf(() => validateHandlerPayload("http.request", { url: "https://x", method: "TRACE" }))).toHaveProperty("payload.method");
   });
 
-  it("refuses Vigil's own headers and a signing key in the http.request payload", () => {
-    expect(fieldsOf(() => validateHandlerPayload("http.request", { url: "https://x", headers: { "idempotency-key": "mine" } }))).toHaveProperty("payload.headers.idempotency-key");
-    expect(validateHandlerPayload("http.request", { url: "https://x", signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } })).toMatchObject({ signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } });
-    expect(fieldsOf(() => validateHandlerPayload("http.request", { url: "https://x", signing: { key: "s3cret" } }))).toHaveProperty("payload.signing");
-    expect(fieldsOf(() => validateHandlerPayload("http.request", { url: "https://x", signing: { keyEnv: "VIGIL_ALERT_WEBHOOK_SECRET" } }))["payload.signing.keyEnv"]).toMatch(/Vigil's own/);
-  });
-
-  it("validates shell.command payloads: exactly one of command or script, no Vigil variables in env or passEnv", () => {
-    expect(validateHandlerPayload("shell.command", { command: ["/bin/true"] })).toEqual({ command: ["/bin/true"], env: {}, passEnv: [], maxOutputBytes: 262144 });
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", {}))["payload.command"]).toMatch(/exactly one of command/);
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { command: ["x"], script: "y" }))).toHaveProperty("payload.script");
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { command: [] }))["payload.command"]).toMatch(/first element/);
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { command: "ls -l" }))["payload.command"]).toMatch(/array of strings/);
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { script: "x", cwd: "relative/dir" }))["payload.cwd"]).toMatch(/absolute/);
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { script: "x", env: { VIGIL_RUN_ID: "x" } }))).toHaveProperty("payload.env.VIGIL_RUN_ID");
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { script: "x", passEnv: ["DATABASE_URL"] }))["payload.passEnv.0"]).toMatch(/Vigil's own/);
-    expect(fieldsOf(() => validateHandlerPayload("shell.command", { script: "x", maxOutputBytes: 10 }))).toHaveProperty("payload.maxOutputBytes");
-  });
-
   it("checks demo payloads", () => {
     expect(validateHandlerPayload("demo.sleep", { ms: 10 })).toEqual({ ms: 10, records: 1 });
     expect(fieldsOf(() => validateHandlerPayload("demo.flaky", { p: 2 }))).toHaveProperty("payload.p");

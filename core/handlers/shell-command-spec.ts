@@ -40,14 +40,17 @@ export const shellCommandSpec = defineHandlerSpec({
         .refine((s) => s.startsWith("/"), { error: "cwd must be an absolute path such as /srv/jobs" })
         .optional(),
       env: z
-        .record(
-          z
-            .string()
-            .regex(ENV_VAR_NAME_PATTERN, { error: "env names must be letters, digits and _, not starting with a digit" })
-            .refine((n) => !isVigilConfigVariable(n), { error: "env may not set DATABASE_URL or VIGIL_* names (Vigil sets VIGIL_RUN_ID and the others itself)" }),
-          text("env values", 32 * 1024),
-          { error: 'env must be an object of string values, e.g. {"REGION": "eu"}' },
-        )
+        .record(z.string(), text("env values", 32 * 1024), { error: 'env must be an object of string values, e.g. {"REGION": "eu"}' })
+        .superRefine((env, ctx) => {
+          for (const name of Object.keys(env)) {
+            const problem = !ENV_VAR_NAME_PATTERN.test(name)
+              ? "env names must be letters, digits and _, not starting with a digit"
+              : isVigilConfigVariable(name)
+                ? "env may not set DATABASE_URL or VIGIL_* names (Vigil sets VIGIL_RUN_ID and the others itself)"
+                : null;
+            if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
+          }
+        })
         .default({}),
       passEnv: z
         .array(workerEnvVarName("passEnv entries"), { error: 'passEnv must be an array of variable names, e.g. ["PAYOUT_TOKEN"]' })
