@@ -186,6 +186,11 @@ export class Attempt {
     return true;
   }
 
+  /** The worker is exiting: whatever may still be alive of the handler's process group is killed now. */
+  killProcessGroupNow(): void {
+    this.signalProcessGroup("SIGKILL", ": the worker is shutting down");
+  }
+
   /** SIGKILLs the handler's process group and gives the (live) thread a moment to reap its child. */
   private async killProcessGroup(threadAlive: boolean): Promise<void> {
     if (!this.signalProcessGroup("SIGKILL", threadAlive ? " before terminating the thread" : ": its thread died") || !threadAlive) return;

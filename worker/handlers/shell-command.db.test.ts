@@ -24,7 +24,7 @@ const PLANTED = { VIGIL_ADMIN_PASSWORD: "planted-admin-pw-7781", VIGIL_ALERT_WEB
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-shell-test-"));
-  worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500", ...PLANTED });
+  worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500", VIGIL_DRAIN_TIMEOUT_MS: "3000", ...PLANTED });
   await waitForWorkerReady(worker);
   viewer = await createTestToken(db.url, "viewer");
 }, 180_000);
@@ -194,5 +194,17 @@ describe("shell.command", () => {
     const types = (await runEvents(h.pool, id)).map((e) => e.type);
     expect(types).toContain("sigterm_sent");
     expect(types).not.toContain("sigkill_sent");
+  });
+
+  // Last: it stops the file's worker.
+  it("a worker that stops leaves no process of a job's group alive, even one inside a long grace", async () => {
+    const file = pidsFile("drain");
+    const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script: STUBBORN, env: { PIDS_FILE: file } }, timeoutSeconds: 1, graceSeconds: 120 });
+    const id = await createRun(h.pool, h.boss, schedule);
+    const pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null));
+    await waitFor("the SIGTERM at the timeout", async () => (await runEvents(h.pool, id)).some((e) => e.type === "sigterm_sent"), { timeoutMs: 10_000 });
+    expect(liveGroupMembers(pids[0]!).sort()).toEqual([...pids].sort());
+    expect(await worker.stop()).toBe(0);
+    await expectGroupDead(pids);
   });
 });
