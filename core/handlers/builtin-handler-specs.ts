@@ -80,7 +80,8 @@ export const httpRequestSpec = defineHandlerSpec({
         { keyEnv: workerEnvVarName("signing.keyEnv") },
         { error: 'signing must be { "keyEnv": "NAME_OF_A_WORKER_VARIABLE_HOLDING_THE_KEY" }' },
       )
-      .optional(),
+      .optional()
+      .describe("sign with HMAC-SHA256; keyEnv names the worker environment variable holding the key"),
   }),
 });
 

@@ -32,13 +32,16 @@ export const shellCommandSpec = defineHandlerSpec({
         .min(1, { error: "command must name the executable to run as its first element" })
         .max(256, { error: "command may have at most 256 arguments" })
         .refine((a) => (a[0] ?? "").trim() !== "", { error: "command[0] must name an executable" })
-        .optional(),
+        .optional()
+        .describe("argv array run without a shell; command[0] is the program (found through PATH)"),
       script: text("script", 64 * 1024)
         .refine((s) => s.trim() !== "", { error: "script must not be empty" })
-        .optional(),
+        .optional()
+        .describe("instead of command: one script run with /bin/sh -c"),
       cwd: text("cwd", 4096)
         .refine((s) => s.startsWith("/"), { error: "cwd must be an absolute path such as /srv/jobs" })
-        .optional(),
+        .optional()
+        .describe("absolute working directory (default: the worker's)"),
       env: z
         .record(z.string(), text("env values", 32 * 1024), { error: 'env must be an object of string values, e.g. {"REGION": "eu"}' })
         .superRefine((env, ctx) => {
@@ -51,18 +54,21 @@ export const shellCommandSpec = defineHandlerSpec({
             if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
           }
         })
-        .default({}),
+        .default({})
+        .describe("variables set for the program; VIGIL_RUN_ID, VIGIL_IDEMPOTENCY_KEY, VIGIL_RESULT_FILE… are added"),
       passEnv: z
         .array(workerEnvVarName("passEnv entries"), { error: 'passEnv must be an array of variable names, e.g. ["PAYOUT_TOKEN"]' })
         .max(64, { error: "passEnv may name at most 64 variables" })
-        .default([]),
-      stdin: text("stdin", 1024 * 1024).optional(),
+        .default([])
+        .describe("worker environment variables passed through by name (never DATABASE_URL or VIGIL_*)"),
+      stdin: text("stdin", 1024 * 1024).optional().describe("text written to the program's standard input"),
       maxOutputBytes: z
         .number({ error: "maxOutputBytes must be a number of bytes" })
         .int({ error: "maxOutputBytes must be a whole number" })
         .min(1024, { error: "maxOutputBytes must be at least 1024" })
         .max(16 * 1024 * 1024, { error: "maxOutputBytes must be at most 16777216 (16 MiB)" })
-        .default(SHELL_DEFAULT_MAX_OUTPUT_BYTES),
+        .default(SHELL_DEFAULT_MAX_OUTPUT_BYTES)
+        .describe("stdout+stderr stored in the run's logs per attempt; the rest is dropped after a marker line"),
     })
     .superRefine((p, ctx) => {
       if ((p.command === undefined) === (p.script === undefined)) {
