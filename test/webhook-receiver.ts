@@ -10,7 +10,7 @@ export interface ReceivedRequest {
   body: string;
 }
 
-export type ReceiverAnswer = number | "hang";
+export type ReceiverAnswer = number | "hang" | { status: number; headers?: Record<string, string>; body?: string };
 
 export interface WebhookReceiver {
   url(path: string): string;
@@ -38,7 +38,8 @@ export async function startWebhookReceiver(answer: (req: ReceivedRequest, nth: n
         res.on("close", () => open--);
         return;
       }
-      res.writeHead(a, { "content-type": "text/plain" }).end(a < 300 ? "ok" : "nope");
+      if (typeof a === "object") res.writeHead(a.status, { "content-type": "text/plain", ...a.headers }).end(a.body ?? "");
+      else res.writeHead(a, { "content-type": "text/plain" }).end(a < 300 ? "ok" : "nope");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

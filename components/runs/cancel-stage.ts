@@ -5,6 +5,8 @@ const STAGE_WORDS: Record<string, string> = {
   cancel_requested: "cancel requested — telling its worker",
   cancel_acknowledged: "worker acknowledged — aborting",
   abort_sent: "abort signal sent — waiting for the handler",
+  sigterm_sent: "SIGTERM sent to the process group — waiting for it to exit",
+  sigkill_sent: "SIGKILL sent to the process group",
   terminated: "handler terminated",
   killed: "handler killed after grace",
   sessions_terminated: "database sessions terminated",

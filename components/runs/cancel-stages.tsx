@@ -5,6 +5,8 @@ const STAGES: { type: string; label: string; optional?: boolean }[] = [
   { type: "cancel_requested", label: "Requested" },
   { type: "cancel_acknowledged", label: "Worker acknowledged", optional: true },
   { type: "abort_sent", label: "Abort signal sent", optional: true },
+  { type: "sigterm_sent", label: "SIGTERM sent to the process group", optional: true },
+  { type: "sigkill_sent", label: "SIGKILL sent to the process group", optional: true },
   { type: "terminated", label: "Handler terminated", optional: true },
   { type: "killed", label: "Handler killed after grace", optional: true },
   { type: "sessions_terminated", label: "Database sessions terminated", optional: true },

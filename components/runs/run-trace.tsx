@@ -13,7 +13,7 @@ import { HandlerName } from "../schedules/handler-availability";
 
 const EVENT_ICON: Record<string, string> = {
   planned: "◇", enqueued: "◌", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "◌", started: "▶",
-  heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "◔", abort_sent: "⚑", terminated: "■", cancel_requested: "⊘",
+  heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "◔", abort_sent: "⚑", sigterm_sent: "⚐", sigkill_sent: "☒", terminated: "■", cancel_requested: "⊘",
   cancel_acknowledged: "⊘", killed: "☒", sessions_terminated: "⛁", cancelled: "⊘", zombie_detected: "☠",
   skipped_overlap: "↷", missed: "⚠", paused: "‖", replanned: "↺", finished: "✓",
 };

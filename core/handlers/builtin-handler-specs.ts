@@ -2,6 +2,8 @@
 // Their run functions live in worker/handlers/ (one file each) and reuse these specs.
 import { z } from "zod";
 import { defineHandlerSpec } from "./define-handler.ts";
+import { workerEnvVarName } from "./env-var-name.ts";
+import { shellCommandSpec } from "./shell-command-spec.ts";
 
 const accountId = (what: string) =>
   z
@@ -28,9 +30,18 @@ export const ledgerPostSpec = defineHandlerSpec({
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
+/** Headers http.request always sets itself; a payload may not set them (case-insensitive). */
+export const HTTP_VIGIL_HEADERS = ["idempotency-key", "x-vigil-run-id", "x-vigil-attempt", "x-vigil-timestamp", "x-vigil-signature"] as const;
+export const HTTP_RECORDS_HEADER = "x-vigil-records";
+export const HTTP_RECORDS_BODY_LIMIT = 1024 * 1024;
+
 export const httpRequestSpec = defineHandlerSpec({
   name: "http.request",
-  description: "Calls an http(s) URL; records the status. A non-2xx status fails the attempt.",
+  description:
+    "Calls an http(s) URL; a non-2xx status fails the attempt. Always sends Idempotency-Key (the run's key), X-Vigil-Run-Id and " +
+    "X-Vigil-Attempt. With signing.keyEnv it signs like the alert webhooks: X-Vigil-Timestamp (database clock, unix seconds) and " +
+    "X-Vigil-Signature: sha256=<hex HMAC-SHA256 of \"<timestamp>.<body>\">, keyed by that worker environment variable. Records: the " +
+    "X-Vigil-Records response header, else a top-level numeric `records` in a JSON body (first 1 MiB), else 1.",
   payload: z.strictObject({
     method: z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }).default("GET"),
     url: z
@@ -47,7 +58,16 @@ export const httpRequestSpec = defineHandlerSpec({
         },
         { error: "url must be an absolute http:// or https:// URL" },
       ),
-    headers: z.record(z.string(), z.string(), { error: "headers must be an object of string values" }).default({}),
+    headers: z
+      .record(z.string(), z.string(), { error: "headers must be an object of string values" })
+      .superRefine((h, ctx) => {
+        for (const name of Object.keys(h)) {
+          if ((HTTP_VIGIL_HEADERS as readonly string[]).includes(name.toLowerCase())) {
+            ctx.addIssue({ code: "custom", path: [name], message: `headers may not set ${HTTP_VIGIL_HEADERS.join(", ")}: Vigil sets them itself` });
+          }
+        }
+      })
+      .default({}),
     body: z.string({ error: "body must be a string (serialise JSON yourself)" }).max(256 * 1024).optional(),
     timeoutMs: z
       .number({ error: "timeoutMs must be a number of milliseconds" })
@@ -55,6 +75,13 @@ export const httpRequestSpec = defineHandlerSpec({
       .min(1, { error: "timeoutMs must be at least 1" })
       .max(600_000, { error: "timeoutMs must be at most 600000 (10 minutes)" })
       .default(10_000),
+    signing: z
+      .strictObject(
+        { keyEnv: workerEnvVarName("signing.keyEnv") },
+        { error: 'signing must be { "keyEnv": "NAME_OF_A_WORKER_VARIABLE_HOLDING_THE_KEY" }' },
+      )
+      .optional()
+      .describe("sign with HMAC-SHA256; keyEnv names the worker environment variable holding the key"),
   }),
 });
 
@@ -105,4 +132,6 @@ export const demoNoopSpec = defineHandlerSpec({
   payload: z.strictObject({ records: records.optional() }),
 });
 
-export const BUILTIN_HANDLER_SPECS = [ledgerPostSpec, httpRequestSpec, demoSleepSpec, demoFlakySpec, demoHangSpec, demoCpuSpec, demoNoopSpec] as const;
+export { shellCommandSpec };
+
+export const BUILTIN_HANDLER_SPECS = [ledgerPostSpec, httpRequestSpec, shellCommandSpec, demoSleepSpec, demoFlakySpec, demoHangSpec, demoCpuSpec, demoNoopSpec] as const;

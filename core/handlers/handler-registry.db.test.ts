@@ -36,7 +36,7 @@ async function registerWorker(id: string, heartbeatAgoMs = 0): Promise<void> {
 describe("handler registry", () => {
   it("lists every built-in with a JSON schema of its payload before any worker advertised", async () => {
     const list = await listHandlers(getPool(), { deadAfterMs: 10_000 });
-    expect(list.map((h) => h.name)).toEqual(["demo.cpu", "demo.flaky", "demo.hang", "demo.noop", "demo.sleep", "http.request", "ledger.post"]);
+    expect(list.map((h) => h.name)).toEqual(["demo.cpu", "demo.flaky", "demo.hang", "demo.noop", "demo.sleep", "http.request", "ledger.post", "shell.command"]);
     const ledger = list.find((h) => h.name === "ledger.post")!;
     expect(ledger).toMatchObject({ builtin: true, liveWorkers: 0, payloadSchema: { type: "object", required: ["from", "to", "amount"] } });
   });

@@ -14,6 +14,8 @@ export type RunEventType =
   | "retry_scheduled"
   | "timed_out"
   | "abort_sent"
+  | "sigterm_sent"
+  | "sigkill_sent"
   | "terminated"
   | "cancel_requested"
   | "cancel_acknowledged"

@@ -31,6 +31,11 @@ export interface AttemptDeps {
 }
 
 const FINISH_HEARTBEAT_LIMIT_MS = 30_000;
+/**
+ * After SIGKILLing a process group, how long the thread may take to report its child gone before it is
+ * terminated: the thread's event loop is what reaps that child (waitpid); terminated first, it leaves a zombie.
+ */
+const PROCESS_REAP_WAIT_MS = 500;
 
 export class Attempt {
   phase: "running" | "stopping" | "finishing" | "done" = "running";
@@ -43,6 +48,10 @@ export class Attempt {
   private timeoutTimer: NodeJS.Timeout | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private logLines = 0;
+  /** The process group a handler runs a child in (shell.command), while it may be alive. */
+  private processGroup: number | null = null;
+  private onProcessGroupGone: (() => void) | null = null;
+  private processGroupKilled = false;
   private readonly log: Logger;
   private readonly stages: StageRecorder;
   readonly done: Promise<void>;
@@ -100,6 +109,7 @@ export class Attempt {
       this.stages.add("cancel_acknowledged", "the owning worker received the cancel");
     }
     this.stages.add("abort_sent", `abort signal sent (${ABORT_REASONS[reason]}); terminating after ${graceS} s unless it stops`, { graceMs });
+    this.signalProcessGroup("SIGTERM", "");
     this.log.warn({ reason, graceMs }, "stopping attempt");
     if (graceMs <= 0) this.kill();
     else this.graceTimer = setTimeout(() => this.kill(), graceMs);
@@ -113,6 +123,10 @@ export class Attempt {
       if (this.logLines === MAX_LINES_PER_ATTEMPT) {
         this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: "warn", message: `log limit of ${MAX_LINES_PER_ATTEMPT} lines reached; later lines are not stored` });
       }
+      return;
+    }
+    if (e.type === "process_group") {
+      this.onProcessGroup(e.pgid, e.event);
       return;
     }
     if (this.handlerEndedPerf !== null) return;
@@ -131,6 +145,7 @@ export class Attempt {
     }
     if (this.phase === "running") {
       clearTimeout(this.timeoutTimer);
+      if (e.type === "done") this.signalProcessGroup("SIGKILL", ": the handler returned while its process group was alive");
       if (e.type === "exit") void this.afterThreadGone(false);
       else {
         this.deps.threads.release(this.thread);
@@ -140,6 +155,53 @@ export class Attempt {
       // It stopped within the grace: no need to wait; still terminate the thread so nothing it left behind survives.
       this.kill();
     }
+  }
+
+  private onProcessGroup(pgid: number, event: "started" | "leftovers_killed" | "exited"): void {
+    if (event === "started") {
+      this.processGroup = pgid;
+      // The abort went out before this message arrived: the group has not had its SIGTERM yet.
+      if (this.phase === "stopping") this.signalProcessGroup("SIGTERM", "");
+    } else if (event === "leftovers_killed") {
+      // After our own SIGKILL of the group the thread may still see members dying: not a second kill.
+      if (!this.processGroupKilled) this.stages.add("sigkill_sent", `SIGKILL sent to leftover processes of group ${pgid} after the command exited`, { pgid, signal: "SIGKILL", leftovers: true });
+    } else if (this.processGroup === pgid) {
+      this.processGroup = null;
+      this.onProcessGroupGone?.();
+    }
+  }
+
+  /** Signals the handler's process group, if one may be alive; records the stage when the signal was delivered. */
+  private signalProcessGroup(signal: "SIGTERM" | "SIGKILL", why: string): boolean {
+    const pgid = this.processGroup;
+    if (pgid === null) return false;
+    try {
+      process.kill(-pgid, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") this.log.warn({ err, pgid, signal }, "could not signal the handler's process group");
+      return false;
+    }
+    if (signal === "SIGKILL") this.processGroupKilled = true;
+    this.stages.add(signal === "SIGTERM" ? "sigterm_sent" : "sigkill_sent", `${signal} sent to process group ${pgid}${why}`, { pgid, signal });
+    return true;
+  }
+
+  /** The worker is exiting: whatever may still be alive of the handler's process group is killed now. */
+  killProcessGroupNow(): void {
+    this.signalProcessGroup("SIGKILL", ": the worker is shutting down");
+  }
+
+  /** SIGKILLs the handler's process group and gives the (live) thread a moment to reap its child. */
+  private async killProcessGroup(threadAlive: boolean): Promise<void> {
+    if (!this.signalProcessGroup("SIGKILL", threadAlive ? " before terminating the thread" : ": its thread died") || !threadAlive) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, PROCESS_REAP_WAIT_MS);
+      this.onProcessGroupGone = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.onProcessGroupGone = null;
   }
 
   private kill(): void {
@@ -155,6 +217,8 @@ export class Attempt {
     this.phase = "finishing";
     this.finishingSincePerf ||= performance.now();
     const stoppedItself = this.handlerEndedPerf !== null;
+    // Terminating the thread does not end its child processes: the group is killed from here.
+    if (this.processGroup !== null) await this.killProcessGroup(terminate);
     if (terminate) {
       this.thread.detach();
       await this.deps.threads.kill(this.thread);

@@ -11,6 +11,7 @@ import type { WorkerService } from "../service";
 import { createCancelListener } from "../cancel-listener";
 import { createDispatcher } from "../dispatcher";
 import { createReaper } from "../reaper";
+import { createOrphanProcessSweeper } from "../orphan-process-sweeper";
 import { Executor } from "./executor";
 import { createRunHeartbeat } from "./run-heartbeat";
 import type { ThreadData } from "./thread-protocol";
@@ -73,6 +74,7 @@ export function createExecutionServices(opts: {
         log: opts.log,
       }),
       createReaper({ pool: opts.pool, boss: opts.boss, workerId: opts.workerId, zombieAfterMs: env.VIGIL_ZOMBIE_AFTER_MS, log: opts.log }),
+      createOrphanProcessSweeper({ pool: opts.pool, workerId: opts.workerId, log: opts.log }),
       createCancelListener({ connectionString: opts.connectionString, executor, log: opts.log }),
       executorService,
       dispatcher,

@@ -184,6 +184,8 @@ export class Executor {
     const left = Math.max(0, deadlinePerf - performance.now() - 1500);
     for (const a of this.attempts.values()) if (a.phase === "running") a.stop("drain", Math.min(a.run.graceSeconds * 1000, left));
     await settle(deadlinePerf);
+    // Terminating a thread does not end its child processes: none may outlive the worker's stop.
+    for (const a of this.attempts.values()) a.killProcessGroupNow();
     this.exiting = true;
     await this.logs.stop().catch((err) => this.opts.log.warn({ err }, "handler logs not flushed"));
     await this.settler.stop();

@@ -24,5 +24,12 @@ export type ToThread = { type: "run"; task: AttemptTask } | { type: "abort"; rea
 export type FromThread =
   | { type: "ready" }
   | { type: "log"; level: HandlerLogLevel; message: string; fields: Record<string, unknown> | null }
+  /**
+   * A handler started a child process in its own process group (pgid = its pid): the executor SIGTERMs the
+   * group at abort and SIGKILLs it when it terminates the thread (worker.terminate() does not kill children).
+   * "leftovers_killed": the command exited and members of its group still alive were SIGKILLed by the thread.
+   * "exited": the command exited and its group was cleaned up; the executor forgets it.
+   */
+  | { type: "process_group"; pgid: number; event: "started" | "leftovers_killed" | "exited" }
   | { type: "done"; ok: true; result: unknown }
   | { type: "done"; ok: false; error: string; permanent: boolean };

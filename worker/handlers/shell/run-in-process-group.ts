@@ -1,0 +1,74 @@
+// Runs one child in its own process group (spawned detached: setsid, pgid = its pid) and reports the group
+// to the executor, which SIGTERMs it at abort and SIGKILLs it when the grace ends — from the main thread,
+// so even a thread being terminated cannot leave the group behind. When the child exits by itself, any
+// member of its group still alive (a backgrounded or daemonised grandchild that kept the group) is killed
+// here: a job must not leak processes. A process that left the group (setsid) is out of reach.
+import { spawn, type ChildProcess } from "node:child_process";
+import { reportProcessGroup } from "../../executor/report-process-group.ts";
+import { hasLiveGroupMembers } from "./has-live-group-members.ts";
+import type { OutputLog } from "./output-log.ts";
+
+export interface ProcessEnd {
+  pid: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  leftoversKilled: boolean;
+}
+
+/** How long the pipes may stay open after the group is gone (a process that escaped the group holds them). */
+const PIPE_CLOSE_WAIT_MS = 2000;
+
+export function runInProcessGroup(
+  file: string,
+  args: string[],
+  opts: { cwd?: string; env: Record<string, string>; stdin?: string },
+  out: OutputLog,
+  onStarted: (pid: number) => void,
+): Promise<ProcessEnd> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, detached: true, stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    } catch (err) {
+      reject(new Error(`could not start ${file}: ${(err as Error).message}`));
+      return;
+    }
+    const pid = child.pid;
+    if (pid === undefined) {
+      child.once("error", (err) => reject(new Error(`could not start ${file}: ${err.message}`)));
+      return;
+    }
+    reportProcessGroup(pid, "started");
+    onStarted(pid);
+    child.on("error", () => undefined);
+    child.stdout!.on("data", (c: Buffer) => out.write("stdout", c));
+    child.stderr!.on("data", (c: Buffer) => out.write("stderr", c));
+    if (opts.stdin !== undefined) {
+      // A child that exits without reading its input must not fail the attempt with EPIPE.
+      child.stdin!.on("error", () => undefined);
+      child.stdin!.end(opts.stdin);
+    }
+    const closed = new Promise<void>((r) => child.once("close", () => r()));
+    child.once("exit", (code, signal) => {
+      const leftoversKilled = hasLiveGroupMembers(pid);
+      if (leftoversKilled) {
+        try {
+          process.kill(-pid, "SIGKILL");
+          reportProcessGroup(pid, "leftovers_killed");
+        } catch {
+          // ESRCH: they ended meanwhile.
+        }
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((r) => (timer = setTimeout(r, PIPE_CLOSE_WAIT_MS)));
+      void Promise.race([closed, waited]).then(() => {
+        clearTimeout(timer);
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        out.end();
+        reportProcessGroup(pid, "exited");
+        resolve({ pid, code, signal, leftoversKilled });
+      });
+    });
+  });
+}
