@@ -12,6 +12,8 @@ export interface RunFilters {
   scheduleId?: string;
   from?: string;
   to?: string;
+  /** late | on_time (core/runs/lateness.ts's rule). */
+  lateness?: string;
   limit?: number;
 }
 

@@ -72,7 +72,7 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     const run = runs[ri];
     if (run) run.attempts = attempts.sort((a, b) => a.number - b.number);
   }
-  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused));
+  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, s.startJitterMs));
   return { from: Date.parse(api.from), to: Date.parse(api.to), now, lanes };
 }
 

@@ -30,7 +30,7 @@ export interface Timeline {
   t0: number;
   states: readonly string[];
   kinds: readonly string[];
-  schedules: { id: string; name: string; paused: boolean }[];
+  schedules: { id: string; name: string; paused: boolean; startJitterMs: number }[];
   runs: TimelineRun[];
   attempts: TimelineAttempt[];
   truncated: boolean;
@@ -46,8 +46,8 @@ export async function getTimeline(
     throw new BadRequestError("The window may span at most 7 days; zoom in.", "invalid_query", { to: "window longer than 7 days" });
   }
   const maxRuns = q.maxRuns ?? MAX_TIMELINE_RUNS;
-  const { rows: schedules } = await db.query<{ id: string; name: string; paused: boolean }>(
-    `SELECT id, name, paused_at IS NOT NULL AS paused FROM schedules
+  const { rows: schedules } = await db.query<{ id: string; name: string; paused: boolean; startJitterMs: number }>(
+    `SELECT id, name, paused_at IS NOT NULL AS paused, start_jitter_ms AS "startJitterMs" FROM schedules
       WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR id = $1::uuid) ORDER BY name`,
     [q.scheduleId ?? null],
   );
