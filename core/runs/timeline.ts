@@ -8,6 +8,7 @@
 // Superseded occurrences (cancelled by a re-plan, replaced at the same instant) are left out.
 import { getPool, type Queryable } from "../db/pool";
 import { BadRequestError } from "../errors";
+import { pausedSql } from "./paused";
 import { RUN_KINDS, RUN_STATES, type RunKind, type RunState } from "./run-states";
 
 export const MAX_TIMELINE_WINDOW_MS = 7 * 86_400_000;
@@ -47,8 +48,8 @@ export async function getTimeline(
   }
   const maxRuns = q.maxRuns ?? MAX_TIMELINE_RUNS;
   const { rows: schedules } = await db.query<{ id: string; name: string; paused: boolean; startJitterMs: number }>(
-    `SELECT id, name, paused_at IS NOT NULL AS paused, start_jitter_ms AS "startJitterMs" FROM schedules
-      WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR id = $1::uuid) ORDER BY name`,
+    `SELECT s.id, s.name, ${pausedSql("s")} AS paused, s.start_jitter_ms AS "startJitterMs" FROM schedules s
+      WHERE s.deleted_at IS NULL AND ($1::uuid IS NULL OR s.id = $1::uuid) ORDER BY s.name`,
     [q.scheduleId ?? null],
   );
   const t0 = q.from.getTime();
