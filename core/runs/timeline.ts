@@ -31,7 +31,9 @@ export interface Timeline {
   t0: number;
   states: readonly string[];
   kinds: readonly string[];
-  schedules: { id: string; name: string; paused: boolean; startJitterMs: number }[];
+  schedules: { id: string; name: string; paused: boolean }[];
+  /** Each schedule's start jitter window (ms), by schedule index: whether a run is late depends on it (lateness.ts). */
+  startJitterMs: number[];
   runs: TimelineRun[];
   attempts: TimelineAttempt[];
   truncated: boolean;
@@ -47,11 +49,12 @@ export async function getTimeline(
     throw new BadRequestError("The window may span at most 7 days; zoom in.", "invalid_query", { to: "window longer than 7 days" });
   }
   const maxRuns = q.maxRuns ?? MAX_TIMELINE_RUNS;
-  const { rows: schedules } = await db.query<{ id: string; name: string; paused: boolean; startJitterMs: number }>(
-    `SELECT s.id, s.name, ${pausedSql("s")} AS paused, s.start_jitter_ms AS "startJitterMs" FROM schedules s
+  const { rows: scheduleRows } = await db.query<{ id: string; name: string; paused: boolean; start_jitter_ms: number }>(
+    `SELECT s.id, s.name, ${pausedSql("s")} AS paused, s.start_jitter_ms FROM schedules s
       WHERE s.deleted_at IS NULL AND ($1::uuid IS NULL OR s.id = $1::uuid) ORDER BY s.name`,
     [q.scheduleId ?? null],
   );
+  const schedules = scheduleRows.map(({ id, name, paused }) => ({ id, name, paused }));
   const t0 = q.from.getTime();
   const { rows } = await db.query<{
     id: string; si: number | null; kind: RunKind; state: RunState; attempt: number; planned: number; due: number; started: number | null; finished: number | null;
@@ -99,6 +102,7 @@ export async function getTimeline(
     states: RUN_STATES,
     kinds: RUN_KINDS,
     schedules,
+    startJitterMs: scheduleRows.map((s) => s.start_jitter_ms),
     runs,
     attempts,
     truncated,
