@@ -42,7 +42,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
     <>
       {runs.length === 0 ? (
         <p className="muted" data-testid="runs-empty">
-          {hideSchedule && !filters.state && !filters.from && !filters.to
+          {hideSchedule && !filters.state && !filters.lateness && !filters.from && !filters.to
             ? "No runs of this schedule yet; its coming fires are listed above."
             : "No runs match these filters."}
         </p>

@@ -10,7 +10,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     retryMaxSeconds: 300, concurrencyGroup: null, concurrencyLimit: null, startJitterMs: 0, expectRecordsMin: null,
     latenessP95SloMs: null, latenessMaxMs: 5000, completionDeadlineSeconds: null, failureAlertThreshold: null, webhookUrl: null,
     revision: 3, createdBy: null, createdAt: "2026-11-30T10:00:00.000Z", updatedAt: "2026-11-30T10:00:00.000Z", nextFireAt: null,
-    lastRun: null, counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 }, recentLateness: [],
+    lastRun: null, counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 }, recentLateness: [], plannedThrough: null, deletedAt: null,
   }) as ScheduleView;
 
 const anchor = "2026-01-01T00:00:07.250Z";

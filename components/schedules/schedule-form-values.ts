@@ -5,6 +5,8 @@
 // carries only the fields the operator changed (editBodyFromForm), so an untouched field — a trigger the
 // inputs can only approximate included — is never rewritten and an unchanged trigger is never re-planned.
 
+import type { Jsonify } from "@/core/jsonify";
+import type { Trigger } from "@/core/schedules/trigger";
 import type { ScheduleView } from "./schedules-queries";
 
 export type TriggerKind = "cron" | "interval" | "once";
@@ -77,10 +79,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   webhookUrl: "",
 };
 
-export type TriggerBody =
-  | { kind: "cron"; cron: string; timezone: string; dst: { gap: string; repeat: string } }
-  | { kind: "interval"; everySeconds: number; anchor?: string }
-  | { kind: "once"; at: string };
+/** A trigger as the API takes it (core/schedules/trigger.ts). */
+export type TriggerBody = Jsonify<Trigger>;
 
 /** A number field: the number when it parses, else the raw text so the server names the field in its error. */
 function num(text: string): number | string {
