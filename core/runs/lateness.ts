@@ -6,6 +6,9 @@
 // schedule's start jitter window plus LATE_AFTER_MS. A start inside the jitter window was delayed on purpose
 // (the planner spread fires due at the same second); the tolerance absorbs ordinary dispatch delay. A run that
 // has not started has no lateness and is neither late nor on time.
+//
+// Not this rule: the "late" alert, which fires on a schedule's own objectives (latenessMaxMs, latenessP95SloMs;
+// core/alerts/run-alert-rules.ts and condition-alert-rules.ts) that an operator sets per schedule.
 
 /** Tolerance beyond the schedule's start jitter window before a start counts as late. */
 export const LATE_AFTER_MS = 1000;
