@@ -83,3 +83,23 @@ test("a finished run opens as one trace: timings, key, worker, events, attempts,
   await expect(trace).toContainText('"ms": 300');
   await page.screenshot({ path: "artifacts/screenshots/run-trace.png", fullPage: true });
 });
+
+test("the runs list filters by start lateness, judged against the schedule's jitter window", async ({ page }) => {
+  test.setTimeout(120_000);
+  // A 60 s jitter window: a triggered run that starts within a minute is on time, however busy the machine.
+  const s = await createViaApi(page, { name: unique("e2e-lateness"), handler: "demo.noop", trigger: YEARLY, startJitterMs: 60_000 });
+  const trigger = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {} });
+  expect(trigger.status(), await trigger.text()).toBe(200);
+
+  await page.goto(`/runs?scheduleId=${s.id}`);
+  const row = page.getByTestId("run-row").first();
+  await expect(row).toHaveAttribute("data-state", "succeeded", { timeout: 30_000 });
+  const filter = page.getByRole("combobox", { name: "Start" });
+  await filter.selectOption({ label: "◷ Started late" });
+  await expect(page).toHaveURL(/lateness=late/);
+  await expect(page.getByTestId("runs-empty")).toBeVisible();
+  await filter.selectOption({ label: "Started on time" });
+  await expect(page).toHaveURL(/lateness=on_time/);
+  await expect(page.getByTestId("run-row")).toHaveCount(1);
+  await expect(page.getByTestId("run-row").first()).not.toContainText("◷ late");
+});

@@ -176,6 +176,47 @@ test("an edit made on a stale revision is refused with a reload option, and the 
   await expect(page.getByText("Editing revision 2.")).toBeVisible();
 });
 
+test("editing only the description keeps an interval's API-set anchor and everything else, and re-plans nothing", async ({ page }) => {
+  test.setTimeout(120_000);
+  // Fires at hh:mm:07.250 every minute: a grid only the anchor defines (the form shows no anchor input).
+  const anchor = "2026-01-01T00:00:07.250Z";
+  const s = await createViaApi(page, {
+    name: unique("e2e-anchor"), handler: "demo.noop", trigger: { kind: "interval", everySeconds: 60, anchor },
+    startingDeadlineSeconds: 45, latenessMaxMs: 5000,
+  });
+  const read = async () => (await (await page.request.get(`/api/schedules/${s.id}`)).json()).schedule;
+  const before = await read();
+  const future = () => new Date(Date.now() + 10 * 60_000).toISOString();
+  const planned = async () =>
+    ((await (await page.request.get(`/api/runs?scheduleId=${s.id}&to=${future()}&limit=500`)).json()).runs as { plannedAt: string; state: string }[])
+      .filter((r) => r.state !== "cancelled")
+      .map((r) => r.plannedAt);
+  await expect.poll(async () => (await planned()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+
+  await page.goto(`/schedules/${s.id}/edit`);
+  await expect(page.getByText("Editing revision 1.")).toBeVisible();
+  await expect(page.getByTestId("field-every")).toContainText(anchor);
+  await page.getByLabel("Description").fill("only this changed");
+  await page.getByTestId("save-schedule").click();
+  await expect(page).toHaveURL(new RegExp(`/schedules/${s.id}$`));
+
+  const after = await read();
+  expect(after.revision).toBe(2);
+  expect(after.description).toBe("only this changed");
+  // Everything but the edit itself and what moves with time (the planner's cursor, next fire, last run, counts).
+  const moving = ["description", "revision", "updatedAt", "plannedThrough", "nextFireAt", "lastRun", "counts24h", "recentLateness"];
+  const settled = (v: Record<string, unknown>) => Object.fromEntries(Object.entries(v).filter(([k]) => !moving.includes(k)));
+  const [kept, was] = [settled(after), settled(before)];
+  expect(kept).toEqual(was);
+  expect(after.trigger).toEqual({ kind: "interval", everySeconds: 60, anchor });
+  // The edit's audit entry names the description only, and every occurrence still sits on the anchor's grid.
+  const audit = (await (await page.request.get(`/api/audit?target=schedule:${s.id}&action=schedule.edit`)).json()).events;
+  expect(audit.map((e: { after: Record<string, unknown> }) => Object.keys(e.after).sort())).toEqual([["description", "revision"]]);
+  const instants = await planned();
+  expect(instants.length).toBeGreaterThan(0);
+  expect(instants.filter((at) => Date.parse(at) % 60_000 !== 7250)).toEqual([]);
+});
+
 test("backfill a past range after previewing its count, then delete the schedule after confirming", async ({ page }) => {
   test.setTimeout(120_000);
   const s = await createViaApi(page, { name: unique("e2e-backfill"), handler: "demo.noop", trigger: { kind: "cron", cron: "* * * * *", timezone: "UTC" } });

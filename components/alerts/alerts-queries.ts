@@ -1,27 +1,19 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { AlertKind, AlertSeverity } from "@/core/alerts/alert-kinds";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { AlertView as CoreAlertView } from "@/core/alerts/list-alerts";
+import type { AlertSummary } from "@/core/alerts/get-alert-summary";
+import type { ScheduleLateness } from "@/core/metrics/get-schedule-lateness";
 
 /** An alert and its webhook deliveries as the API sends them (core/alerts/list-alerts.ts). */
 export type AlertView = Jsonify<CoreAlertView>;
 export type AlertDeliveryView = AlertView["deliveries"][number];
 
-export interface AlertSummaryView {
-  open: number;
-  unacknowledged: number;
-  critical: number;
-  newest: { id: string; kind: AlertKind; severity: AlertSeverity; message: string; openedAt: string } | null;
-}
+/** GET /api/alerts/summary — core/alerts/get-alert-summary.ts. */
+export type AlertSummaryView = Jsonify<AlertSummary>;
 
-export interface LatenessView {
-  schedule: { id: string; name: string; latenessP95SloMs: number | null; latenessMaxMs: number | null; completionDeadlineSeconds: number | null };
-  from: string;
-  to: string;
-  p95Ms: number | null;
-  points: { runId: string; plannedAt: string; startedAt: string | null; latenessMs: number; completionGapMs: number | null; state: string }[];
-}
+/** GET /api/schedules/:id/lateness — core/metrics/get-schedule-lateness.ts. */
+export type LatenessView = Jsonify<ScheduleLateness>;
 
 export interface AlertFilters {
   state: "open" | "all";

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { CANCELLABLE_STATES, LATE_AFTER_MS } from "@/core/runs/run-states";
+import { CANCELLABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone, formatPrecise, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -38,7 +38,7 @@ function Timing({ label, at, extra }: { label: string; at: string | null; extra?
 function Timings({ run, now }: { run: RunTraceView["run"]; now: number }) {
   const t = run.timings;
   const jitter = Date.parse(t.dueAt) - Date.parse(t.plannedAt);
-  const late = t.lateness === "late" || (t.latenessMs !== null && t.lateness === null && t.latenessMs > LATE_AFTER_MS);
+  const late = t.lateness === "late";
   return (
     <dl className="kv" data-testid="run-timings">
       <Timing label="Planned" at={t.plannedAt} />

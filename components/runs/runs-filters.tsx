@@ -44,6 +44,14 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
         </div>
       )}
       <div className="field">
+        <label htmlFor="runs-lateness">Start</label>
+        <select id="runs-lateness" value={filters.lateness ?? ""} onChange={(e) => onChange({ ...filters, lateness: e.target.value || undefined })}>
+          <option value="">Any start</option>
+          <option value="late">◷ Started late</option>
+          <option value="on_time">Started on time</option>
+        </select>
+      </div>
+      <div className="field">
         <label htmlFor="runs-from">Planned from</label>
         <input id="runs-from" type="datetime-local" value={filters.from ? toLocalInput(filters.from) : ""} onChange={(e) => onChange({ ...filters, from: toIso(e.target.value) })} />
       </div>
@@ -51,7 +59,7 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
         <label htmlFor="runs-to">Planned to</label>
         <input id="runs-to" type="datetime-local" value={filters.to ? toLocalInput(filters.to) : ""} onChange={(e) => onChange({ ...filters, to: toIso(e.target.value) })} />
       </div>
-      {(filters.state || filters.from || filters.to || (!fixedSchedule && filters.scheduleId)) && (
+      {(filters.state || filters.lateness || filters.from || filters.to || (!fixedSchedule && filters.scheduleId)) && (
         <button type="button" onClick={() => onChange(fixedSchedule ? { scheduleId: filters.scheduleId } : {})}>
           Clear filters
         </button>

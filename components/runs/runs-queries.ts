@@ -2,6 +2,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
+import type { RunTrace } from "@/core/runs/get-run";
 import type { RunListItem } from "@/core/runs/list-runs";
 
 /** A row of the runs list as the API sends it. */
@@ -12,6 +13,8 @@ export interface RunFilters {
   scheduleId?: string;
   from?: string;
   to?: string;
+  /** late | on_time (core/runs/lateness.ts's rule). */
+  lateness?: string;
   limit?: number;
 }
 
@@ -35,61 +38,7 @@ export const runsQuery = (filters: RunFilters, cursor?: string) =>
   });
 
 /** GET /api/runs/:id — core/runs/get-run.ts getRunTrace, dates as ISO text. */
-export interface RunTraceView {
-  run: {
-    id: string;
-    scheduleId: string;
-    scheduleName: string;
-    kind: string;
-    state: string;
-    waitReason: string | null;
-    handler: string;
-    payload: unknown;
-    idempotencyKey: string;
-    attempt: number;
-    maxAttempts: number;
-    workerId: string | null;
-    timeoutSeconds: number;
-    graceSeconds: number;
-    concurrencyGroup: string | null;
-    overlapPolicy: string;
-    expectRecordsMin: number | null;
-    records: number | null;
-    result: unknown;
-    error: string | null;
-    nextAttemptAt: string | null;
-    cancelRequestedAt: string | null;
-    cancelRequestedBy: string | null;
-    cancelReason: string | null;
-    timings: {
-      plannedAt: string;
-      dueAt: string;
-      enqueuedAt: string | null;
-      startedAt: string | null;
-      heartbeatAt: string | null;
-      finishedAt: string | null;
-      latenessMs: number | null;
-      lateness: "on_time" | "late" | null;
-      durationMs: number | null;
-      completionGapMs: number | null;
-      heartbeatAgeMs: number | null;
-    };
-  };
-  events: { id: number; at: string; type: string; attempt: number | null; workerId: string | null; message: string; data: unknown }[];
-  attempts: {
-    number: number;
-    state: string;
-    workerId: string | null;
-    startedAt: string;
-    heartbeatAt: string | null;
-    finishedAt: string | null;
-    durationMs: number | null;
-    records: number | null;
-    error: string | null;
-  }[];
-  logs: { id: number; at: string; attempt: number; level: string; message: string; fields: unknown }[];
-  logsTruncated: boolean;
-}
+export type RunTraceView = Jsonify<RunTrace>;
 
 export const runTraceQuery = (id: string) =>
   queryOptions({

@@ -2,7 +2,8 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { CANCELLABLE_STATES, LATE_AFTER_MS } from "@/core/runs/run-states";
+import { isLate } from "@/core/runs/lateness";
+import { CANCELLABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -41,7 +42,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
     <>
       {runs.length === 0 ? (
         <p className="muted" data-testid="runs-empty">
-          {hideSchedule && !filters.state && !filters.from && !filters.to
+          {hideSchedule && !filters.state && !filters.lateness && !filters.from && !filters.to
             ? "No runs of this schedule yet; its coming fires are listed above."
             : "No runs match these filters."}
         </p>
@@ -94,8 +95,8 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                     {r.startedAt ? (
                       <>
                         <div className="mono">{formatClock(r.startedAt)}</div>
-                        <div className={`small ${lateness !== null && lateness > LATE_AFTER_MS ? "warn-text" : "muted"}`}>
-                          {lateness !== null && lateness > LATE_AFTER_MS ? "◷ late " : "+"}
+                        <div className={`small ${isLate(lateness, r.startJitterMs) ? "warn-text" : "muted"}`}>
+                          {isLate(lateness, r.startJitterMs) ? "◷ late " : "+"}
                           {formatDuration(lateness)}
                         </div>
                       </>

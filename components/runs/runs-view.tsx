@@ -13,6 +13,7 @@ export function RunsView() {
     scheduleId: params.get("scheduleId") ?? undefined,
     from: params.get("from") ?? undefined,
     to: params.get("to") ?? undefined,
+    lateness: params.get("lateness") ?? undefined,
   };
   const onChange = (f: RunFilters) => {
     const p = new URLSearchParams();

@@ -1,7 +1,7 @@
 "use client";
 import { memo } from "react";
 import { Line, LineChart, ReferenceLine, YAxis } from "recharts";
-import { LATE_AFTER_MS } from "@/core/runs/run-states";
+import { isLate, lateThresholdMs } from "@/core/runs/lateness";
 import { formatDuration } from "../ui/time-format";
 
 interface Props {
@@ -14,10 +14,10 @@ interface Props {
 /** Start lateness of the last runs as a tiny line with the "late" threshold dashed; the worst value in text beside it. */
 export const LatenessSparkline = memo(function LatenessSparkline({ values, jitterMs = 0 }: Props) {
   if (values.length === 0) return <span className="muted">no runs yet</span>;
-  const threshold = jitterMs + LATE_AFTER_MS;
+  const threshold = lateThresholdMs(jitterMs);
   const max = Math.max(...values);
   const last = values.at(-1)!;
-  const late = values.filter((v) => v > threshold).length;
+  const late = values.filter((v) => isLate(v, jitterMs)).length;
   const color = late > 0 ? "#d29922" : "#3fb950";
   const data = values.map((v, i) => ({ i, v }));
   return (

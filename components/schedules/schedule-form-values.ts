@@ -1,7 +1,12 @@
 // The create/edit form's state, kept as strings where the operator types, and its one mapping to the
 // request body the schedules API takes. Field names of the body match the API's, so the server's
 // per-field errors ("trigger.cron", "timeoutSeconds") land next to the input that caused them.
+// An edit round-trips what the form does not show: the interval's anchor is kept in the values, and the PATCH
+// carries only the fields the operator changed (editBodyFromForm), so an untouched field — a trigger the
+// inputs can only approximate included — is never rewritten and an unchanged trigger is never re-planned.
 
+import type { Jsonify } from "@/core/jsonify";
+import type { Trigger } from "@/core/schedules/trigger";
 import type { ScheduleView } from "./schedules-queries";
 
 export type TriggerKind = "cron" | "interval" | "once";
@@ -17,6 +22,8 @@ export interface ScheduleFormValues {
   dstGap: "shift" | "skip";
   dstRepeat: "once" | "twice";
   everySeconds: string;
+  /** Not shown: the interval's anchor (ISO) as saved, "" for none; kept so an edit does not move the fire grid. */
+  intervalAnchor: string;
   /** datetime-local value, read in the viewer's zone. */
   onceAt: string;
   overlapPolicy: string;
@@ -50,6 +57,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   dstGap: "shift",
   dstRepeat: "once",
   everySeconds: "60",
+  intervalAnchor: "",
   onceAt: "",
   overlapPolicy: "skip",
   misfirePolicy: "run_once",
@@ -71,10 +79,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   webhookUrl: "",
 };
 
-export type TriggerBody =
-  | { kind: "cron"; cron: string; timezone: string; dst: { gap: string; repeat: string } }
-  | { kind: "interval"; everySeconds: number }
-  | { kind: "once"; at: string };
+/** A trigger as the API takes it (core/schedules/trigger.ts). */
+export type TriggerBody = Jsonify<Trigger>;
 
 /** A number field: the number when it parses, else the raw text so the server names the field in its error. */
 function num(text: string): number | string {
@@ -93,7 +99,7 @@ export function triggerFromForm(v: ScheduleFormValues): TriggerBody {
     case "cron":
       return { kind: "cron", cron: v.cron, timezone: v.timezone, dst: { gap: v.dstGap, repeat: v.dstRepeat } };
     case "interval":
-      return { kind: "interval", everySeconds: num(v.everySeconds) as number };
+      return { kind: "interval", everySeconds: num(v.everySeconds) as number, ...(v.intervalAnchor ? { anchor: v.intervalAnchor } : {}) };
     case "once": {
       const d = v.onceAt ? new Date(v.onceAt) : null;
       return { kind: "once", at: d && !Number.isNaN(d.getTime()) ? d.toISOString() : v.onceAt };
@@ -136,6 +142,16 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
   };
 }
 
+/**
+ * The PATCH body of an edit (plus `revision`): only the fields whose value differs from the form as it was
+ * loaded. A field the operator did not touch is left out, so the server keeps it exactly as stored.
+ */
+export function editBodyFromForm(initial: ScheduleFormValues, v: ScheduleFormValues): Record<string, unknown> {
+  const before = scheduleBodyFromForm(initial);
+  const after = scheduleBodyFromForm(v);
+  return Object.fromEntries(Object.entries(after).filter(([k, value]) => JSON.stringify(value) !== JSON.stringify(before[k])));
+}
+
 const text = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
 
 /** The form, filled from a saved schedule (for edit). */
@@ -153,6 +169,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     dstGap: t.kind === "cron" ? (t.dst.gap as "shift" | "skip") : "shift",
     dstRepeat: t.kind === "cron" ? (t.dst.repeat as "once" | "twice") : "once",
     everySeconds: t.kind === "interval" ? String(t.everySeconds) : DEFAULT_FORM.everySeconds,
+    intervalAnchor: t.kind === "interval" ? (t.anchor ?? "") : "",
     onceAt: t.kind === "once" ? toLocalInput(t.at) : "",
     overlapPolicy: s.overlapPolicy,
     misfirePolicy: s.misfirePolicy,

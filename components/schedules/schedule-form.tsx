@@ -7,7 +7,7 @@ import { FormField } from "../ui/form-field";
 import { FirePreview } from "./fire-preview";
 import { PayloadEditor } from "./payload-editor";
 import { PolicyFields } from "./policy-fields";
-import { DEFAULT_FORM, scheduleBodyFromForm, triggerFromForm, type ScheduleFormValues } from "./schedule-form-values";
+import { DEFAULT_FORM, editBodyFromForm, scheduleBodyFromForm, triggerFromForm, type ScheduleFormValues } from "./schedule-form-values";
 import { handlersQuery } from "./schedules-queries";
 import { TriggerBuilder } from "./trigger-builder";
 
@@ -63,11 +63,13 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
     setFormError(null);
     setStale(null);
     try {
-      const body = scheduleBodyFromForm(values);
       const res =
         mode === "create"
-          ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", { method: "POST", json: body })
-          : await fetchJson<{ schedule?: { id: string }; id?: string }>(`/api/schedules/${scheduleId}`, { method: "PATCH", json: { ...body, revision } });
+          ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", { method: "POST", json: scheduleBodyFromForm(values) })
+          : await fetchJson<{ schedule?: { id: string }; id?: string }>(`/api/schedules/${scheduleId}`, {
+              method: "PATCH",
+              json: { ...editBodyFromForm(initial ?? DEFAULT_FORM, values), revision },
+            });
       const id = res.schedule?.id ?? res.id ?? scheduleId;
       await qc.invalidateQueries({ queryKey: ["schedules"] });
       await qc.invalidateQueries({ queryKey: ["timeline"] });

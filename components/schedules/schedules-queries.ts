@@ -4,39 +4,24 @@ import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { HandlerListing } from "@/core/handlers/handler-registry";
+import type { BackfillResult } from "@/core/schedules/backfill-schedule";
+import type { ScheduleListItem } from "@/core/schedules/list-schedules";
+import type { ActionResult, PauseResult } from "@/core/schedules/pause-schedule";
+import type { PreviewResult } from "@/core/schedules/preview-trigger";
+import type { ResumeResult } from "@/core/schedules/resume-schedule";
+import type { Trigger } from "@/core/schedules/trigger";
+import type { TriggerNowResult } from "@/core/schedules/trigger-now";
 import type { JsonSchema } from "./json-schema-check";
-import type { TriggerBody } from "./schedule-form-values";
 
 /** GET /api/handlers — core/handlers/handler-registry.ts HandlerListing. */
 export type HandlerView = Omit<Jsonify<HandlerListing>, "payloadSchema"> & { payloadSchema: JsonSchema };
 
-export interface FireTimeView {
-  at: string;
-  localTime: string;
-  utcOffset: string;
-  dst?: { kind: "gap" | "repeat"; note: string; skipped?: true };
-}
-
 /** POST /api/schedules/preview — core/schedules/preview-trigger.ts. */
-export interface PreviewView {
-  now: string;
-  description: string;
-  fires: FireTimeView[];
-}
+export type PreviewView = Jsonify<PreviewResult>;
+export type FireTimeView = PreviewView["fires"][number];
 
-/** What pause / resume / trigger / backfill report (core/schedules/pause-schedule.ts ActionResult and kin). */
-export interface ActionResultView {
-  dryRun: boolean;
-  count: number;
-  plannedAt: string[];
-  recordedPaused?: number;
-  misfirePolicy?: string;
-  runId?: string | null;
-  fires?: number;
-  alreadyCovered?: number;
-  held?: number;
-  pausedUntil?: string | null;
-}
+/** What pause / resume / trigger / backfill report: core/schedules/pause-schedule.ts ActionResult and its kin. */
+export type ActionResultView = ActionResult & Partial<Jsonify<PauseResult & ResumeResult & TriggerNowResult & BackfillResult>>;
 
 export const handlersQuery = () =>
   queryOptions({
@@ -47,7 +32,7 @@ export const handlersQuery = () =>
     refetchInterval: 10_000,
   });
 
-export const triggerPreviewQuery = (trigger: TriggerBody, count = 10) =>
+export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10) =>
   queryOptions({
     queryKey: ["schedule-preview", trigger, count],
     queryFn: () => fetchJson<PreviewView>("/api/schedules/preview", { method: "POST", json: { trigger, count } }),
@@ -59,45 +44,7 @@ export const triggerPreviewQuery = (trigger: TriggerBody, count = 10) =>
  * A schedule as GET /api/schedules[/:id] returns it (core/schedules/list-schedules.ts ScheduleListItem: the
  * schedule record plus next fire, last outcome, 24 h counts and recent lateness; dates as ISO text).
  */
-export interface ScheduleView {
-  id: string;
-  name: string;
-  description: string;
-  handler: string;
-  payload: Record<string, unknown>;
-  trigger: TriggerBody & { anchor?: string };
-  triggerDescription: string;
-  timezone: string;
-  enabled: boolean;
-  paused: { at: string; by: string | null; reason: string | null; until: string | null } | null;
-  overlapPolicy: string;
-  misfirePolicy: string;
-  catchUpLimit: number;
-  startingDeadlineSeconds: number;
-  timeoutSeconds: number;
-  graceSeconds: number;
-  retryMaxAttempts: number;
-  retryBaseSeconds: number;
-  retryMaxSeconds: number;
-  concurrencyGroup: string | null;
-  concurrencyLimit: number | null;
-  startJitterMs: number;
-  expectRecordsMin: number | null;
-  latenessP95SloMs: number | null;
-  latenessMaxMs: number | null;
-  completionDeadlineSeconds: number | null;
-  failureAlertThreshold: number | null;
-  webhookUrl: string | null;
-  revision: number;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
-  nextFireAt: string | null;
-  lastRun: { id: string; state: string; plannedAt: string; finishedAt: string | null; latenessMs: number | null } | null;
-  counts24h: { late: number; missed: number; hollow: number; failed: number };
-  /** Lateness (ms) of the most recent started runs, oldest first. */
-  recentLateness: number[];
-}
+export type ScheduleView = Jsonify<ScheduleListItem>;
 
 export const schedulesQuery = () =>
   queryOptions({

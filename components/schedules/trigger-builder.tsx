@@ -109,7 +109,12 @@ export function TriggerBuilder({ values, set, errors }: Props) {
       )}
 
       {values.triggerKind === "interval" && (
-        <FormField label="Every (seconds)" testId="field-every" error={errors["trigger.everySeconds"]} hint="1 second to 31 days. 3600 = hourly.">
+        <FormField
+          label="Every (seconds)"
+          testId="field-every"
+          error={errors["trigger.everySeconds"]}
+          hint={values.intervalAnchor ? `1 second to 31 days. Counted from its anchor, ${values.intervalAnchor} (kept).` : "1 second to 31 days. 3600 = hourly."}
+        >
           <input type="number" min={1} value={values.everySeconds} onChange={(e) => set({ everySeconds: e.target.value })} />
         </FormField>
       )}

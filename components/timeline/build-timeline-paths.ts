@@ -2,7 +2,7 @@
 // mark: 50 lanes × 7 h at one fire a minute is ~21,000 runs, which as React elements freezes the page but as
 // ~20 path strings draws in milliseconds. Marks closer than a pixel are merged, which is the aggregation when
 // zoomed out.
-import { LATE_AFTER_MS } from "@/core/runs/run-states";
+import { isLate } from "@/core/runs/lateness";
 import { stateStyle } from "../ui/run-state-style";
 import { lowerBound, outcomeBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
 
@@ -125,7 +125,7 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
 
       // Late start: a connector from the marker to where the bar really begins, so the offset is visible.
       const firstStart = run.attempts[0]?.startedAt ?? run.startedAt;
-      if (firstStart !== null && (run.latenessMs ?? firstStart - run.plannedAt) > LATE_AFTER_MS) {
+      if (firstStart !== null && isLate(run.latenessMs ?? firstStart - run.plannedAt, lane.startJitterMs)) {
         const sx = xOf(firstStart);
         if (sx - mx >= 2) set.raw("late", `M${r1(mx)} ${r1(markTop + markH)}V${r1(barTop + barH / 2)}H${r1(sx)}`);
       }

@@ -87,6 +87,7 @@ describe("toTimelineModel", () => {
       states: ["planned", "queued", "running", "retrying", "succeeded"],
       kinds: ["scheduled", "manual", "backfill"],
       schedules: [{ id: "b", name: "beta", paused: true }, { id: "a", name: "alpha", paused: false }],
+      startJitterMs: [0, 0],
       runs: [
         [1, 60_000, 4, 0, 0, 1000, 10_000, "run-1"],
         [0, 120_000, 4, 1, 0, 1000, 80_000, "run-2"],

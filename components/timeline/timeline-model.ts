@@ -27,6 +27,8 @@ export interface TimelineLane {
   scheduleId: string;
   name: string;
   paused: boolean;
+  /** The schedule's start jitter window: whether a run is late depends on it (core/runs/lateness.ts). */
+  startJitterMs: number;
   /** Runs in the lane that started (an attempt ran). */
   started: number;
   /** Sorted by plannedAt. */
@@ -62,7 +64,7 @@ export function outcomeBucket(state: string): string {
   return state;
 }
 
-export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number, paused = false): TimelineLane {
+export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number, paused = false, startJitterMs = 0): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
   let started = 0;
@@ -71,7 +73,7 @@ export function finishLane(scheduleId: string, name: string, runs: TimelineRun[]
     const end = r.finishedAt ?? (r.startedAt !== null ? now : r.plannedAt);
     maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
   }
-  return { scheduleId, name, paused, started, runs, maxSpanMs };
+  return { scheduleId, name, paused, startJitterMs, started, runs, maxSpanMs };
 }
 
 /** Index of the first run planned at or after `t` (binary search). */

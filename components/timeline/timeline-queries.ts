@@ -19,6 +19,7 @@ export interface TimelineData {
 /** Same window and same runs as the previous fetch: nothing to redraw but the now-line. */
 function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
   if (a.from !== b.from || a.to !== b.to || a.runs.length !== b.runs.length || a.attempts.length !== b.attempts.length) return false;
+  if (a.startJitterMs.join() !== b.startJitterMs.join()) return false;
   for (let i = 0; i < a.runs.length; i++) {
     const x = a.runs[i]!;
     const y = b.runs[i]!;
@@ -72,7 +73,7 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     const run = runs[ri];
     if (run) run.attempts = attempts.sort((a, b) => a.number - b.number);
   }
-  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused));
+  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, api.startJitterMs[i] ?? 0));
   return { from: Date.parse(api.from), to: Date.parse(api.to), now, lanes };
 }
 

@@ -1,6 +1,6 @@
 "use client";
 import { useImperativeHandle, useState, type Ref } from "react";
-import { LATE_AFTER_MS } from "@/core/runs/run-states";
+import { isLate } from "@/core/runs/lateness";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone } from "../ui/time-format";
 import type { HoverInfo } from "./timeline-marks";
@@ -53,7 +53,7 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
         <dt>Lateness</dt>
         <dd>
           {lateness === null ? "—" : formatDuration(lateness)}
-          {lateness !== null && lateness > LATE_AFTER_MS && <span className="late-flag"> ⚠ late</span>}
+          {isLate(lateness, lane.startJitterMs) && <span className="late-flag"> ⚠ late</span>}
         </dd>
         <dt>Duration</dt>
         <dd>{formatDuration(duration)}</dd>

@@ -1,21 +1,12 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { RunsOverview } from "@/core/runs/overview";
 
-export interface AttentionCounts {
-  late: number;
-  missed: number;
-  hollow: number;
-  zombie: number;
-  failed: number;
-}
+export type { AttentionCounts } from "@/core/runs/overview";
 
-export interface OverviewView {
-  now: string;
-  windowMinutes: number;
-  lastHour: AttentionCounts;
-  running: number;
-  queued: number;
-}
+/** GET /api/overview — core/runs/overview.ts getRunsOverview, dates as ISO text. */
+export type OverviewView = Jsonify<RunsOverview>;
 
 export const overviewQuery = () =>
   queryOptions({

@@ -1,21 +1,10 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import type { Jsonify } from "@/core/jsonify";
+import type { WorkerRow } from "@/core/workers/list-workers";
 
-export interface WorkerView {
-  id: string;
-  host: string;
-  pid: number;
-  version: string;
-  state: string;
-  startedAt: string;
-  heartbeatAt: string;
-  heartbeatAgeMs: number;
-  live: boolean;
-  running: number;
-  capacity: number;
-  plannerLagMs: number | null;
-  handlers: string[];
-}
+/** A row of GET /api/workers — core/workers/list-workers.ts WorkerRow, dates as ISO text. */
+export type WorkerView = Jsonify<WorkerRow>;
 
 export const workersQuery = () =>
   queryOptions({

@@ -15,6 +15,7 @@ import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./cl
 import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "./cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
+import { pausedSql } from "./paused";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 import { plainRunSql } from "./plain-run";
 
@@ -106,7 +107,7 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
          JOIN schedules s ON s.id = r.schedule_id
         WHERE q.attempt = r.attempt + 1
           AND ${plainRunSql()} AND s.deleted_at IS NULL
-          AND NOT (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > t.now))
+          AND NOT ${pausedSql("s", "t.now")}
           AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
                OR (r.state = 'retrying'
                    AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt AND a.state = 'running')))

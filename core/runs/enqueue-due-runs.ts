@@ -10,6 +10,7 @@ import { jobIdFor } from "../queue/job-id";
 import { DUE_CHANNEL, dueNotice, runJobData, type RunJobData } from "../queue/send-run-job";
 import { recordRunEvents } from "./record-run-event";
 import { plainRunSql } from "./plain-run";
+import { pausedSql } from "./paused";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 
 /** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
@@ -45,7 +46,7 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
             AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
             AND s.deleted_at IS NULL
             AND (r.kind = 'manual'
-                 OR (r.kind = 'scheduled' AND s.paused_at IS NULL AND s.planned_through >= clock_timestamp()))
+                 OR (r.kind = 'scheduled' AND NOT ${pausedSql("s")} AND s.planned_through >= clock_timestamp()))
             AND NOT ${startingDeadlinePassedSql("r", "s")}
           ORDER BY r.due_at
           LIMIT $2
@@ -74,7 +75,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
       `SELECT DISTINCT ON (r.schedule_id) r.id
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
-          AND s.deleted_at IS NULL AND s.paused_at IS NULL
+          AND s.deleted_at IS NULL AND NOT ${pausedSql("s")}
           AND NOT EXISTS (
                 SELECT 1 FROM runs a
                  WHERE a.schedule_id = r.schedule_id

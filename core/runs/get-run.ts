@@ -3,7 +3,7 @@
 // payload, result, error and the next attempt's time.
 import type { Queryable } from "../db/pool";
 import { NotFoundError } from "../errors";
-import { classifyLateness } from "./run-states";
+import { classifyLateness } from "./lateness";
 
 export const RUN_TRACE_LOG_LIMIT = 2000;
 

@@ -4,6 +4,7 @@
 // occurrences (planned ahead, shown on the timeline) are left out unless `to` or a state asks for them.
 import { getPool, type Queryable } from "../db/pool";
 import { BadRequestError } from "../errors";
+import { lateSql, type LatenessClass } from "./lateness";
 
 export interface RunListItem {
   id: string;
@@ -21,6 +22,8 @@ export interface RunListItem {
   finishedAt: Date | null;
   nextAttemptAt: Date | null;
   latenessMs: number | null;
+  /** The schedule's start jitter window: whether the run is late depends on it (lateness.ts). */
+  startJitterMs: number;
   durationMs: number | null;
   attempt: number;
   maxAttempts: number;
@@ -40,6 +43,8 @@ export interface RunFilter {
   scheduleId?: string;
   from?: Date;
   to?: Date;
+  /** Only runs that started late, or only those that started on time (lateness.ts's rule). */
+  lateness?: LatenessClass;
   cursor?: string;
   limit?: number;
 }
@@ -88,7 +93,7 @@ async function queryPhase(
 ): Promise<RunListItem[]> {
   const { rows } = await db.query(
     `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.handler, r.planned_at, r.due_at,
-            r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, r.duration_ms,
+            r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
             r.cancel_requested_by, r.cancel_reason,
             CASE WHEN r.cancel_requested_at IS NOT NULL THEN
@@ -100,6 +105,7 @@ async function queryPhase(
         AND ($6::timestamptz IS NULL OR r.planned_at >= $6::timestamptz)
         AND ($7::text IS NULL OR r.planned_at <= CASE WHEN $7 = 'now' THEN clock_timestamp() ELSE $7::timestamptz END)
         AND ($8::timestamptz IS NULL OR (r.planned_at, r.id) < ($8::timestamptz, $9::uuid))
+        AND ($11::text IS NULL OR ${lateSql("r.lateness_ms", "s.start_jitter_ms")} = ($11 = 'late'))
       ORDER BY r.planned_at DESC, r.id DESC
       LIMIT $10`,
     [
@@ -113,6 +119,7 @@ async function queryPhase(
       q.keyset?.plannedAt ?? null,
       q.keyset?.id ?? null,
       q.limit,
+      q.lateness ?? null,
     ],
   );
   return rows.map((r) => ({
@@ -131,6 +138,7 @@ async function queryPhase(
     finishedAt: r.finished_at,
     nextAttemptAt: r.next_attempt_at,
     latenessMs: r.lateness_ms,
+    startJitterMs: r.start_jitter_ms,
     durationMs: r.duration_ms,
     attempt: r.attempt,
     maxAttempts: r.max_attempts,

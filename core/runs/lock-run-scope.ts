@@ -7,6 +7,7 @@
 // SHARE when its overlap policy is 'allow' (nobody ever waits for overlap, so claims and finishes
 // of many runs of one schedule need not queue behind each other).
 import type { Queryable } from "../db/pool";
+import { pausedSql } from "./paused";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 
 export interface LockedSchedule {
@@ -90,7 +91,7 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
   const s = await tx.query(
     `SELECT s.id, s.overlap_policy, s.starting_deadline_seconds, s.expect_records_min, s.retry_base_seconds,
             s.retry_max_seconds, s.deleted_at IS NOT NULL AS deleted,
-            (s.paused_at IS NOT NULL AND (s.paused_until IS NULL OR s.paused_until > clock_timestamp())) AS paused,
+            ${pausedSql("s")} AS paused,
             ARRAY(SELECT DISTINCT r.concurrency_group FROM runs r
                    WHERE r.id = ANY($1::uuid[]) AND r.schedule_id = s.id AND r.concurrency_group IS NOT NULL) AS run_groups
        FROM schedules s

@@ -10,6 +10,7 @@ import { recordAudit } from "../audit/record-audit";
 import { withTransaction, type Queryable } from "../db/pool";
 import type { Schedule } from "../schedules/schedule-record";
 import { decideMisfires, type MisfireDecision, type PendingRun } from "./mark-missed-decision";
+import { pausedSql } from "./paused";
 import { recordRunEvents } from "./record-run-event";
 import { startingDeadlinePassedSql } from "./starting-deadline";
 
@@ -21,12 +22,12 @@ export async function findSchedulesToSweep(db: Queryable): Promise<string[]> {
       WHERE r.state IN ('planned', 'queued') AND r.due_at <= clock_timestamp()
         AND NOT (r.state = 'planned' AND r.wait_reason IS NOT NULL)
         AND s.deleted_at IS NULL
-        AND (s.paused_at IS NULL OR r.kind = 'manual')
+        AND (NOT ${pausedSql("s")} OR r.kind = 'manual')
         AND ${startingDeadlinePassedSql("r", "s")}
      UNION
      SELECT r.schedule_id
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
-      WHERE s.paused_at IS NOT NULL AND s.deleted_at IS NULL
+      WHERE ${pausedSql("s")} AND s.deleted_at IS NULL
         AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued') AND r.wait_reason IS NULL
         AND r.due_at <= clock_timestamp() AND r.planned_at <= clock_timestamp()
       GROUP BY r.schedule_id, s.misfire_policy, s.catch_up_limit
@@ -55,7 +56,7 @@ export async function sweepMisfires(pool: pg.Pool, scheduleIds: readonly string[
 /** Locks the schedule (skipping it when another transaction holds it) and applies the misfire policy. */
 export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: PgBoss): Promise<SweepOutcome | null> {
   const { rows: sched } = await tx.query(
-    `SELECT s.id, s.misfire_policy, s.catch_up_limit, s.starting_deadline_seconds, s.paused_at IS NOT NULL AS paused,
+    `SELECT s.id, s.misfire_policy, s.catch_up_limit, s.starting_deadline_seconds, ${pausedSql("s")} AS paused,
             s.planned_through >= clock_timestamp() AS caught_up
        FROM schedules s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s SKIP LOCKED`,
     [scheduleId],

@@ -1,8 +1,7 @@
 // What the console's header needs at a glance, read straight from the runs table on the database clock:
-// what went wrong in the last hour. "Late" is classifyLateness's rule — lateness beyond the schedule's start
-// jitter window by more than LATE_AFTER_MS — as in the schedules list's 24 h counts.
+// what went wrong in the last hour. "Late" is lateness.ts's rule, as everywhere.
 import type { Queryable } from "../db/pool";
-import { LATE_AFTER_MS } from "./run-states";
+import { lateSql } from "./lateness";
 
 export interface AttentionCounts {
   late: number;
@@ -24,10 +23,10 @@ export interface RunsOverview {
 /** Counts of late, missed, hollow, zombie and failed runs whose moment (start or end) fell in the last `windowMinutes`. */
 export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promise<RunsOverview> {
   const { rows } = await db.query(
-    `WITH w AS (SELECT clock_timestamp() AS now, clock_timestamp() - make_interval(mins => $2) AS since)
+    `WITH w AS (SELECT clock_timestamp() AS now, clock_timestamp() - make_interval(mins => $1) AS since)
      SELECT w.now,
        (SELECT count(*) FROM runs r JOIN schedules s ON s.id = r.schedule_id
-         WHERE r.started_at >= w.since AND r.lateness_ms - s.start_jitter_ms > $1)::int AS late,
+         WHERE r.started_at >= w.since AND ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
        (SELECT count(*) FROM runs r WHERE r.state = 'missed' AND r.updated_at >= w.since)::int AS missed,
        (SELECT count(*) FROM runs r WHERE r.state = 'hollow' AND r.updated_at >= w.since)::int AS hollow,
        (SELECT count(*) FROM runs r WHERE r.state = 'zombie' AND r.updated_at >= w.since)::int AS zombie,
@@ -35,7 +34,7 @@ export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promis
        (SELECT count(*) FROM runs r WHERE r.state IN ('running', 'retrying'))::int AS running,
        (SELECT count(*) FROM runs r WHERE r.state = 'queued')::int AS queued
      FROM w`,
-    [LATE_AFTER_MS, windowMinutes],
+    [windowMinutes],
   );
   const r = rows[0];
   return {

@@ -3,6 +3,7 @@
 // long the oldest run that should already have its job (due, not paused, not waiting its catch-up turn) has
 // been waiting for it. Zero when planning is ahead and everything due is enqueued.
 import type { Queryable } from "../db/pool";
+import { pausedSql } from "./paused";
 
 export async function measurePlannerLag(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ lag_ms: number }>(
@@ -13,7 +14,7 @@ export async function measurePlannerLag(db: Queryable): Promise<number> {
               (SELECT extract(epoch FROM clock_timestamp() - min(r.due_at)) * 1000
                  FROM runs r JOIN schedules s ON s.id = r.schedule_id
                 WHERE r.state = 'planned' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp()
-                  AND s.deleted_at IS NULL AND (s.paused_at IS NULL OR r.kind = 'manual'))
+                  AND s.deleted_at IS NULL AND (NOT ${pausedSql("s")} OR r.kind = 'manual'))
             )::float8 AS lag_ms`,
   );
   return Math.round(rows[0]?.lag_ms ?? 0);

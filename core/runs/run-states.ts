@@ -40,11 +40,3 @@ export function isTerminal(state: string): boolean {
 
 export const RUN_KINDS = ["scheduled", "manual", "backfill"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
-
-/** Lateness classification: on time within the tolerance, late beyond it. */
-export const LATE_AFTER_MS = 1000;
-
-export function classifyLateness(latenessMs: number | null | undefined, jitterMs = 0): "on_time" | "late" | null {
-  if (latenessMs === null || latenessMs === undefined) return null;
-  return latenessMs - jitterMs > LATE_AFTER_MS ? "late" : "on_time";
-}

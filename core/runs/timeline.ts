@@ -8,6 +8,7 @@
 // Superseded occurrences (cancelled by a re-plan, replaced at the same instant) are left out.
 import { getPool, type Queryable } from "../db/pool";
 import { BadRequestError } from "../errors";
+import { pausedSql } from "./paused";
 import { RUN_KINDS, RUN_STATES, type RunKind, type RunState } from "./run-states";
 
 export const MAX_TIMELINE_WINDOW_MS = 7 * 86_400_000;
@@ -31,6 +32,8 @@ export interface Timeline {
   states: readonly string[];
   kinds: readonly string[];
   schedules: { id: string; name: string; paused: boolean }[];
+  /** Each schedule's start jitter window (ms), by schedule index: whether a run is late depends on it (lateness.ts). */
+  startJitterMs: number[];
   runs: TimelineRun[];
   attempts: TimelineAttempt[];
   truncated: boolean;
@@ -46,11 +49,12 @@ export async function getTimeline(
     throw new BadRequestError("The window may span at most 7 days; zoom in.", "invalid_query", { to: "window longer than 7 days" });
   }
   const maxRuns = q.maxRuns ?? MAX_TIMELINE_RUNS;
-  const { rows: schedules } = await db.query<{ id: string; name: string; paused: boolean }>(
-    `SELECT id, name, paused_at IS NOT NULL AS paused FROM schedules
-      WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR id = $1::uuid) ORDER BY name`,
+  const { rows: scheduleRows } = await db.query<{ id: string; name: string; paused: boolean; start_jitter_ms: number }>(
+    `SELECT s.id, s.name, ${pausedSql("s")} AS paused, s.start_jitter_ms FROM schedules s
+      WHERE s.deleted_at IS NULL AND ($1::uuid IS NULL OR s.id = $1::uuid) ORDER BY s.name`,
     [q.scheduleId ?? null],
   );
+  const schedules = scheduleRows.map(({ id, name, paused }) => ({ id, name, paused }));
   const t0 = q.from.getTime();
   const { rows } = await db.query<{
     id: string; si: number | null; kind: RunKind; state: RunState; attempt: number; planned: number; due: number; started: number | null; finished: number | null;
@@ -98,6 +102,7 @@ export async function getTimeline(
     states: RUN_STATES,
     kinds: RUN_KINDS,
     schedules,
+    startJitterMs: scheduleRows.map((s) => s.start_jitter_ms),
     runs,
     attempts,
     truncated,

@@ -2,7 +2,8 @@
 // (late, missed, hollow, failed) and its recent lateness values for a sparkline. Three set-based queries,
 // however many schedules; all times relative to the database clock.
 import { dbNow, getPool, type Queryable } from "../db/pool";
-import { LATE_AFTER_MS, TERMINAL_STATES } from "../runs/run-states";
+import { lateSql } from "../runs/lateness";
+import { TERMINAL_STATES } from "../runs/run-states";
 import { computeNextFireTimes } from "./compute-next-fire-times";
 import { NotFoundError } from "../errors";
 import { SCHEDULE_COLUMNS, isUuid, toSchedule, type Schedule } from "./schedule-record";
@@ -79,7 +80,7 @@ async function counts24h(db: Queryable, ids: string[]): Promise<Map<string, Sche
   if (ids.length === 0) return new Map();
   const { rows } = await db.query(
     `SELECT r.schedule_id,
-            count(*) FILTER (WHERE r.lateness_ms - s.start_jitter_ms > $2)::int AS late,
+            count(*) FILTER (WHERE ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
             count(*) FILTER (WHERE r.state = 'missed')::int AS missed,
             count(*) FILTER (WHERE r.state = 'hollow')::int AS hollow,
             count(*) FILTER (WHERE r.state IN ('failed', 'timed_out', 'zombie'))::int AS failed
@@ -87,7 +88,7 @@ async function counts24h(db: Queryable, ids: string[]): Promise<Map<string, Sche
       WHERE r.schedule_id = ANY($1::uuid[])
         AND r.planned_at > clock_timestamp() - interval '24 hours' AND r.planned_at <= clock_timestamp()
       GROUP BY r.schedule_id`,
-    [ids, LATE_AFTER_MS],
+    [ids],
   );
   return new Map(rows.map((r) => [r.schedule_id, { late: r.late, missed: r.missed, hollow: r.hollow, failed: r.failed }]));
 }

@@ -7,6 +7,7 @@ import { systemActor, type Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { dbNow, type Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
+import { pauseOverSql } from "../runs/paused";
 import { decideResume } from "../runs/mark-missed-decision";
 import { applyMisfireDecision, lockPendingRuns } from "../runs/mark-missed-runs";
 import { planScheduleThrough } from "../runs/plan-due-schedules";
@@ -38,14 +39,14 @@ export async function resumeSchedule(id: string, input: unknown, actor: Actor, o
 /** Resumes every schedule whose pause has reached its `until` (database clock); returns how many. */
 export async function autoResumeDueSchedules(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM schedules WHERE paused_at IS NOT NULL AND paused_until <= clock_timestamp() AND deleted_at IS NULL`,
+    `SELECT s.id FROM schedules s WHERE ${pauseOverSql("s")} AND s.deleted_at IS NULL`,
   );
   let n = 0;
   for (const { id } of rows) {
     const done = await inTransaction({}, async (tx) => {
       const { rows: locked } = await tx.query(
-        `SELECT id FROM schedules WHERE id = $1 AND paused_at IS NOT NULL AND paused_until <= clock_timestamp()
-            AND deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
+        `SELECT s.id FROM schedules s WHERE s.id = $1 AND ${pauseOverSql("s")}
+            AND s.deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
         [id],
       );
       if (!locked[0]) return false;
@@ -64,7 +65,14 @@ export async function resumeInTransaction(
   actor: Actor,
   opts: { auto?: boolean } = {},
 ): Promise<Omit<ResumeResult, "dryRun">> {
-  if (!schedule.paused) {
+  // The auto-resume clears a pause that is already over (not paused for anyone since its `until`); an operator
+  // resumes one that is still in effect.
+  const { rows: recorded } = await tx.query<{ at: Date | null; by: string | null; reason: string | null; until: Date | null }>(
+    `SELECT paused_at AS at, paused_by AS by, pause_reason AS reason, paused_until AS until FROM schedules WHERE id = $1`,
+    [schedule.id],
+  );
+  const pause = opts.auto ? recorded[0] : schedule.paused;
+  if (!pause?.at) {
     throw new ConflictError(`Schedule ${schedule.name} is not paused.`, "not_paused");
   }
   await tx.query(
@@ -80,7 +88,7 @@ export async function resumeInTransaction(
   // Fires of this pause recorded paused, by earlier planner sweeps or just now.
   const { rows: counted } = await tx.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND kind = 'scheduled' AND state = 'paused' AND planned_at >= $2`,
-    [schedule.id, schedule.paused.at.toISOString()],
+    [schedule.id, pause.at.toISOString()],
   );
   const recordedPaused = counted[0]!.n;
   const plannedAt = decision.rescue.map((id) => at.get(id)!).sort((a, b) => a.getTime() - b.getTime()).map((d) => d.toISOString());
@@ -89,7 +97,7 @@ export async function resumeInTransaction(
     action: opts.auto ? "schedule.auto_resume" : "schedule.resume",
     targetType: "schedule",
     targetId: schedule.id,
-    before: { paused: true, by: schedule.paused.by, reason: schedule.paused.reason, until: schedule.paused.until?.toISOString() ?? null },
+    before: { paused: true, by: pause.by, reason: pause.reason, until: pause.until?.toISOString() ?? null },
     after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: plannedAt.length, recordedPaused },
     reason: opts.auto ? "pause reached its until time" : null,
   });

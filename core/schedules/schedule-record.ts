@@ -2,6 +2,7 @@
 // `schedules` row to it. Every query that returns schedules selects SCHEDULE_COLUMNS.
 import type { Queryable } from "../db/pool";
 import { NotFoundError } from "../errors";
+import { isPaused } from "../runs/paused";
 import { describeTrigger } from "./describe-trigger";
 import { triggerSchema, type Trigger } from "./trigger";
 import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
@@ -16,8 +17,9 @@ export interface Schedule {
   /** Plain-words summary of the trigger, e.g. "at 09:00 on weekdays (Europe/Berlin)". */
   triggerDescription: string;
   timezone: string;
+  /** False while paused (core/runs/paused.ts's rule). */
   enabled: boolean;
-  /** Set while paused: who, why, since when, and the optional automatic resume time. */
+  /** Set while paused (core/runs/paused.ts's rule): who, why, since when, and the optional automatic resume time. */
   paused: { at: Date; by: string | null; reason: string | null; until: Date | null } | null;
   overlapPolicy: OverlapPolicy;
   misfirePolicy: MisfirePolicy;
@@ -54,11 +56,13 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
   s.failure_alert_threshold, s.webhook_url, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
-  s.deleted_at`;
+  s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function toSchedule(r: any): Schedule {
   const trigger = storedTrigger(r.trigger);
+  // A pause whose `until` has passed is over for every reader, before the planner's auto-resume clears it.
+  const paused = isPaused({ at: r.paused_at, until: r.paused_until }, r.read_at);
   return {
     id: r.id,
     name: r.name,
@@ -68,8 +72,8 @@ export function toSchedule(r: any): Schedule {
     trigger,
     triggerDescription: describeTrigger(trigger),
     timezone: r.timezone,
-    enabled: r.enabled,
-    paused: r.paused_at ? { at: r.paused_at, by: r.paused_by, reason: r.pause_reason, until: r.paused_until } : null,
+    enabled: r.enabled || !paused,
+    paused: paused ? { at: r.paused_at, by: r.paused_by, reason: r.pause_reason, until: r.paused_until } : null,
     overlapPolicy: r.overlap_policy,
     misfirePolicy: r.misfire_policy,
     catchUpLimit: r.catch_up_limit,

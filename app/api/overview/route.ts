@@ -1,6 +1,5 @@
 // GET /api/overview → what needs attention, for the header indicator.
-// Response: { now: ISO, windowMinutes: 60, lastHour: { late, missed, hollow, zombie, failed }, running, queued }
-// (counts of runs whose start or end fell in the last hour, on the database clock).
+// Response: RunsOverview (core/runs/overview.ts; dates as ISO strings).
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getRunsOverview } from "@/core/runs/overview";

@@ -1,12 +1,11 @@
-// GET /api/runs?state=&scheduleId=&from=&to=&cursor=&limit=   (viewer)
+// GET /api/runs?state=&scheduleId=&from=&to=&lateness=&cursor=&limit=   (viewer)
 //   state: one state or a comma-separated list (planned, queued, running, retrying, succeeded, failed, timed_out,
 //   cancelled, skipped_overlap, missed, paused, hollow, zombie); from/to: ISO bounds on plannedAt; limit 1..500
-//   (default 50). Newest planned first; without a state filter running and zombie runs come first, and future
+//   (default 50); lateness: late | on_time, only runs that started late / on time (core/runs/lateness.ts's
+//   rule). Newest planned first; without a state filter running and zombie runs come first, and future
 //   occurrences are left out unless `to` is given.
-//   → { runs: RunListItem[] (core/runs/list-runs.ts: id, scheduleId, scheduleName, kind, state, waitReason, handler,
-//       plannedAt, dueAt, enqueuedAt, startedAt, heartbeatAt, finishedAt, nextAttemptAt, latenessMs, durationMs,
-//       attempt, maxAttempts, workerId, records, error, idempotencyKey, cancelRequestedAt/By, cancelReason),
-//       nextCursor: string|null } — pass nextCursor as `cursor` for the next page.
+//   → { runs: RunListItem[] (core/runs/list-runs.ts; dates as ISO strings), nextCursor: string|null } — pass
+//       nextCursor as `cursor` for the next page.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { listRuns } from "@/core/runs/list-runs";
@@ -29,10 +28,11 @@ export const GET = apiRoute(
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
       from: isoDate("from").optional(),
       to: isoDate("to").optional(),
+      lateness: z.enum(["late", "on_time"], { error: "lateness must be late or on_time" }).optional(),
       cursor: z.string().max(500).optional(),
       limit: z.coerce.number().int().min(1).max(500).optional(),
     }),
   },
   async ({ query }) =>
-    listRuns({ states: query.state, scheduleId: query.scheduleId, from: query.from, to: query.to, cursor: query.cursor, limit: query.limit }),
+    listRuns({ states: query.state, scheduleId: query.scheduleId, from: query.from, to: query.to, lateness: query.lateness, cursor: query.cursor, limit: query.limit }),
 );

@@ -1,9 +1,6 @@
 // GET  /api/schedules?q=&limit=   (viewer)
-//   → { schedules: ScheduleListItem[] } — each a Schedule (core/schedules/schedule-record.ts: id, name, description,
-//     handler, payload, trigger, triggerDescription, timezone, enabled, paused {at,by,reason,until}|null, policies,
-//     limits, concurrencyGroup/Limit, SLO fields, webhookUrl, revision, plannedThrough, createdBy, createdAt,
-//     updatedAt) plus nextFireAt, lastRun {id,state,plannedAt,finishedAt,latenessMs}|null,
-//     counts24h {late,missed,hollow,failed}, recentLateness: number[] (ms, oldest first). Dates are ISO strings.
+//   → { schedules: ScheduleListItem[] } (core/schedules/list-schedules.ts: a Schedule of schedule-record.ts plus next
+//     fire, last run, 24 h counts and recent lateness). Dates are ISO strings.
 // POST /api/schedules   (operator) body: scheduleInputSchema (core/schedules/schedule-input.ts)
 //   → 200 { schedule: Schedule }; 422 { error: { code, message, fields: { "<field>": "<message>" } } } naming each
 //     bad field (trigger.cron, trigger.timezone, trigger.everySeconds, trigger.at, handler, payload.<path>…);

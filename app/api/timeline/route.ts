@@ -1,7 +1,7 @@
 // GET /api/timeline?from=&to=&scheduleId=   (viewer) from/to: ISO (default: the last hour and the next 10 minutes,
 //   by the database clock); at most 7 days.
 //   → { from, to, now (ISO), t0 (epoch ms), states: string[], kinds: string[],
-//       schedules: [{ id, name, paused }],
+//       schedules: [{ id, name, paused }], startJitterMs: number[] (by schedule index),
 //       runs: [[scheduleIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId|null]],
 //       attempts: [[runIndex, number, startedAt, finishedAt|null, state]] (only runs with more than one attempt),
 //       truncated: boolean (more than 60,000 runs in the window: zoom in) }

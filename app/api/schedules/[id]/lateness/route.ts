@@ -1,5 +1,5 @@
-// GET /api/schedules/:id/lateness?hours=6 → { schedule: {objectives}, from, to, p95Ms, points: [{runId, plannedAt,
-// startedAt, latenessMs, completionGapMs, state}] } for the lateness chart on the schedule page.
+// GET /api/schedules/:id/lateness?hours=6 → ScheduleLateness (core/metrics/get-schedule-lateness.ts; dates as ISO
+// strings) for the lateness chart on the schedule page.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
