@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "../test/db";
+import { useTestDatabase, testPool } from "../test/db";
 import { insertAlertSchedule, insertRunRow } from "../test/alert-fixtures";
 import { startWorker, type TestWorker } from "../test/worker-process";
 import { startWebhookReceiver, type ReceivedRequest } from "../test/webhook-receiver";
@@ -13,7 +13,7 @@ let workers: TestWorker[] = [];
 
 // Two real workers for the whole file: every test runs with both evaluating and delivering at once.
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  pool = testPool(db.url, 3);
   const env = {
     VIGIL_ALERT_EVAL_MS: "200",
     VIGIL_ALERT_WEBHOOK_SECRET: "test-secret",

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NextRequest } from "next/server";
 import pg from "pg";
-import { useTestDatabase } from "../test/db";
+import { useTestDatabase, testPool } from "../test/db";
 import { createTestToken } from "../test/auth";
 import { callRoute } from "../test/call-route";
 import { startWorker, type TestWorker } from "../test/worker-process";
@@ -44,7 +44,7 @@ async function spawnWorker(): Promise<TestWorker> {
 }
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  pool = testPool(db.url, 3);
   token = await createTestToken(db.url, "viewer");
   await Promise.all([spawnWorker(), spawnWorker()]);
 }, 180_000);

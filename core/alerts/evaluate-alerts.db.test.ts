@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { insertAlertSchedule as insertSchedule, insertRunRow as insertRun, insertRunEvent, insertWorker } from "../../test/alert-fixtures";
 import { evaluateAlerts, type EvaluateAlertsOptions } from "./evaluate-alerts";
 
@@ -15,7 +15,7 @@ const opts: EvaluateAlertsOptions = {
 };
 
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool = testPool(db.url, 4);
 });
 afterAll(async () => {
   await pool.end();
@@ -242,7 +242,7 @@ describe("evaluation", () => {
       await insertRun(pool, s.id, { state: "missed", plannedAgoMs: 8000 });
       schedules.push(s);
     }
-    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: db.url, max: 1 }));
+    const pools = Array.from({ length: 4 }, () => testPool(db.url, 1));
     try {
       for (let round = 0; round < 5; round++) await Promise.all(pools.map((p) => evaluateAlerts(p, opts)));
     } finally {

@@ -22,7 +22,7 @@ export function getPool(): pg.Pool {
   return pool;
 }
 
-function survivesLostConnections(p: pg.Pool, label: string): void {
+export function survivesLostConnections(p: pg.Pool, label: string): void {
   // An idle client losing its connection (server restart, terminated backend) must not crash the process.
   p.on("error", (err) => console.error(`[db] ${label}:`, err.message));
   // pg-pool stops watching a client while it is checked out: without a listener of its own, a

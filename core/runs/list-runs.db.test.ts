@@ -3,7 +3,7 @@
 // run has reached travels with its row.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { insertRun, insertSchedule } from "../../test/run-fixtures";
 import { listRuns } from "./list-runs";
 import { recordRunEvent } from "./record-run-event";
@@ -23,7 +23,7 @@ async function setState(runId: string, state: string, extra = ""): Promise<void>
 }
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = testPool(db.url, 2);
   scheduleId = await insertSchedule(pool, { handler: "demo.sleep" });
   // Oldest first: planned 6, 5, … 1 minutes ago.
   const plan = ["succeeded-old", "running", "failed", "zombie", "cancelling", "succeeded-new"];

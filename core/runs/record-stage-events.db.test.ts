@@ -2,7 +2,7 @@
 // differ, so a later stage must never be stamped before an earlier one the same worker wrote for the attempt.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { insertRun, insertSchedule, runEvents } from "../../test/run-fixtures";
 import { recordStageEvents } from "./record-stage-events";
 
@@ -10,7 +10,7 @@ const db = useTestDatabase("stage_events");
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = testPool(db.url, 2);
 });
 
 afterAll(async () => {

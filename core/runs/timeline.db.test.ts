@@ -3,7 +3,7 @@
 // attempts only for retried runs and pointing at the right run, and the truncation flag.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { insertSchedule } from "../../test/run-fixtures";
 import { findOccurrence } from "./find-occurrence";
 import { getTimeline } from "./timeline";
@@ -32,7 +32,7 @@ async function run(
 }
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = testPool(db.url, 2);
   a = await insertSchedule(pool, { handler: "demo.sleep" });
   b = await insertSchedule(pool, { handler: "demo.sleep" });
   await pool.query(`UPDATE schedules SET name = 'a-first' WHERE id = $1`, [a]);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import pg from "pg";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { insertSchedule, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
@@ -25,7 +25,7 @@ let pool: pg.Pool;
 const workers: TestWorker[] = [];
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4, application_name: CHAOS_APP });
+  pool = testPool(db.url, 4, { application_name: CHAOS_APP });
   for (let i = 0; i < 3; i++) workers.push(startWorker(db.url, env));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));
 }, 180_000);

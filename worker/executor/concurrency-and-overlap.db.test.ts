@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { createRuns, enqueueRun, insertRun, insertSchedule, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
@@ -12,7 +12,7 @@ let boss: PgBoss;
 const workers: TestWorker[] = [];
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 6 });
+  pool = testPool(db.url, 6);
   boss = await startTestBoss(db.url);
   for (let i = 0; i < 3; i++) workers.push(startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500" }));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));

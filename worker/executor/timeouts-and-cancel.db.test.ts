@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { createTestToken } from "../../test/auth";
@@ -18,7 +18,7 @@ let operator: string;
 let viewer: string;
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool = testPool(db.url, 4);
   boss = await startTestBoss(db.url);
   worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500" });
   await waitForWorkerReady(worker);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { useTestDatabase } from "../../test/db";
+import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { createRun, insertSchedule, runEvents, runState, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
@@ -12,7 +12,7 @@ let boss: PgBoss;
 const workers: TestWorker[] = [];
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  pool = testPool(db.url, 4);
   boss = await startTestBoss(db.url);
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { useTestDatabase } from "@/test/db";
+import { testPool, useTestDatabase } from "@/test/db";
 import { createTestToken } from "@/test/auth";
 import { callRoute } from "@/test/call-route";
 import { insertAlertSchedule, insertRunRow, insertWorker } from "@/test/alert-fixtures";
@@ -28,7 +28,7 @@ beforeAll(async () => {
   process.env.VIGIL_ALERT_WEBHOOK_URL = receiver.url("/global");
   viewer = await createTestToken(db.url, "viewer");
   operator = await createTestToken(db.url, "operator");
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = testPool(db.url, 2);
   await insertWorker(pool, { heartbeatAgoMs: 0 });
   scheduleA = await insertAlertSchedule(pool, { latenessMaxMs: 500, latenessP95SloMs: 300 });
   scheduleB = await insertAlertSchedule(pool, { expectRecordsMin: 1 });
