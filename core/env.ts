@@ -1,5 +1,6 @@
 // The process environment, parsed once and typed. Every module reads configuration from here.
 import { z } from "zod";
+import { parseProxyTrust } from "./http/proxy-trust";
 
 const bool = z
   .string()
@@ -48,6 +49,19 @@ export const envSchema = z.object({
   VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
   VIGIL_SECURE_COOKIES: bool,
+  // Which proxies' X-Forwarded-For/-Host/-Proto to believe: unset → none (the client is the socket peer),
+  // a number of proxies in front, or addresses/CIDR ranges/"loopback"/"private" (core/http/proxy-trust.ts).
+  VIGIL_TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseProxyTrust(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),

@@ -1,5 +1,5 @@
 // GET /api/runs?state=&scheduleId=&from=&to=&cursor=&limit=   (viewer)
-//   state: one state or a comma-separated list (planned, queued, running, retrying, succeeded, failed, timed_out,
+//   state: one state or a list (comma-separated, or the parameter repeated) (planned, queued, running, retrying, succeeded, failed, timed_out,
 //   cancelled, skipped_overlap, missed, paused, hollow, zombie); from/to: ISO bounds on plannedAt; limit 1..500
 //   (default 50). Newest planned first; without a state filter running and zombie runs come first, and future
 //   occurrences are left out unless `to` is given.
@@ -20,6 +20,7 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    listParams: ["state"],
     query: z.object({
       state: z
         .string()
