@@ -20,5 +20,7 @@ export async function callRoute(
   const req = new NextRequest(new URL(opts.path ?? "/api/test", "http://localhost:3000"), { method: opts.method ?? "GET", headers, body });
   const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  // Non-JSON answers (Prometheus text, CSV) come back as their text.
+  const type = res.headers.get("content-type") ?? "";
+  return { status: res.status, body: !text ? null : type.includes("json") ? JSON.parse(text) : text };
 }
