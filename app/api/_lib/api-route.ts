@@ -55,7 +55,9 @@ function peerAddress(req: NextRequest): string | null {
 }
 
 function clientView(req: NextRequest) {
-  return resolveClient(getEnv().VIGIL_TRUST_PROXY, peerAddress(req), (name) => req.headers.get(name));
+  // (Host is always present on a real HTTP/1.1 request; a NextRequest built in a test may lack it.)
+  const header = (name: string) => req.headers.get(name) ?? (name === "host" ? req.nextUrl.host : null);
+  return resolveClient(getEnv().VIGIL_TRUST_PROXY, peerAddress(req), header);
 }
 
 /** The client's address (forwarding headers believed only from VIGIL_TRUST_PROXY) and user agent. */
