@@ -62,6 +62,9 @@ export const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  // API token lifetimes in days: the default when the creator names none, and the longest allowed.
+  VIGIL_TOKEN_TTL_DAYS: int(90),
+  VIGIL_TOKEN_MAX_TTL_DAYS: int(365),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -69,6 +72,15 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+function checkTokenLifetimes(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.VIGIL_TOKEN_MAX_TTL_DAYS < 1) problems.push("VIGIL_TOKEN_MAX_TTL_DAYS: must be at least 1 day");
+  if (env.VIGIL_TOKEN_TTL_DAYS < 1 || env.VIGIL_TOKEN_TTL_DAYS > env.VIGIL_TOKEN_MAX_TTL_DAYS) {
+    problems.push(`VIGIL_TOKEN_TTL_DAYS: must be between 1 and VIGIL_TOKEN_MAX_TTL_DAYS (${env.VIGIL_TOKEN_MAX_TTL_DAYS})`);
+  }
+  return problems;
+}
 
 let cached: Env | undefined;
 
@@ -79,6 +91,8 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);
   }
+  const problems = checkTokenLifetimes(parsed.data);
+  if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;
 }

@@ -17,6 +17,12 @@ const READ_ONLY_POSTS: Record<string, string> = {
   "POST /api/schedules/preview": "computes the next fire times of a trigger that is not saved",
 };
 
+// Mutations of the caller's own account that any signed-in user may make. A token (which has no
+// session) is still refused or finds nothing; the row count check below shows nothing changed.
+const OWN_ACCOUNT: Record<string, string> = {
+  "DELETE /api/auth/sessions/[id]": "ends one of the caller's own sessions (another user's is not found)",
+};
+
 async function storedRowCount(): Promise<number> {
   const { rows } = await getPool().query(
     `SELECT sum((xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I.%I', schemaname, relname), false, true, '')))[1]::text::bigint) AS total
@@ -67,7 +73,9 @@ describe("access to every API route", () => {
     for (const e of endpoints) {
       if (!MUTATING.has(e.method) || PUBLIC.has(e.key) || READ_ONLY_POSTS[e.key]) continue;
       const res = await callRoute(e.handler, { method: e.method, path: e.path, params: e.params, token: viewer, body: {} });
-      if (res.status !== 403 || res.body?.error?.code !== "forbidden") wrong.push(`${e.key} → ${res.status}`);
+      if (OWN_ACCOUNT[e.key]) {
+        if (![403, 404].includes(res.status)) wrong.push(`${e.key} → ${res.status}`);
+      } else if (res.status !== 403 || res.body?.error?.code !== "forbidden") wrong.push(`${e.key} → ${res.status}`);
     }
     expect(wrong).toEqual([]);
     expect(await storedRowCount()).toBe(before);

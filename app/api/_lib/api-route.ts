@@ -130,6 +130,8 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!roleAllows(actor.role, spec.access)) throw new ForbiddenError(`This needs the ${spec.access} role; you are ${actor.role}.`);
       }
       refuseCrossOrigin(req, actor?.type === "user");
+      // Read (and shape-checked) even when the route takes no query: no route is handed a NUL or an ambiguous parameter.
+      const raw = readQuery(req, spec.listParams);
       let params = (await ctx.params) ?? {};
       if (spec.params) {
         const parsed = spec.params.safeParse(params);
@@ -137,8 +139,6 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         params = parsed.data;
       }
       let query: unknown = undefined;
-      // Read (and shape-checked) even when the route takes no query: no route is handed a NUL or an ambiguous parameter.
-      const raw = readQuery(req, spec.listParams);
       if (spec.query) {
         const parsed = spec.query.safeParse(raw);
         if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
