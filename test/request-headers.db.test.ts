@@ -54,6 +54,9 @@ describe("forwarding headers and the origin of signed-in changes", () => {
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
     expect(statuses[20]).toBe(429);
     expect(await attemptIps("nobody-1@rotate.test")).toEqual([peer]);
+    // The audit trail records the same address, not the one the client wrote.
+    const { rows } = await getPool().query(`SELECT ip FROM audit_events WHERE action = 'auth.login_failure' AND actor = 'nobody-1@rotate.test'`);
+    expect(rows).toEqual([{ ip: peer }]);
   });
 
   it("uses the forwarded address only from proxies VIGIL_TRUST_PROXY names", async () => {
