@@ -1,5 +1,6 @@
 // The process environment, parsed once and typed. Every module reads configuration from here.
 import { z } from "zod";
+import { parseProxyTrust } from "./http/proxy-trust";
 
 const bool = z
   .string()
@@ -54,6 +55,22 @@ export const envSchema = z.object({
   VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
   VIGIL_SECURE_COOKIES: bool,
+  // Which proxies' X-Forwarded-For/-Host/-Proto to believe: unset → none (the client is the socket peer),
+  // a number of proxies in front, or addresses/CIDR ranges/"loopback"/"private" (core/http/proxy-trust.ts).
+  VIGIL_TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseProxyTrust(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  // API token lifetimes in days: the default when the creator names none, and the longest allowed.
+  VIGIL_TOKEN_TTL_DAYS: int(90),
+  VIGIL_TOKEN_MAX_TTL_DAYS: int(365),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -61,6 +78,15 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+function checkTokenLifetimes(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.VIGIL_TOKEN_MAX_TTL_DAYS < 1) problems.push("VIGIL_TOKEN_MAX_TTL_DAYS: must be at least 1 day");
+  if (env.VIGIL_TOKEN_TTL_DAYS < 1 || env.VIGIL_TOKEN_TTL_DAYS > env.VIGIL_TOKEN_MAX_TTL_DAYS) {
+    problems.push(`VIGIL_TOKEN_TTL_DAYS: must be between 1 and VIGIL_TOKEN_MAX_TTL_DAYS (${env.VIGIL_TOKEN_MAX_TTL_DAYS})`);
+  }
+  return problems;
+}
 
 let cached: Env | undefined;
 
@@ -71,6 +97,8 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);
   }
+  const problems = checkTokenLifetimes(parsed.data);
+  if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;
 }

@@ -2,6 +2,7 @@
 // within seconds, the alerts page acknowledges it, and the acknowledgement is in the audit trail.
 // Real console, real worker, real Postgres (e2e/global-setup.ts).
 import { expect, test } from "@playwright/test";
+import { sameOrigin } from "./same-origin";
 
 // Fires once a year: the only runs are the ones the test triggers.
 const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
@@ -11,6 +12,7 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   test.setTimeout(120_000);
   const name = `e2e-hollow-${Date.now().toString(36)}`;
   const created = await page.request.post("/api/schedules", {
+    headers: sameOrigin(),
     data: { name, handler: "demo.sleep", payload: { ms: 10, records: 0 }, trigger: YEARLY, expectRecordsMin: 1, latenessMaxMs: 60_000 },
   });
   expect(created.status(), await created.text()).toBe(200);
@@ -20,7 +22,7 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   const badge = page.getByTestId("alerts-badge");
   const before = (await badge.count()) > 0 ? Number(await badge.getAttribute("data-count")) : 0;
 
-  const trig = await page.request.post(`/api/schedules/${schedule.id}/trigger`, { data: {} });
+  const trig = await page.request.post(`/api/schedules/${schedule.id}/trigger`, { data: {}, headers: sameOrigin() });
   expect(trig.status(), await trig.text()).toBe(200);
   const { runId } = await trig.json();
   // The cause: the run ends hollow (succeeded with 0 records where at least 1 was expected).

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { E2E_ADMIN } from "./global-setup";
+import { sameOrigin } from "./same-origin";
 
 test.describe("signing in", () => {
   // A fresh browser: none of the E2E admin's stored session.
@@ -64,6 +65,7 @@ test("an admin manages users and tokens on the admin page", async ({ page }) => 
 test("pause a schedule with a reason, find that action on the audit page, and export it", async ({ page }) => {
   const name = `e2e-audit-${Date.now().toString(36)}`;
   const created = await page.request.post("/api/schedules", {
+    headers: sameOrigin(),
     data: { name, handler: "demo.noop", trigger: { kind: "cron", cron: "*/5 * * * *", timezone: "Europe/Berlin" } },
   });
   expect(created.status(), await created.text()).toBe(200);

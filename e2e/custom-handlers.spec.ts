@@ -4,6 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
+import { sameOrigin } from "./same-origin";
 
 let server: http.Server;
 let itemsUrl = "";
@@ -66,5 +67,5 @@ test("a handler loaded from a handlers folder is listed, offered by the form, va
   await expect(page.getByTestId("run-trace")).toContainText("examples.fetch-json");
   await expect(page.getByTestId("run-trace")).toContainText("fetched");
   await page.screenshot({ path: "artifacts/screenshots/custom-handler-run.png", fullPage: true });
-  await page.request.delete(`/api/schedules/${id}`);
+  await page.request.delete(`/api/schedules/${id}`, { headers: sameOrigin() });
 });

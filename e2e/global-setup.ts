@@ -85,7 +85,7 @@ export default async function globalSetup() {
   };
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [
-    launch("console", ["node_modules/next/dist/bin/next", "start", "-p", String(port)], { ...env, VIGIL_PROCESS: "console" }, { quiet: true, sink: logFile }),
+    launch("console", ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)], { ...env, VIGIL_PROCESS: "console" }, { quiet: true, sink: logFile }),
     // The worker also loads the repository's example handlers the way a user's folder is loaded.
     launch("worker", ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: "worker", VIGIL_HANDLERS: "examples/handlers" }, { quiet: true, sink: logFile, exitWithParent: true }),
   ];

@@ -1,13 +1,14 @@
 // Runs through the console: cancel a hanging run from the runs list and follow its stages to the run page;
 // open a finished run's single trace. Real console, real worker, real Postgres (e2e/global-setup.ts).
 import { expect, test, type Page } from "@playwright/test";
+import { sameOrigin } from "./same-origin";
 
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}`;
 // Fires once a year: the only runs in these tests are the ones the test triggers.
 const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
 
 async function createViaApi(page: Page, body: Record<string, unknown>): Promise<{ id: string; name: string }> {
-  const res = await page.request.post("/api/schedules", { data: body });
+  const res = await page.request.post("/api/schedules", { data: body, headers: sameOrigin() });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).schedule;
 }
@@ -60,7 +61,7 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
 test("a finished run opens as one trace: timings, key, worker, events, attempts, payload and result", async ({ page }) => {
   test.setTimeout(120_000);
   const s = await createViaApi(page, { name: unique("e2e-trace"), handler: "demo.sleep", payload: { ms: 300, records: 3 }, trigger: YEARLY });
-  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {} });
+  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {}, headers: sameOrigin() });
   const { runId } = await trig.json();
   await expect
     .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })

@@ -2,6 +2,7 @@
 // chosen gap policy, an interval schedule and a one-off saved through the form, and a one-off in the past refused
 // at its field.
 import { expect, test, type Page } from "@playwright/test";
+import { sameOrigin } from "./same-origin";
 
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}`;
 
@@ -13,7 +14,7 @@ async function startForm(page: Page, name: string): Promise<void> {
 
 async function deleteByName(page: Page, name: string): Promise<void> {
   const list = await (await page.request.get(`/api/schedules?q=${name}`)).json();
-  for (const s of list.schedules) expect((await page.request.delete(`/api/schedules/${s.id}`)).status()).toBe(200);
+  for (const s of list.schedules) expect((await page.request.delete(`/api/schedules/${s.id}`, { headers: sameOrigin() })).status()).toBe(200);
 }
 
 test("a cron at 02:30 New York time is flagged where DST skips that hour, and follows the chosen gap policy", async ({ page }) => {

@@ -1,11 +1,12 @@
 // Schedules through the console: create with the form and watch it on the timeline, an invalid cron that
 // saves nothing, pause then resume. Real console, real worker, real Postgres (e2e/global-setup.ts).
 import { expect, test, type Page } from "@playwright/test";
+import { sameOrigin } from "./same-origin";
 
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}`;
 
 async function createViaApi(page: Page, body: Record<string, unknown>): Promise<{ id: string; name: string }> {
-  const res = await page.request.post("/api/schedules", { data: body });
+  const res = await page.request.post("/api/schedules", { data: body, headers: sameOrigin() });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).schedule;
 }
@@ -80,7 +81,7 @@ test("a schedule created through the form shows its occurrences on the timeline"
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("run-trace")).toContainText(name);
   // It fires every 10 s: delete it so it does not load the rest of the suite.
-  expect((await page.request.delete(`/api/schedules/${id}`)).status()).toBe(200);
+  expect((await page.request.delete(`/api/schedules/${id}`, { headers: sameOrigin() })).status()).toBe(200);
 });
 
 test("an invalid cron is shown at its field and nothing is saved", async ({ page }) => {
@@ -158,7 +159,7 @@ test("an edit made on a stale revision is refused with a reload option, and the 
   await page.getByLabel("Description").fill("my edit");
 
   // Someone else saves first.
-  const other = await page.request.patch(`/api/schedules/${s.id}`, { data: { revision: 1, description: "their edit" } });
+  const other = await page.request.patch(`/api/schedules/${s.id}`, { data: { revision: 1, description: "their edit" }, headers: sameOrigin() });
   expect(other.status(), await other.text()).toBe(200);
 
   await page.getByTestId("save-schedule").click();

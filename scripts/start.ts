@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 
   const consoleProc = launch(
     "console",
-    ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT)],
+    ["--import", "tsx", "scripts/console-server.ts", ...(dev ? ["--dev"] : []), "-p", String(env.PORT)],
     { ...childEnv, VIGIL_PROCESS: "console" },
   );
   children.push(consoleProc);

@@ -6,18 +6,21 @@ type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>>
 
 export async function callRoute(
   handler: Handler,
-  opts: { method?: string; path?: string; token?: string; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> },
+  opts: { method?: string; path?: string; token?: string; cookie?: string; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> },
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read response bodies ad hoc
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.cookie) headers.cookie = `vigil_session=${opts.cookie}`;
   let body: string | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
-    headers["content-type"] = "application/json";
+    headers["content-type"] ??= "application/json";
   }
   const req = new NextRequest(new URL(opts.path ?? "/api/test", "http://localhost:3000"), { method: opts.method ?? "GET", headers, body });
   const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  // Non-JSON answers (Prometheus text, CSV) come back as their text.
+  const type = res.headers.get("content-type") ?? "";
+  return { status: res.status, body: !text ? null : type.includes("json") ? JSON.parse(text) : text };
 }

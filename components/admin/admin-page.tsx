@@ -3,17 +3,26 @@ import { useQuery } from "@tanstack/react-query";
 import { meQuery } from "../ui/user-menu";
 import { UsersPanel } from "./users-panel";
 import { TokensPanel } from "./tokens-panel";
+import { SessionsPanel } from "./sessions-panel";
 
 export function AdminPage() {
   const { data: me, isPending } = useQuery(meQuery());
   if (isPending) return <p className="muted">Loading…</p>;
+  // Everyone signed in sees (and can end) their own sessions; accounts and tokens are for admins.
+  const own = me?.actor.type === "user" ? <SessionsPanel /> : null;
   if (me?.actor.role !== "admin") {
-    return <p className="muted">Only admins manage accounts and tokens. Ask an admin to change your role.</p>;
+    return (
+      <>
+        <p className="muted">Only admins manage accounts and tokens. Ask an admin to change your role.</p>
+        {own}
+      </>
+    );
   }
   return (
     <>
       <UsersPanel />
       <TokensPanel />
+      {own}
     </>
   );
 }

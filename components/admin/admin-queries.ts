@@ -11,6 +11,7 @@ export interface UserView {
   role: Role;
   disabled: boolean;
   createdAt: string;
+  activeSessions: number;
 }
 
 export interface TokenView {
@@ -22,6 +23,18 @@ export interface TokenView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  expiresAt: string;
+  state: "active" | "revoked" | "expired" | "owner_inactive";
+}
+
+export interface SessionView {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  ip: string | null;
+  userAgent: string | null;
+  current: boolean;
 }
 
 export const usersQuery = () =>
@@ -29,3 +42,6 @@ export const usersQuery = () =>
 
 export const tokensQuery = () =>
   queryOptions({ queryKey: ["admin", "tokens"], queryFn: () => fetchJson<{ tokens: TokenView[] }>("/api/tokens") });
+
+export const sessionsQuery = () =>
+  queryOptions({ queryKey: ["auth", "sessions"], queryFn: () => fetchJson<{ sessions: SessionView[] }>("/api/auth/sessions") });

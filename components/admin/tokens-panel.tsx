@@ -10,9 +10,14 @@ function NewTokenForm() {
   const qc = useQueryClient();
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("operator");
+  // Empty: the server's default lifetime (VIGIL_TOKEN_TTL_DAYS).
+  const [days, setDays] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => fetchJson<{ token: TokenView; secret: string }>("/api/tokens", { method: "POST", json: { name, role } }),
+    mutationFn: () => fetchJson<{ token: TokenView; secret: string }>("/api/tokens", {
+        method: "POST",
+        json: { name, role, ...(days.trim() ? { expiresInDays: Number(days) } : {}) },
+      }),
     onSuccess: (r) => {
       setSecret(r.secret);
       setName("");
@@ -32,12 +37,15 @@ function NewTokenForm() {
         <FormField label="Token name" hint="What uses it, e.g. deploy-pipeline." error={fields.name}>
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
-        <FormField label="Token role" error={fields.role}>
+        <FormField label="Token role" hint="It stops working if you lose this role or your account is disabled." error={fields.role}>
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>
+        </FormField>
+        <FormField label="Expires in (days)" hint="Leave empty for the default lifetime." error={fields.expiresInDays}>
+          <input inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} placeholder="default" />
         </FormField>
       </div>
       {create.error && !Object.keys(fields).length && <p className="error" role="alert">{create.error.message}</p>}
@@ -60,6 +68,13 @@ function NewTokenForm() {
   );
 }
 
+const STATE_LABEL: Record<TokenView["state"], string> = {
+  active: "active",
+  revoked: "revoked",
+  expired: "expired",
+  owner_inactive: "creator disabled or lost the role",
+};
+
 function TokenRow({ token }: { token: TokenView }) {
   const qc = useQueryClient();
   const revoke = useMutation({
@@ -77,13 +92,19 @@ function TokenRow({ token }: { token: TokenView }) {
         {token.createdBy ?? "—"}
         <div>{formatInZone(token.createdAt)}</div>
       </td>
-      <td className="muted">{token.lastUsedAt ? formatInZone(token.lastUsedAt) : "never"}</td>
+      <td className="muted" data-testid="token-last-used">
+        {token.lastUsedAt ? formatInZone(token.lastUsedAt) : "never"}
+      </td>
+      <td className="muted" data-testid="token-expires">
+        {formatInZone(token.expiresAt)}
+      </td>
       <td>
-        {token.revokedAt ? (
-          <span className="pill muted" title={formatInZone(token.revokedAt)}>
-            revoked
+        {token.state !== "active" && (
+          <span className="pill muted" title={token.revokedAt ? formatInZone(token.revokedAt) : undefined} data-testid="token-state">
+            {STATE_LABEL[token.state]}
           </span>
-        ) : (
+        )}
+        {token.revokedAt ? null : (
           <button
             type="button"
             className="danger"
@@ -115,6 +136,7 @@ export function TokensPanel() {
             <th>Role</th>
             <th>Created</th>
             <th>Last used</th>
+            <th>Expires</th>
             <th>Status</th>
           </tr>
         </thead>
@@ -122,7 +144,7 @@ export function TokensPanel() {
           {data?.tokens.map((t) => <TokenRow key={t.id} token={t} />)}
           {data && data.tokens.length === 0 && (
             <tr>
-              <td colSpan={6} className="muted">
+              <td colSpan={7} className="muted">
                 No API tokens yet.
               </td>
             </tr>

@@ -60,6 +60,13 @@ function UserRow({ user }: { user: UserView }) {
       void qc.invalidateQueries({ queryKey: ["admin", "users"] });
     },
   });
+  const endSessions = useMutation({
+    mutationFn: () => fetchJson<{ ended: number }>(`/api/users/${user.id}/sessions`, { method: "DELETE" }),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["admin", "users"] });
+      void qc.invalidateQueries({ queryKey: ["auth", "sessions"] });
+    },
+  });
   return (
     <tr data-testid={`user-row-${user.email}`}>
       <td>
@@ -75,8 +82,18 @@ function UserRow({ user }: { user: UserView }) {
       </td>
       <td>{user.disabled ? <span className="pill bad">disabled</span> : <span className="pill ok">active</span>}</td>
       <td className="muted">{formatInZone(user.createdAt)}</td>
+      <td data-testid="user-sessions">{user.activeSessions}</td>
       <td>
         <div className="row" style={{ gap: 6 }}>
+          <button
+            type="button"
+            disabled={endSessions.isPending || user.activeSessions === 0}
+            onClick={() => {
+              if (window.confirm(`Sign ${user.email} out everywhere? Each of their browsers has to sign in again.`)) endSessions.mutate();
+            }}
+          >
+            End sessions
+          </button>
           <button type="button" disabled={patch.isPending} onClick={() => patch.mutate({ disabled: !user.disabled })}>
             {user.disabled ? "Enable" : "Disable"}
           </button>
@@ -110,6 +127,7 @@ function UserRow({ user }: { user: UserView }) {
             </form>
           )}
         </div>
+        {endSessions.error && <div className="field-error" role="alert">{endSessions.error.message}</div>}
         {patch.error && (
           <div className="field-error" role="alert">
             {patch.error instanceof ApiError && patch.error.fields ? Object.values(patch.error.fields).join(" ") : patch.error.message}
@@ -133,6 +151,7 @@ export function UsersPanel() {
             <th>Role</th>
             <th>Status</th>
             <th>Created</th>
+            <th>Sessions</th>
             <th>Actions</th>
           </tr>
         </thead>
@@ -140,7 +159,7 @@ export function UsersPanel() {
           {data?.users.map((u) => <UserRow key={u.id} user={u} />)}
           {data && data.users.length === 0 && (
             <tr>
-              <td colSpan={5} className="muted">
+              <td colSpan={6} className="muted">
                 No users yet.
               </td>
             </tr>

@@ -10,10 +10,25 @@ export interface ApiTokenRecord {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date;
+  /** Whether it authenticates now, and if not, why: revoked, expired, or its creator is disabled or lost the role. */
+  state: "active" | "revoked" | "expired" | "owner_inactive";
 }
 
-export const TOKEN_COLUMNS = `t.id, t.name, t.prefix, t.role, t.created_at, t.last_used_at, t.revoked_at,
-  (SELECT email FROM users u WHERE u.id = t.created_by) AS created_by`;
+// The role ranks again in SQL (roles.ts holds the same order) so authenticate() can check a token's
+// creator in the one statement that finds the token.
+export const ROLE_RANK_SQL = (col: string) => `CASE ${col} WHEN 'viewer' THEN 1 WHEN 'operator' THEN 2 WHEN 'admin' THEN 3 ELSE 0 END`;
+
+/** True when the token's creator (if any is recorded) is active and still holds at least the token's role. */
+export const TOKEN_OWNER_ACTIVE_SQL = `(t.created_by IS NULL OR EXISTS (
+  SELECT 1 FROM users o WHERE o.id = t.created_by AND o.disabled_at IS NULL AND ${ROLE_RANK_SQL("o.role")} >= ${ROLE_RANK_SQL("t.role")}))`;
+
+export const TOKEN_COLUMNS = `t.id, t.name, t.prefix, t.role, t.created_at, t.last_used_at, t.revoked_at, t.expires_at,
+  (SELECT email FROM users u WHERE u.id = t.created_by) AS created_by,
+  CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+       WHEN t.expires_at <= clock_timestamp() THEN 'expired'
+       WHEN NOT ${TOKEN_OWNER_ACTIVE_SQL} THEN 'owner_inactive'
+       ELSE 'active' END AS state`;
 
 export function toApiTokenRecord(r: Record<string, unknown>): ApiTokenRecord {
   return {
@@ -25,5 +40,7 @@ export function toApiTokenRecord(r: Record<string, unknown>): ApiTokenRecord {
     createdAt: r.created_at as Date,
     lastUsedAt: (r.last_used_at as Date | null) ?? null,
     revokedAt: (r.revoked_at as Date | null) ?? null,
+    expiresAt: r.expires_at as Date,
+    state: r.state as ApiTokenRecord["state"],
   };
 }

@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import type { Queryable } from "../db/pool";
 import type { Actor, Role } from "./roles";
+import { TOKEN_OWNER_ACTIVE_SQL } from "./api-token-record";
 
 export const SESSION_COOKIE = "vigil_session";
 
@@ -20,9 +21,11 @@ export interface Credentials {
 export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
   if (c.bearerToken) {
     const { rows } = await db.query(
-      `UPDATE api_tokens SET last_used_at = clock_timestamp()
-        WHERE token_hash = $1 AND revoked_at IS NULL
-        RETURNING id, name, role`,
+      // Expired, or its creator disabled or no longer holding the token's role: the token is refused,
+      // checked on every call so a change to the account takes effect at once.
+      `UPDATE api_tokens t SET last_used_at = clock_timestamp()
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > clock_timestamp() AND ${TOKEN_OWNER_ACTIVE_SQL}
+        RETURNING t.id, t.name, t.role`,
       [sha256Hex(c.bearerToken)],
     );
     const t = rows[0];

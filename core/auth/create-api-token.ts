@@ -3,6 +3,8 @@
 import crypto from "node:crypto";
 import type { Queryable } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
+import { getEnv } from "../env";
+import { ValidationError } from "../errors";
 import type { Actor } from "./roles";
 import { sha256Hex } from "./authenticate";
 import { createTokenSchema, type CreateTokenInput } from "./user-input";
@@ -13,13 +15,19 @@ export const TOKEN_PREFIX_LENGTH = 12;
 
 export async function createApiToken(input: CreateTokenInput, actor: Actor, db?: Queryable): Promise<{ token: ApiTokenRecord; secret: string }> {
   const t = createTokenSchema.parse(input);
+  const env = getEnv();
+  const days = t.expiresInDays ?? env.VIGIL_TOKEN_TTL_DAYS;
+  if (days > env.VIGIL_TOKEN_MAX_TTL_DAYS) {
+    throw new ValidationError("Some fields are not valid.", { expiresInDays: `A token lives at most ${env.VIGIL_TOKEN_MAX_TTL_DAYS} days (VIGIL_TOKEN_MAX_TTL_DAYS).` });
+  }
   const secret = `vgl_${crypto.randomBytes(32).toString("base64url")}`;
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query(
       `WITH t AS (
-         INSERT INTO api_tokens (name, token_hash, prefix, role, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING *
+         INSERT INTO api_tokens (name, token_hash, prefix, role, created_by, expires_at)
+         VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(days => $6)) RETURNING *
        ) SELECT ${TOKEN_COLUMNS} FROM t`,
-      [t.name, sha256Hex(secret), secret.slice(0, TOKEN_PREFIX_LENGTH), t.role, actor.type === "user" ? actor.id : null],
+      [t.name, sha256Hex(secret), secret.slice(0, TOKEN_PREFIX_LENGTH), t.role, actor.type === "user" ? actor.id : null, days],
     );
     const token = toApiTokenRecord(rows[0]);
     await recordAudit(tx, {
@@ -27,7 +35,7 @@ export async function createApiToken(input: CreateTokenInput, actor: Actor, db?:
       action: "token.create",
       targetType: "token",
       targetId: token.id,
-      after: { name: token.name, role: token.role, prefix: token.prefix },
+      after: { name: token.name, role: token.role, prefix: token.prefix, expiresAt: token.expiresAt },
     });
     return { token, secret };
   });

@@ -3,9 +3,18 @@ import { getPool } from "../db/pool";
 import { NotFoundError } from "../errors";
 import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
 
-export async function listUsers(db: Queryable = getPool()): Promise<UserRecord[]> {
-  const { rows } = await db.query(`SELECT ${USER_COLUMNS} FROM users ORDER BY email`);
-  return rows.map(toUserRecord);
+export interface UserListItem extends UserRecord {
+  /** Live console sessions: what "End sessions" would sign out. */
+  activeSessions: number;
+}
+
+export async function listUsers(db: Queryable = getPool()): Promise<UserListItem[]> {
+  const { rows } = await db.query(
+    `SELECT ${USER_COLUMNS},
+            (SELECT count(*)::int FROM sessions s WHERE s.user_id = users.id AND s.expires_at > clock_timestamp()) AS active_sessions
+       FROM users ORDER BY email`,
+  );
+  return rows.map((r) => ({ ...toUserRecord(r), activeSessions: r.active_sessions as number }));
 }
 
 /** Locks the row when `forUpdate` so a concurrent change cannot interleave. */

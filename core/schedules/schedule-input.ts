@@ -48,7 +48,7 @@ const webhookUrl = z
 const fields = {
   name: slug("Name"),
   description: z.string({ error: "Description must be a string" }).max(2000, { error: "Description must be at most 2000 characters" }),
-  handler: z.string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' }).min(1, { error: "Choose a handler" }),
+  handler: z.string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' }).min(1, { error: "Choose a handler" }).max(200, { error: "Handler name must be at most 200 characters" }),
   payload: z.record(z.string(), z.unknown(), { error: "Payload must be a JSON object (use {} for none)" }),
   trigger: triggerSchema,
   enabled: z.boolean({ error: "Enabled must be true or false" }),

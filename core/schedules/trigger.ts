@@ -28,8 +28,13 @@ export function explainTimeZoneProblem(zone: string): string | null {
   return null;
 }
 
+/** Six fields with lists and ranges fit easily; a longer "expression" is a mistake, not a schedule. */
+export const MAX_CRON_CHARS = 200;
+
 const cronExpressionSchema = z
   .string({ error: 'Cron expression must be a string such as "*/15 * * * *"' })
+  // abort: the parser never sees an over-long expression.
+  .max(MAX_CRON_CHARS, { error: (i) => `Cron expression must be at most ${MAX_CRON_CHARS} characters; got ${String((i.input as string).length)}`, abort: true })
   .superRefine((expr, ctx) => {
     const problem = explainCronProblem(expr);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -37,6 +42,7 @@ const cronExpressionSchema = z
 
 const timeZoneSchema = z
   .string({ error: "Time zone must be a string with an IANA name such as Europe/Berlin" })
+  .max(64, { error: "Time zone must be at most 64 characters: an IANA name such as Europe/Berlin", abort: true })
   .superRefine((zone, ctx) => {
     const problem = explainTimeZoneProblem(zone);
     if (problem) ctx.addIssue({ code: "custom", message: problem });

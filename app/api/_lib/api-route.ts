@@ -15,9 +15,12 @@ import {
   fieldErrorsFromZod,
   toErrorResponse,
 } from "@/core/errors";
+import { getEnv } from "@/core/env";
 import { getLogger } from "@/core/log";
+import { resolveClient } from "@/core/http/proxy-trust";
+import { isPeerHeaderWritten, PEER_HEADER } from "@/core/http/peer-header";
+import { readJsonBody, readQuery } from "./read-input";
 
-const MAX_BODY_BYTES = 256 * 1024;
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export type Access = "public" | Role;
@@ -29,6 +32,8 @@ interface Spec<B extends z.ZodType, Q extends z.ZodType> {
   query?: Q;
   /** Path parameters, e.g. `{ id: z.uuid() }`: a malformed id answers 404 before any query runs. */
   params?: z.ZodType<Record<string, string>>;
+  /** Query parameters that take several values: `?state=a&state=b` is read as `state=a,b`. Any other is refused when repeated. */
+  listParams?: readonly string[];
 }
 
 export interface RouteContext<B, Q> {
@@ -41,47 +46,56 @@ export interface RouteContext<B, Q> {
 
 type Handler<B, Q> = (ctx: RouteContext<B, Q>) => Promise<Response | unknown>;
 
-// The client address is the LAST X-Forwarded-For entry: the one the nearest proxy appended (or
-// Next.js set from the socket). Earlier entries are whatever the client claimed, and trusting them
-// would let anyone dodge the per-address login limit by inventing an address per request.
+// The peer: written by the console's server (scripts/console-server.ts) from the socket. Under a plain
+// `next start` there is no such server and the best left is the last X-Forwarded-For entry (Next.js
+// sets it from the socket only when the client sent none): `npm start` is the supported way.
+function peerAddress(req: NextRequest): string | null {
+  if (isPeerHeaderWritten()) return req.headers.get(PEER_HEADER);
+  return req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean).at(-1) ?? null;
+}
+
+function clientView(req: NextRequest) {
+  // (Host is always present on a real HTTP/1.1 request; a NextRequest built in a test may lack it.)
+  const header = (name: string) => req.headers.get(name) ?? (name === "host" ? req.nextUrl.host : null);
+  return resolveClient(getEnv().VIGIL_TRUST_PROXY, peerAddress(req), header);
+}
+
+/** The client's address (forwarding headers believed only from VIGIL_TRUST_PROXY) and user agent. */
 export function clientInfo(req: NextRequest): { ip: string | null; userAgent: string | null } {
-  const fwd = req.headers.get("x-forwarded-for");
-  const last = fwd?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
-  const ip = (last ?? req.headers.get("x-real-ip") ?? "").slice(0, 64) || null;
-  return { ip, userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null };
+  return { ip: clientView(req).ip, userAgent: req.headers.get("user-agent")?.slice(0, 512) ?? null };
 }
 
-/** True when the browser reached us over https (directly or through a proxy that says so). */
+/** True when the browser reached us over https (directly, or through a trusted proxy that says so). */
 export function isHttps(req: NextRequest): boolean {
-  return req.nextUrl.protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  return req.nextUrl.protocol === "https:" || clientView(req).proto === "https";
 }
 
-function refuseCrossOrigin(req: NextRequest): void {
+const hostOf = (url: string): string | null => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+};
+
+// A browser sends Origin on every POST/PUT/PATCH/DELETE, same-site or not; it must name this host.
+// A cookie-authenticated mutation without one is refused (unless its Referer is this host): nothing
+// that holds the session cookie has a reason to leave both out. Bearer-token automation (curl, scripts)
+// sends neither and carries no ambient credential, so only a present Origin is checked for it.
+function refuseCrossOrigin(req: NextRequest, viaCookie: boolean): void {
   if (!MUTATING.has(req.method)) return;
+  const host = clientView(req).host;
   const origin = req.headers.get("origin");
-  // Automation (curl, scripts) sends no Origin; browsers always do on cross-site POSTs.
-  if (!origin) return;
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    throw new ForbiddenError("This request came from another site and was refused.");
+  if (origin !== null) {
+    if (hostOf(origin) !== host) throw new DomainError(403, "cross_origin", "This request came from another site and was refused.");
+    return;
   }
-  if (originHost !== host) throw new ForbiddenError("This request came from another site and was refused.");
-}
-
-async function readJson(req: NextRequest): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
-  const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new BadRequestError("The request body is not valid JSON.", "malformed_json");
+  if (!viaCookie) return;
+  const referer = req.headers.get("referer");
+  if (referer === null) {
+    throw new DomainError(403, "origin_required", "A signed-in change needs an Origin header naming this console (browsers send it; scripts should use an API token).");
   }
+  if (hostOf(referer) !== host) throw new DomainError(403, "cross_origin", "This request came from another site and was refused.");
 }
 
 /**
@@ -115,25 +129,26 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         if (!actor) throw new UnauthorizedError();
         if (!roleAllows(actor.role, spec.access)) throw new ForbiddenError(`This needs the ${spec.access} role; you are ${actor.role}.`);
       }
-      refuseCrossOrigin(req);
+      refuseCrossOrigin(req, actor?.type === "user");
+      // Read (and shape-checked) even when the route takes no query: no route is handed a NUL or an ambiguous parameter.
+      const raw = readQuery(req, spec.listParams);
       let params = (await ctx.params) ?? {};
       if (spec.params) {
         const parsed = spec.params.safeParse(params);
         if (!parsed.success) throw new DomainError(404, "not_found", "Nothing exists at this address: the id in the path is not valid.");
         params = parsed.data;
       }
-      let body: unknown = undefined;
-      if (spec.body) {
-        const parsed = spec.body.safeParse(await readJson(req));
-        if (!parsed.success) throw new ValidationError("Some fields are not valid.", fieldErrorsFromZod(parsed.error.issues));
-        body = parsed.data;
-      }
       let query: unknown = undefined;
       if (spec.query) {
-        const raw = Object.fromEntries(req.nextUrl.searchParams.entries());
         const parsed = spec.query.safeParse(raw);
         if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
         query = parsed.data;
+      }
+      let body: unknown = undefined;
+      if (spec.body) {
+        const parsed = spec.body.safeParse(await readJsonBody(req));
+        if (!parsed.success) throw new ValidationError("Some fields are not valid.", fieldErrorsFromZod(parsed.error.issues));
+        body = parsed.data;
       }
       const handlerStart = performance.now();
       const result = await handler({ req, actor, body: body as z.infer<B>, query: query as z.infer<Q>, params });

@@ -47,7 +47,7 @@ describe("an audit row for each account action", () => {
     expect((await signIn("kind@example.com", "wrong-password")).status).toBe(401);
     const ok = await signIn("kind@example.com", "kind-user-password-2");
     const cookie = ok.headers.get("set-cookie")!.split(";")[0]!;
-    await logout.POST(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, ...client } }), { params: Promise.resolve({}) });
+    await logout.POST(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost:3000", ...client } }), { params: Promise.resolve({}) });
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { disabled: true } });
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { disabled: false } });
     const t = await callRoute(tokens.POST, { ...h, method: "POST", body: { name: "kinds-bot", role: "viewer" } });

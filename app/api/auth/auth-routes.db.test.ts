@@ -18,8 +18,8 @@ import { DELETE as tokenDelete } from "../tokens/[id]/route";
 const db = useTestDatabase("auth_routes");
 const noParams = { params: Promise.resolve({}) };
 
-function loginRequest(body: unknown, headers: Record<string, string> = {}) {
-  return new NextRequest("http://localhost:3000/api/auth/login", {
+function loginRequest(body: unknown, headers: Record<string, string> = {}, base = "http://localhost:3000") {
+  return new NextRequest(`${base}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-forwarded-for": "192.0.2.10", ...headers },
     body: JSON.stringify(body),
@@ -48,7 +48,7 @@ describe("auth routes", () => {
     const me = await callRoute(meGet, { headers: { cookie } });
     expect(me).toMatchObject({ status: 200, body: { actor: { type: "user", label: "viewer@example.com", role: "viewer" } } });
 
-    const out = await logoutPost(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie } }), noParams);
+    const out = await logoutPost(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost:3000" } }), noParams);
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toMatch(/vigil_session=;.*Max-Age=0/i);
     expect((await callRoute(meGet, { headers: { cookie } })).status).toBe(401);
@@ -56,8 +56,11 @@ describe("auth routes", () => {
   });
 
   it("marks the cookie Secure when the request came over https", async () => {
-    const res = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-proto": "https" }), noParams);
+    const res = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, {}, "https://localhost:3000"), noParams);
     expect(res.headers.get("set-cookie")).toMatch(/; Secure/i);
+    // A client's own X-Forwarded-Proto is not a proxy's word (VIGIL_TRUST_PROXY is unset).
+    const claimed = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-proto": "https" }), noParams);
+    expect(claimed.headers.get("set-cookie")).not.toMatch(/; Secure/i);
   });
 
   it("refuses a login posted from another site", async () => {

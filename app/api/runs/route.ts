@@ -1,5 +1,5 @@
 // GET /api/runs?state=&scheduleId=&from=&to=&lateness=&cursor=&limit=   (viewer)
-//   state: one state or a comma-separated list (planned, queued, running, retrying, succeeded, failed, timed_out,
+//   state: one state or a list (comma-separated, or the parameter repeated) (planned, queued, running, retrying, succeeded, failed, timed_out,
 //   cancelled, skipped_overlap, missed, paused, hollow, zombie); from/to: ISO bounds on plannedAt; limit 1..500
 //   (default 50); lateness: late | on_time, only runs that started late / on time (core/runs/lateness.ts's
 //   rule). Newest planned first; without a state filter running and zombie runs come first, and future
@@ -19,6 +19,7 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    listParams: ["state"],
     query: z.object({
       state: z
         .string()

@@ -1,0 +1,13 @@
+// GET /api/auth/sessions   (any signed-in user) → { sessions: [{ id, createdAt, lastSeenAt, expiresAt, ip, userAgent,
+//   current }] } — the caller's own live console sessions, most recently seen first.
+import { apiRoute } from "../../_lib/api-route";
+import { SESSION_COOKIE } from "@/core/auth/authenticate";
+import { listUserSessions } from "@/core/auth/user-sessions";
+import { ForbiddenError } from "@/core/errors";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
+  if (actor!.type !== "user") throw new ForbiddenError("API tokens have no sessions; sign in to the console to see yours.");
+  return { sessions: await listUserSessions(actor!.id!, req.cookies.get(SESSION_COOKIE)?.value ?? null) };
+});

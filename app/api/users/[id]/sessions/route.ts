@@ -1,0 +1,8 @@
+// DELETE /api/users/:id/sessions   (admin) → { ended } — signs the user out everywhere; audited as user.sessions_end.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { endUserSessions } from "@/core/auth/user-sessions";
+
+export const dynamic = "force-dynamic";
+
+export const DELETE = apiRoute({ access: "admin", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) => endUserSessions(params.id!, actor!));

@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+async function freshEnv(vars: Record<string, string>) {
+  vi.resetModules();
+  for (const [k, v] of Object.entries(vars)) vi.stubEnv(k, v);
+  return (await import("./env")).getEnv;
+}
+
+describe("environment: credentials and proxies", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it("defaults token lifetimes to 90 days, at most 365, and trusts no proxy", async () => {
+    const env = (await freshEnv({}))();
+    expect(env.VIGIL_TOKEN_TTL_DAYS).toBe(90);
+    expect(env.VIGIL_TOKEN_MAX_TTL_DAYS).toBe(365);
+    expect(env.VIGIL_TRUST_PROXY).toEqual({ kind: "none" });
+  });
+
+  it("refuses a default token lifetime longer than the maximum", async () => {
+    const getEnv = await freshEnv({ VIGIL_TOKEN_TTL_DAYS: "400", VIGIL_TOKEN_MAX_TTL_DAYS: "365" });
+    expect(() => getEnv()).toThrow(/VIGIL_TOKEN_TTL_DAYS: must be between 1 and VIGIL_TOKEN_MAX_TTL_DAYS \(365\)/);
+  });
+
+  it("names a VIGIL_TRUST_PROXY entry it cannot read", async () => {
+    const getEnv = await freshEnv({ VIGIL_TRUST_PROXY: "10.0.0.0/8, proxy.internal" });
+    expect(() => getEnv()).toThrow(/VIGIL_TRUST_PROXY: "proxy.internal" is not an address/);
+  });
+});

@@ -1,0 +1,51 @@
+// The HTTP server in front of Next.js's request handler. It exists for two things `next start` cannot
+// do: tell route handlers the socket peer (PEER_HEADER, see core/http/peer-header.ts), and answer a
+// request whose URL and headers exceed the size limit with JSON instead of Node's bare, empty 431.
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { PEER_HEADER } from "../../core/http/peer-header";
+
+/** Node's own default: the request line and every header together. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+type Handle = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+function answerJson(socket: Duplex, status: number, reason: string, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function createConsoleHttpServer(handle: Handle, onError: (err: unknown, url: string | undefined) => void): http.Server {
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    // Whatever the client sent under this name is replaced: only the socket knows the peer.
+    req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+    handle(req, res).catch((err: unknown) => {
+      onError(err, req.url);
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "internal", message: "Something went wrong on the server; it has been logged." } }));
+      } else res.destroy();
+    });
+  });
+  // The HTTP parser refuses a request before any handler sees it; Node would answer without a body.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
+    if (err.code === "HPE_HEADER_OVERFLOW") {
+      answerJson(
+        socket,
+        431,
+        "Request Header Fields Too Large",
+        "request_too_large",
+        `The URL and headers of this request are larger than ${MAX_HEADER_BYTES / 1024} KiB together: shorten the query string (send long filters in a POST body) or drop large cookies.`,
+      );
+    } else if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      answerJson(socket, 408, "Request Timeout", "request_timeout", "The request was not sent completely in time.");
+    } else {
+      answerJson(socket, 400, "Bad Request", "malformed_request", "This is not a well-formed HTTP request.");
+    }
+  });
+  return server;
+}
