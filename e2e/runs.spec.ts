@@ -89,7 +89,7 @@ test("the runs list filters by start lateness, judged against the schedule's jit
   test.setTimeout(120_000);
   // A 60 s jitter window: a triggered run that starts within a minute is on time, however busy the machine.
   const s = await createViaApi(page, { name: unique("e2e-lateness"), handler: "demo.noop", trigger: YEARLY, startJitterMs: 60_000 });
-  const trigger = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {} });
+  const trigger = await page.request.post(`/api/schedules/${s.id}/trigger`, { headers: sameOrigin(), data: {} });
   expect(trigger.status(), await trigger.text()).toBe(200);
 
   await page.goto(`/runs?scheduleId=${s.id}`);
