@@ -60,7 +60,7 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
 test("a finished run opens as one trace: timings, key, worker, events, attempts, payload and result", async ({ page }) => {
   test.setTimeout(120_000);
   const s = await createViaApi(page, { name: unique("e2e-trace"), handler: "demo.sleep", payload: { ms: 300, records: 3 }, trigger: YEARLY });
-  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {} });
+  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: { reason: "e2e" } });
   const { runId } = await trig.json();
   await expect
     .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
