@@ -17,6 +17,8 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
   const s = await createViaApi(page, { name: unique("e2e-hang"), handler: "demo.hang", trigger: YEARLY, timeoutSeconds: 600, graceSeconds: 2 });
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("trigger-now").click();
+  await page.getByTestId("trigger-dialog").getByLabel("Reason").fill("e2e: hang it");
+  await page.getByTestId("confirm-trigger").click();
   await expect(page.getByTestId("action-notice")).toContainText("Triggered", { timeout: 30_000 });
 
   await page.goto(`/runs?scheduleId=${s.id}`);
