@@ -48,6 +48,7 @@ export interface RunTraceView {
     idempotencyKey: string;
     attempt: number;
     maxAttempts: number;
+    reruns: number;
     workerId: string | null;
     timeoutSeconds: number;
     graceSeconds: number;

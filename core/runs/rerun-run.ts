@@ -16,8 +16,8 @@ import { ConflictError, NotFoundError } from "../errors";
 import { sendRunJob } from "../queue/send-run-job";
 import { jobExpireSeconds, lockRunScope, type LockedRun } from "./lock-run-scope";
 import { recordRunEvent } from "./record-run-event";
+import { RERUNNABLE_STATES } from "./run-states";
 
-export const RERUNNABLE_STATES = ["failed", "timed_out", "cancelled", "hollow", "zombie", "missed"] as const;
 
 export interface RerunRefusal {
   code: string;
