@@ -99,7 +99,7 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
         </div>
       )}
       <FormField label="Reason" error={error ?? undefined} hint="Required. Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
+        <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
       </FormField>
     </ModalDialog>
   );

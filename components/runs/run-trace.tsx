@@ -278,6 +278,7 @@ export function RunTrace({ runId }: { runId: string }) {
         <TriggerDialog
           schedule={{ id: run.scheduleId, name: run.scheduleName, handler: run.handler, payload: run.payload }}
           open
+          alwaysSendPayload
           title={`Run ${run.scheduleName} again as a new occurrence?`}
           intro="This run succeeded, so it cannot be re-run. This starts a NEW occurrence with a new idempotency key: whatever the handler does — postings, requests — happens again. It starts with this run's payload unless you change it."
           onClose={() => setAgainOpen(false)}

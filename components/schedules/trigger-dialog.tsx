@@ -22,6 +22,8 @@ interface Props {
   /** Wording for "run again as a new occurrence" from a succeeded run's page. */
   title?: string;
   intro?: string;
+  /** Send `schedule.payload` (e.g. a finished run's) even when the operator does not edit it. */
+  alwaysSendPayload?: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ interface Props {
  * live against the handler's schema with the schedule form's editor. One Idempotency-Key per opening of the
  * dialog: a double click or a retry after a dropped answer returns the same run instead of starting two.
  */
-export function TriggerDialog({ schedule, open, onClose, onTriggered, title, intro }: Props) {
+export function TriggerDialog({ schedule, open, onClose, onTriggered, title, intro, alwaysSendPayload = false }: Props) {
   const qc = useQueryClient();
   const handlers = useQuery({ ...handlersQuery(), enabled: open });
   const [reason, setReason] = useState("");
@@ -62,7 +64,7 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
     setError(null);
     try {
       const json: Record<string, unknown> = { reason: reason.trim() };
-      if (override) json.payload = payloadText.trim() === "" ? {} : JSON.parse(payloadText);
+      if (override || alwaysSendPayload) json.payload = payloadText.trim() === "" ? {} : JSON.parse(payloadText);
       const r = await fetchJson<TriggerResult>(`/api/schedules/${schedule.id}/trigger`, { method: "POST", json, headers: { "idempotency-key": key } });
       await Promise.all([qc.invalidateQueries({ queryKey: ["schedules"] }), qc.invalidateQueries({ queryKey: ["runs"] }), qc.invalidateQueries({ queryKey: ["overview"] })]);
       reset();
@@ -92,9 +94,9 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
         {intro ?? "One extra run, due at once, with its own idempotency key — also while the schedule is paused; its overlap policy still applies."}
       </p>
       <FormField label="Reason" error={reasonError} hint="Required. Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. upstream fixed, settle today's batch" autoComplete="off" data-testid="trigger-reason" />
+        <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} placeholder="e.g. upstream fixed, settle today's batch" autoComplete="off" data-testid="trigger-reason" />
       </FormField>
-      <label className="row small">
+      <label className="check-row">
         <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} data-testid="trigger-override" /> Use a different payload for this run only
       </label>
       {override && (

@@ -15,6 +15,7 @@ import type { TestWorker } from "@/test/worker-process";
 import { evaluateAlerts } from "@/core/alerts/evaluate-alerts";
 import { stopConsoleBoss } from "@/core/queue/console-boss";
 import * as rerun from "./route";
+import * as bulk from "../../bulk/route";
 
 const db = useTestDatabase("rerun_route");
 const h = usePoolAndBoss(db);
@@ -47,6 +48,7 @@ export const job = defineHandler({
 
 const get = (id: string, token = operator) => callRoute(rerun.GET, { token, params: { id } });
 const post = (id: string, body: unknown, token = operator) => callRoute(rerun.POST, { method: "POST", token, body, params: { id } });
+const bulkPost = (body: unknown, token = operator) => callRoute(bulk.POST, { method: "POST", token, body });
 const q = async (text: string, values: unknown[] = []) => (await h.pool.query(text, values)).rows;
 const balances = async (...ids: string[]) =>
   Object.fromEntries((await q(`SELECT id, balance::int AS b FROM ledger_accounts WHERE id = ANY($1::text[])`, [ids])).map((r) => [r.id, r.b]));
@@ -137,5 +139,85 @@ describe("re-run an occurrence", () => {
     expect(await balances("m1", "m2")).toEqual({ m1: -9, m2: 9 });
     await evaluateAlerts(h.pool, { deadAfterMs: 10_000, plannerLagThresholdMs: 60_000, latenessWindowSeconds: 4 * 3600, kinds: ["late"] });
     expect(await q(`SELECT dedupe_key FROM alerts WHERE schedule_id = $1 AND resolved_at IS NULL`, [s])).toEqual([]);
+  });
+});
+
+describe("bulk actions", () => {
+  it("re-runs all failed runs of a time range: dry-run count first, one audit row per run plus one for the bulk, money moved once each", async () => {
+    const s = await insertSchedule(h.pool, { handler: "acme.pay", payload: { from: "bulk-a", to: "bulk-b", amount: 10, failAttempts: 1 } });
+    const [{ from }] = await q(`SELECT clock_timestamp() - interval '1 second' AS from`);
+    const ids = await createRuns(h.pool, h.boss, s, 3);
+    for (const id of ids) await finished(id, ["failed"]);
+    const [{ to }] = await q(`SELECT clock_timestamp() + interval '1 minute' AS to`);
+    expect(await balances("bulk-a", "bulk-b")).toEqual({ "bulk-a": -30, "bulk-b": 30 });
+    const range = { from: from.toISOString(), to: to.toISOString(), scheduleId: s };
+
+    expect((await bulkPost({ action: "rerun", reason: "x", ...range, dryRun: true }, viewer)).status).toBe(403);
+    const noRange = await bulkPost({ action: "rerun", reason: "x", scheduleId: s });
+    expect(noRange.status).toBe(422);
+    expect(noRange.body.error.fields).toHaveProperty("from");
+    const wrongState = await bulkPost({ action: "rerun", reason: "x", ...range, states: ["succeeded"] });
+    expect(wrongState.status).toBe(422);
+    expect(wrongState.body.error.fields.states).toContain("not succeeded");
+    expect((await bulkPost({ action: "rerun", ...range })).body.error.fields).toHaveProperty("reason");
+
+    const dry = await bulkPost({ action: "rerun", reason: "vendor back", ...range, dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dryRun: true, count: 3, bulkId: null });
+    expect([...dry.body.runIds].sort()).toEqual([...ids].sort());
+    expect(await q(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'failed'`, [ids])).toEqual([{ n: 3 }]);
+
+    const done = await bulkPost({ action: "rerun", reason: "vendor back", ...range });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ dryRun: false, count: 3, succeeded: 3, failed: 0 });
+    for (const id of ids) expect(await finished(id, ["succeeded"])).toMatchObject({ attempt: 2, reruns: 1 });
+    expect(await balances("bulk-a", "bulk-b")).toEqual({ "bulk-a": -30, "bulk-b": 30 });
+    expect(await q(`SELECT count(*)::int AS n FROM ledger_entries WHERE run_id = ANY($1::uuid[])`, [ids])).toEqual([{ n: 3 }]);
+    const audits = await q(`SELECT action, target_id, after FROM audit_events WHERE after->>'bulkId' = $1 ORDER BY id`, [done.body.bulkId]);
+    expect(audits.map((a) => a.action)).toEqual(["run.rerun", "run.rerun", "run.rerun", "runs.bulk_rerun"]);
+    expect(audits.at(-1).after).toMatchObject({ count: 3, succeeded: 3, failed: 0 });
+
+    // Exact runs with one that cannot be re-run (it succeeded now): reported per item, the others go on.
+    const more = await createRuns(h.pool, h.boss, s, 1);
+    await finished(more[0]!, ["failed"]);
+    const partial = await bulkPost({ action: "rerun", reason: "mixed", runIds: [ids[0], more[0]] });
+    expect(partial.status).toBe(200);
+    expect(partial.body).toMatchObject({ count: 2, succeeded: 1, failed: 1 });
+    expect(partial.body.items.find((i: { runId: string }) => i.runId === ids[0])).toMatchObject({ ok: false, error: { code: "run_succeeded" } });
+    expect(partial.body.items.find((i: { runId: string }) => i.runId === more[0])).toMatchObject({ ok: true, state: "retrying" });
+    await finished(more[0]!, ["succeeded"]);
+    expect(await balances("bulk-a", "bulk-b")).toEqual({ "bulk-a": -40, "bulk-b": 40 });
+  });
+
+  it("cancels all running and queued runs of a schedule, and refuses more than 500", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.hang", timeoutSeconds: 600, graceSeconds: 1 });
+    const ids = await createRuns(h.pool, h.boss, s, 3);
+    await waitFor("3 hanging runs to start", async () => (await q(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [ids]))[0].n === 3, {
+      timeoutMs: 60_000,
+    });
+    expect((await bulkPost({ action: "cancel", reason: "x" })).body.error.fields).toHaveProperty("scheduleId");
+    const dry = await bulkPost({ action: "cancel", reason: "runaway", scheduleId: s, dryRun: true });
+    expect(dry.body).toMatchObject({ count: 3 });
+    const done = await bulkPost({ action: "cancel", reason: "runaway", scheduleId: s });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ count: 3, succeeded: 3, failed: 0 });
+    for (const id of ids) await finished(id, ["cancelled"]);
+    expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'run.cancel' AND target_id = ANY($1::text[])`, [ids])).toEqual([{ n: 3 }]);
+    expect(await q(`SELECT after->'count' AS n FROM audit_events WHERE action = 'runs.bulk_cancel' AND target_id = $1`, [s])).toEqual([{ n: 3 }]);
+
+    // 501 queued runs: refused whole, nothing cancelled.
+    const big = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await q(
+      `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds)
+       SELECT $1, 'manual', now() + make_interval(days => 300), now() + make_interval(days => 300), 'big:' || g, 'queued', 'demo.noop', '{}', 30, 1
+         FROM generate_series(1, 501) g`,
+      [big],
+    );
+    for (const dryRun of [true, false]) {
+      const tooMany = await bulkPost({ action: "cancel", reason: "all", scheduleId: big, dryRun });
+      expect(tooMany.status).toBe(422);
+      expect(tooMany.body.error).toMatchObject({ code: "too_many_runs", message: expect.stringContaining("at most 500") });
+    }
+    expect(await q(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'queued'`, [big])).toEqual([{ n: 501 }]);
   });
 });
