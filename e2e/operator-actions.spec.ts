@@ -111,3 +111,38 @@ test("a succeeded run cannot be re-run; it offers 'run again as a new occurrence
   expect(page.url()).not.toContain(runId);
   await expect(page.getByTestId("idempotency-key")).not.toHaveText(new RegExp(runId));
 });
+
+test("bulk actions on the filtered runs list: cancel a schedule's active runs, re-run a range's failed runs, each with a dry-run count", async ({ page }) => {
+  test.setTimeout(180_000);
+  const hang = await createViaApi(page, { name: unique("e2e-bulk-hang"), handler: "demo.hang", trigger: YEARLY, overlapPolicy: "allow", timeoutSeconds: 600, graceSeconds: 2 });
+  for (let i = 0; i < 2; i++) expect((await page.request.post(`/api/schedules/${hang.id}/trigger`, { data: { reason: `e2e ${i}` } })).status()).toBe(200);
+  await page.goto(`/runs?scheduleId=${hang.id}`);
+  const rows = page.getByTestId("run-row");
+  await expect(rows).toHaveCount(2);
+  await expect(page.locator('[data-testid="run-row"][data-state="running"]')).toHaveCount(2, { timeout: 30_000 });
+  await page.getByTestId("bulk-cancel").click();
+  const dialog = page.getByTestId("bulk-dialog");
+  await expect(dialog.getByTestId("bulk-count")).toHaveText("2");
+  await dialog.getByLabel("Reason").fill("runaway jobs, e2e");
+  await page.getByTestId("confirm-bulk").click();
+  await expect(dialog.getByTestId("bulk-result")).toContainText("2 of 2 run(s) cancelled");
+  await page.getByTestId("bulk-done").click();
+  await expect(page.locator('[data-testid="run-row"][data-state="cancelled"]')).toHaveCount(2, { timeout: 30_000 });
+
+  const flaky = await createViaApi(page, { name: unique("e2e-bulk-fail"), handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY, overlapPolicy: "allow" });
+  const from = new Date(Date.now() - 60_000).toISOString();
+  for (let i = 0; i < 3; i++) expect((await page.request.post(`/api/schedules/${flaky.id}/trigger`, { data: { reason: `e2e ${i}` } })).status()).toBe(200);
+  const to = new Date(Date.now() + 60_000).toISOString();
+  await page.goto(`/runs?scheduleId=${flaky.id}&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+  await expect(page.locator('[data-testid="run-row"][data-state="failed"]')).toHaveCount(3, { timeout: 30_000 });
+  await page.getByTestId("bulk-rerun").click();
+  await expect(dialog.getByTestId("bulk-count")).toHaveText("3");
+  await dialog.getByLabel("Reason").fill("flaky upstream, try again");
+  await page.screenshot({ path: "artifacts/screenshots/bulk-rerun-preview.png", fullPage: true });
+  await page.getByTestId("confirm-bulk").click();
+  await expect(dialog.getByTestId("bulk-result")).toContainText("3 of 3 run(s) re-run");
+  await page.getByTestId("bulk-done").click();
+  // Each ran again as attempt 2 of its occurrence (and failed again: p = 1).
+  await expect(page.locator('[data-testid="run-row"][data-state="failed"]').filter({ hasText: "2/2" })).toHaveCount(3, { timeout: 60_000 });
+  await page.screenshot({ path: "artifacts/screenshots/bulk-rerun-done.png", fullPage: true });
+});
