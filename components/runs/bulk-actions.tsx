@@ -44,8 +44,7 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
     setResult(null);
     setError(null);
     try {
-      // The reason is required by the API; the dry run only counts, so any placeholder does.
-      setDry(await fetchJson<BulkRunActionResult>("/api/runs/bulk", { method: "POST", json: { ...body(a), reason: "dry run", dryRun: true } }));
+      setDry(await fetchJson<BulkRunActionResult>("/api/runs/bulk", { method: "POST", json: { ...body(a), dryRun: true } }));
     } catch (err) {
       setError(err as Error);
     }

@@ -23,7 +23,8 @@ const isoDate = (name: string) =>
 export const bulkRunActionSchema = z
   .strictObject({
     action: z.enum(["cancel", "rerun"], { error: "action must be cancel or rerun" }),
-    reason: z.string({ error: "Say why (reason)" }).trim().min(1, { error: "Say why (reason)" }).max(500, { error: "reason must be at most 500 characters" }),
+    /** Required unless dryRun (a count needs no reason). */
+    reason: z.string({ error: "Say why (reason)" }).trim().max(500, { error: "reason must be at most 500 characters" }).optional(),
     dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
     /** Which runs: a filter like the runs list's ... */
     scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
@@ -34,6 +35,7 @@ export const bulkRunActionSchema = z
     runIds: z.array(z.uuid({ error: "runIds must be run ids (UUIDs)" })).min(1).max(MAX_BULK_RUNS, { error: `at most ${MAX_BULK_RUNS} runIds` }).optional(),
   })
   .superRefine((v, ctx) => {
+    if (!v.dryRun && !v.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "Say why (reason): it is recorded for every run and for the bulk action" });
     if (v.runIds) return;
     const allowed: readonly string[] = v.action === "cancel" ? CANCELLABLE_STATES : RERUNNABLE_STATES;
     for (const s of v.states ?? []) {
@@ -104,7 +106,8 @@ export async function bulkRunAction(input: unknown, actor: Actor, opts: { boss: 
   if (v.action === "rerun" && !opts.boss) throw new Error("bulk re-run needs a pg-boss client");
 
   const bulkId = crypto.randomUUID();
-  const reason = `${v.reason} (bulk ${v.action} ${bulkId.slice(0, 8)})`;
+  const given = v.reason!;
+  const reason = `${given} (bulk ${v.action} ${bulkId.slice(0, 8)})`;
   const items: BulkItemResult[] = [];
   for (const runId of ids) {
     try {
@@ -112,7 +115,7 @@ export async function bulkRunAction(input: unknown, actor: Actor, opts: { boss: 
         const r = await cancelRun(runId, actor, reason, { boss: opts.boss, db: pool });
         items.push({ runId, ok: true, state: r.state, outcome: r.outcome });
       } else {
-        const r = await withTransaction((tx) => rerunRunInTransaction(tx, opts.boss!, runId, actor, v.reason, { bulkId }), pool);
+        const r = await withTransaction((tx) => rerunRunInTransaction(tx, opts.boss!, runId, actor, given, { bulkId }), pool);
         items.push({ runId, ok: true, state: r.state });
       }
     } catch (err) {
@@ -134,7 +137,7 @@ export async function bulkRunAction(input: unknown, actor: Actor, opts: { boss: 
       failed: items.length - succeeded,
       items: items.map((i) => (i.ok ? { runId: i.runId, ok: true } : { runId: i.runId, ok: false, code: i.error.code })),
     },
-    reason: v.reason,
+    reason: given,
   });
   return { ...base, dryRun: false, bulkId, succeeded, failed: items.length - succeeded, items };
 }

@@ -1,7 +1,8 @@
 // Re-run: a new attempt of the SAME occurrence — same run row, same idempotency key — for a run that ended
 // badly (failed, timed_out, cancelled, hollow, zombie, missed). Because the key is the same, effects the
 // earlier attempts made through ctx.once (and Idempotency-Key headers of http.request) are not repeated.
-// The run goes to 'retrying' with next_attempt_at = now and one more allowed attempt, and its job is sent in
+// The run goes to 'retrying' with next_attempt_at = now (max_attempts is raised to the re-run's attempt when the
+// retries were used up: if the re-run fails too, it ends failed and can be re-run again), and its job is sent in
 // the same transaction: the 'retrying' path of the claim starts it without the first-start checks (starting
 // deadline, pause, overlap) — an operator asked for it, as with trigger now. A succeeded run is refused:
 // "run again as a new occurrence" is a manual trigger with a new key (core/schedules/trigger-now.ts).

@@ -1,4 +1,4 @@
-// POST /api/runs/bulk   (operator) body: { action: "cancel"|"rerun", reason, dryRun?, scheduleId?, states?, from?, to?, runIds? }
+// POST /api/runs/bulk   (operator) body: { action: "cancel"|"rerun", reason (unless dryRun), dryRun?, scheduleId?, states?, from?, to?, runIds? }
 //   cancel: the runs of scheduleId in states (default queued, running, retrying); rerun: runs planned in [from, to)
 //   in states (default failed), optionally of one schedule; or exactly runIds. At most 500 runs (more → 422
 //   too_many_runs). Dry run → { count, runIds }; otherwise → { bulkId, count, succeeded, failed, items: per run

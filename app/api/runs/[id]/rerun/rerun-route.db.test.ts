@@ -161,7 +161,7 @@ describe("bulk actions", () => {
     expect(wrongState.body.error.fields.states).toContain("not succeeded");
     expect((await bulkPost({ action: "rerun", ...range })).body.error.fields).toHaveProperty("reason");
 
-    const dry = await bulkPost({ action: "rerun", reason: "vendor back", ...range, dryRun: true });
+    const dry = await bulkPost({ action: "rerun", ...range, dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({ dryRun: true, count: 3, bulkId: null });
     expect([...dry.body.runIds].sort()).toEqual([...ids].sort());
