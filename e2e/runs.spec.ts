@@ -18,6 +18,8 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
   const s = await createViaApi(page, { name: unique("e2e-hang"), handler: "demo.hang", trigger: YEARLY, timeoutSeconds: 600, graceSeconds: 2 });
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("trigger-now").click();
+  await page.getByTestId("trigger-dialog").getByLabel("Reason").fill("e2e: hang it");
+  await page.getByTestId("confirm-trigger").click();
   await expect(page.getByTestId("action-notice")).toContainText("Triggered", { timeout: 30_000 });
 
   await page.goto(`/runs?scheduleId=${s.id}`);
@@ -61,7 +63,7 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
 test("a finished run opens as one trace: timings, key, worker, events, attempts, payload and result", async ({ page }) => {
   test.setTimeout(120_000);
   const s = await createViaApi(page, { name: unique("e2e-trace"), handler: "demo.sleep", payload: { ms: 300, records: 3 }, trigger: YEARLY });
-  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: {}, headers: sameOrigin() });
+  const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: { reason: "e2e" }, headers: sameOrigin() });
   const { runId } = await trig.json();
   await expect
     .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
@@ -89,7 +91,7 @@ test("the runs list filters by start lateness, judged against the schedule's jit
   test.setTimeout(120_000);
   // A 60 s jitter window: a triggered run that starts within a minute is on time, however busy the machine.
   const s = await createViaApi(page, { name: unique("e2e-lateness"), handler: "demo.noop", trigger: YEARLY, startJitterMs: 60_000 });
-  const trigger = await page.request.post(`/api/schedules/${s.id}/trigger`, { headers: sameOrigin(), data: {} });
+  const trigger = await page.request.post(`/api/schedules/${s.id}/trigger`, { headers: sameOrigin(), data: { reason: "e2e" } });
   expect(trigger.status(), await trigger.text()).toBe(200);
 
   await page.goto(`/runs?scheduleId=${s.id}`);

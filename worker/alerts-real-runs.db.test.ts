@@ -86,7 +86,7 @@ async function runState(runId: string): Promise<string> {
 }
 
 async function trigger(scheduleId: string, until: string[] | null = null): Promise<string> {
-  const r = await triggerNow(scheduleId, {}, actor);
+  const r = await triggerNow(scheduleId, { reason: "test" }, actor);
   const runId = r.runId!;
   if (until) await waitFor(`run ${runId} to end ${until.join("/")}`, async () => until.includes(await runState(runId)), { timeoutMs: 60_000, intervalMs: 100 });
   return runId;

@@ -33,7 +33,7 @@ export interface AuditVerification {
 /** Known actions, offered as suggestions; the filter accepts any. */
 export const KNOWN_ACTIONS = [
   "schedule.create", "schedule.edit", "schedule.delete", "schedule.pause", "schedule.resume", "schedule.auto_resume",
-  "schedule.trigger", "schedule.backfill", "run.cancel", "run.missed", "run.zombie_reaped",
+  "schedule.trigger", "schedule.backfill", "run.cancel", "run.rerun", "runs.bulk_cancel", "runs.bulk_rerun", "run.missed", "run.zombie_reaped",
   "auth.login", "auth.login_failure", "auth.login_blocked", "auth.logout",
   "user.create", "user.role_change", "user.disable", "user.enable", "user.password_reset", "user.rename",
   "token.create", "token.revoke", "audit.export",

@@ -2,12 +2,14 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { CANCELLABLE_STATES } from "@/core/runs/run-states";
+import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone, formatPrecise, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { CancelStages } from "./cancel-stages";
+import { RerunDialog } from "./rerun-dialog";
+import { TriggerDialog, TriggeredNotice } from "../schedules/trigger-dialog";
 import { runTraceQuery, type RunTraceView } from "./runs-queries";
 import { HandlerName } from "../schedules/handler-availability";
 
@@ -15,7 +17,7 @@ const EVENT_ICON: Record<string, string> = {
   planned: "◇", enqueued: "◌", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "◌", started: "▶",
   heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "◔", abort_sent: "⚑", sigterm_sent: "⚐", sigkill_sent: "☒", terminated: "■", cancel_requested: "⊘",
   cancel_acknowledged: "⊘", killed: "☒", sessions_terminated: "⛁", cancelled: "⊘", zombie_detected: "☠",
-  skipped_overlap: "↷", missed: "⚠", paused: "‖", replanned: "↺", finished: "✓",
+  skipped_overlap: "↷", missed: "⚠", paused: "‖", replanned: "↺", finished: "✓", rerun_requested: "⟳",
 };
 
 function Json({ value }: { value: unknown }) {
@@ -71,12 +73,16 @@ export function RunTrace({ runId }: { runId: string }) {
   const q = useQuery(runTraceQuery(runId));
   const now = useNow(1000);
   const [cancelOpen, setCancelOpen] = useState(false);
+  const [rerunOpen, setRerunOpen] = useState(false);
+  const [againOpen, setAgainOpen] = useState(false);
+  const [againResult, setAgainResult] = useState<{ runId: string | null; replayed: boolean } | null>(null);
   if (q.isLoading) return <p className="muted">Loading run…</p>;
   if (q.error) return <p className="error">Could not load run {runId}: {q.error.message}</p>;
   const trace = q.data!;
   const { run, events, attempts, logs } = trace;
   const plannedMs = Date.parse(run.timings.plannedAt);
   const canCancel = (CANCELLABLE_STATES as readonly string[]).includes(run.state) && !run.cancelRequestedAt;
+  const canRerun = (RERUNNABLE_STATES as readonly string[]).includes(run.state);
 
   return (
     <div data-testid="run-trace">
@@ -86,6 +92,7 @@ export function RunTrace({ runId }: { runId: string }) {
         </h1>
         <RunStatePill state={run.state} />
         {run.kind !== "scheduled" && <span className="pill muted">{run.kind}</span>}
+        {run.reruns > 0 && <span className="pill info" data-testid="rerun-count" title="Re-runs are left out of lateness alerts and the lateness p95">⟳ re-run ×{run.reruns}</span>}
         {run.waitReason && run.state === "queued" && <span className="pill info">◌ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>}
         <span className="spacer" />
         <Link href={`/audit?target=run:${run.id}`}>Audit trail →</Link>
@@ -94,8 +101,23 @@ export function RunTrace({ runId }: { runId: string }) {
             Cancel run…
           </button>
         )}
+        {canRerun && (
+          <button type="button" className="primary" onClick={() => setRerunOpen(true)} data-testid="rerun-run">
+            ⟳ Re-run…
+          </button>
+        )}
+        {run.state === "succeeded" && (
+          <button type="button" onClick={() => setAgainOpen(true)} data-testid="run-again-new">
+            ⚡ Run again as a new occurrence…
+          </button>
+        )}
       </div>
       <p className="muted small mono">run {run.id}</p>
+      {againResult && (
+        <div className="banner ok" role="status" data-testid="action-notice">
+          ✓ <TriggeredNotice r={againResult} />
+        </div>
+      )}
 
       <CancelStages trace={trace} />
 
@@ -251,6 +273,21 @@ export function RunTrace({ runId }: { runId: string }) {
         </section>
       </div>
 
+      {rerunOpen && <RerunDialog runId={run.id} label={`this run of ${run.scheduleName}`} open onClose={() => setRerunOpen(false)} />}
+      {againOpen && (
+        <TriggerDialog
+          schedule={{ id: run.scheduleId, name: run.scheduleName, handler: run.handler, payload: run.payload }}
+          open
+          alwaysSendPayload
+          title={`Run ${run.scheduleName} again as a new occurrence?`}
+          intro="This run succeeded, so it cannot be re-run. This starts a NEW occurrence with a new idempotency key: whatever the handler does — postings, requests — happens again. It starts with this run's payload unless you change it."
+          onClose={() => setAgainOpen(false)}
+          onTriggered={(r) => {
+            setAgainOpen(false);
+            setAgainResult(r);
+          }}
+        />
+      )}
       {cancelOpen && <CancelRunDialog runId={run.id} label={`this run of ${run.scheduleName}`} state={run.state} open onClose={() => setCancelOpen(false)} />}
     </div>
   );

@@ -3,12 +3,13 @@ import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { isLate } from "@/core/runs/lateness";
-import { CANCELLABLE_STATES } from "@/core/runs/run-states";
+import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { cancelStage } from "./cancel-stage";
+import { RerunDialog } from "./rerun-dialog";
 import { runsQuery, type RunFilters, type RunView } from "./runs-queries";
 
 /** In flight first (what an operator may need to act on), then newest planned first. */
@@ -33,6 +34,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
   const q = useQuery({ ...runsQuery(limit ? { ...filters, limit } : filters, cursor), placeholderData: (prev) => prev });
   const now = useNow(1000);
   const [cancelling, setCancelling] = useState<RunView | null>(null);
+  const [rerunning, setRerunning] = useState<RunView | null>(null);
 
   if (q.isLoading) return <p className="muted">Loading runs…</p>;
   if (q.error) return <p className="error">Could not load runs: {q.error.message}</p>;
@@ -80,6 +82,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                     )}
                     {r.waitReason && r.state === "queued" && <div className="small muted">waiting: {r.waitReason}</div>}
                     {r.kind !== "scheduled" && <div className="small muted">{r.kind}</div>}
+                    {r.reruns > 0 && <div className="small muted">⟳ re-run ×{r.reruns}</div>}
                   </td>
                   {!hideSchedule && (
                     <td>
@@ -129,6 +132,11 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                         Cancel
                       </button>
                     )}
+                    {(RERUNNABLE_STATES as readonly string[]).includes(r.state) && (
+                      <button type="button" className="small-button" onClick={() => setRerunning(r)} data-testid="rerun-run">
+                        ⟳ Re-run
+                      </button>
+                    )}
                   </td>
                 </tr>
               );
@@ -148,6 +156,9 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
           </button>
         )}
       </div>
+      {rerunning && (
+        <RerunDialog runId={rerunning.id} label={`${rerunning.scheduleName ?? "run"} planned ${formatClock(rerunning.plannedAt)}`} open onClose={() => setRerunning(null)} />
+      )}
       {cancelling && (
         <CancelRunDialog
           runId={cancelling.id}

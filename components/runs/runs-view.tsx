@@ -1,5 +1,6 @@
 "use client";
 import { useRouter, useSearchParams } from "next/navigation";
+import { BulkActions } from "./bulk-actions";
 import { RunsFilters } from "./runs-filters";
 import { RunsTable } from "./runs-table";
 import type { RunFilters } from "./runs-queries";
@@ -23,6 +24,7 @@ export function RunsView() {
   return (
     <>
       <RunsFilters filters={filters} onChange={onChange} />
+      <BulkActions filters={filters} />
       <RunsTable key={JSON.stringify(filters)} filters={filters} />
     </>
   );

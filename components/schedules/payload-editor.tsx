@@ -11,6 +11,8 @@ interface Props {
   onHandler: (name: string, examplePayload: string) => void;
   onPayload: (text: string) => void;
   errors: Record<string, string>;
+  /** The handler is fixed (a one-run payload override): shown, not chosen. */
+  handlerLocked?: boolean;
 }
 
 function typeLabel(s: JsonSchema): string {
@@ -45,7 +47,7 @@ function handlerHint(h: HandlerView | undefined) {
 }
 
 /** Handler picker, the handler's payload fields, and a JSON editor checked live against its schema. */
-export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPayload, errors }: Props) {
+export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPayload, errors, handlerLocked = false }: Props) {
   const spec = handlers.find((h) => h.name === handler);
   const problems = useMemo(() => checkPayload(payloadText, spec?.payloadSchema), [payloadText, spec]);
   const serverPayloadErrors = Object.entries(errors).filter(([k]) => k === "payload" || k.startsWith("payload."));
@@ -56,7 +58,7 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
     <fieldset className="fieldset" data-testid="payload-editor">
       <legend>What it runs</legend>
       <FormField label="Handler" testId="field-handler" error={errors["handler"]} hint={handlerHint(spec)}>
-        <select value={handler} onChange={(e) => onHandler(e.target.value, examplePayload(handlers.find((h) => h.name === e.target.value)?.payloadSchema))}>
+        <select value={handler} disabled={handlerLocked} onChange={(e) => onHandler(e.target.value, examplePayload(handlers.find((h) => h.name === e.target.value)?.payloadSchema))}>
           <option value="">Choose a handler…</option>
           {[true, false].map((live) => {
             const group = handlers.filter((h) => h.liveWorkers > 0 === live);

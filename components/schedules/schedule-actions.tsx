@@ -10,8 +10,9 @@ import { formatInZone } from "../ui/time-format";
 import { MISFIRE_POLICIES } from "./policy-fields";
 import { toLocalInput } from "./schedule-form-values";
 import type { ActionResultView, ScheduleView } from "./schedules-queries";
+import { TriggerDialog, TriggeredNotice } from "./trigger-dialog";
 
-type Dialog = "pause" | "resume" | "backfill" | "delete" | null;
+type Dialog = "pause" | "resume" | "backfill" | "delete" | "trigger" | null;
 
 const localToIso = (v: string) => (v ? new Date(v).toISOString() : "");
 
@@ -80,22 +81,6 @@ export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
     close();
   }
 
-  async function triggerNow() {
-    const r = await act(() => fetchJson<ActionResultView>(`${base}/trigger`, { method: "POST", json: {} }));
-    if (!r) return;
-    await refresh();
-    setNotice(
-      <>
-        Triggered.{" "}
-        {r.runId && (
-          <Link href={`/runs/${r.runId}`} data-testid="triggered-run-link">
-            Open the new run →
-          </Link>
-        )}
-      </>,
-    );
-  }
-
   async function backfillPreview() {
     const r = await act(() => fetchJson<ActionResultView>(`${base}/backfill`, { method: "POST", json: { from: localToIso(from), to: localToIso(to), dryRun: true, ...(reason ? { reason } : {}) } }));
     if (r) setDry(r);
@@ -131,8 +116,8 @@ export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
             ‖ Pause…
           </button>
         )}
-        <button type="button" onClick={() => void triggerNow()} disabled={busy} data-testid="trigger-now">
-          ⚡ Trigger now
+        <button type="button" onClick={() => show("trigger")} disabled={busy} data-testid="trigger-now">
+          ⚡ Trigger now…
         </button>
         <button type="button" onClick={() => { setReason(""); setFrom(toLocalInput(new Date(Date.now() - 3_600_000).toISOString())); setTo(toLocalInput(new Date().toISOString())); show("backfill"); }} data-testid="backfill-schedule">
           ⟲ Backfill…
@@ -150,6 +135,16 @@ export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
         </div>
       )}
       {!open && generalError && <div className="banner bad" role="alert">✕ {generalError}</div>}
+
+      <TriggerDialog
+        schedule={schedule}
+        open={open === "trigger"}
+        onClose={close}
+        onTriggered={(r) => {
+          close();
+          setNotice(<TriggeredNotice r={r} />);
+        }}
+      />
 
       <ModalDialog
         open={open === "pause"}

@@ -22,7 +22,7 @@ export async function evaluateLatenessP95(db: Queryable, windowSeconds: number):
        FROM schedules s
       CROSS JOIN LATERAL (
         SELECT r.lateness_ms FROM runs r
-         WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+         WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
            AND r.planned_at > now() - make_interval(secs => 2 * $1)
            AND r.started_at > now() - make_interval(secs => $1) AND r.lateness_ms IS NOT NULL
         OFFSET 0) r

@@ -56,7 +56,7 @@ export const lateMaxRule: RunAlertRule = {
       LEFT JOIN seen w ON w.schedule_id = s.id
      CROSS JOIN LATERAL (
        SELECT r.id, r.planned_at FROM runs r
-        WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+        WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
           AND r.planned_at > greatest(now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond', w.mark)
           AND r.planned_at <= now()
           AND (r.lateness_ms > s.lateness_max_ms
@@ -68,7 +68,7 @@ export const lateMaxRule: RunAlertRule = {
                 'started', r.started_at IS NOT NULL,
                 'latenessMs', coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint))`,
   configSql: "s.lateness_max_ms IS NOT NULL",
-  goodSql: "g.planned_at > a.last_cause_at AND g.kind <> 'backfill' AND g.lateness_ms <= s.lateness_max_ms",
+  goodSql: "g.planned_at > a.last_cause_at AND g.kind <> 'backfill' AND g.reruns = 0 AND g.lateness_ms <= s.lateness_max_ms",
   goodOrder: "g.planned_at",
   goodPhrase: "A later run started within the lateness limit",
   message: (name, d) =>
@@ -89,7 +89,7 @@ export const completionDeadlineRule: RunAlertRule = {
       LEFT JOIN seen w ON w.schedule_id = s.id
      CROSS JOIN LATERAL (
        SELECT r.id, r.planned_at FROM runs r
-        WHERE r.schedule_id = s.id AND r.kind <> 'backfill'
+        WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
           AND r.planned_at > greatest(now() - make_interval(secs => $1 + s.completion_deadline_seconds), w.mark)
           AND r.planned_at <= now()
           AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'missed')

@@ -43,8 +43,8 @@ const SQL = `
              count(x.dur)::int AS dur_n, coalesce(sum(x.dur), 0)::float8 AS dur_sum
         FROM (
           SELECT r.schedule_id, r.state, r.attempt,
-                 CASE WHEN r.kind <> 'backfill' THEN r.lateness_ms::float8 END AS lat,
-                 CASE WHEN r.kind <> 'backfill' THEN (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 END AS gap,
+                 CASE WHEN r.kind <> 'backfill' AND r.reruns = 0 THEN r.lateness_ms::float8 END AS lat,
+                 CASE WHEN r.kind <> 'backfill' AND r.reruns = 0 THEN (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 END AS gap,
                  r.duration_ms::float8 AS dur
             FROM runs r
            WHERE r.planned_at > now() - make_interval(secs => $1) AND r.planned_at <= now()) x

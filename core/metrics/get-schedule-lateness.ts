@@ -36,7 +36,7 @@ export async function getScheduleLateness(db: Queryable, scheduleId: string, hou
               coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint) AS lateness_ms,
               (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::bigint AS gap_ms
          FROM runs r
-        WHERE r.schedule_id = $1 AND r.kind <> 'backfill'
+        WHERE r.schedule_id = $1 AND r.kind <> 'backfill' AND r.reruns = 0
           AND r.planned_at > now() - make_interval(hours => $2) AND r.planned_at <= now()
           AND (r.started_at IS NOT NULL OR r.state IN ('planned', 'queued'))
         ORDER BY r.planned_at DESC

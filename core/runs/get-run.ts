@@ -48,6 +48,7 @@ export async function getRunTrace(db: Queryable, runId: string) {
       idempotencyKey: r.idempotency_key as string,
       attempt: r.attempt as number,
       maxAttempts: r.max_attempts as number,
+      reruns: r.reruns as number,
       workerId: r.worker_id as string | null,
       timeoutSeconds: r.timeout_seconds as number,
       graceSeconds: r.grace_seconds as number,

@@ -27,6 +27,8 @@ export interface RunListItem {
   durationMs: number | null;
   attempt: number;
   maxAttempts: number;
+  /** How often an operator re-ran this occurrence. */
+  reruns: number;
   workerId: string | null;
   records: number | null;
   error: string | null;
@@ -94,7 +96,7 @@ async function queryPhase(
   const { rows } = await db.query(
     `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
-            r.attempt, r.max_attempts, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
+            r.attempt, r.max_attempts, r.reruns, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
             r.cancel_requested_by, r.cancel_reason,
             CASE WHEN r.cancel_requested_at IS NOT NULL THEN
               (SELECT e.type FROM run_events e WHERE e.run_id = r.id ORDER BY e.id DESC LIMIT 1) END AS last_event_type
@@ -142,6 +144,7 @@ async function queryPhase(
     durationMs: r.duration_ms,
     attempt: r.attempt,
     maxAttempts: r.max_attempts,
+    reruns: r.reruns,
     workerId: r.worker_id,
     records: r.records,
     error: r.error,

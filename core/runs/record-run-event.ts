@@ -28,7 +28,8 @@ export type RunEventType =
   | "paused"
   | "replanned"
   | "finished"
-  | "result_discarded";
+  | "result_discarded"
+  | "rerun_requested";
 
 export interface RunEventInput {
   runId: string;

@@ -34,6 +34,9 @@ export const ACTIVE_STATES: readonly RunState[] = ["running", "retrying"];
 
 export const CANCELLABLE_STATES: readonly RunState[] = ["planned", "queued", "running", "retrying", "zombie"];
 
+/** Ended badly: an operator may re-run the occurrence (same key, next attempt; core/runs/rerun-run.ts). */
+export const RERUNNABLE_STATES: readonly RunState[] = ["failed", "timed_out", "cancelled", "hollow", "zombie", "missed"];
+
 export function isTerminal(state: string): boolean {
   return (TERMINAL_STATES as readonly string[]).includes(state);
 }

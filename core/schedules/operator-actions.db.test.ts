@@ -130,7 +130,7 @@ describe("pause and resume", () => {
   it("trigger now runs even while paused; backfill waits for the resume and drains one at a time", async () => {
     const s = await createSchedule({ name: "actions", handler: "demo.noop", trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } }, bob);
     await pauseSchedule(s.id, { reason: "hold" }, bob);
-    const t = await triggerNow(s.id, {}, bob);
+    const t = await triggerNow(s.id, { reason: "asked by finance" }, bob);
     const now = await dbNow();
     const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 5));
     const b = await backfillSchedule(s.id, { from: from.toISOString(), to: new Date(from.getTime() + 3 * 86_400_000 - 1).toISOString() }, bob);

@@ -119,9 +119,9 @@ describe("schedules API", () => {
     expect((await callRoute(one.GET, { token: viewer, params: { id } })).body.schedule.paused).toBeNull();
 
     const before = await count("runs");
-    expect((await p(trigger.POST, { dryRun: true })).body).toMatchObject({ count: 1, runId: null });
+    expect((await p(trigger.POST, { dryRun: true, reason: "check" })).body).toMatchObject({ count: 1, runId: null });
     expect(await count("runs")).toBe(before);
-    const t = await p(trigger.POST, {});
+    const t = await p(trigger.POST, { reason: "check" });
     expect(t.body.runId).toMatch(/^[0-9a-f-]{36}$/);
     const { rows } = await getPool().query(`SELECT kind, state, idempotency_key FROM runs WHERE id = $1`, [t.body.runId]);
     expect(rows[0]).toEqual({ kind: "manual", state: "planned", idempotency_key: `manual:${id}:${t.body.runId}` });

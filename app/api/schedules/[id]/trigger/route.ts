@@ -1,11 +1,13 @@
-// POST /api/schedules/:id/trigger   (operator) body: { dryRun?: boolean, reason?: string }
-//   → { dryRun, count: 1, plannedAt: [ISO now], runId: string|null } — one manual run, due now (also while paused).
+// POST /api/schedules/:id/trigger   (operator) body: { reason: string (required), payload?: object, dryRun?: boolean }
+//   header Idempotency-Key (optional, 1..200 visible ASCII): a retried request with the same key and body returns
+//   the run the first one created with replayed: true; the same key with a different body → 422 idempotency_key_reused.
+//   → { dryRun, count, plannedAt: [ISO], runId: string|null, replayed } — one manual run, due now (also while paused).
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { triggerNow } from "@/core/schedules/trigger-now";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
-  triggerNow(params.id!, body, actor!),
+export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ req, params, body, actor }) =>
+  triggerNow(params.id!, body, actor!, { idempotencyKey: req.headers.get("idempotency-key") }),
 );

@@ -1,0 +1,26 @@
+// GET  /api/runs/:id/rerun   (viewer)   → RerunPreview (core/runs/rerun-run.ts): the attempt the re-run will be,
+//   the ctx.once effects already recorded for the occurrence (they will not repeat), and `refusal` when not allowed.
+// POST /api/runs/:id/rerun   (operator) body: { reason: string (required) }
+//   → { runId, attempt, state: "retrying", onceEffects } — a new attempt of the same occurrence (same key).
+//   A succeeded run → 409 run_succeeded (use trigger now: "run again as a new occurrence"); a run that has not
+//   ended → 409 run_not_rerunnable.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { previewRerun, rerunRun } from "@/core/runs/rerun-run";
+import { getConsoleBoss } from "@/core/queue/console-boss";
+
+export const dynamic = "force-dynamic";
+
+const rerunBodySchema = z.strictObject({
+  reason: z
+    .string({ error: "Say why you re-run it (reason)" })
+    .trim()
+    .min(1, { error: "Say why you re-run it (reason)" })
+    .max(500, { error: "reason must be at most 500 characters" }),
+});
+
+export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => previewRerun(params.id!));
+
+export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema }, async ({ params, body, actor }) =>
+  rerunRun(params.id!, actor!, body.reason, { boss: await getConsoleBoss() }),
+);

@@ -1,0 +1,16 @@
+// POST /api/runs/bulk   (operator) body: { action: "cancel"|"rerun", reason (unless dryRun), dryRun?, scheduleId?, states?, from?, to?, runIds? }
+//   cancel: the runs of scheduleId in states (default queued, running, retrying); rerun: runs planned in [from, to)
+//   in states (default failed), optionally of one schedule; or exactly runIds. At most 500 runs (more → 422
+//   too_many_runs). Dry run → { count, runIds }; otherwise → { bulkId, count, succeeded, failed, items: per run
+//   { runId, ok, state | error{code,message} } } — one audit row per run plus one for the bulk action.
+import { z } from "zod";
+import { apiRoute } from "../../_lib/api-route";
+import { bulkRunAction } from "@/core/runs/bulk-run-action";
+import { getConsoleBoss } from "@/core/queue/console-boss";
+
+export const dynamic = "force-dynamic";
+
+export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
+  const dry = typeof body === "object" && body !== null && (body as { dryRun?: unknown }).dryRun === true;
+  return bulkRunAction(body, actor!, { boss: dry ? null : await getConsoleBoss() });
+});

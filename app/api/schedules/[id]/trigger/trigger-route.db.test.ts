@@ -1,0 +1,97 @@
+// Trigger now through the API: a required reason (audited), a payload override checked against the handler's
+// schema, and an Idempotency-Key that makes a retried POST return the same run instead of a second one.
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@/test/db";
+import { createTestToken } from "@/test/auth";
+import { callRoute } from "@/test/call-route";
+import { getPool } from "@/core/db/pool";
+import * as schedulesRoute from "../../route";
+import * as trigger from "./route";
+
+const db = useTestDatabase("trigger_route");
+let operator: string;
+let viewer: string;
+let scheduleId: string;
+
+const post = (body: unknown, headers: Record<string, string> = {}, token = operator, id = scheduleId) =>
+  callRoute(trigger.POST, { method: "POST", token, body, params: { id }, headers });
+const q = async (text: string, values: unknown[] = []) => (await getPool().query(text, values)).rows;
+
+beforeAll(async () => {
+  operator = await createTestToken(db.url, "operator");
+  viewer = await createTestToken(db.url, "viewer");
+  const created = await callRoute(schedulesRoute.POST, {
+    method: "POST",
+    token: operator,
+    body: { name: "payroll", handler: "ledger.post", payload: { from: "a", to: "b", amount: 3 }, trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } },
+  });
+  expect(created.status).toBe(200);
+  scheduleId = created.body.schedule.id;
+});
+
+describe("POST /api/schedules/:id/trigger", () => {
+  it("needs a reason, refuses a payload the handler would reject, and viewers get 403", async () => {
+    const none = await post({});
+    expect(none.status).toBe(422);
+    expect(none.body.error.fields).toHaveProperty("reason");
+    const blank = await post({ reason: "   " });
+    expect(blank.status).toBe(422);
+    const badPayload = await post({ reason: "fix", payload: { from: "a", to: "a", amount: 0 } });
+    expect(badPayload.status).toBe(422);
+    expect(Object.keys(badPayload.body.error.fields)).toEqual(expect.arrayContaining(["payload.amount"]));
+    const notObject = await post({ reason: "fix", payload: [1, 2] });
+    expect(notObject.status).toBe(422);
+    expect((await post({ reason: "fix" }, {}, viewer)).status).toBe(403);
+    const badKey = await post({ reason: "fix" }, { "idempotency-key": "x".repeat(201) });
+    expect(badKey.status).toBe(422);
+    expect(badKey.body.error.fields).toHaveProperty("Idempotency-Key");
+    expect(await q(`SELECT id FROM runs WHERE schedule_id = $1`, [scheduleId])).toHaveLength(0);
+  });
+
+  it("creates one manual run with the payload override, the reason in the trace and the audit", async () => {
+    const r = await post({ reason: "finance asked for a rerun of March", payload: { from: "a", to: "c", amount: 9 } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ count: 1, replayed: false });
+    const [run] = await q(`SELECT kind, payload, idempotency_key FROM runs WHERE id = $1`, [r.body.runId]);
+    expect(run).toMatchObject({ kind: "manual", payload: { from: "a", to: "c", amount: 9 } });
+    const [ev] = await q(`SELECT message, data FROM run_events WHERE run_id = $1 AND type = 'planned'`, [r.body.runId]);
+    expect(ev.message).toContain("finance asked for a rerun of March");
+    const [audit] = await q(`SELECT reason, after FROM audit_events WHERE action = 'schedule.trigger' AND after->>'runId' = $1`, [r.body.runId]);
+    expect(audit).toMatchObject({ reason: "finance asked for a rerun of March", after: { payload: { from: "a", to: "c", amount: 9 } } });
+  });
+
+  it("a retried POST with the same Idempotency-Key returns the same run; a different body with that key is refused", async () => {
+    const headers = { "idempotency-key": "client-retry-1" };
+    const body = { reason: "month end", payload: { amount: 5, to: "d", from: "a" } };
+    const first = await post(body, headers);
+    expect(first.status).toBe(200);
+    expect(first.body.replayed).toBe(false);
+    // The same request again (keys in another order) — e.g. the client's connection dropped before the answer.
+    const again = await post({ payload: { from: "a", to: "d", amount: 5 }, reason: "month end" }, headers);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ runId: first.body.runId, replayed: true });
+    const both = await Promise.all([post(body, headers), post(body, headers)]);
+    expect(both.map((b) => b.body.runId)).toEqual([first.body.runId, first.body.runId]);
+    expect(await q(`SELECT id FROM runs WHERE schedule_id = $1 AND payload->>'to' = 'd'`, [scheduleId])).toHaveLength(1);
+
+    const other = await post({ reason: "month end", payload: { from: "a", to: "d", amount: 6 } }, headers);
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe("idempotency_key_reused");
+    expect(other.body.error.message).toContain(first.body.runId);
+
+    // Keys are per schedule: the same key on another schedule is a new request.
+    const second = await callRoute(schedulesRoute.POST, {
+      method: "POST",
+      token: operator,
+      body: { name: "payroll-2", handler: "demo.noop", trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } },
+    });
+    const elsewhere = await post({ reason: "month end" }, headers, operator, second.body.schedule.id);
+    expect(elsewhere.body).toMatchObject({ replayed: false });
+    expect(elsewhere.body.runId).not.toBe(first.body.runId);
+    // Concurrent first requests with a fresh key: still one run.
+    const race = await Promise.all([1, 2, 3].map(() => post({ reason: "race" }, { "idempotency-key": "race-1" })));
+    expect(new Set(race.map((x) => x.body.runId)).size).toBe(1);
+    expect(race.filter((x) => x.body.replayed === false)).toHaveLength(1);
+    expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'schedule.trigger' AND reason = 'race'`)).toEqual([{ n: 1 }]);
+  });
+});

@@ -1,0 +1,106 @@
+"use client";
+import { useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import type { RerunPreview } from "@/core/runs/rerun-run";
+import type { Jsonify } from "@/core/jsonify";
+import { ApiError, fetchJson } from "../ui/fetch-json";
+import { FormField } from "../ui/form-field";
+import { ModalDialog } from "../ui/modal-dialog";
+
+interface Props {
+  runId: string;
+  label: string;
+  open: boolean;
+  onClose: () => void;
+}
+
+/**
+ * Re-run one occurrence, previewed first: the attempt it will be, its (unchanged) idempotency key, and the
+ * ctx.once effects already recorded for it — those will not repeat. A required reason goes to the run's trace
+ * and the audit log.
+ */
+export function RerunDialog({ runId, label, open, onClose }: Props) {
+  const qc = useQueryClient();
+  const preview = useQuery({
+    queryKey: ["runs", "rerun-preview", runId],
+    queryFn: () => fetchJson<Jsonify<RerunPreview>>(`/api/runs/${runId}/rerun`),
+    enabled: open,
+    staleTime: 0,
+  });
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const p = preview.data;
+
+  async function confirm() {
+    if (reason.trim() === "") {
+      setError("Say why: the reason is recorded in the run's trace and the audit log.");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await fetchJson(`/api/runs/${runId}/rerun`, { method: "POST", json: { reason: reason.trim() } });
+      await qc.invalidateQueries({ queryKey: ["runs"] });
+      setReason("");
+      onClose();
+    } catch (err) {
+      setError(err instanceof ApiError ? (err.fields?.reason ?? err.message) : (err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <ModalDialog
+      open={open}
+      title={`Re-run ${label}?`}
+      onClose={onClose}
+      onSubmit={() => void confirm()}
+      testId="rerun-dialog"
+      actions={
+        <button type="submit" className="primary" disabled={busy || !p || p.refusal !== null} data-testid="confirm-rerun">
+          {busy ? "Re-running…" : p ? `Re-run as attempt ${p.nextAttempt}` : "Re-run"}
+        </button>
+      }
+    >
+      {preview.isLoading && <p className="muted">Working out what a re-run will do…</p>}
+      {preview.error && <p className="error">Could not preview: {preview.error.message}</p>}
+      {p && (
+        <div data-testid="rerun-preview">
+          {p.refusal ? (
+            <p className="error" role="alert" data-testid="rerun-refusal">✕ {p.refusal.message}</p>
+          ) : (
+            <>
+              <p>
+                This run is <strong>{p.state}</strong>. The re-run is <strong data-testid="rerun-attempt">attempt {p.nextAttempt}</strong> of the same
+                occurrence, with the same idempotency key <span className="mono small">{p.idempotencyKey}</span>. It starts now, also if the schedule
+                is paused; it is left out of lateness alerts and the lateness p95.
+              </p>
+              <p data-testid="rerun-once-effects">
+                {p.onceEffects === 0 ? (
+                  <>No ctx.once effects are recorded for this occurrence yet: everything the handler does will happen.</>
+                ) : (
+                  <>
+                    <strong>{p.onceEffects}</strong> ctx.once effect(s) already recorded for this occurrence: those effects will not repeat.
+                  </>
+                )}
+              </p>
+              {p.onceKeys.length > 0 && (
+                <ul className="small mono">
+                  {p.onceKeys.map((k) => (
+                    <li key={k}>{k}</li>
+                  ))}
+                </ul>
+              )}
+              {p.reruns > 0 && <p className="muted small">Re-run {p.reruns} time(s) before.</p>}
+            </>
+          )}
+        </div>
+      )}
+      <FormField label="Reason" error={error ?? undefined} hint="Required. Shown in the run's trace and in the audit log.">
+        <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
+      </FormField>
+    </ModalDialog>
+  );
+}
