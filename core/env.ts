@@ -1,5 +1,6 @@
 // The process environment, parsed once and typed. Every module reads configuration from here.
 import { z } from "zod";
+import { DomainError } from "./errors";
 
 const bool = z
   .string()
@@ -52,6 +53,22 @@ export const envSchema = z.object({
   VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
   VIGIL_SECURE_COOKIES: bool,
+  // The key secrets are encrypted with (AES-256-GCM): 32 random bytes, base64. Optional until a secret is set or resolved.
+  VIGIL_SECRET_KEY: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const key = Buffer.from(v.trim(), "base64");
+        if (key.length !== 32 || !/^[A-Za-z0-9+/=_-]+$/.test(v.trim())) {
+          ctx.addIssue({ code: "custom", message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${key.length} bytes` });
+          return z.NEVER;
+        }
+        return key;
+      }),
+  ),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -71,6 +88,20 @@ export function getEnv(): Env {
   }
   cached = parsed.data;
   return cached;
+}
+
+/** The secret store's key; a clear error when it is not configured (only setting or resolving a secret needs it). */
+export function requireSecretKey(): Buffer {
+  const key = getEnv().VIGIL_SECRET_KEY;
+  if (!key) {
+    throw new DomainError(
+      409,
+      "secret_key_missing",
+      "VIGIL_SECRET_KEY is not set: secrets cannot be stored or resolved without it. Set it to 32 random bytes in base64 " +
+        "(`openssl rand -base64 32`) for the console and every worker; `npm start` with the embedded database creates one for you.",
+    );
+  }
+  return key;
 }
 
 export function requireDatabaseUrl(): string {

@@ -9,6 +9,8 @@ export interface SchemaProblem {
   /** Dotted path into the payload ("amount", "items.0.id"); "" for the payload itself. */
   path: string;
   message: string;
+  /** The JSON Schema keyword that failed ("type", "format", "pattern"…). */
+  keyword?: string;
 }
 
 const DRAFTS: [RegExp, SchemaDraft][] = [
@@ -61,7 +63,7 @@ export function validateAgainstSchema(schema: Record<string, unknown>, value: un
         message = "is not a field of this handler's payload";
       }
     }
-    if (!out.has(path)) out.set(path, { path, message: path ? `${path}: ${message}` : message });
+    if (!out.has(path)) out.set(path, { path, message: path ? `${path}: ${message}` : message, keyword: e.keyword });
   }
   if (out.size === 0) out.set("", { path: "", message: "The payload does not fit the handler's schema" });
   return [...out.values()];
