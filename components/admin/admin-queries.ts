@@ -29,3 +29,16 @@ export const usersQuery = () =>
 
 export const tokensQuery = () =>
   queryOptions({ queryKey: ["admin", "tokens"], queryFn: () => fetchJson<{ tokens: TokenView[] }>("/api/tokens") });
+
+/** A secret as the console sees it: its name and who changed it when — never its value (write-only). */
+export interface SecretView {
+  name: string;
+  createdAt: string;
+  createdBy: string;
+  updatedAt: string;
+  updatedBy: string;
+  usedBy: string[];
+}
+
+export const secretsQuery = () =>
+  queryOptions({ queryKey: ["admin", "secrets"], queryFn: () => fetchJson<{ secrets: SecretView[] }>("/api/secrets") });
