@@ -10,7 +10,7 @@ import type { Queryable } from "../db/pool";
 import type { HandlerSpec } from "./define-handler";
 import { BUILTIN_HANDLER_SPECS } from "./builtin-handler-specs";
 import { payloadJsonSchema } from "./advertised-handler";
-import { validateAgainstSchema } from "./json-schema-validate";
+import { validatePayloadWithSecretRefs } from "./json-schema-validate";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RULE, findSecretRefs, replaceSecretRefs, type FoundSecretRef } from "../secrets/secret-refs";
 
 const builtins = new Map<string, HandlerSpec>(BUILTIN_HANDLER_SPECS.map((s) => [s.name, s as HandlerSpec]));
@@ -132,10 +132,8 @@ export async function validateHandlerPayload(db: Queryable, handler: string, pay
       const { rows } = await db.query<{ name: string }>(`SELECT name FROM handlers ORDER BY name`);
       throw unknownHandler(handler, [...new Set([...builtins.keys(), ...rows.map((r) => r.name)])].sort());
     }
-    const problems = validateAgainstSchema(row.payload_schema, asChecked).filter((p) => !refPaths.has(p.path) || p.keyword === "type");
-    if (problems.length > 0) {
-      throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", refPaths.has(p.path) ? `${p.message} (a secret reference stands for a string)` : p.message])));
-    }
+    const problems = validatePayloadWithSecretRefs(row.payload_schema, payload ?? {});
+    if (problems.length > 0) throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
     stored = payload ?? {};
   }
   if (refs.length > 0) await assertSecretsExist(db, refs);

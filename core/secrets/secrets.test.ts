@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decryptSecretValue, encryptSecretValue } from "./secret-crypto";
 import { findSecretRefs, replaceSecretRefs } from "./secret-refs";
 import { createRedactor } from "./redact-secrets";
+import { validatePayloadWithSecretRefs } from "../handlers/json-schema-validate";
 import { MASKED, maskCredentials, plainCredentialPaths, restoreMaskedValues } from "./mask-credentials";
 
 const key = crypto.randomBytes(32);
@@ -63,5 +64,15 @@ describe("credential masking", () => {
   it("restores masked values from the stored payload on save", () => {
     const edited = { ...maskCredentials(payload), url: "https://y" };
     expect(restoreMaskedValues(edited, payload)).toEqual({ ...payload, url: "https://y" });
+  });
+});
+
+describe("payload checks with references (JSON Schema: user handlers and the browser's editor)", () => {
+  const schema = { type: "object", properties: { token: { type: "string", minLength: 40 }, n: { type: "number" } }, required: ["token"], additionalProperties: false };
+  it("accepts a reference where a string goes, whatever the string's format, and refuses one where a number goes", () => {
+    expect(validatePayloadWithSecretRefs(schema, { token: { $secret: "T" } })).toEqual([]);
+    const problems = validatePayloadWithSecretRefs(schema, { token: { $secret: "T" }, n: { $secret: "N" } });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ path: "n", message: expect.stringMatching(/secret reference stands for a string/) });
   });
 });
