@@ -88,6 +88,5 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
 
   await page.goto("/admin");
   await expect(page.getByTestId(`secret-row-${TOKEN_NAME}`)).toContainText(`e2e-secret-${suffix.toLowerCase()}`);
-  await page.getByTestId(`secret-row-${TOKEN_NAME}`).scrollIntoViewIfNeeded();
   await page.screenshot({ path: "artifacts/screenshots/secrets-admin.png", fullPage: true });
 });

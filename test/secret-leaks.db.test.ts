@@ -40,14 +40,20 @@ let operator = "";
 let admin = "";
 
 // A handler that does everything a careless handler could with a secret: logs it in the message, in fields
-// (as a value and as a key), returns it in its summary, and (when asked) throws it in its error message.
+// (as a value and as a key), returns it in its summary, and (when asked) throws it in its error message or
+// crashes its thread with it.
 const LEAKY = `
 import { defineHandler, z } from "vigil/sdk";
 export const leaky = defineHandler({
   name: "leak.echo",
   description: "logs, returns and throws the token it is given",
-  payload: z.strictObject({ token: z.string(), fail: z.boolean().default(false) }),
+  payload: z.strictObject({ token: z.string(), fail: z.boolean().default(false), crash: z.boolean().default(false) }),
   async run(p, ctx) {
+    if (p.crash) {
+      // An uncaught error outside the handler's promise kills its thread.
+      setTimeout(() => { throw new Error("thread crashed holding " + p.token); }, 0);
+      await new Promise((r) => setTimeout(r, 10_000));
+    }
     ctx.log("info", "calling the bank with " + p.token, { token: p.token, headers: { Authorization: p.token }, [p.token]: [p.token] });
     if (p.fail) throw new Error("the bank refused " + p.token);
     return { records: 1, summary: "used " + p.token };
@@ -182,7 +188,15 @@ describe("secrets", () => {
       payload: { token: { $secret: "BANK_API_TOKEN" }, fail: true },
     });
 
-    const [httpRun, okRun, badRun] = await Promise.all([waitForRun(http.runId), waitForRun(ok.runId), waitForRun(bad.runId)]);
+    const crash = await createAndTrigger({
+      name: "leak-crash",
+      handler: "leak.echo",
+      trigger: later,
+      retryMaxAttempts: 1,
+      payload: { token: { $secret: "BANK_API_TOKEN" }, crash: true },
+    });
+
+    const [httpRun, okRun, badRun, crashRun] = await Promise.all([waitForRun(http.runId), waitForRun(ok.runId), waitForRun(bad.runId), waitForRun(crash.runId)]);
     // The real value went out, in the header: the worker resolved the reference.
     expect(httpRun.state).toBe("succeeded");
     expect(receiver.received.find((r) => r.path === "/bank")?.headers.authorization).toBe(VALUE);
@@ -191,6 +205,8 @@ describe("secrets", () => {
     expect(JSON.stringify(okRun.result)).toContain("used [secret BANK_API_TOKEN]");
     expect(badRun.state).toBe("failed");
     expect(badRun.error).toContain("the bank refused [secret BANK_API_TOKEN]");
+    expect(crashRun.state).toBe("failed");
+    expect(crashRun.error).toContain("thread crashed holding [secret BANK_API_TOKEN]");
 
     // The run page's answer carries the handler's log line, redacted (so the scan below is not vacuous).
     const trace = await callRoute(runRoute.GET, { token: viewer, params: { id: ok.runId } });

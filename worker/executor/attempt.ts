@@ -143,6 +143,7 @@ export class Attempt {
         this.handlerOutcome = { kind: "failed", error: e.error, permanent: e.permanent };
       }
     } else if (e.type === "exit") {
+      if (e.error) this.log.error({ error: e.error }, "executor thread crashed during the attempt");
       this.handlerOutcome = { kind: "failed", error: `executor thread died (exit code ${e.code}${e.error ? `: ${e.error}` : ""})` };
     } else {
       return;
