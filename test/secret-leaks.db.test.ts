@@ -150,6 +150,9 @@ describe("secrets", () => {
     expect((await callRoute(secretRoute.PUT, { method: "PUT", token: operator, params: { name: "X_TOKEN" }, body: { value: "abcdef" } })).status).toBe(403);
     expect((await callRoute(secretsRoute.GET, { token: operator })).status).toBe(403);
 
+    const { rows: audit } = await getPool().query(`SELECT actor, after FROM audit_events WHERE action = 'secret.set' AND target_id = 'BANK_API_TOKEN'`);
+    expect(audit).toHaveLength(1);
+    expect(audit[0].after.summary).toBe(`secret BANK_API_TOKEN set by ${audit[0].actor}`);
     const { rows } = await getPool().query(`SELECT ciphertext, iv FROM secrets WHERE name = 'BANK_API_TOKEN'`);
     expect(rows[0].ciphertext.toString("utf8")).not.toContain(PLANTED);
     expect(rows[0].iv).toHaveLength(12);

@@ -56,7 +56,10 @@ export async function setSecret(name: string, value: string, actor: Actor, db?: 
       [name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId, actor.label],
     );
     const replaced = rows[0]!.replaced;
-    await recordAudit(tx, { actor, action: replaced ? "secret.replace" : "secret.set", targetType: "secret", targetId: name, after: { name, value: "(not recorded)" } });
+    await recordAudit(tx, {
+      actor, action: replaced ? "secret.replace" : "secret.set", targetType: "secret", targetId: name,
+      after: { name, summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`, value: "(never recorded)" },
+    });
     const secret = (await listSecrets(tx)).find((s) => s.name === name)!;
     return { secret, replaced };
   };
@@ -73,7 +76,7 @@ export async function deleteSecret(name: string, actor: Actor, db?: Queryable): 
       throw new ConflictError(`Secret ${name} is used by ${users.map((u) => u.name).join(", ")}: change those payloads first, or their runs would fail.`, "secret_in_use");
     }
     await tx.query(`DELETE FROM secrets WHERE name = $1`, [name]);
-    await recordAudit(tx, { actor, action: "secret.delete", targetType: "secret", targetId: name, before: { name } });
+    await recordAudit(tx, { actor, action: "secret.delete", targetType: "secret", targetId: name, before: { name }, after: { summary: `secret ${name} deleted by ${actor.label}` } });
     return { name, deleted: true as const };
   };
   return db ? run(db) : withTransaction(run);
