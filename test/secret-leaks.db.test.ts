@@ -34,6 +34,7 @@ const VALUE = `Bearer ${PLANTED}`;
 const db = useTestDatabase("secret_leaks");
 let receiver: WebhookReceiver;
 let worker: TestWorker;
+let keylessWorker: TestWorker | undefined;
 let jobs: string;
 let viewer = "";
 let operator = "";
@@ -57,6 +58,14 @@ export const leaky = defineHandler({
     ctx.log("info", "calling the bank with " + p.token, { token: p.token, headers: { Authorization: p.token }, [p.token]: [p.token] });
     if (p.fail) throw new Error("the bank refused " + p.token);
     return { records: 1, summary: "used " + p.token };
+  },
+});
+export const keyless = defineHandler({
+  name: "leak.keyless",
+  description: "served only by a worker started without VIGIL_SECRET_KEY",
+  payload: z.strictObject({ token: z.string() }),
+  async run() {
+    return { records: 1 };
   },
 });
 `;
@@ -131,11 +140,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver(() => 200);
   jobs = fs.mkdtempSync(path.join(os.tmpdir(), "leak-jobs-"));
   fs.writeFileSync(path.join(jobs, "leaky.ts"), LEAKY);
-  worker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: SECRET_KEY, VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, ["--handlers", jobs]);
+  worker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: SECRET_KEY, VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, ["--handlers", jobs, "--serve", "leak.echo,http.request"]);
 });
 
 afterAll(async () => {
   await worker?.stop();
+  await keylessWorker?.stop();
   await receiver?.close();
   if (jobs) fs.rmSync(jobs, { recursive: true, force: true });
 });
@@ -288,6 +298,15 @@ describe("secrets", () => {
     const run = await waitForRun(t.body.runId);
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/Secret SHORT_LIVED does not exist \(referred to at payload token\)/);
+  });
+
+  it("a worker started without VIGIL_SECRET_KEY fails the attempt saying so", async () => {
+    keylessWorker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: "", VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, ["--handlers", jobs, "--serve", "leak.keyless"]);
+    const { runId } = await createAndTrigger({ name: "leak-keyless", handler: "leak.keyless", trigger: later, retryMaxAttempts: 1, payload: { token: { $secret: "BANK_API_TOKEN" } } });
+    const run = await waitForRun(runId);
+    expect(run.state).toBe("failed");
+    expect(run.error).toMatch(/^VIGIL_SECRET_KEY is not set: secrets cannot be stored or resolved without it/);
+    expect(keylessWorker.logs.filter((l) => l.includes(PLANTED))).toEqual([]);
   });
 
   it("plain credentials written before secrets existed are masked for viewers and in the audit trail; an operator's save keeps them", async () => {
