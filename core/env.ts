@@ -21,6 +21,25 @@ const int = (def: number) =>
       return n;
     });
 
+/** Parses base64 keys of 32 bytes, comma-separated (at most `max`). */
+function secretKeys(max: number) {
+  return (v: string | undefined, ctx: z.RefinementCtx): Buffer[] | undefined => {
+    if (v === undefined) return undefined;
+    const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+    if (parts.length > max) {
+      ctx.addIssue({ code: "custom", message: "must be one key" });
+      return z.NEVER;
+    }
+    const keys = parts.map((p) => Buffer.from(p, "base64"));
+    const bad = keys.findIndex((k, i) => k.length !== 32 || !/^[A-Za-z0-9+/=_-]+$/.test(parts[i]!));
+    if (bad >= 0) {
+      ctx.addIssue({ code: "custom", message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${keys[bad]!.length} bytes` });
+      return z.NEVER;
+    }
+    return keys;
+  };
+}
+
 export const envSchema = z.object({
   DATABASE_URL: z.string().optional(),
   VIGIL_DATA_DIR: z.string().default(".vigil/pgdata"),
@@ -54,21 +73,10 @@ export const envSchema = z.object({
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
   VIGIL_SECURE_COOKIES: bool,
   // The key secrets are encrypted with (AES-256-GCM): 32 random bytes, base64. Optional until a secret is set or resolved.
-  VIGIL_SECRET_KEY: z.preprocess(
-    (v) => (v === "" ? undefined : v),
-    z
-      .string()
-      .optional()
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const key = Buffer.from(v.trim(), "base64");
-        if (key.length !== 32 || !/^[A-Za-z0-9+/=_-]+$/.test(v.trim())) {
-          ctx.addIssue({ code: "custom", message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${key.length} bytes` });
-          return z.NEVER;
-        }
-        return key;
-      }),
-  ),
+  VIGIL_SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(1))).transform((keys) => keys?.[0]),
+  // Keys values may still be encrypted with during a rotation (comma-separated): workers read with them and
+  // re-encrypt under VIGIL_SECRET_KEY when they start.
+  VIGIL_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(Infinity))).transform((keys) => keys ?? []),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -102,6 +110,11 @@ export function requireSecretKey(): Buffer {
     );
   }
   return key;
+}
+
+/** The current key first, then the previous ones a value may still be encrypted with (a rotation in progress). */
+export function requireSecretKeyring(): Buffer[] {
+  return [requireSecretKey(), ...getEnv().VIGIL_SECRET_KEY_PREVIOUS];
 }
 
 export function requireDatabaseUrl(): string {

@@ -18,6 +18,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 import type { TestWorker } from "./worker-process";
 import { getPool } from "../core/db/pool";
 import { MASKED } from "../core/secrets/mask-credentials";
+import { secretKeyId } from "../core/secrets/secret-crypto";
 import * as schedulesRoute from "../app/api/schedules/route";
 import * as scheduleRoute from "../app/api/schedules/[id]/route";
 import * as triggerRoute from "../app/api/schedules/[id]/trigger/route";
@@ -307,6 +308,31 @@ describe("secrets", () => {
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/^VIGIL_SECRET_KEY is not set: secrets cannot be stored or resolved without it/);
     expect(keylessWorker.logs.filter((l) => l.includes(PLANTED))).toEqual([]);
+  });
+
+  it("rotate: a worker with a new key and the old one as previous re-encrypts every value, and runs keep resolving", async () => {
+    await keylessWorker?.stop();
+    keylessWorker = undefined;
+    const newKey = crypto.randomBytes(32);
+    const rotating = await startWarmWorker(
+      db.url,
+      { VIGIL_SECRET_KEY: newKey.toString("base64"), VIGIL_SECRET_KEY_PREVIOUS: SECRET_KEY, VIGIL_PLAN_AHEAD_SECONDS: "30" },
+      180_000,
+      ["--handlers", jobs, "--serve", "leak.keyless"],
+    );
+    try {
+      const { rows } = await getPool().query(`SELECT name, key_id FROM secrets ORDER BY name`);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(rows.map((r) => r.key_id))).toEqual(new Set([secretKeyId(newKey)]));
+      const { rows: audit } = await getPool().query(`SELECT target_id, after FROM audit_events WHERE action = 'secret.reencrypt' ORDER BY id`);
+      expect(audit.map((a) => a.target_id)).toEqual(rows.map((r) => r.name));
+      const { runId } = await createAndTrigger({ name: "leak-rotated", handler: "leak.keyless", trigger: later, retryMaxAttempts: 1, payload: { token: { $secret: "BANK_API_TOKEN" } } });
+      expect((await waitForRun(runId)).state).toBe("succeeded");
+      expect(rotating.logs.some((l) => l.includes("secrets re-encrypted under the current key"))).toBe(true);
+      expect(rotating.logs.filter((l) => l.includes(PLANTED))).toEqual([]);
+    } finally {
+      await rotating.stop();
+    }
   });
 
   it("plain credentials written before secrets existed are masked for viewers and in the audit trail; an operator's save keeps them", async () => {

@@ -33,6 +33,7 @@ export const tokensQuery = () =>
 /** A secret as the console sees it: its name and who changed it when — never its value (write-only). */
 export interface SecretView {
   name: string;
+  keyId: string;
   createdAt: string;
   createdBy: string;
   updatedAt: string;

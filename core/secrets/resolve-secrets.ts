@@ -1,7 +1,7 @@
 // Fills a payload's secret references with their values. Only the worker calls this, in its main thread,
 // just before an attempt's payload is handed to the attempt's thread; nothing resolved is ever stored.
 import type { Queryable } from "../db/pool";
-import { requireSecretKey } from "../env";
+import { requireSecretKeyring } from "../env";
 import { decryptSecretValue } from "./secret-crypto";
 import { findSecretRefs, replaceSecretRefs } from "./secret-refs";
 
@@ -23,9 +23,9 @@ export async function resolvePayloadSecrets(db: Queryable, payload: unknown): Pr
     const where = refs.filter((r) => missing.includes(r.name)).map((r) => r.path || "payload");
     throw new MissingSecretError(`Secret ${missing.join(", ")} does not exist (referred to at payload ${where.join(", ")}): an admin sets it under Admin → Secrets`);
   }
-  const key = requireSecretKey();
+  const keys = requireSecretKeyring();
   const values = new Map<string, string>(
-    rows.map((r) => [r.name as string, decryptSecretValue(key, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id })]),
+    rows.map((r) => [r.name as string, decryptSecretValue(keys, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id })]),
   );
   return { payload: replaceSecretRefs(payload, (name) => values.get(name)), secrets: [...values].map(([name, value]) => ({ name, value })) };
 }

@@ -22,10 +22,18 @@ export function encryptSecretValue(key: Buffer, name: string, value: string): En
   return { ciphertext, iv, authTag: cipher.getAuthTag(), keyId: secretKeyId(key) };
 }
 
-/** Throws (naming the secret, never a value) when the key is another one or the row was tampered with. */
-export function decryptSecretValue(key: Buffer, name: string, v: EncryptedValue): string {
-  if (v.keyId !== secretKeyId(key)) {
-    throw new Error(`Secret ${name} was encrypted with another VIGIL_SECRET_KEY (key id ${v.keyId}; this process has ${secretKeyId(key)}): set the value again, or start with the key it was set with`);
+/**
+ * Decrypts with whichever of keys (the current one, then previous ones during a rotation) encrypted the value.
+ * Throws naming the secret, never a value, when none did or the row was altered.
+ */
+export function decryptSecretValue(keys: Buffer | Buffer[], name: string, v: EncryptedValue): string {
+  const ring = Array.isArray(keys) ? keys : [keys];
+  const key = ring.find((k) => secretKeyId(k) === v.keyId);
+  if (!key) {
+    throw new Error(
+      `Secret ${name} was encrypted with another VIGIL_SECRET_KEY (key id ${v.keyId}; this process has ${ring.map(secretKeyId).join(", ")}): ` +
+        "add that key to VIGIL_SECRET_KEY_PREVIOUS, or set the value again",
+    );
   }
   try {
     const decipher = crypto.createDecipheriv("aes-256-gcm", key, v.iv);

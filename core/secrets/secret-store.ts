@@ -25,6 +25,8 @@ export interface SecretListing {
   createdBy: string;
   updatedAt: Date;
   updatedBy: string;
+  /** Fingerprint of the key its value is encrypted with (not the key): shows a rotation's progress. */
+  keyId: string;
   /** Names of the live schedules whose payload refers to it. */
   usedBy: string[];
 }
@@ -34,11 +36,11 @@ const refersTo = (param: string) => `jsonb_path_exists(s.payload, 'strict $.**."
 
 export async function listSecrets(db: Queryable = getPool()): Promise<SecretListing[]> {
   const { rows } = await db.query(
-    `SELECT x.name, x.created_at, x.created_by, x.updated_at, x.updated_by,
+    `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by,
             coalesce((SELECT array_agg(s.name ORDER BY s.name) FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '{}') AS used_by
        FROM secrets x ORDER BY x.name`,
   );
-  return rows.map((r) => ({ name: r.name, createdAt: r.created_at, createdBy: r.created_by, updatedAt: r.updated_at, updatedBy: r.updated_by, usedBy: r.used_by }));
+  return rows.map((r) => ({ name: r.name, keyId: r.key_id, createdAt: r.created_at, createdBy: r.created_by, updatedAt: r.updated_at, updatedBy: r.updated_by, usedBy: r.used_by }));
 }
 
 /** Creates or replaces a secret's value. Answers its listing (without the value). */

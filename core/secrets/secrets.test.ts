@@ -16,7 +16,9 @@ describe("secret encryption", () => {
     expect(a.ciphertext.equals(b.ciphertext)).toBe(false);
     expect(decryptSecretValue(key, "A_TOKEN", a)).toBe("value-1");
     expect(() => decryptSecretValue(key, "B_TOKEN", a)).toThrow(/B_TOKEN could not be decrypted/);
-    expect(() => decryptSecretValue(crypto.randomBytes(32), "A_TOKEN", a)).toThrow(/another VIGIL_SECRET_KEY/);
+    expect(() => decryptSecretValue(crypto.randomBytes(32), "A_TOKEN", a)).toThrow(/another VIGIL_SECRET_KEY.*VIGIL_SECRET_KEY_PREVIOUS/);
+    // During a rotation: the new key first, the old one among the previous keys.
+    expect(decryptSecretValue([crypto.randomBytes(32), key], "A_TOKEN", a)).toBe("value-1");
     const altered = { ...a, ciphertext: Buffer.from(a.ciphertext.map((x, i) => (i === 0 ? x ^ 1 : x))) };
     expect(() => decryptSecretValue(key, "A_TOKEN", altered)).toThrow(/fails authentication/);
   });
