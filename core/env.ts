@@ -1,6 +1,7 @@
 // The process environment, parsed once and typed. Every module reads configuration from here.
 import { z } from "zod";
 import { parseProxyTrust } from "./http/proxy-trust";
+import { DomainError } from "./errors";
 
 const bool = z
   .string()
@@ -20,6 +21,25 @@ const int = (def: number) =>
       }
       return n;
     });
+
+/** Parses base64 keys of 32 bytes, comma-separated (at most `max`). */
+function secretKeys(max: number) {
+  return (v: string | undefined, ctx: z.RefinementCtx): Buffer[] | undefined => {
+    if (v === undefined) return undefined;
+    const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+    if (parts.length > max) {
+      ctx.addIssue({ code: "custom", message: "must be one key" });
+      return z.NEVER;
+    }
+    const keys = parts.map((p) => Buffer.from(p, "base64"));
+    const bad = keys.findIndex((k, i) => k.length !== 32 || !/^[A-Za-z0-9+/=_-]+$/.test(parts[i]!));
+    if (bad >= 0) {
+      ctx.addIssue({ code: "custom", message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${keys[bad]!.length} bytes` });
+      return z.NEVER;
+    }
+    return keys;
+  };
+}
 
 export const envSchema = z.object({
   DATABASE_URL: z.string().optional(),
@@ -71,6 +91,11 @@ export const envSchema = z.object({
   // API token lifetimes in days: the default when the creator names none, and the longest allowed.
   VIGIL_TOKEN_TTL_DAYS: int(90),
   VIGIL_TOKEN_MAX_TTL_DAYS: int(365),
+  // The key secrets are encrypted with (AES-256-GCM): 32 random bytes, base64. Optional until a secret is set or resolved.
+  VIGIL_SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(1))).transform((keys) => keys?.[0]),
+  // Keys values may still be encrypted with during a rotation (comma-separated): workers read with them and
+  // re-encrypt under VIGIL_SECRET_KEY when they start.
+  VIGIL_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(Infinity))).transform((keys) => keys ?? []),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -101,6 +126,25 @@ export function getEnv(): Env {
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;
+}
+
+/** The secret store's key; a clear error when it is not configured (only setting or resolving a secret needs it). */
+export function requireSecretKey(): Buffer {
+  const key = getEnv().VIGIL_SECRET_KEY;
+  if (!key) {
+    throw new DomainError(
+      409,
+      "secret_key_missing",
+      "VIGIL_SECRET_KEY is not set: secrets cannot be stored or resolved without it. Set it to 32 random bytes in base64 " +
+        "(`openssl rand -base64 32`) for the console and every worker; `npm start` with the embedded database creates one for you.",
+    );
+  }
+  return key;
+}
+
+/** The current key first, then the previous ones a value may still be encrypted with (a rotation in progress). */
+export function requireSecretKeyring(): Buffer[] {
+  return [requireSecretKey(), ...getEnv().VIGIL_SECRET_KEY_PREVIOUS];
 }
 
 export function requireDatabaseUrl(): string {

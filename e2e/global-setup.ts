@@ -1,6 +1,7 @@
 // Starts what the e2e suite runs against: a real PostgreSQL (embedded, temporary), the production
 // console build and a real worker process. Refuses any non-local database.
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
 import { launch, terminate, type Managed } from "../scripts/lib/processes";
@@ -82,6 +83,8 @@ export default async function globalSetup() {
     VIGIL_LOG_FORMAT: "json",
     VIGIL_ADMIN_EMAIL: E2E_ADMIN.email,
     VIGIL_ADMIN_PASSWORD: E2E_ADMIN.password,
+    // The secret store's key, shared by the console (encrypts) and the worker (decrypts).
+    VIGIL_SECRET_KEY: process.env.VIGIL_SECRET_KEY || crypto.randomBytes(32).toString("base64"),
   };
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [

@@ -8,6 +8,7 @@ import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
 import { buildIsCurrent, stampBuild } from "./lib/build";
 import { launch, terminate, type Managed } from "./lib/processes";
 import { WORKER_CONFIG_EXIT_CODE } from "../worker/exit-codes";
+import { ensureLocalSecretKey } from "./lib/local-secret-key";
 
 const dev = process.argv.includes("--dev");
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
@@ -21,7 +22,9 @@ async function main(): Promise<void> {
   });
   if (admin === "created" || admin === "promoted") say(`first admin ${env.VIGIL_ADMIN_EMAIL} ${admin}`);
   if (admin === "not_configured") say("no admin yet: set VIGIL_ADMIN_EMAIL and VIGIL_ADMIN_PASSWORD, or run `npm run create-admin`");
-  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1" };
+  const secretKey = embedded && !env.VIGIL_SECRET_KEY ? { VIGIL_SECRET_KEY: ensureLocalSecretKey(env.VIGIL_DATA_DIR, say) } : {};
+  if (!embedded && !env.VIGIL_SECRET_KEY) say("VIGIL_SECRET_KEY is not set: secrets cannot be set or used until it is (see README, Secrets)");
+  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1", ...secretKey };
 
   if (!dev && !buildIsCurrent()) {
     say("building the console (sources changed since the last build)…");

@@ -3,8 +3,10 @@
 import "./require-node-version";
 import "./clock-skew";
 import fs from "node:fs";
-import { getEnv, requireDatabaseUrl } from "../core/env";
-import { getLogger } from "../core/log";
+import type pg from "pg";
+import { getEnv, requireDatabaseUrl, type Env } from "../core/env";
+import { getLogger, type Logger } from "../core/log";
+import { reencryptSecrets } from "../core/secrets/reencrypt-secrets";
 import { closePool, getPool } from "../core/db/pool";
 import { ensureRunQueues, startBoss } from "../core/queue/boss";
 import { describeHandler } from "../core/handlers/advertised-handler";
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
     identity.id,
     served.map((h) => describeHandler(h.def, { source: h.source, builtin: h.builtin, code: h.builtin ? pkg.version : fs.readFileSync(h.source, "utf8") })),
   );
+  await reencryptUnderCurrentKey(pool, env, log, identity.id);
   const handlers = served.map((h) => h.def.name);
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
   await ensureRunQueues(boss, handlers);
@@ -103,6 +106,18 @@ async function main(): Promise<void> {
   }
   const custom = served.filter((h) => !h.builtin).map((h) => h.def.name);
   log.info({ host: identity.host, pid: identity.pid, version: identity.version, handlers: handlers.length, custom }, "worker started");
+}
+
+/** A key rotation in progress (VIGIL_SECRET_KEY_PREVIOUS set): values under a previous key move to the current one. */
+async function reencryptUnderCurrentKey(pool: pg.Pool, env: Env, log: Logger, workerId: string): Promise<void> {
+  if (!env.VIGIL_SECRET_KEY || env.VIGIL_SECRET_KEY_PREVIOUS.length === 0) return;
+  try {
+    const r = await reencryptSecrets(pool, env.VIGIL_SECRET_KEY, env.VIGIL_SECRET_KEY_PREVIOUS, `worker ${workerId}`);
+    if (r.reencrypted.length > 0) log.info({ secrets: r.reencrypted }, "secrets re-encrypted under the current key");
+    if (r.unreadable.length > 0) log.warn({ secrets: r.unreadable }, "secrets under a key this worker does not have: set them again or add their key to VIGIL_SECRET_KEY_PREVIOUS");
+  } catch (err) {
+    log.error({ err }, "could not re-encrypt secrets under the current key (they stay readable with the previous keys)");
+  }
 }
 
 /** Built-ins and the operator's modules, narrowed to --serve. A problem ends the start with one line. */

@@ -4,6 +4,7 @@ import { meQuery } from "../ui/user-menu";
 import { UsersPanel } from "./users-panel";
 import { TokensPanel } from "./tokens-panel";
 import { SessionsPanel } from "./sessions-panel";
+import { SecretsPanel } from "./secrets-panel";
 
 export function AdminPage() {
   const { data: me, isPending } = useQuery(meQuery());
@@ -13,7 +14,7 @@ export function AdminPage() {
   if (me?.actor.role !== "admin") {
     return (
       <>
-        <p className="muted">Only admins manage accounts and tokens. Ask an admin to change your role.</p>
+        <p className="muted">Only admins manage accounts, tokens and secrets. Ask an admin to change your role.</p>
         {own}
       </>
     );
@@ -23,6 +24,7 @@ export function AdminPage() {
       <UsersPanel />
       <TokensPanel />
       {own}
+      <SecretsPanel />
     </>
   );
 }

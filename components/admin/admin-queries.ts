@@ -45,3 +45,17 @@ export const tokensQuery = () =>
 
 export const sessionsQuery = () =>
   queryOptions({ queryKey: ["auth", "sessions"], queryFn: () => fetchJson<{ sessions: SessionView[] }>("/api/auth/sessions") });
+
+/** A secret as the console sees it: its name and who changed it when — never its value (write-only). */
+export interface SecretView {
+  name: string;
+  keyId: string;
+  createdAt: string;
+  createdBy: string;
+  updatedAt: string;
+  updatedBy: string;
+  usedBy: string[];
+}
+
+export const secretsQuery = () =>
+  queryOptions({ queryKey: ["admin", "secrets"], queryFn: () => fetchJson<{ secrets: SecretView[] }>("/api/secrets") });

@@ -36,7 +36,7 @@ export const KNOWN_ACTIONS = [
   "schedule.trigger", "schedule.backfill", "run.cancel", "run.rerun", "runs.bulk_cancel", "runs.bulk_rerun", "run.missed", "run.zombie_reaped",
   "auth.login", "auth.login_failure", "auth.login_blocked", "auth.logout",
   "user.create", "user.role_change", "user.disable", "user.enable", "user.password_reset", "user.rename",
-  "token.create", "token.revoke", "audit.export",
+  "token.create", "token.revoke", "secret.set", "secret.replace", "secret.delete", "secret.reencrypt", "audit.export",
 ];
 
 export function filterFromParams(params: URLSearchParams): AuditFilterValues {

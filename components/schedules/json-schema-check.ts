@@ -1,7 +1,7 @@
 // The payload editor's live check: is it JSON, is it an object, and does it fit the handler's advertised
 // JSON Schema — with the same validator the server uses when the schedule is saved
 // (core/handlers/json-schema-validate.ts), so the editor and the API never disagree.
-import { validateAgainstSchema, type SchemaProblem } from "@/core/handlers/json-schema-validate";
+import { validatePayloadWithSecretRefs, type SchemaProblem } from "@/core/handlers/json-schema-validate";
 
 /** The parts of a JSON Schema the editor reads to describe a handler's fields (validation reads all of it). */
 export interface JsonSchema {
@@ -32,5 +32,6 @@ export function checkPayload(text: string, schema: JsonSchema | undefined): Payl
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [{ path: "", message: "The payload must be a JSON object, e.g. {}" }];
   if (!schema) return [];
-  return validateAgainstSchema(schema as Record<string, unknown>, value);
+  // {"$secret": "NAME"} stands for a string: the server checks the secret exists when the schedule is saved.
+  return validatePayloadWithSecretRefs(schema as Record<string, unknown>, value);
 }

@@ -110,6 +110,10 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
       >
         <textarea rows={Math.min(12, Math.max(4, payloadText.split("\n").length + 1))} value={payloadText} onChange={(e) => onPayload(e.target.value)} spellCheck={false} />
       </FormField>
+      <p className="muted small" data-testid="payload-secrets-hint">
+        Credentials: write <code>{'{"$secret": "NAME"}'}</code> where a token or password goes; an admin stores the value under Admin → Secrets
+        and only the worker reads it, at run time.
+      </p>
     </fieldset>
   );
 }

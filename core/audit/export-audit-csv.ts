@@ -17,7 +17,7 @@ function row(e: AuditEventView): string {
   return csvRow([e.id, e.at, e.actorType, e.actorId, e.actor, e.action, e.targetType, e.targetId, e.reason, e.before, e.after, e.ip, e.userAgent, e.hash]);
 }
 
-export async function* exportAuditCsv(filter: AuditFilter, db: Queryable = getPool()): AsyncGenerator<string> {
+export async function* exportAuditCsv(filter: AuditFilter & { mask?: boolean }, db: Queryable = getPool()): AsyncGenerator<string> {
   yield csvRow(AUDIT_CSV_HEADER);
   const { rows } = await db.query(`SELECT COALESCE(max(id), 0) + 1 AS top FROM audit_events`);
   let cursor: string | null = String(rows[0].top);

@@ -1,8 +1,12 @@
 // Writes one audit row. Call it with the same client/transaction as the change it records, so a
 // failed change leaves no audit row and a failed audit write rolls the change back. The database
 // assigns time, id and hash chain (see the init migration).
+// The trail can never drop a value once written, so before/after are stored with credential-looking values
+// masked (a payload's Authorization header, a "password" field…): no row written from now on holds one.
+// A secret's value never reaches here at all: payloads hold only {"$secret": "NAME"} references.
 import type { Queryable } from "../db/pool";
 import type { Actor } from "../auth/roles";
+import { maskCredentials } from "../secrets/mask-credentials";
 
 export interface AuditInput {
   actor: Actor;
@@ -25,8 +29,8 @@ export async function recordAudit(db: Queryable, a: AuditInput): Promise<void> {
       a.action,
       a.targetType,
       a.targetId ?? null,
-      a.before === undefined ? null : JSON.stringify(a.before),
-      a.after === undefined ? null : JSON.stringify(a.after),
+      a.before === undefined ? null : JSON.stringify(maskCredentials(a.before)),
+      a.after === undefined ? null : JSON.stringify(maskCredentials(a.after)),
       a.reason ?? null,
       a.actor.ip ?? null,
       a.actor.userAgent ?? null,

@@ -10,7 +10,8 @@ import type { Queryable } from "../db/pool";
 import type { HandlerSpec } from "./define-handler";
 import { BUILTIN_HANDLER_SPECS } from "./builtin-handler-specs";
 import { payloadJsonSchema } from "./advertised-handler";
-import { validateAgainstSchema } from "./json-schema-validate";
+import { validatePayloadWithSecretRefs } from "./json-schema-validate";
+import { SECRET_NAME_PATTERN, SECRET_NAME_RULE, findSecretRefs, replaceSecretRefs, type FoundSecretRef } from "../secrets/secret-refs";
 
 const builtins = new Map<string, HandlerSpec>(BUILTIN_HANDLER_SPECS.map((s) => [s.name, s as HandlerSpec]));
 
@@ -102,23 +103,66 @@ function payloadError(handler: string, fields: Record<string, string>): Validati
  * Parses a payload for its handler. Throws ValidationError naming the field (`handler`, or
  * `payload.<path>`) so a form can show the message next to it. Returns the payload to store (a
  * built-in's defaults filled in; a user handler's payload as given — its worker fills defaults).
+ *
+ * Secret references (`{"$secret": "NAME"}`, core/secrets/secret-refs.ts) stand for strings: each is checked
+ * as a string whose content is unknown (a field that needs a number refuses it; a string's format is
+ * checked by the worker once the value is filled in), must name a secret that exists, and is stored as is.
  */
 export async function validateHandlerPayload(db: Queryable, handler: string, payload: unknown): Promise<unknown> {
+  const refs = findSecretRefs(payload ?? {});
+  const placeholders = new Map(refs.map((r, i) => [`\u0000vigil-secret-ref-${i}`, r]));
+  const refPaths = new Set(refs.map((r) => r.path));
+  const asChecked = refs.length === 0 ? (payload ?? {}) : replaceSecretRefs(payload ?? {}, (_name, path) => [...placeholders].find(([, r]) => r.path === path)![0]);
   const spec = builtins.get(handler);
+  let stored: unknown;
   if (spec) {
-    const parsed = spec.payload.safeParse(payload ?? {});
-    if (parsed.success) return parsed.data;
-    const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(fieldErrorsFromZod(parsed.error.issues))) fields[k === "_" ? "payload" : `payload.${k}`] = v;
-    throw payloadError(handler, fields);
+    const parsed = spec.payload.safeParse(asChecked);
+    const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !refPaths.has(i.path.map(String).join(".")) || i.code === "invalid_type");
+    if (issues.length > 0) {
+      const fields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(fieldErrorsFromZod(issues))) {
+        fields[k === "_" ? "payload" : `payload.${k}`] = refPaths.has(k) ? `${v} (a secret reference stands for a string)` : v;
+      }
+      throw payloadError(handler, fields);
+    }
+    stored = parsed.success ? restoreRefs(parsed.data, placeholders) : payload;
+  } else {
+    const [row] = await catalogRows(db, 0, handler);
+    if (!row) {
+      const { rows } = await db.query<{ name: string }>(`SELECT name FROM handlers ORDER BY name`);
+      throw unknownHandler(handler, [...new Set([...builtins.keys(), ...rows.map((r) => r.name)])].sort());
+    }
+    const problems = validatePayloadWithSecretRefs(row.payload_schema, payload ?? {});
+    if (problems.length > 0) throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
+    stored = payload ?? {};
   }
-  const [row] = await catalogRows(db, 0, handler);
-  if (!row) {
-    const { rows } = await db.query<{ name: string }>(`SELECT name FROM handlers ORDER BY name`);
-    throw unknownHandler(handler, [...new Set([...builtins.keys(), ...rows.map((r) => r.name)])].sort());
+  if (refs.length > 0) await assertSecretsExist(db, refs);
+  return stored;
+}
+
+/** Puts each reference back where its placeholder string ended up (defaults and key order may have moved things). */
+function restoreRefs(value: unknown, placeholders: Map<string, FoundSecretRef>): unknown {
+  if (typeof value === "string") {
+    const ref = placeholders.get(value);
+    return ref ? { $secret: ref.name } : value;
   }
-  const value = payload ?? {};
-  const problems = validateAgainstSchema(row.payload_schema, value);
-  if (problems.length === 0) return value;
-  throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
+  if (Array.isArray(value)) return value.map((v) => restoreRefs(v, placeholders));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, restoreRefs(v, placeholders)]));
+  return value;
+}
+
+/** 422 naming each field whose reference has a malformed name or names a secret that does not exist. */
+async function assertSecretsExist(db: Queryable, refs: FoundSecretRef[]): Promise<void> {
+  const fields: Record<string, string> = {};
+  for (const r of refs) {
+    if (!SECRET_NAME_PATTERN.test(r.name)) fields[r.path ? `payload.${r.path}` : "payload"] = `"${r.name}" is not a secret name: use ${SECRET_NAME_RULE}`;
+  }
+  const names = [...new Set(refs.map((r) => r.name))];
+  const { rows } = await db.query<{ name: string }>(`SELECT name FROM secrets WHERE name = ANY($1::text[])`, [names]);
+  const existing = new Set(rows.map((r) => r.name));
+  for (const r of refs) {
+    const key = r.path ? `payload.${r.path}` : "payload";
+    if (!existing.has(r.name)) fields[key] ??= `Secret ${r.name} does not exist: an admin sets it under Admin → Secrets (or PUT /api/secrets/${r.name}) first`;
+  }
+  if (Object.keys(fields).length > 0) throw new ValidationError("The payload refers to secrets that do not exist.", fields, "unknown_secret");
 }

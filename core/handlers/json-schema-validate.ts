@@ -4,11 +4,14 @@
 // @cfworker/json-schema interprets the schema instead of compiling it to code, so it runs under the
 // console's Content-Security-Policy (no 'unsafe-eval'), unlike code-generating validators.
 import { Validator, type Schema, type SchemaDraft } from "@cfworker/json-schema";
+import { findSecretRefs, replaceSecretRefs } from "../secrets/secret-refs";
 
 export interface SchemaProblem {
   /** Dotted path into the payload ("amount", "items.0.id"); "" for the payload itself. */
   path: string;
   message: string;
+  /** The JSON Schema keyword that failed ("type", "format", "pattern"…). */
+  keyword?: string;
 }
 
 const DRAFTS: [RegExp, SchemaDraft][] = [
@@ -61,8 +64,20 @@ export function validateAgainstSchema(schema: Record<string, unknown>, value: un
         message = "is not a field of this handler's payload";
       }
     }
-    if (!out.has(path)) out.set(path, { path, message: path ? `${path}: ${message}` : message });
+    if (!out.has(path)) out.set(path, { path, message: path ? `${path}: ${message}` : message, keyword: e.keyword });
   }
   if (out.size === 0) out.set("", { path: "", message: "The payload does not fit the handler's schema" });
   return [...out.values()];
+}
+
+/**
+ * validateAgainstSchema for a payload that may hold secret references ({"$secret": "NAME"}): each stands for a
+ * string whose content is unknown until run time, so only "is a string allowed here" is checked at its place.
+ */
+export function validatePayloadWithSecretRefs(schema: Record<string, unknown>, value: unknown): SchemaProblem[] {
+  const refPaths = new Set(findSecretRefs(value).map((r) => r.path));
+  if (refPaths.size === 0) return validateAgainstSchema(schema, value);
+  return validateAgainstSchema(schema, replaceSecretRefs(value, () => "secret"))
+    .filter((p) => !refPaths.has(p.path) || p.keyword === "type")
+    .map((p) => (refPaths.has(p.path) ? { ...p, message: `${p.message} (a secret reference stands for a string)` } : p));
 }

@@ -16,6 +16,7 @@ import { scheduleUpdateSchema, type ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
+import { restoreMaskedValues } from "../secrets/mask-credentials";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   name: "name", description: "description", handler: "handler", payload: "payload", trigger: "trigger",
@@ -44,6 +45,8 @@ export async function updateSchedule(
         "stale_revision",
       );
     }
+    // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
+    if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
     const changed = changedFields(before, patch);
     if (changed.has("handler") || changed.has("payload")) {
       patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);

@@ -14,6 +14,9 @@ import { terminateRunSessions } from "../../core/runs/terminate-run-sessions";
 import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
 import { MAX_LINES_PER_ATTEMPT, type RunLogWriter } from "./run-log-writer";
 import { StageRecorder } from "./stage-recorder";
+import { findSecretRefs } from "../../core/secrets/secret-refs";
+import { resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
+import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
 
 export type StopReason = "timeout" | "cancel" | "drain" | "fence" | "lost";
 
@@ -52,6 +55,8 @@ export class Attempt {
   private processGroup: number | null = null;
   private onProcessGroupGone: (() => void) | null = null;
   private processGroupKilled = false;
+  /** Takes this attempt's resolved secret values out of everything it reports. */
+  private redact: Redactor = (v) => v;
   private readonly log: Logger;
   private readonly stages: StageRecorder;
   readonly done: Promise<void>;
@@ -70,6 +75,19 @@ export class Attempt {
 
   start(): void {
     this.thread.attach((e) => this.onThreadEvent(e));
+    this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
+    if (findSecretRefs(this.run.payload).length === 0) return this.postRun(this.run.payload);
+    // Secrets are resolved here, in the worker's main thread, and only the thread sees their values.
+    resolvePayloadSecrets(this.deps.pool, this.run.payload).then(
+      (r) => {
+        this.redact = createRedactor(r.secrets);
+        if (this.phase === "running") this.postRun(r.payload);
+      },
+      (err: Error) => this.onThreadEvent({ type: "done", ok: false, error: err.message, permanent: false }),
+    );
+  }
+
+  private postRun(payload: unknown): void {
     this.thread.post({
       type: "run",
       task: {
@@ -78,11 +96,10 @@ export class Attempt {
         idempotencyKey: this.run.idempotencyKey,
         attempt: this.run.attempt,
         handler: this.run.handler,
-        payload: this.run.payload,
+        payload,
         databaseUrl: this.deps.databaseUrl,
       },
     });
-    this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
   }
 
   /** Whether the worker should keep heartbeating this run. */
@@ -115,7 +132,8 @@ export class Attempt {
     else this.graceTimer = setTimeout(() => this.kill(), graceMs);
   }
 
-  private onThreadEvent(e: ThreadEvent): void {
+  private onThreadEvent(raw: ThreadEvent): void {
+    const e = this.redactEvent(raw);
     if (e.type === "log") {
       if (++this.logLines > MAX_LINES_PER_ATTEMPT) return;
       this.log[e.level === "debug" ? "debug" : e.level]({ handler: this.run.handler, ...(e.fields ?? {}) }, e.message);
@@ -139,6 +157,7 @@ export class Attempt {
         this.handlerOutcome = { kind: "failed", error: e.error, permanent: e.permanent };
       }
     } else if (e.type === "exit") {
+      if (e.error) this.log.error({ error: e.error }, "executor thread crashed during the attempt");
       this.handlerOutcome = { kind: "failed", error: `executor thread died (exit code ${e.code}${e.error ? `: ${e.error}` : ""})` };
     } else {
       return;
@@ -202,6 +221,19 @@ export class Attempt {
       };
     });
     this.onProcessGroupGone = null;
+  }
+
+  private redactEvent(e: ThreadEvent): ThreadEvent {
+    switch (e.type) {
+      case "log":
+        return { ...e, message: this.redact(e.message), fields: this.redact(e.fields) };
+      case "done":
+        return e.ok ? { ...e, result: this.redact(e.result) } : { ...e, error: this.redact(e.error) };
+      case "exit":
+        return { ...e, error: this.redact(e.error) };
+      default:
+        return e;
+    }
   }
 
   private kill(): void {

@@ -48,6 +48,11 @@ export class PooledThread {
     this.listener = null;
   }
 
+  /** Whether an attempt is attached (its events, errors included, go to it). */
+  get attached(): boolean {
+    return this.listener !== null;
+  }
+
   emit(e: ThreadEvent): void {
     this.listener?.(e);
   }
@@ -182,7 +187,9 @@ export class ThreadPool {
           this.log.warn({ err }, "executor thread could not load with Node's type stripping; using tsx for threads");
         }
         if (!t.ready) lastError = err.message;
-        this.log.error({ err, thread: t.id }, "executor thread crashed");
+        // An attempt's error may hold the secret values it was given: the attempt logs it, redacted (attempt.ts).
+        if (t.attached) this.log.error({ thread: t.id, errorName: err.name }, "executor thread crashed during an attempt");
+        else this.log.error({ err, thread: t.id }, "executor thread crashed");
         t.emit({ type: "exit", code: 1, error: err.message });
       });
       worker.on("exit", (code) => {

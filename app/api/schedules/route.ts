@@ -9,6 +9,7 @@ import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { createSchedule } from "@/core/schedules/create-schedule";
 import { listSchedules } from "@/core/schedules/list-schedules";
+import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
 
@@ -20,10 +21,14 @@ export const GET = apiRoute(
       limit: z.coerce.number().int().min(1).max(5000).optional(),
     }),
   },
-  async ({ query }) => ({ schedules: await listSchedules({ q: query.q, limit: query.limit }) }),
+  async ({ query, actor }) => ({
+    schedules: (await listSchedules({ q: query.q, limit: query.limit })).map((s) => ({ ...s, payload: payloadForRole(actor!.role, s.payload) })),
+  }),
 );
 
 // The body is validated by core (one place owns the rules and their messages).
-export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => ({
-  schedule: await createSchedule(body, actor!),
-}));
+// `warnings` lists payload values that look like plain-text credentials (they belong in the secret store).
+export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
+  const schedule = await createSchedule(body, actor!);
+  return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
+});

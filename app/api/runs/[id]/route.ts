@@ -2,8 +2,13 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getRunTrace } from "@/core/runs/get-run";
+import { payloadForRole } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
 
 /** One run's single trace: run, schedule name, events in order, attempts, logs, timings. */
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => getRunTrace(getPool(), params.id!));
+/** A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts). */
+export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) => {
+  const trace = await getRunTrace(getPool(), params.id!);
+  return { ...trace, run: { ...trace.run, payload: payloadForRole(actor!.role, trace.run.payload) } };
+});

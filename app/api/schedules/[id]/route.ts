@@ -9,16 +9,23 @@ import { apiRoute } from "../../_lib/api-route";
 import { deleteSchedule } from "@/core/schedules/delete-schedule";
 import { getScheduleView } from "@/core/schedules/list-schedules";
 import { updateSchedule } from "@/core/schedules/update-schedule";
+import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = apiRoute({ access: "viewer", params }, async ({ params }) => ({ schedule: await getScheduleView(params.id!) }));
+// A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts); a masked value sent
+// back in a PATCH means "unchanged".
+export const GET = apiRoute({ access: "viewer", params }, async ({ params, actor }) => {
+  const schedule = await getScheduleView(params.id!);
+  return { schedule: { ...schedule, payload: payloadForRole(actor!.role, schedule.payload) } };
+});
 
-export const PATCH = apiRoute({ access: "operator", params, body: z.unknown() }, async ({ params, body, actor }) => ({
-  schedule: await updateSchedule(params.id!, body, actor!),
-}));
+export const PATCH = apiRoute({ access: "operator", params, body: z.unknown() }, async ({ params, body, actor }) => {
+  const schedule = await updateSchedule(params.id!, body, actor!);
+  return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
+});
 
 export const DELETE = apiRoute(
   {
