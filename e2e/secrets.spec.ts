@@ -4,6 +4,7 @@
 import { expect, test } from "@playwright/test";
 import crypto from "node:crypto";
 import { startWebhookReceiver, type WebhookReceiver } from "../test/webhook-receiver";
+import { sameOrigin } from "./same-origin";
 
 const PLANTED = `planted-${crypto.randomBytes(12).toString("hex")}`;
 const LEGACY = `legacy-${crypto.randomBytes(12).toString("hex")}`;
@@ -31,10 +32,11 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
   await expect(form.getByLabel("Value")).toHaveValue("");
   expect(await page.content()).not.toContain(PLANTED);
   // The URL carries a key too: the worker's own log line about the call is redacted.
-  const setUrl = await page.request.put(`/api/secrets/${URL_NAME}`, { data: { value: `${receiver.url("/bank")}?key=${PLANTED}` } });
+  const setUrl = await page.request.put(`/api/secrets/${URL_NAME}`, { headers: sameOrigin(), data: { value: `${receiver.url("/bank")}?key=${PLANTED}` } });
   expect(setUrl.status(), await setUrl.text()).toBe(200);
 
   const created = await page.request.post("/api/schedules", {
+    headers: sameOrigin(),
     data: {
       name: `e2e-secret-${suffix.toLowerCase()}`,
       handler: "http.request",
@@ -45,7 +47,7 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
   });
   expect(created.status(), await created.text()).toBe(200);
   const scheduleId = (await created.json()).schedule.id as string;
-  const triggered = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { data: {} });
+  const triggered = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { headers: sameOrigin(), data: { reason: "e2e secrets" } });
   const runId = (await triggered.json()).runId as string;
   await expect
     .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
@@ -55,7 +57,7 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
   expect(got.headers.authorization).toBe(`Bearer ${PLANTED}`);
   expect(got.path).toBe(`/bank?key=${PLANTED}`);
 
-  const users = await page.request.post("/api/users", { data: { ...viewer, role: "viewer" } });
+  const users = await page.request.post("/api/users", { headers: sameOrigin(), data: { ...viewer, role: "viewer" } });
   expect(users.status(), await users.text()).toBe(200);
   const ctx = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   const v = await ctx.newPage();

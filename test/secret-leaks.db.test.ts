@@ -127,7 +127,7 @@ async function createAndTrigger(body: Record<string, unknown>): Promise<{ schedu
   const created = await callRoute(schedulesRoute.POST, { method: "POST", token: operator, body });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const scheduleId = created.body.schedule.id as string;
-  const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: scheduleId }, body: {} });
+  const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: scheduleId }, body: { reason: "leak test" } });
   expect(t.status, JSON.stringify(t.body)).toBe(200);
   return { scheduleId, runId: t.body.runId as string };
 }
@@ -295,7 +295,7 @@ describe("secrets", () => {
     expect(created.status).toBe(200);
     // Removed behind the API's back (e.g. restored from an older backup): the run finds it missing.
     await getPool().query(`DELETE FROM secrets WHERE name = 'SHORT_LIVED'`);
-    const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: created.body.schedule.id }, body: {} });
+    const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: created.body.schedule.id }, body: { reason: "leak test" } });
     const run = await waitForRun(t.body.runId);
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/Secret SHORT_LIVED does not exist \(referred to at payload token\)/);
