@@ -32,7 +32,8 @@ export async function discoverEndpoints(): Promise<Endpoint[]> {
     const segments = rel.map((s) => {
       const m = /^\[(\.\.\.)?(\w+)\]$/.exec(s);
       if (!m) return s;
-      params[m[2]!] = crypto.randomUUID();
+      // Ids are UUIDs; a secret is addressed by its NAME (upper case), which a UUID is not.
+      params[m[2]!] = m[2] === "name" ? "ENDPOINT_PROBE" : crypto.randomUUID();
       return params[m[2]!]!;
     });
     const route = `/${rel.join("/")}`;
