@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   });
   if (admin === "created" || admin === "promoted") say(`first admin ${env.VIGIL_ADMIN_EMAIL} ${admin}`);
   if (admin === "not_configured") say("no admin yet: set VIGIL_ADMIN_EMAIL and VIGIL_ADMIN_PASSWORD, or run `npm run create-admin`");
-  const secretKey = embedded && !env.VIGIL_SECRET_KEY ? { VIGIL_SECRET_KEY: ensureLocalSecretKey(env.VIGIL_DATA_DIR, say) } : {};
+  // In the cluster's own folder: as root from a private checkout that is not VIGIL_DATA_DIR (scripts/lib/postgres-as-root.ts).
+  const secretKey = embedded && !env.VIGIL_SECRET_KEY ? { VIGIL_SECRET_KEY: ensureLocalSecretKey(embedded.dataDir, say) } : {};
   if (!embedded && !env.VIGIL_SECRET_KEY) say("VIGIL_SECRET_KEY is not set: secrets cannot be set or used until it is (see README, Secrets)");
   const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1", ...secretKey };
 
