@@ -160,8 +160,10 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
       return res;
     } catch (err) {
       const { status, body } = toErrorResponse(err);
-      if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
+      if (status === 503) getLogger().warn({ path: req.nextUrl.pathname, method: req.method, reason: (err as Error)?.message }, "API request failed: database unavailable");
+      else if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
       const headers: Record<string, string> = { "cache-control": "no-store" };
+      if (status === 503) headers["retry-after"] = "2";
       if (err instanceof TooManyRequestsError) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
       return jsonResponse(body, status, headers);
     }
