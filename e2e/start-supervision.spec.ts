@@ -47,9 +47,10 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
   child.stderr!.on("data", (d) => output.push(String(d)));
   /** Where the server keeps the data: the data folder, or the folder npm start announced instead (as root). */
   const serverDataDir = () => /the database is kept in (\S+pgdata)/.exec(log())?.[1] ?? dataDir;
-  const alive = () => {
-    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${log().slice(-3000)}`);
-  };
+  // A launcher that exits fails the test at once instead of at the end of a wait.
+  const launcherExit = new Promise<never>((_r, reject) => child.on("exit", (code) => reject(new Error(`npm start exited (${code}):\n${log().slice(-3000)}`))));
+  launcherExit.catch(() => undefined);
+  const until = <T,>(...args: Parameters<typeof waitFor<T>>) => Promise.race([waitFor<T>(...args), launcherExit]);
   const health = async (): Promise<Health | null> => {
     try {
       return (await (await fetch(`${base}/api/health`)).json()) as Health;
@@ -61,7 +62,7 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
   let polling = true;
   const pollers: Promise<void>[] = [];
   try {
-    await waitFor("console and worker up", async () => (alive(), (await health())?.ready === true), { timeoutMs: 180_000, intervalMs: 500 });
+    await until("console and worker up", async () => (await health())?.ready === true, { timeoutMs: 180_000, intervalMs: 500 });
 
     const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify(ADMIN) });
     expect(login.status, await login.clone().text()).toBe(200);
@@ -76,7 +77,7 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
     const scheduleId = ((await created.json()) as { schedule: { id: string } }).schedule.id;
     const succeeded = async () =>
       ((await (await api(`/api/runs?scheduleId=${scheduleId}&state=succeeded&limit=500`)).json()) as { runs: RunRow[] }).runs;
-    const before = await waitFor("two runs succeeded before the kill", async () => {
+    const before = await until("two runs succeeded before the kill", async () => {
       const runs = await succeeded();
       return runs.length >= 2 && runs;
     }, { timeoutMs: 60_000, intervalMs: 500 });
@@ -107,15 +108,15 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
     const killedAt = performance.now();
     process.kill(postmaster, "SIGKILL");
 
-    await waitFor("the launcher to report the death", () => (alive(), log().includes("the embedded PostgreSQL died")), { timeoutMs: 10_000 });
-    await waitFor("health ok again", async () => (alive(), (await health())?.ready === true), { timeoutMs: 30_000, intervalMs: 200 });
+    await until("the launcher to report the death", () => log().includes("the embedded PostgreSQL died"), { timeoutMs: 10_000 });
+    await until("health ok again", async () => (await health())?.ready === true, { timeoutMs: 30_000, intervalMs: 200 });
     const recoveredMs = performance.now() - killedAt;
     expect(log()).toContain("the embedded PostgreSQL is back");
     console.log(`health ok ${Math.round(recoveredMs)} ms after SIGKILL of the postmaster`);
 
     // Scheduling resumes: a run planned after recovery succeeds (the worker was not restarted for it).
     const recoveredAt = Date.now();
-    await waitFor("a run planned after recovery to succeed", async () => (await succeeded()).some((r) => Date.parse(r.plannedAt) > recoveredAt), {
+    await until("a run planned after recovery to succeed", async () => (await succeeded()).some((r) => Date.parse(r.plannedAt) > recoveredAt), {
       timeoutMs: 30_000,
       intervalMs: 500,
     });
