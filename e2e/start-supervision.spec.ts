@@ -144,6 +144,7 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
       await exited;
     }
   }
+  fs.writeFileSync(test.info().outputPath("npm-start.log"), log());
   await waitFor("the launcher to report it stopped", () => log().includes("[start] stopped"), { timeoutMs: 30_000 });
   fs.rmSync(path.dirname(serverDataDir()), { recursive: true, force: true });
   fs.rmSync(parent, { recursive: true, force: true });
