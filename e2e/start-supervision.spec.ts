@@ -25,7 +25,7 @@ interface RunRow {
   plannedAt: string;
 }
 
-test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 500) meanwhile and scheduling resumes", async () => {
+test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 500) meanwhile and scheduling resumes", async ({ browser }) => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-supervise-"));
   const dataDir = path.join(parent, "pgdata");
   const pgPort = await freePort();
@@ -60,6 +60,7 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
   };
 
   let polling = true;
+  let launcherPaused: number | null = null;
   const pollers: Promise<void>[] = [];
   try {
     await until("console and worker up", async () => (await health())?.ready === true, { timeoutMs: 180_000, intervalMs: 500 });
@@ -96,23 +97,49 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
             } catch (err) {
               answers.push({ route, status: 0, code: `console unreachable: ${(err as Error).message}` });
             }
-            await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - started))));
+            await new Promise((r) => setTimeout(r, Math.max(0, 200 - (performance.now() - started))));
           }
         })(),
       );
     }
 
+    // The console in a browser: the header shows the database up.
+    const context = await browser.newContext({
+      storageState: { cookies: [{ name: "vigil_session", value: cookie.slice("vigil_session=".length), domain: "127.0.0.1", path: "/", expires: -1, httpOnly: true, secure: false, sameSite: "Lax" }], origins: [] },
+    });
+    const page = await context.newPage();
+    await page.goto(`${base}/schedules`);
+    await expect(page.getByTestId("health-db")).toHaveText(/DB up/, { timeout: 30_000 });
+    await expect(page.getByTestId("db-unavailable")).toHaveCount(0);
+
     const pidFile = path.join(serverDataDir(), "postmaster.pid");
     const postmaster = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
     expect(postmaster).toBeGreaterThan(0);
+    // The launcher is the postmaster's parent. Paused (SIGSTOP) for a moment, it cannot restart the server yet, so
+    // the outage lasts long enough for the browser to show it; the console and the worker keep running meanwhile.
+    const launcher = Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${postmaster}/status`, "utf8"))![1]);
+    process.kill(launcher, "SIGSTOP");
+    launcherPaused = launcher;
     const killedAt = performance.now();
     process.kill(postmaster, "SIGKILL");
+    try {
+      await expect(page.getByTestId("db-unavailable")).toHaveText("Database unavailable — retrying", { timeout: 10_000 });
+      await expect(page.getByTestId("health-db")).toHaveText(/DB down/);
+    } finally {
+      process.kill(launcher, "SIGCONT");
+      launcherPaused = null;
+    }
 
     await until("the launcher to report the death", () => log().includes("the embedded PostgreSQL died"), { timeoutMs: 10_000 });
     await until("health ok again", async () => (await health())?.ready === true, { timeoutMs: 30_000, intervalMs: 200 });
     const recoveredMs = performance.now() - killedAt;
     expect(log()).toContain("the embedded PostgreSQL is back");
-    console.log(`health ok ${Math.round(recoveredMs)} ms after SIGKILL of the postmaster`);
+    console.log(`health ok ${Math.round(recoveredMs)} ms after SIGKILL of the postmaster (the launcher was paused for part of it)`);
+    // The page recovers by itself: the banner goes, the header says up, the schedules list is there.
+    await expect(page.getByTestId("db-unavailable")).toHaveCount(0, { timeout: 10_000 });
+    await expect(page.getByTestId("health-db")).toHaveText(/DB up/);
+    await expect(page.getByText("every-two-seconds")).toBeVisible();
+    await context.close();
 
     // Scheduling resumes: a run planned after recovery succeeds (the worker was not restarted for it).
     const recoveredAt = Date.now();
@@ -120,6 +147,11 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
       timeoutMs: 30_000,
       intervalMs: 500,
     });
+    // The worker heartbeats again (it was not restarted: the same worker, a heartbeat newer than the recovery).
+    await until("the worker to heartbeat after recovery", async () => {
+      const { workers } = (await (await api("/api/workers")).json()) as { workers: { heartbeatAt: string; stoppedAt?: string | null }[] };
+      return workers.some((w) => !w.stoppedAt && Date.parse(w.heartbeatAt) > recoveredAt);
+    }, { timeoutMs: 30_000, intervalMs: 500 });
     polling = false;
     await Promise.all(pollers);
 
@@ -136,6 +168,7 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
     const verify = (await (await api("/api/audit/verify")).json()) as { ok: boolean };
     expect(verify.ok).toBe(true);
   } finally {
+    if (launcherPaused) process.kill(launcherPaused, "SIGCONT");
     polling = false;
     await Promise.all(pollers);
     if (child.exitCode === null) {

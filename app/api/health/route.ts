@@ -6,10 +6,10 @@
 //   GET /api/health             → the same parts for the header pill; 503 only when the database is down
 // While the database is down both 503s carry the error every route answers then: code database_unavailable.
 import { z } from "zod";
-import { apiRoute } from "../_lib/api-route";
+import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
-import { DatabaseUnavailableError, toErrorResponse } from "@/core/errors";
+import { DatabaseUnavailableError, isDatabaseUnavailable, toErrorResponse } from "@/core/errors";
 import { getLogger } from "@/core/log";
 import { checkReadiness } from "@/core/metrics/check-readiness";
 
@@ -22,7 +22,7 @@ export const GET = apiRoute({ access: "public", query: z.object({ probe: z.enum(
   if (query.probe === "live") return json({ status: "up", live: true }, 200);
   const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>
     // Details stay in the server log; the public answer is only up or down.
-    getLogger().warn({ err }, "health check: a dependency is down"),
+    isDatabaseUnavailable(err) ? warnDatabaseUnavailable(err, { path: "/api/health" }) : getLogger().warn({ err }, "health check: a dependency is down"),
   );
   const parts = { database: r.database, migrations: r.migrations, worker: r.worker };
   if (query.probe === "ready") {
