@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   // The foreground process below holds an IPC channel to this launcher: if it dies (even by SIGKILL), the
   // launcher stops everything in order instead of running on without a terminal.
   if (process.channel) process.once("disconnect", () => void stopAll(1));
-  if (embedded) supervisePostgres(embedded, { say, stopping: () => stopping });
+  if (embedded) void supervisePostgres(embedded, { say, stopping: () => stopping });
 
   const consoleProc = launch(
     "console",

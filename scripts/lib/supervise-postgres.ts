@@ -11,7 +11,8 @@ const MAX_DELAY_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function supervisePostgres(pg: RunningPostgres, opts: { say: (line: string) => void; stopping: () => boolean }): void {
+/** Resolves when supervision ends: the server stopped on purpose (opts.stopping() was true when it exited). */
+export function supervisePostgres(pg: RunningPostgres, opts: { say: (line: string) => void; stopping: () => boolean }): Promise<void> {
   const { say, stopping } = opts;
   let restarts = 0;
   const watch = async () => {
@@ -42,5 +43,5 @@ export function supervisePostgres(pg: RunningPostgres, opts: { say: (line: strin
       say(`the embedded PostgreSQL is back (crash recovery done) ${((performance.now() - diedAt) / 1000).toFixed(1)} s after it died`);
     }
   };
-  watch().catch((err) => say(`supervising the embedded PostgreSQL failed: ${(err as Error).stack ?? err}`));
+  return watch().catch((err) => say(`supervising the embedded PostgreSQL failed: ${(err as Error).stack ?? err}`));
 }
