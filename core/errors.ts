@@ -49,12 +49,46 @@ export class TooManyRequestsError extends DomainError {
   }
 }
 
+export class DatabaseUnavailableError extends DomainError {
+  constructor(message = "Database unavailable — retrying: the database is restarting or cannot be reached; try again in a few seconds.") {
+    super(503, "database_unavailable", message);
+  }
+}
+
+// PostgreSQL SQLSTATEs that mean "the server is not there right now", not "your statement is wrong":
+// class 08 (connection exception), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now
+// ("the database system is starting up / in recovery mode / shutting down").
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006"]);
+const UNAVAILABLE_SYSCALL_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+// node-postgres reports a lost or closed socket with these messages and no code.
+const UNAVAILABLE_MESSAGES = [
+  "Connection terminated",
+  "connection timeout",
+  "Client has encountered a connection error and is not queryable",
+  "Client was closed and is not queryable",
+  "the database system is",
+];
+
+/** True when err (or what it wraps) says the database cannot be reached or is restarting. */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== "object" || depth > 4) return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === "string" && (UNAVAILABLE_SQLSTATES.has(e.code) || UNAVAILABLE_SYSCALL_CODES.has(e.code))) return true;
+  if (typeof e.message === "string" && UNAVAILABLE_MESSAGES.some((m) => (e.message as string).includes(m))) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; fields?: FieldErrors };
 }
 
-/** Maps any thrown value to a status and body; unknown errors become an opaque 500 without internals. */
+/**
+ * Maps any thrown value to a status and body; a database that is down or restarting is a 503 the client may
+ * retry, and other unknown errors become an opaque 500 without internals.
+ */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+  if (!(err instanceof DomainError) && isDatabaseUnavailable(err)) err = new DatabaseUnavailableError();
   if (err instanceof DomainError) {
     return {
       status: err.status,

@@ -9,6 +9,7 @@ import { buildIsCurrent, stampBuild } from "./lib/build";
 import { launch, terminate, type Managed } from "./lib/processes";
 import { WORKER_CONFIG_EXIT_CODE } from "../worker/exit-codes";
 import { ensureLocalSecretKey } from "./lib/local-secret-key";
+import { supervisePostgres } from "./lib/supervise-postgres";
 
 const dev = process.argv.includes("--dev");
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   // The foreground process below holds an IPC channel to this launcher: if it dies (even by SIGKILL), the
   // launcher stops everything in order instead of running on without a terminal.
   if (process.channel) process.once("disconnect", () => void stopAll(1));
+  if (embedded) void supervisePostgres(embedded, { say, stopping: () => stopping });
 
   const consoleProc = launch(
     "console",

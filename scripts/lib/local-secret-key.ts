@@ -11,6 +11,8 @@ export function ensureLocalSecretKey(dataDir: string, say: (line: string) => voi
   const file = path.join(path.resolve(dataDir), LOCAL_SECRET_KEY_FILE);
   if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
   const key = crypto.randomBytes(32).toString("base64");
+  // As root the cluster may live elsewhere (scripts/lib/postgres-as-root.ts) and this folder not exist yet.
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
   say(`created the secret store's key in ${file} (back it up: secrets cannot be decrypted without it)`);
   return key;

@@ -108,6 +108,8 @@ function stopServersWhenThisProcessEnds(): void {
 
 export interface ServerProcess {
   stop(): Promise<void>;
+  /** Settles when the server process ends, for any reason (stop(), a crash, a kill), with how it ended. */
+  exited: Promise<string>;
 }
 
 /** Starts the server and resolves once it accepts connections; rejects with its last lines if it exits first. */
@@ -126,7 +128,7 @@ export function startServer(opts: {
       env: { ...process.env, ...MESSAGES_ENV },
       stdio: ["ignore", "ignore", "pipe"],
     });
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    const exited = new Promise<string>((r) => child.once("exit", (code, signal) => r(signal ? `signal ${signal}` : `code ${code}`)));
     running.add(child);
     stopServersWhenThisProcessEnds();
     let output = "";
@@ -142,6 +144,7 @@ export function startServer(opts: {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
             await exited;
           },
+          exited,
         });
       }
     });

@@ -18,6 +18,13 @@ export interface RunningPostgres {
   /** Where the cluster's files are. */
   dataDir: string;
   stop(): Promise<void>;
+  /** Settles when the running server process ends (stopped, crashed or killed), with how it ended. */
+  exited(): Promise<string>;
+  /**
+   * Starts the server again on the same data folder and port after it died (PostgreSQL recovers from its
+   * write-ahead log by itself); rejects like the first start when it cannot.
+   */
+  restart(): Promise<void>;
 }
 
 function portIsFree(port: number): Promise<boolean> {
@@ -115,30 +122,37 @@ export async function startEmbeddedPostgres(opts: {
       throw new StartupError(`The embedded PostgreSQL could not create its cluster in ${dataDir}: ${(err as Error).message}`, { cause: err });
     }
   }
-  let server: ServerProcess;
-  try {
-    server = await startServer({
-      programs: programsDir,
-      dataDir,
-      port: opts.port,
-      runAs,
-      onLog,
-      flags: [
-        "-c", "listen_addresses=127.0.0.1",
-        "-c", "max_connections=300",
-        ...(opts.durable === false ? ["-c", "fsync=off"] : []),
-        ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
-      ],
-    });
-  } catch (err) {
-    const detail = logs.join("").split("\n").filter((l) => /FATAL|ERROR/.test(l)).slice(-1)[0];
-    throw new StartupError(`The embedded PostgreSQL did not start${detail ? `: ${detail.trim()}` : ""} (data folder ${dataDir}).`, {
-      cause: err,
-    });
-  }
+  const start = async (): Promise<ServerProcess> => {
+    logs.length = 0;
+    try {
+      return await startServer({
+        programs: programsDir,
+        dataDir,
+        port: opts.port,
+        runAs,
+        onLog,
+        flags: [
+          "-c", "listen_addresses=127.0.0.1",
+          "-c", "max_connections=300",
+          ...(opts.durable === false ? ["-c", "fsync=off"] : []),
+          ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+        ],
+      });
+    } catch (err) {
+      const detail = logs.join("").split("\n").filter((l) => /FATAL|ERROR/.test(l)).slice(-1)[0];
+      throw new StartupError(`The embedded PostgreSQL did not start${detail ? `: ${detail.trim()}` : ""} (data folder ${dataDir}).`, {
+        cause: err,
+      });
+    }
+  };
+  let server = await start();
   return {
     url: (database) => embeddedUrl(opts.port, database),
     dataDir,
+    exited: () => server.exited,
+    async restart() {
+      server = await start();
+    },
     async stop() {
       await server.stop();
       // A placed folder (postgres-as-root.ts) goes with its parent, which holds nothing else worth keeping.

@@ -113,6 +113,18 @@ export async function resolveActor(req: NextRequest): Promise<Actor | null> {
   return authenticate(getPool(), { bearerToken: bearer, sessionToken: req.cookies.get(SESSION_COOKIE)?.value, ...clientInfo(req) });
 }
 
+let lastUnavailableWarning = -Infinity;
+
+/**
+ * One line per few seconds while the database is down, not one per request: every poll of every open console
+ * fails then, and the line that matters is that it is down (npm start says when it is back).
+ */
+export function warnDatabaseUnavailable(err: unknown, context: Record<string, unknown> = {}): void {
+  if (performance.now() - lastUnavailableWarning < 5000) return;
+  lastUnavailableWarning = performance.now();
+  getLogger().warn({ ...context, reason: (err as Error)?.message }, "database unavailable: API requests answer 503 database_unavailable");
+}
+
 export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(
   spec: Spec<B, Q>,
   handler: Handler<z.infer<B>, z.infer<Q>>,
@@ -160,8 +172,10 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
       return res;
     } catch (err) {
       const { status, body } = toErrorResponse(err);
-      if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
+      if (status === 503) warnDatabaseUnavailable(err, { path: req.nextUrl.pathname, method: req.method });
+      else if (status >= 500) getLogger().error({ err, path: req.nextUrl.pathname, method: req.method }, "API request failed");
       const headers: Record<string, string> = { "cache-control": "no-store" };
+      if (status === 503) headers["retry-after"] = "2";
       if (err instanceof TooManyRequestsError) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
       return jsonResponse(body, status, headers);
     }

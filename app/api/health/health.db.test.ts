@@ -19,6 +19,8 @@ afterAll(async () => {
 const health = (query = "") => callRoute(GET, { path: `/api/health${query}` });
 const ALLOWED = new Set(["status", "live", "ready", "database", "migrations", "worker"]);
 
+const DB_UNAVAILABLE = { code: "database_unavailable", message: expect.stringMatching(/^Database unavailable — retrying/) };
+
 function revealsOnlyUpDown(body: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(body)) {
     expect(ALLOWED.has(k), `unexpected field ${k}`).toBe(true);
@@ -80,11 +82,14 @@ describe("GET /api/health", () => {
       try {
         expect((await callRoute(fresh.GET, { path: "/api/health?probe=live" })).status).toBe(200);
         const ready = await callRoute(fresh.GET, { path: "/api/health?probe=ready" });
-        expect(ready).toEqual({ status: 503, body: { status: "down", ready: false, database: "down", migrations: "down", worker: "down" } });
+        expect(ready).toEqual({ status: 503, body: { status: "down", ready: false, database: "down", migrations: "down", worker: "down", error: DB_UNAVAILABLE } });
         const plain = await callRoute(fresh.GET, { path: "/api/health" });
         expect(plain.status).toBe(503);
         expect(plain.body).toMatchObject({ status: "down", database: "down", worker: "down" });
-        revealsOnlyUpDown(plain.body);
+        // The same fixed error every route answers while the database is down: no detail of why.
+        const { error, ...parts } = plain.body;
+        expect(error).toEqual(DB_UNAVAILABLE);
+        revealsOnlyUpDown(parts);
       } finally {
         await pool.closePool();
       }

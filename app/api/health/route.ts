@@ -4,10 +4,12 @@
 //   GET /api/health?probe=ready → 200 when the database answers, migrations are current and a worker
 //                                 is live; 503 otherwise
 //   GET /api/health             → the same parts for the header pill; 503 only when the database is down
+// While the database is down both 503s carry the error every route answers then: code database_unavailable.
 import { z } from "zod";
-import { apiRoute } from "../_lib/api-route";
+import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
+import { DatabaseUnavailableError, isDatabaseUnavailable, toErrorResponse } from "@/core/errors";
 import { getLogger } from "@/core/log";
 import { checkReadiness } from "@/core/metrics/check-readiness";
 
@@ -20,9 +22,17 @@ export const GET = apiRoute({ access: "public", query: z.object({ probe: z.enum(
   if (query.probe === "live") return json({ status: "up", live: true }, 200);
   const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>
     // Details stay in the server log; the public answer is only up or down.
-    getLogger().warn({ err }, "health check: a dependency is down"),
+    isDatabaseUnavailable(err) ? warnDatabaseUnavailable(err, { path: "/api/health" }) : getLogger().warn({ err }, "health check: a dependency is down"),
   );
   const parts = { database: r.database, migrations: r.migrations, worker: r.worker };
-  if (query.probe === "ready") return json({ status: r.ready ? "up" : "down", ready: r.ready, ...parts }, r.ready ? 200 : 503);
-  return json({ status: r.ready ? "up" : r.database === "up" ? "degraded" : "down", live: true, ready: r.ready, ...parts }, r.database === "up" ? 200 : 503);
+  if (query.probe === "ready") {
+    const unavailable = r.database === "down" ? toErrorResponse(new DatabaseUnavailableError()).body : {};
+    return json({ status: r.ready ? "up" : "down", ready: r.ready, ...parts, ...unavailable }, r.ready ? 200 : 503);
+  }
+  if (r.database === "down") {
+    // The same 503 body every other route answers while the database is down, plus the parts for the pill.
+    const { body } = toErrorResponse(new DatabaseUnavailableError());
+    return json({ status: "down", live: true, ready: false, ...parts, ...body }, 503);
+  }
+  return json({ status: r.ready ? "up" : "degraded", live: true, ready: r.ready, ...parts }, 200);
 });
