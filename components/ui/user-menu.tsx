@@ -4,6 +4,7 @@ import { usePathname } from "next/navigation";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, fetchJson } from "./fetch-json";
+import { useCan } from "./use-can";
 
 export interface Me {
   actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
@@ -28,6 +29,7 @@ export function UserMenu() {
   const path = usePathname();
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
+  const canAdminister = useCan("administer");
   if (path.startsWith("/login")) return null;
   if (data === undefined) return <div className="user-menu" aria-busy="true" />;
   if (data === null) {
@@ -51,7 +53,7 @@ export function UserMenu() {
       <span title={`Signed in as ${label} (${role})`}>
         <span data-testid="user-menu-label">{label}</span> <span className="pill muted">{role}</span>
       </span>
-      {role === "admin" && (
+      {canAdminister && (
         <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>
           Admin
         </Link>
