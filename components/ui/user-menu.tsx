@@ -5,6 +5,7 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, fetchJson } from "./fetch-json";
 import { useCan } from "./use-can";
+import { DisplayToggles } from "./display-preferences";
 
 export interface Me {
   actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
@@ -24,7 +25,7 @@ export const meQuery = () =>
     staleTime: 60_000,
   });
 
-/** Who is signed in, with an admin link for admins and a sign-out button. */
+/** Who is signed in, with an admin link for admins, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
   const path = usePathname();
   const { data } = useQuery(meQuery());
@@ -58,6 +59,7 @@ export function UserMenu() {
           Admin
         </Link>
       )}
+      <DisplayToggles />
       <button type="button" onClick={signOut} disabled={busy}>
         Sign out
       </button>
