@@ -23,6 +23,7 @@ async function firstAuditTime(page: Page): Promise<string> {
 
 test("times switch between local and UTC from the user menu, and the choice is remembered", async ({ page }) => {
   await page.goto("/audit");
+  await page.getByTestId("display-menu").locator("summary").click();
   const toggle = page.getByTestId("time-display");
   await expect(toggle).toHaveValue("local");
   const local = await firstAuditTime(page);
@@ -38,13 +39,14 @@ test("times switch between local and UTC from the user menu, and the choice is r
 
   // Remembered across a reload and on other pages.
   await page.reload();
-  await expect(page.getByTestId("time-display")).toHaveValue("utc");
+  await expect(page.getByTestId("display-menu").locator("summary")).toHaveText(/UTC/);
   await expect(page.getByTestId("audit-row").first().locator("td").first()).toHaveText(/UTC$/);
 
+  await page.getByTestId("display-menu").locator("summary").click();
   await page.getByTestId("time-display").selectOption("local");
   await expect(page.getByTestId("audit-row").first().locator("td").first()).not.toHaveText(/UTC$/);
   await page.reload();
-  await expect(page.getByTestId("time-display")).toHaveValue("local");
+  await expect(page.getByTestId("display-menu").locator("summary")).toHaveText(/Local/);
 });
 
 const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -56,6 +58,7 @@ test.describe("with a browser that prefers light", () => {
 
   test("the console is light, and a chosen dark theme holds across reloads without a light flash", async ({ page }) => {
     await page.goto("/schedules");
+    await page.getByTestId("display-menu").locator("summary").click();
     await expect(page.getByTestId("theme-choice")).toHaveValue("system");
     expect(await background(page)).toBe(LIGHT_BG);
     await page.screenshot({ path: "artifacts/screenshots/theme-light.png" });
@@ -67,6 +70,7 @@ test.describe("with a browser that prefers light", () => {
     await page.reload({ waitUntil: "domcontentloaded" });
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
     expect(await background(page)).toBe(DARK_BG);
+    await page.getByTestId("display-menu").locator("summary").click();
     await expect(page.getByTestId("theme-choice")).toHaveValue("dark");
 
     await page.getByTestId("theme-choice").selectOption("system");
@@ -80,6 +84,7 @@ test.describe("with a browser that prefers dark", () => {
   test("the console is dark, and the light theme can be chosen", async ({ page }) => {
     await page.goto("/schedules");
     expect(await background(page)).toBe(DARK_BG);
+    await page.getByTestId("display-menu").locator("summary").click();
     await page.getByTestId("theme-choice").selectOption("light");
     await expect.poll(() => background(page)).toBe(LIGHT_BG);
     await page.screenshot({ path: "artifacts/screenshots/theme-light-chosen.png", fullPage: true });

@@ -92,21 +92,30 @@ export function DisplayPreferences({ children }: { children: ReactNode }) {
   return <Fragment key={display}>{children}</Fragment>;
 }
 
-/** The two selects of the user menu. */
+/** The user menu's "Display" drop-down: times in local time or UTC, and the theme. */
 export function DisplayToggles() {
   const [time, setTime] = useTimeDisplay();
   const [themeChoice, setThemeChoice] = useTheme();
   return (
-    <>
-      <select className="compact-select" aria-label="Show times in" title="Show times in" value={time} onChange={(e) => setTime(e.target.value as TimeDisplay)} data-testid="time-display">
-        <option value="local">Local time</option>
-        <option value="utc">UTC</option>
-      </select>
-      <select className="compact-select" aria-label="Theme" title="Colour theme" value={themeChoice} onChange={(e) => setThemeChoice(e.target.value as ThemeChoice)} data-testid="theme-choice">
-        <option value="system">Theme: system</option>
-        <option value="light">Theme: light</option>
-        <option value="dark">Theme: dark</option>
-      </select>
-    </>
+    <details className="display-menu" data-testid="display-menu">
+      <summary title="Time zone and theme">{time === "utc" ? "UTC" : "Local"} · ◐</summary>
+      <div className="display-menu-panel card">
+        <label>
+          Show times in
+          <select value={time} onChange={(e) => setTime(e.target.value as TimeDisplay)} data-testid="time-display">
+            <option value="local">Local time ({Intl.DateTimeFormat().resolvedOptions().timeZone})</option>
+            <option value="utc">UTC</option>
+          </select>
+        </label>
+        <label>
+          Theme
+          <select value={themeChoice} onChange={(e) => setThemeChoice(e.target.value as ThemeChoice)} data-testid="theme-choice">
+            <option value="system">As the browser prefers</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </div>
+    </details>
   );
 }
