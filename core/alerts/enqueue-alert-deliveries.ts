@@ -1,6 +1,8 @@
 // Queues webhook deliveries for alerts that opened or resolved, in the same transaction as the
-// change: to the schedule's webhook_url and to the global URL (once if they are the same).
+// change: to the schedule's webhook_url in the schedule's format and to the global URL in the global
+// format (once if the URLs are the same: then the schedule's format wins).
 import type { Queryable } from "../db/pool";
+import type { WebhookFormat } from "./webhook/webhook-format";
 
 export type AlertEvent = "opened" | "resolved";
 
@@ -9,17 +11,21 @@ export async function enqueueAlertDeliveries(
   alertIds: string[],
   event: AlertEvent,
   globalUrl: string | null | undefined,
+  globalFormat: WebhookFormat = "vigil",
 ): Promise<number> {
   if (alertIds.length === 0) return 0;
   const { rowCount } = await db.query(
-    `INSERT INTO alert_deliveries (alert_id, event, url)
-     SELECT a.id, $2, u.url
+    `INSERT INTO alert_deliveries (alert_id, event, url, format)
+     SELECT a.id, $2, u.url, u.format
        FROM alerts a
        LEFT JOIN schedules s ON s.id = a.schedule_id
       CROSS JOIN LATERAL (
-        SELECT DISTINCT x AS url FROM unnest(ARRAY[s.webhook_url, $3::text]) AS x WHERE coalesce(x, '') <> '') u
+        SELECT DISTINCT ON (x.url) x.url, x.format
+          FROM unnest(ARRAY[s.webhook_url, $3::text], ARRAY[s.webhook_format, $4::text], ARRAY[1, 2]) AS x(url, format, pos)
+         WHERE coalesce(x.url, '') <> ''
+         ORDER BY x.url, x.pos) u
       WHERE a.id = ANY($1::uuid[])`,
-    [alertIds, event, globalUrl ?? null],
+    [alertIds, event, globalUrl ?? null, globalFormat],
   );
   return rowCount ?? 0;
 }
