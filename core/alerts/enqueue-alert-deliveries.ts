@@ -1,7 +1,9 @@
 // Queues webhook deliveries for alerts that opened or resolved, in the same transaction as the
 // change: to the schedule's webhook_url in the schedule's format and to the global URL in the global
-// format (once if the URLs are the same: then the schedule's format wins).
+// format (once if the URLs are the same: then the schedule's format wins). Nothing is queued for an alert
+// whose kind an operator silenced on its schedule (alert-silences.ts).
 import type { Queryable } from "../db/pool";
+import { SILENCE_ACTIVE } from "./alert-silences";
 import type { WebhookFormat } from "./webhook/webhook-format";
 
 export type AlertEvent = "opened" | "resolved";
@@ -24,7 +26,8 @@ export async function enqueueAlertDeliveries(
           FROM unnest(ARRAY[s.webhook_url, $3::text], ARRAY[s.webhook_format, $4::text], ARRAY[1, 2]) AS x(url, format, pos)
          WHERE coalesce(x.url, '') <> ''
          ORDER BY x.url, x.pos) u
-      WHERE a.id = ANY($1::uuid[])`,
+      WHERE a.id = ANY($1::uuid[])
+        AND NOT EXISTS (SELECT 1 FROM alert_silences x WHERE x.schedule_id = a.schedule_id AND x.kind = a.kind AND ${SILENCE_ACTIVE})`,
     [alertIds, event, globalUrl ?? null, globalFormat],
   );
   return rowCount ?? 0;
