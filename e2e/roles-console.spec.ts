@@ -10,7 +10,7 @@ const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
 const PASSWORD = "roles-console-password-123";
 
 /** Every control that changes something, by its test id; each answers 403 to a viewer. */
-const OPERATOR_CONTROLS = ["new-schedule", "edit-schedule", "pause-schedule", "resume-schedule", "trigger-now", "backfill-schedule", "delete-schedule", "cancel-run", "rerun-run", "run-again-new", "bulk-actions", "bulk-cancel", "bulk-rerun", "acknowledge-alert"];
+const OPERATOR_CONTROLS = ["new-schedule", "edit-schedule", "pause-schedule", "resume-schedule", "trigger-now", "backfill-schedule", "delete-schedule", "cancel-run", "rerun-run", "run-again-new", "bulk-actions", "bulk-cancel", "bulk-rerun", "acknowledge-alert", "silence-alerts", "end-silence"];
 
 interface Fixture {
   schedule: { id: string; name: string };
@@ -137,7 +137,19 @@ test("an operator sees the operator controls and none of the admin ones", async 
   await page.goto(`/schedules/${fx.schedule.id}`);
   for (const id of ["edit-schedule", "pause-schedule", "trigger-now", "backfill-schedule", "delete-schedule"]) await expect(page.getByTestId(id)).toBeVisible();
   await expect(page.getByTestId("schedule-alerts").getByTestId("acknowledge-alert").first()).toBeVisible();
+
+  // Silencing an alert kind for a while, and ending it early.
+  await page.getByTestId("silence-alerts").click();
+  const dialog = page.getByTestId("silence-dialog");
+  await dialog.getByLabel("Alert kind").selectOption("hollow");
+  await dialog.getByLabel("For").selectOption("240");
+  await dialog.getByLabel("Reason").fill("known: demo schedule, e2e");
+  await page.getByTestId("confirm-silence").click();
+  const silenced = page.locator('[data-testid="alert-silence"][data-kind="hollow"]');
+  await expect(silenced).toContainText("Hollow success silenced until");
   await page.screenshot({ path: "artifacts/screenshots/operator-schedule.png", fullPage: true });
+  await silenced.getByTestId("end-silence").click();
+  await expect(silenced).toHaveCount(0);
 
   await page.goto("/runs");
   await expect(page.getByTestId("bulk-actions")).toBeVisible();
