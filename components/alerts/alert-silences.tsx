@@ -54,7 +54,7 @@ export function AlertSilences({ scheduleId }: { scheduleId: string }) {
       ) : (
         silences.map((s) => (
           <span key={s.id} className="pill warn" data-testid="alert-silence" data-kind={s.kind} title={`“${s.reason}” — ${s.createdBy}`}>
-            🔕 {ALERT_KIND_INFO[s.kind as AlertKind]?.label ?? s.kind} silenced until {formatInZone(s.until)}
+            {ALERT_KIND_INFO[s.kind as AlertKind]?.label ?? s.kind} silenced until {formatInZone(s.until)}
             {canOperate && (
               <button type="button" className="link-button" onClick={() => end.mutate(s.id)} disabled={end.isPending} aria-label={`End the silence of ${s.kind}`} data-testid="end-silence">
                 ✕
@@ -65,7 +65,7 @@ export function AlertSilences({ scheduleId }: { scheduleId: string }) {
       )}
       {canOperate && (
         <button type="button" className="small-button" onClick={() => setOpen(true)} data-testid="silence-alerts">
-          🔕 Silence…
+          Silence…
         </button>
       )}
       {canOperate && (
