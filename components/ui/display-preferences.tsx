@@ -98,7 +98,9 @@ export function DisplayToggles() {
   const [themeChoice, setThemeChoice] = useTheme();
   return (
     <details className="display-menu" data-testid="display-menu">
-      <summary title="Time zone and theme">{time === "utc" ? "UTC" : "Local"} · ◐</summary>
+      <summary title="Time zone and theme" aria-label={`Display: times in ${time === "utc" ? "UTC" : "local time"}; theme`}>
+        {time === "utc" ? "UTC" : "Local"}
+      </summary>
       <div className="display-menu-panel card">
         <label>
           Show times in
