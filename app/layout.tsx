@@ -8,25 +8,33 @@ import { HealthPill } from "@/components/ui/health-pill";
 import { AttentionIndicator } from "@/components/ui/attention-indicator";
 import { AlertsBadge } from "@/components/ui/alerts-badge";
 import { UserMenu } from "@/components/ui/user-menu";
+import { DisplayPreferences } from "@/components/ui/display-preferences";
+import { applyStoredThemeScript } from "@/components/ui/theme-script";
 
 export const metadata: Metadata = { title: "Vigil", description: "Schedules that must not double-run" };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    // The inline script sets data-theme before the first paint; React is told the attribute may differ.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: applyStoredThemeScript }} />
+      </head>
       <body>
         <Providers>
-          <header className="topbar">
-            <Link href="/" className="brand">
-              Vigil
-            </Link>
-            <Nav />
-            <AlertsBadge />
-            <AttentionIndicator />
-            <HealthPill />
-            <UserMenu />
-          </header>
-          <main className="content">{children}</main>
+          <DisplayPreferences>
+            <header className="topbar">
+              <Link href="/" className="brand">
+                Vigil
+              </Link>
+              <Nav />
+              <AlertsBadge />
+              <AttentionIndicator />
+              <HealthPill />
+              <UserMenu />
+            </header>
+            <main className="content">{children}</main>
+          </DisplayPreferences>
         </Providers>
       </body>
     </html>

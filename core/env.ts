@@ -67,6 +67,8 @@ export const envSchema = z.object({
   // Alerts: evaluated by every worker; webhooks go to a schedule's webhook_url and/or this global URL.
   VIGIL_ALERT_EVAL_MS: int(2000),
   VIGIL_ALERT_WEBHOOK_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional()),
+  // Body of the global webhook: Vigil's JSON, or "slack" (a `text` message chat tools accept).
+  VIGIL_ALERT_WEBHOOK_FORMAT: z.enum(["vigil", "slack"], { error: 'must be "vigil" or "slack"' }).default("vigil"),
   VIGIL_ALERT_WEBHOOK_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
   VIGIL_ALERT_WEBHOOK_TIMEOUT_MS: int(5000),
   VIGIL_ALERT_WEBHOOK_MAX_ATTEMPTS: int(12),

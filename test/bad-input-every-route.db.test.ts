@@ -18,6 +18,7 @@ const NO_BODY = new Set([
   "DELETE /api/secrets/[name]",
   "DELETE /api/tokens/[id]",
   "DELETE /api/users/[id]/sessions",
+  "DELETE /api/schedules/[id]/silences/[silenceId]",
 ]);
 const LONG = "x".repeat(10_000);
 

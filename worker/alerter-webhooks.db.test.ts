@@ -34,8 +34,9 @@ async function clean(): Promise<void> {
 }
 
 /** A missed occurrence on a disabled schedule (so the worker's planner leaves it alone) opens a "missed" alert. */
-async function causeMissedAlert(webhookUrl: string | null = null): Promise<string> {
+async function causeMissedAlert(webhookUrl: string | null = null, webhookFormat: "vigil" | "slack" = "vigil"): Promise<string> {
   const s = await insertAlertSchedule(pool, { enabled: false, webhookUrl });
+  if (webhookFormat !== "vigil") await pool.query(`UPDATE schedules SET webhook_format = $2 WHERE id = $1`, [s.id, webhookFormat]);
   await insertRunRow(pool, s.id, { state: "missed", plannedAgoMs: 5000 });
   return s.id;
 }
@@ -180,6 +181,27 @@ describe("alert webhooks (two real workers, local receivers)", () => {
       expect(new Set(receiver.received.map((r) => r.headers["x-vigil-delivery"])).size).toBe(10);
       const { rows: d } = await pool.query(`SELECT count(*)::int AS n, max(attempts) AS max FROM alert_deliveries`);
       expect(d[0]).toEqual({ n: 10, max: 1 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a schedule that chose the Slack-style format gets a text message; the retry sends the same text", async () => {
+    await clean();
+    const receiver = await startWebhookReceiver((_req, nth) => (nth === 1 ? 500 : 200));
+    try {
+      const scheduleId = await causeMissedAlert(receiver.url("/slack"), "slack");
+      const { rows: s } = await pool.query(`SELECT name FROM schedules WHERE id = $1`, [scheduleId]);
+      await waitFor("the Slack-style delivery", async () => (await pool.query(`SELECT 1 FROM alert_deliveries WHERE state = 'delivered'`)).rowCount === 1, { timeoutMs: 30_000 });
+      expect(receiver.received.length).toBeGreaterThanOrEqual(2);
+      const bodies = receiver.received.map((r) => JSON.parse(r.body));
+      for (const b of bodies) {
+        expect(Object.keys(b)).toEqual(["text"]);
+        expect(b.text).toMatch(new RegExp(`^🔴 Missed opened — ${s[0].name}: .*never started.* \\(critical\\)$`));
+      }
+      expect(bodies[1]).toEqual(bodies[0]);
+      // Still signed like every Vigil webhook.
+      expect(signatureOk("test-secret", receiver.received[0]!)).toBe(true);
     } finally {
       await receiver.close();
     }

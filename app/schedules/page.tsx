@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { NewScheduleLink } from "@/components/schedules/new-schedule-link";
 import { SchedulesTable } from "@/components/schedules/schedules-table";
 
 export default function SchedulesPage() {
@@ -7,9 +7,7 @@ export default function SchedulesPage() {
       <div className="row page-head">
         <h1>Schedules</h1>
         <span className="spacer" />
-        <Link href="/schedules/new" className="button primary-link" data-testid="new-schedule">
-          + New schedule
-        </Link>
+        <NewScheduleLink />
       </div>
       <p className="muted">What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.</p>
       <SchedulesTable />

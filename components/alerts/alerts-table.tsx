@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
+import { useCan } from "../ui/use-can";
 import { AcknowledgeButton } from "./acknowledge-button";
 import { AlertSeverityPill, alertKindLabel } from "./alert-severity-pill";
 import { alertsQuery, type AlertDeliveryView, type AlertFilters, type AlertView } from "./alerts-queries";
@@ -43,9 +44,10 @@ function Status({ a, now }: { a: AlertView; now: number }) {
   );
 }
 
-/** Alerts newest first; open ones can be acknowledged. `scheduleId` narrows to one schedule (its page). */
+/** Alerts newest first; open ones can be acknowledged by operators. `scheduleId` narrows to one schedule (its page). */
 export function AlertsTable({ filters, hideSchedule = false }: { filters: AlertFilters; hideSchedule?: boolean }) {
   const now = useNow();
+  const canOperate = useCan("operate");
   const { data, error, isLoading } = useQuery(alertsQuery(filters));
   if (isLoading) return <p className="muted">Loading alerts…</p>;
   if (error) return <p className="error">Could not load alerts: {error.message}</p>;
@@ -98,7 +100,7 @@ export function AlertsTable({ filters, hideSchedule = false }: { filters: AlertF
             <td>
               <Deliveries deliveries={a.deliveries} />
             </td>
-            <td>{!a.acknowledgedAt && <AcknowledgeButton alert={a} />}</td>
+            <td>{!a.acknowledgedAt && canOperate && <AcknowledgeButton alert={a} />}</td>
           </tr>
         ))}
       </tbody>

@@ -6,6 +6,7 @@ import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone, formatPrecise, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
+import { useCan } from "../ui/use-can";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { CancelStages } from "./cancel-stages";
 import { RerunDialog } from "./rerun-dialog";
@@ -76,13 +77,14 @@ export function RunTrace({ runId }: { runId: string }) {
   const [rerunOpen, setRerunOpen] = useState(false);
   const [againOpen, setAgainOpen] = useState(false);
   const [againResult, setAgainResult] = useState<{ runId: string | null; replayed: boolean } | null>(null);
+  const canOperate = useCan("operate");
   if (q.isLoading) return <p className="muted">Loading run…</p>;
   if (q.error) return <p className="error">Could not load run {runId}: {q.error.message}</p>;
   const trace = q.data!;
   const { run, events, attempts, logs } = trace;
   const plannedMs = Date.parse(run.timings.plannedAt);
-  const canCancel = (CANCELLABLE_STATES as readonly string[]).includes(run.state) && !run.cancelRequestedAt;
-  const canRerun = (RERUNNABLE_STATES as readonly string[]).includes(run.state);
+  const canCancel = canOperate && (CANCELLABLE_STATES as readonly string[]).includes(run.state) && !run.cancelRequestedAt;
+  const canRerun = canOperate && (RERUNNABLE_STATES as readonly string[]).includes(run.state);
 
   return (
     <div data-testid="run-trace">
@@ -106,7 +108,7 @@ export function RunTrace({ runId }: { runId: string }) {
             ⟳ Re-run…
           </button>
         )}
-        {run.state === "succeeded" && (
+        {canOperate && run.state === "succeeded" && (
           <button type="button" onClick={() => setAgainOpen(true)} data-testid="run-again-new">
             ⚡ Run again as a new occurrence…
           </button>

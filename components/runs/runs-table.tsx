@@ -7,6 +7,7 @@ import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
+import { useCan } from "../ui/use-can";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { cancelStage } from "./cancel-stage";
 import { RerunDialog } from "./rerun-dialog";
@@ -35,6 +36,7 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
   const now = useNow(1000);
   const [cancelling, setCancelling] = useState<RunView | null>(null);
   const [rerunning, setRerunning] = useState<RunView | null>(null);
+  const canOperate = useCan("operate");
 
   if (q.isLoading) return <p className="muted">Loading runs…</p>;
   if (q.error) return <p className="error">Could not load runs: {q.error.message}</p>;
@@ -127,12 +129,12 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                   </td>
                   <td className="mono small">{r.workerId ?? "—"}</td>
                   <td>
-                    {canCancel && (
+                    {canOperate && canCancel && (
                       <button type="button" className="danger small-button" onClick={() => setCancelling(r)} data-testid="cancel-run">
                         Cancel
                       </button>
                     )}
-                    {(RERUNNABLE_STATES as readonly string[]).includes(r.state) && (
+                    {canOperate && (RERUNNABLE_STATES as readonly string[]).includes(r.state) && (
                       <button type="button" className="small-button" onClick={() => setRerunning(r)} data-testid="rerun-run">
                         ⟳ Re-run
                       </button>

@@ -1,5 +1,6 @@
 "use client";
 import { useRouter, useSearchParams } from "next/navigation";
+import { useCan } from "../ui/use-can";
 import { BulkActions } from "./bulk-actions";
 import { RunsFilters } from "./runs-filters";
 import { RunsTable } from "./runs-table";
@@ -9,6 +10,7 @@ import type { RunFilters } from "./runs-queries";
 export function RunsView() {
   const params = useSearchParams();
   const router = useRouter();
+  const canOperate = useCan("operate");
   const filters: RunFilters = {
     state: params.get("state") ?? undefined,
     scheduleId: params.get("scheduleId") ?? undefined,
@@ -24,7 +26,7 @@ export function RunsView() {
   return (
     <>
       <RunsFilters filters={filters} onChange={onChange} />
-      <BulkActions filters={filters} />
+      {canOperate && <BulkActions filters={filters} />}
       <RunsTable key={JSON.stringify(filters)} filters={filters} />
     </>
   );

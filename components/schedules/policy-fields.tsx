@@ -80,9 +80,17 @@ export function PolicyFields({ values, set, errors }: Props) {
         <NumberField {...common} label="Completion deadline (s)" field="completionDeadlineSeconds" placeholder="none" hint="Alert when a run has not finished this long after it was planned." />
         <NumberField {...common} label="Failures before alerting" field="failureAlertThreshold" placeholder="none" hint="Alert after this many consecutive failures." />
       </div>
-      <FormField label="Webhook URL" hint="Alerts for this schedule are also POSTed here. Empty = the global webhook only." error={errors["webhookUrl"]}>
-        <input value={values.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://hooks.example.com/vigil" autoComplete="off" />
-      </FormField>
+      <div className="grid-2">
+        <FormField label="Webhook URL" hint="Alerts for this schedule are also POSTed here. Empty = the global webhook only." error={errors["webhookUrl"]}>
+          <input value={values.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://hooks.example.com/vigil" autoComplete="off" />
+        </FormField>
+        <FormField label="Webhook format" hint="Slack-style: a text message chat tools show (Slack, Mattermost, …). Vigil JSON: for your own receiver." error={errors["webhookFormat"]}>
+          <select value={values.webhookFormat} onChange={(e) => set({ webhookFormat: e.target.value as "vigil" | "slack" })} data-testid="webhook-format">
+            <option value="vigil">Vigil JSON</option>
+            <option value="slack">Slack-style text</option>
+          </select>
+        </FormField>
+      </div>
     </fieldset>
   );
 }

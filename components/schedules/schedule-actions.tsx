@@ -11,13 +11,20 @@ import { MISFIRE_POLICIES } from "./policy-fields";
 import { toLocalInput } from "./schedule-form-values";
 import type { ActionResultView, ScheduleView } from "./schedules-queries";
 import { TriggerDialog, TriggeredNotice } from "./trigger-dialog";
+import { useCan } from "../ui/use-can";
 
 type Dialog = "pause" | "resume" | "backfill" | "delete" | "trigger" | null;
 
 const localToIso = (v: string) => (v ? new Date(v).toISOString() : "");
 
-/** Pause, resume (with a dry-run count first), trigger now, backfill (range → count → confirm) and delete. */
+/** Pause, resume (with a dry-run count first), trigger now, backfill (range → count → confirm) and delete: for
+ * operators and admins; a viewer sees none of them. */
 export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
+  const canOperate = useCan("operate");
+  return canOperate ? <OperatorScheduleActions schedule={schedule} /> : null;
+}
+
+function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
   const qc = useQueryClient();
   const router = useRouter();
   const [open, setOpen] = useState<Dialog>(null);

@@ -8,7 +8,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     trigger, triggerDescription: "", timezone: "UTC", enabled: true, paused: null, overlapPolicy: "skip", misfirePolicy: "run_once",
     catchUpLimit: 10, startingDeadlineSeconds: 45, timeoutSeconds: 300, graceSeconds: 5, retryMaxAttempts: 1, retryBaseSeconds: 2,
     retryMaxSeconds: 300, concurrencyGroup: null, concurrencyLimit: null, startJitterMs: 0, expectRecordsMin: null,
-    latenessP95SloMs: null, latenessMaxMs: 5000, completionDeadlineSeconds: null, failureAlertThreshold: null, webhookUrl: null,
+    latenessP95SloMs: null, latenessMaxMs: 5000, completionDeadlineSeconds: null, failureAlertThreshold: null, webhookUrl: null, webhookFormat: "vigil",
     revision: 3, createdBy: null, createdAt: "2026-11-30T10:00:00.000Z", updatedAt: "2026-11-30T10:00:00.000Z", nextFireAt: null,
     lastRun: null, counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 }, recentLateness: [], plannedThrough: null, deletedAt: null,
   }) as ScheduleView;

@@ -44,6 +44,7 @@ export interface ScheduleFormValues {
   completionDeadlineSeconds: string;
   failureAlertThreshold: string;
   webhookUrl: string;
+  webhookFormat: "vigil" | "slack";
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -77,6 +78,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   completionDeadlineSeconds: "",
   failureAlertThreshold: "",
   webhookUrl: "",
+  webhookFormat: "vigil",
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -139,6 +141,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     completionDeadlineSeconds: optionalNum(v.completionDeadlineSeconds),
     failureAlertThreshold: optionalNum(v.failureAlertThreshold),
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
+    webhookFormat: v.webhookFormat,
   };
 }
 
@@ -189,6 +192,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     completionDeadlineSeconds: text(s.completionDeadlineSeconds),
     failureAlertThreshold: text(s.failureAlertThreshold),
     webhookUrl: s.webhookUrl ?? "",
+    webhookFormat: s.webhookFormat,
   };
 }
 

@@ -212,6 +212,7 @@ const FIELD_LABELS: Record<string, string> = {
   completionDeadlineSeconds: "Completion deadline",
   failureAlertThreshold: "Failures before alerting",
   webhookUrl: "Webhook URL",
+  webhookFormat: "Webhook format",
 };
 
 /** The form's label for a server error key ("payload.amount" → "Payload field amount"). */

@@ -8,6 +8,7 @@ import { LatenessSparkline } from "./lateness-sparkline";
 import { ScheduleState } from "./schedule-state";
 import { schedulesQuery, type ScheduleView } from "./schedules-queries";
 import { HandlerName } from "./handler-availability";
+import { useCan } from "../ui/use-can";
 
 function zoneOf(s: ScheduleView): string {
   return s.trigger.kind === "cron" ? s.trigger.timezone : s.timezone || "UTC";
@@ -36,6 +37,7 @@ export function SchedulesTable() {
   const schedules = useQuery(schedulesQuery());
   const now = useNow(1000);
   const me = viewerZone();
+  const canOperate = useCan("operate");
   if (schedules.isLoading) return <p className="muted">Loading schedules…</p>;
   if (schedules.error) return <p className="error">Could not load schedules: {schedules.error.message}</p>;
   const list = schedules.data?.schedules ?? [];
@@ -43,9 +45,11 @@ export function SchedulesTable() {
     return (
       <div className="card empty">
         <p>No schedules yet.</p>
-        <Link href="/schedules/new" className="button primary-link">
-          Create the first schedule
-        </Link>
+        {canOperate && (
+          <Link href="/schedules/new" className="button primary-link">
+            Create the first schedule
+          </Link>
+        )}
       </div>
     );
   }

@@ -43,7 +43,7 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
       data-ran={ran}
     >
       <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${lane.runs.length} occurrences in view, ${ran} started`}</title>
-      <text x={x - 6} y={y} dy={4} textAnchor="end" fill={lane.paused ? "#8b98a8" : "#c9d1d9"} fontSize={12}>
+      <text x={x - 6} y={y} dy={4} textAnchor="end" style={{ fill: lane.paused ? "var(--muted)" : "var(--lane-text)" }} fontSize={12}>
         {label}
       </text>
     </a>

@@ -166,7 +166,7 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
           />
         )}
         {ring && (
-          <circle cx={ring.x} cy={ring.y} r={Math.min(9, laneH / 2)} fill="none" stroke="#f0f6fc" strokeWidth={2} data-testid="timeline-focus" pointerEvents="none" />
+          <circle cx={ring.x} cy={ring.y} r={Math.min(9, laneH / 2)} fill="none" style={{ stroke: "var(--text)" }} strokeWidth={2} data-testid="timeline-focus" pointerEvents="none" />
         )}
         <rect
           data-testid="timeline-hit-area"

@@ -1,9 +1,38 @@
 // How the console writes instants and durations. Every absolute time says which zone it is in, so an
 // operator never has to guess whether "02:00" is the schedule's, the server's or their own.
+// "Your" zone is the browser's, or UTC when the user chose UTC in the user menu (setTimeDisplay): every
+// function here that is not given a zone uses it, so the choice reaches every timestamp on every page.
+
+export type TimeDisplay = "local" | "utc";
+
+let display: TimeDisplay = "local";
+const listeners = new Set<() => void>();
+
+/** The user's choice of zone for times shown without one: the browser's own ("local") or UTC. */
+export function getTimeDisplay(): TimeDisplay {
+  return display;
+}
+
+export function setTimeDisplay(next: TimeDisplay): void {
+  if (next === display) return;
+  display = next;
+  for (const l of listeners) l();
+}
+
+export function subscribeTimeDisplay(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The zone times are shown in when a caller names none; undefined means the browser's. */
+function displayZone(): string | undefined {
+  return display === "utc" ? "UTC" : undefined;
+}
 
 const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(zone: string | undefined): Intl.DateTimeFormat {
+  zone ??= displayZone();
   const key = zone ?? "";
   let f = zoneFormatters.get(key);
   if (!f) {
@@ -45,22 +74,32 @@ export function formatClock(iso: string | number | Date | null | undefined, zone
 }
 
 // Axis ticks are formatted on every chart render: reuse the formatters (building one is the expensive part).
-const dayClock = new Intl.DateTimeFormat("en-GB", { day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-const hourMinute = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const tickFormatters = new Map<string, Intl.DateTimeFormat>();
 
-/** "13 Mar 14:03" for axis ticks spanning days. */
+function tickFormatter(kind: "day" | "hour"): Intl.DateTimeFormat {
+  const zone = displayZone();
+  const key = `${kind}:${zone ?? ""}`;
+  let f = tickFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-GB", kind === "day" ? { timeZone: zone, day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" } : { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    tickFormatters.set(key, f);
+  }
+  return f;
+}
+
+/** "13 Mar 14:03" in the viewer's zone, for axis ticks spanning days. */
 export function formatDayClock(ms: number): string {
-  return dayClock.format(ms);
+  return tickFormatter("day").format(ms);
 }
 
 /** "14:03" in the viewer's zone, for axis ticks. */
 export function formatHourMinute(ms: number): string {
-  return hourMinute.format(ms);
+  return tickFormatter("hour").format(ms);
 }
 
-/** The viewer's IANA zone, e.g. "Europe/Berlin". */
+/** The viewer's IANA zone, e.g. "Europe/Berlin" — or "UTC" when they chose to see times in UTC. */
 export function viewerZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return displayZone() ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /** "1.2 s", "340 ms", "3 min 5 s", "2 h 4 min". */
@@ -97,5 +136,6 @@ export function formatRelative(iso: string | number | Date | null | undefined, n
 export function formatPrecise(iso: string | number | Date | null | undefined): string {
   if (iso === null || iso === undefined) return "—";
   const d = new Date(iso);
+  // Milliseconds are the same in every zone (no zone is offset by a fraction of a second).
   return `${formatClock(d)}.${String(d.getMilliseconds()).padStart(3, "0")}`;
 }

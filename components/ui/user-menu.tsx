@@ -4,6 +4,8 @@ import { usePathname } from "next/navigation";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, fetchJson } from "./fetch-json";
+import { useCan } from "./use-can";
+import { DisplayToggles } from "./display-preferences";
 
 export interface Me {
   actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
@@ -23,11 +25,12 @@ export const meQuery = () =>
     staleTime: 60_000,
   });
 
-/** Who is signed in, with an admin link for admins and a sign-out button. */
+/** Who is signed in, with an admin link for admins, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
   const path = usePathname();
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
+  const canAdminister = useCan("administer");
   if (path.startsWith("/login")) return null;
   if (data === undefined) return <div className="user-menu" aria-busy="true" />;
   if (data === null) {
@@ -51,11 +54,12 @@ export function UserMenu() {
       <span title={`Signed in as ${label} (${role})`}>
         <span data-testid="user-menu-label">{label}</span> <span className="pill muted">{role}</span>
       </span>
-      {role === "admin" && (
+      {canAdminister && (
         <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>
           Admin
         </Link>
       )}
+      <DisplayToggles />
       <button type="button" onClick={signOut} disabled={busy}>
         Sign out
       </button>

@@ -19,6 +19,7 @@ import {
   type ConditionResult,
 } from "./condition-alert-rules";
 import { enqueueAlertDeliveries } from "./enqueue-alert-deliveries";
+import type { WebhookFormat } from "./webhook/webhook-format";
 import { detectRunCauses, resolveRunAlerts } from "./evaluate-run-rule";
 import { RUN_ALERT_RULES } from "./run-alert-rules";
 import { resolveAlertsByKey, resolveUnconfiguredAlerts, upsertAlerts } from "./upsert-alerts";
@@ -30,6 +31,7 @@ export interface EvaluateAlertsOptions {
   plannerLagThresholdMs: number;
   latenessWindowSeconds: number;
   globalWebhookUrl?: string | null;
+  globalWebhookFormat?: WebhookFormat;
   /** Evaluate only these kinds (the console checks no_worker itself: workers cannot report their own absence). */
   kinds?: readonly AlertKind[];
 }
@@ -48,6 +50,7 @@ export function alertOptionsFromEnv(env: Env): EvaluateAlertsOptions {
     plannerLagThresholdMs: env.VIGIL_ALERT_PLANNER_LAG_MS,
     latenessWindowSeconds: env.VIGIL_ALERT_LATENESS_WINDOW_SECONDS,
     globalWebhookUrl: env.VIGIL_ALERT_WEBHOOK_URL ?? null,
+    globalWebhookFormat: env.VIGIL_ALERT_WEBHOOK_FORMAT,
   };
 }
 
@@ -87,8 +90,8 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
       if (wants(c.kind as AlertKind)) resolved.push(...(await resolveUnconfiguredAlerts(tx, c.kind, c.prefix, c.configSql)));
     }
 
-    await enqueueAlertDeliveries(tx, opened.map((a) => a.id), "opened", opts.globalWebhookUrl);
-    await enqueueAlertDeliveries(tx, resolved.map((a) => a.id), "resolved", opts.globalWebhookUrl);
+    await enqueueAlertDeliveries(tx, opened.map((a) => a.id), "opened", opts.globalWebhookUrl, opts.globalWebhookFormat);
+    await enqueueAlertDeliveries(tx, resolved.map((a) => a.id), "resolved", opts.globalWebhookUrl, opts.globalWebhookFormat);
     return { ran: true, opened, resolved, durationMs: performance.now() - started };
   }, pool);
 }

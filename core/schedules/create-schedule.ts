@@ -37,10 +37,10 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
          overlap_policy, misfire_policy, catch_up_limit, starting_deadline_seconds, timeout_seconds, grace_seconds,
          retry_max_attempts, retry_base_seconds, retry_max_seconds, concurrency_group, start_jitter_ms, expect_records_min,
          lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, failure_alert_threshold, webhook_url,
-         planned_through, created_by)
+         planned_through, created_by, webhook_format)
        VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE now() END, CASE WHEN $7 THEN NULL ELSE $26 END,
          CASE WHEN $7 THEN NULL ELSE 'created disabled' END,
-         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25)
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27)
        RETURNING id`,
       [
         v.name, v.description, v.handler, JSON.stringify(v.payload), JSON.stringify(v.trigger),
@@ -48,7 +48,7 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
         v.overlapPolicy, v.misfirePolicy, v.catchUpLimit, v.startingDeadlineSeconds, v.timeoutSeconds, v.graceSeconds,
         v.retryMaxAttempts, v.retryBaseSeconds, v.retryMaxSeconds, v.concurrencyGroup, v.startJitterMs,
         v.expectRecordsMin ?? null, v.latenessP95SloMs ?? null, v.latenessMaxMs ?? null, v.completionDeadlineSeconds ?? null,
-        v.failureAlertThreshold ?? null, v.webhookUrl ?? null, actor.label, actor.label,
+        v.failureAlertThreshold ?? null, v.webhookUrl ?? null, actor.label, actor.label, v.webhookFormat,
       ],
     );
     return rows[0]!.id;
@@ -87,6 +87,6 @@ export function auditView(s: Schedule): Record<string, unknown> {
     concurrencyGroup: s.concurrencyGroup, concurrencyLimit: s.concurrencyLimit, startJitterMs: s.startJitterMs,
     expectRecordsMin: s.expectRecordsMin, latenessP95SloMs: s.latenessP95SloMs, latenessMaxMs: s.latenessMaxMs,
     completionDeadlineSeconds: s.completionDeadlineSeconds, failureAlertThreshold: s.failureAlertThreshold,
-    webhookUrl: s.webhookUrl, revision: s.revision,
+    webhookUrl: s.webhookUrl, webhookFormat: s.webhookFormat, revision: s.revision,
   };
 }

@@ -2,6 +2,7 @@
 // The handler's payload is checked against that handler's own schema afterwards (validate-schedule-input.ts).
 import { z } from "zod";
 import { triggerSchema } from "./trigger";
+import { webhookFormatSchema } from "../alerts/webhook/webhook-format";
 
 export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
 export const OVERLAP_POLICIES = ["skip", "buffer_one", "allow", "cancel_running"] as const;
@@ -71,6 +72,7 @@ const fields = {
   completionDeadlineSeconds: optionalWhole("Completion deadline", 1, 7 * 86_400, "seconds"),
   failureAlertThreshold: optionalWhole("Failure alert threshold", 1, 1000, "failures"),
   webhookUrl: webhookUrl.nullable().optional(),
+  webhookFormat: webhookFormatSchema,
 };
 
 function checkRetryDelays(v: { retryBaseSeconds?: number; retryMaxSeconds?: number }, ctx: z.RefinementCtx): void {
@@ -98,6 +100,7 @@ export const scheduleInputSchema = z
     retryMaxAttempts: fields.retryMaxAttempts.default(1),
     retryBaseSeconds: fields.retryBaseSeconds.default(2),
     retryMaxSeconds: fields.retryMaxSeconds.default(300),
+    webhookFormat: fields.webhookFormat.default("vigil"),
     concurrencyGroup: fields.concurrencyGroup.default(null),
     startJitterMs: fields.startJitterMs.default(0),
   })

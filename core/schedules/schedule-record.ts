@@ -6,6 +6,7 @@ import { isPaused } from "../runs/paused";
 import { describeTrigger } from "./describe-trigger";
 import { triggerSchema, type Trigger } from "./trigger";
 import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
+import type { WebhookFormat } from "../alerts/webhook/webhook-format";
 
 export interface Schedule {
   id: string;
@@ -40,6 +41,7 @@ export interface Schedule {
   completionDeadlineSeconds: number | null;
   failureAlertThreshold: number | null;
   webhookUrl: string | null;
+  webhookFormat: WebhookFormat;
   revision: number;
   /** Planning cursor: every fire at or before it has an occurrence row. */
   plannedThrough: Date | null;
@@ -55,7 +57,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.retry_max_seconds, s.concurrency_group,
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
-  s.failure_alert_threshold, s.webhook_url, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -92,6 +94,7 @@ export function toSchedule(r: any): Schedule {
     completionDeadlineSeconds: r.completion_deadline_seconds,
     failureAlertThreshold: r.failure_alert_threshold,
     webhookUrl: r.webhook_url,
+    webhookFormat: r.webhook_format,
     revision: r.revision,
     plannedThrough: r.planned_through,
     createdBy: r.created_by,

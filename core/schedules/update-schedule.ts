@@ -25,7 +25,7 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   retryMaxAttempts: "retry_max_attempts", retryBaseSeconds: "retry_base_seconds", retryMaxSeconds: "retry_max_seconds",
   concurrencyGroup: "concurrency_group", startJitterMs: "start_jitter_ms", expectRecordsMin: "expect_records_min",
   latenessP95SloMs: "lateness_p95_slo_ms", latenessMaxMs: "lateness_max_ms", completionDeadlineSeconds: "completion_deadline_seconds",
-  failureAlertThreshold: "failure_alert_threshold", webhookUrl: "webhook_url",
+  failureAlertThreshold: "failure_alert_threshold", webhookUrl: "webhook_url", webhookFormat: "webhook_format",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;

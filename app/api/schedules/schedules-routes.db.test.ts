@@ -41,6 +41,7 @@ describe("POST /api/schedules refuses bad input with a 4xx naming the field, sto
     ["payload over 64 KiB", { ...valid, handler: "demo.noop", payload: { blob: "x".repeat(70 * 1024) } }, 422, "payload"],
     ["bad name", { ...valid, name: "Has Spaces" }, 422, "name"],
     ["retry max below base", { ...valid, retryBaseSeconds: 10, retryMaxSeconds: 5 }, 422, "retryMaxSeconds"],
+    ["unknown webhook format", { ...valid, webhookUrl: "https://hooks.example.com/x", webhookFormat: "teams" }, 422, "webhookFormat"],
   ];
   for (const [what, body, status, field] of cases) {
     it(what, async () => {
@@ -64,6 +65,23 @@ describe("POST /api/schedules refuses bad input with a 4xx naming the field, sto
   it("a viewer may not create", async () => {
     expect((await post(valid, viewer)).status).toBe(403);
     expect(await count("schedules")).toBe(0);
+  });
+});
+
+describe("a schedule's webhook format", () => {
+  it("defaults to Vigil's JSON, can be set to Slack-style text on create and edit, and is audited", async () => {
+    const made = await post({ ...valid, name: "format-default" });
+    expect(made.status).toBe(200);
+    expect(made.body.schedule.webhookFormat).toBe("vigil");
+    const slack = await post({ ...valid, name: "format-slack", webhookUrl: "https://hooks.example.com/x", webhookFormat: "slack" });
+    expect(slack.body.schedule.webhookFormat).toBe("slack");
+    const id = made.body.schedule.id as string;
+    const edited = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 1, webhookFormat: "slack" } });
+    expect(edited.status).toBe(200);
+    expect(edited.body.schedule.webhookFormat).toBe("slack");
+    const { rows } = await getPool().query(`SELECT after->>'webhookFormat' AS f FROM audit_events WHERE target_id = $1 ORDER BY id DESC LIMIT 1`, [id]);
+    expect(rows[0].f).toBe("slack");
+    await getPool().query(`DELETE FROM schedules WHERE name LIKE 'format-%'`);
   });
 });
 

@@ -4,6 +4,7 @@
 // worker if this one dies mid-send.
 import type { Queryable } from "../../db/pool";
 import type { AlertEvent } from "../enqueue-alert-deliveries";
+import type { WebhookFormat } from "./webhook-format";
 
 export interface AlertSnapshot {
   id: string;
@@ -27,6 +28,7 @@ export interface ClaimedDelivery {
   id: number;
   event: AlertEvent;
   url: string;
+  format: WebhookFormat;
   /** The number of this attempt (1 = first). */
   attempt: number;
   /** Database clock at the claim: the signed timestamp and the attempt's recorded start. */
@@ -61,7 +63,7 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
        UPDATE alert_deliveries d
           SET attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + $2 * interval '1 millisecond'
          FROM due WHERE d.id = due.id
-       RETURNING d.id, d.alert_id, d.event, d.url, d.attempts, clock_timestamp() AS claimed_at)
+       RETURNING d.id, d.alert_id, d.event, d.url, d.format, d.attempts, clock_timestamp() AS claimed_at)
      SELECT c.*, a.kind, a.severity, a.message, a.schedule_id, s.name AS schedule_name, a.run_id, a.opened_at,
             a.last_seen_at, a.resolved_at, a.resolution, a.occurrences, a.acknowledged_at, a.acknowledged_by, a.data
        FROM claimed c
@@ -74,6 +76,7 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
     id: Number(r.id),
     event: r.event,
     url: r.url,
+    format: r.format,
     attempt: r.attempts,
     claimedAt: r.claimed_at,
     alert: {

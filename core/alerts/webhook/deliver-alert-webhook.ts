@@ -1,10 +1,11 @@
-// Sends one claimed delivery: builds the JSON body, signs it, POSTs it, records the attempt and,
+// Sends one claimed delivery: builds the body in its format, signs it, POSTs it, records the attempt and,
 // on failure, when the next one is due (full-jitter backoff on the database clock).
 import type { Queryable } from "../../db/pool";
 import type { ClaimedDelivery } from "./claim-alert-deliveries";
 import { recordDeliveryAttempt, type DeliveryState } from "./record-delivery-attempt";
 import { sendWebhook, type SendResult } from "./send-webhook";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from "./sign-webhook";
+import { webhookBody } from "./webhook-format";
 import { webhookBackoffCeilingMs, webhookRetryDelayMs, type WebhookBackoff } from "./webhook-backoff";
 
 export interface WebhookOptions {
@@ -15,10 +16,6 @@ export interface WebhookOptions {
   userAgent: string;
 }
 
-export function webhookBody(d: ClaimedDelivery): string {
-  return JSON.stringify({ type: `alert.${d.event}`, deliveryId: String(d.id), attempt: d.attempt, alert: d.alert });
-}
-
 export interface DeliveryReport extends SendResult {
   deliveryId: number;
   attempt: number;
@@ -27,7 +24,7 @@ export interface DeliveryReport extends SendResult {
 }
 
 export async function deliverAlertWebhook(db: Queryable, d: ClaimedDelivery, opts: WebhookOptions): Promise<DeliveryReport> {
-  const body = webhookBody(d);
+  const body = webhookBody(d, d.format);
   const timestamp = Math.floor(d.claimedAt.getTime() / 1000);
   const headers: Record<string, string> = {
     "user-agent": opts.userAgent,

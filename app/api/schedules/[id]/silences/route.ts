@@ -1,0 +1,17 @@
+// GET /api/schedules/:id/silences → the alert silences in force on the schedule.
+// POST /api/schedules/:id/silences { kind, minutes, reason } → mutes that alert kind's webhooks for a while;
+// audited as "schedule.alerts_silence".
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { listActiveSilences, silenceAlertKind, silenceInputSchema } from "@/core/alerts/alert-silences";
+
+export const dynamic = "force-dynamic";
+
+const params = z.object({ id: z.uuid() });
+
+export const GET = apiRoute({ access: "viewer", params }, async ({ params: p }) => ({ silences: await listActiveSilences(getPool(), p.id!) }));
+
+export const POST = apiRoute({ access: "operator", params, body: silenceInputSchema }, async ({ params: p, body, actor }) => ({
+  silence: await silenceAlertKind(getPool(), p.id!, body, actor!),
+}));
