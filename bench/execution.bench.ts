@@ -119,7 +119,7 @@ async function rawWorker(url: string): Promise<void> {
 }
 
 async function cancelLatencies(pool: pg.Pool, boss: PgBoss, reps: number): Promise<void> {
-  const { cancelRun } = await import("../core/runs/cancel-run");
+  const { cancelRun } = await import("../core/runs/operate/cancel-run");
   const { systemActor } = await import("../core/auth/roles");
   for (const handler of ["demo.hang", "demo.cpu"]) {
     for (const grace of [0, 2]) {
@@ -180,7 +180,7 @@ async function zombieDetection(url: string, pool: pg.Pool, boss: PgBoss, kills: 
     if (owner !== victimId) throw new Error("the victim did not own the run");
     times.push(ev.at.getTime() - killedAt.getTime());
   }
-  const { cancelRun } = await import("../core/runs/cancel-run");
+  const { cancelRun } = await import("../core/runs/operate/cancel-run");
   const { systemActor } = await import("../core/auth/roles");
   for (const f of fillers) await cancelRun(f, systemActor("bench"), "bench done");
   say(

@@ -2,7 +2,7 @@
 // (sent with every job) and from the runs table, converts them to this process's monotonic clock
 // through a measured database-clock offset (never the wall clock), and fetches exactly when a run
 // is due; a poll every second catches anything a lost notification hid. Each fetched batch is claimed
-// (core/runs/claim-run.ts: one statement for runs plainly free to start, a transaction under full locks
+// (core/runs/claim/claim-run.ts: one statement for runs plainly free to start, a transaction under full locks
 // for the rest) and the runs that may start are handed to the executor.
 // Runs are routed by handler: each handler has its own pg-boss queue (core/queue/boss.ts) and this
 // dispatcher fetches only from the queues of the handlers its worker serves, and among those only
@@ -15,10 +15,10 @@ import { withTransaction } from "../core/db/pool";
 import type { Logger } from "../core/log";
 import { runQueueFor } from "../core/queue/boss";
 import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
-import { claimPlainRuns, claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim-run";
+import { claimPlainRuns, claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim/claim-run";
 import type { Executor } from "./executor/executor";
-import { createPgListener } from "./executor/pg-listener";
-import { DueTimer, type DueHandlers } from "./executor/due-timer";
+import { createPgListener } from "./lib/pg-listener";
+import { DueTimer, type DueHandlers } from "./lib/due-timer";
 import type { WorkerService } from "./service";
 
 const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1), plain: z.boolean().optional() });

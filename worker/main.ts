@@ -18,7 +18,7 @@ import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/work
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
 import { createPlanner } from "./planner";
-import { createExecutionServices } from "./executor/create-execution-services";
+import { createExecutionServices } from "./create-execution-services";
 import type { WorkerService } from "./service";
 import pkg from "../package.json" with { type: "json" };
 

@@ -10,7 +10,7 @@ import { systemActor } from "../core/auth/roles";
 import { createSchedule } from "../core/schedules/create-schedule";
 import { computeFireTimesBetween } from "../core/schedules/compute-next-fire-times";
 import { getScheduleOrThrow } from "../core/schedules/schedule-record";
-import { ENQUEUE_AHEAD_MS } from "../core/runs/enqueue-due-runs";
+import { ENQUEUE_AHEAD_MS } from "../core/runs/plan/enqueue-due-runs";
 import { getPool, withTransaction } from "../core/db/pool";
 
 const db = useTestDatabase("planner_clock_skew");

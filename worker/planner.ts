@@ -1,13 +1,13 @@
 // The planner service: runs in every worker (no single point of failure). It ticks about every second, and at
 // once when a schedule changes (LISTEN 'vigil_schedules', NOTIFYed by create/edit/resume/trigger/backfill).
-// All decisions are made in core/runs/plan-tick.ts on the database clock; this file is process plumbing.
+// All decisions are made in core/runs/plan/plan-tick.ts on the database clock; this file is process plumbing.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../core/log";
-import { measurePlannerLag } from "../core/runs/plan-lag";
-import { runPlannerTick } from "../core/runs/plan-tick";
+import { measurePlannerLag } from "../core/runs/plan/plan-lag";
+import { runPlannerTick } from "../core/runs/plan/plan-tick";
 import { SCHEDULES_CHANNEL } from "../core/schedules/notify-planner";
-import { createPgListener } from "./executor/pg-listener";
+import { createPgListener } from "./lib/pg-listener";
 import { every, type WorkerService } from "./service";
 
 export interface PlannerService extends WorkerService {

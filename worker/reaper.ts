@@ -3,8 +3,8 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../core/log";
-import { reapZombieRuns } from "../core/runs/reap-zombie-runs";
-import { rekickStalledRuns } from "../core/runs/reap-stalled-runs";
+import { reapZombieRuns } from "../core/runs/reap/reap-zombie-runs";
+import { rekickStalledRuns } from "../core/runs/reap/reap-stalled-runs";
 import { every, type WorkerService } from "./service";
 
 export function createReaper(opts: {

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import type { BulkRunActionResult } from "@/core/runs/bulk-run-action";
+import type { BulkRunActionResult } from "@/core/runs/operate/bulk-run-action";
 import { RERUNNABLE_STATES } from "@/core/runs/run-states";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";

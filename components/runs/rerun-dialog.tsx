@@ -1,7 +1,7 @@
 "use client";
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { RerunPreview } from "@/core/runs/rerun-run";
+import type { RerunPreview } from "@/core/runs/operate/rerun-run";
 import type { Jsonify } from "@/core/jsonify";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";

@@ -2,8 +2,8 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
-import type { RunTrace } from "@/core/runs/get-run";
-import type { RunListItem } from "@/core/runs/list-runs";
+import type { RunTrace } from "@/core/runs/read/get-run";
+import type { RunListItem } from "@/core/runs/read/list-runs";
 
 /** A row of the runs list as the API sends it. */
 export type RunView = Jsonify<RunListItem>;
@@ -37,7 +37,7 @@ export const runsQuery = (filters: RunFilters, cursor?: string) =>
     refetchInterval: 2000,
   });
 
-/** GET /api/runs/:id — core/runs/get-run.ts getRunTrace, dates as ISO text. */
+/** GET /api/runs/:id — core/runs/read/get-run.ts getRunTrace, dates as ISO text. */
 export type RunTraceView = Jsonify<RunTrace>;
 
 export const runTraceQuery = (id: string) =>

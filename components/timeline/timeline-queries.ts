@@ -2,11 +2,11 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
-import type { Timeline } from "@/core/runs/timeline";
+import type { Timeline } from "@/core/runs/read/timeline";
 import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineWindow } from "./timeline-window";
 
-/** GET /api/timeline (core/runs/timeline.ts getTimeline): compact on purpose, see the tuple layouts there. */
+/** GET /api/timeline (core/runs/read/timeline.ts getTimeline): compact on purpose, see the tuple layouts there. */
 export type TimelineApi = Jsonify<Timeline>;
 
 export interface TimelineData {

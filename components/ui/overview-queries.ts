@@ -1,11 +1,11 @@
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
 import type { Jsonify } from "@/core/jsonify";
-import type { RunsOverview } from "@/core/runs/overview";
+import type { RunsOverview } from "@/core/runs/read/overview";
 
-export type { AttentionCounts } from "@/core/runs/overview";
+export type { AttentionCounts } from "@/core/runs/read/overview";
 
-/** GET /api/overview — core/runs/overview.ts getRunsOverview, dates as ISO text. */
+/** GET /api/overview — core/runs/read/overview.ts getRunsOverview, dates as ISO text. */
 export type OverviewView = Jsonify<RunsOverview>;
 
 export const overviewQuery = () =>

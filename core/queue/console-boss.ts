@@ -1,5 +1,5 @@
 // The console's own pg-boss client, for the few operator actions that must put a run's job on the queue in
-// the same transaction as the run's state change (a re-run: core/runs/rerun-run.ts). Started on first use,
+// the same transaction as the run's state change (a re-run: core/runs/operate/rerun-run.ts). Started on first use,
 // without supervision (the workers maintain the queues) and with a small pool; one per console process.
 import type { PgBoss } from "pg-boss";
 import { requireDatabaseUrl } from "../env";

@@ -5,10 +5,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/test/db";
 import { getPool } from "@/core/db/pool";
 import { listSchedules } from "@/core/schedules/list-schedules";
-import { getRunTrace } from "./get-run";
+import { getRunTrace } from "./read/get-run";
 import { classifyLateness, isLate, LATE_AFTER_MS, lateSql } from "./lateness";
-import { listRuns } from "./list-runs";
-import { getRunsOverview } from "./overview";
+import { listRuns } from "./read/list-runs";
+import { getRunsOverview } from "./read/overview";
 
 useTestDatabase("lateness");
 

@@ -11,10 +11,10 @@ import { listSchedules } from "@/core/schedules/list-schedules";
 import { pauseSchedule } from "@/core/schedules/pause-schedule";
 import { autoResumeDueSchedules, resumeSchedule } from "@/core/schedules/resume-schedule";
 import { getScheduleOrThrow } from "@/core/schedules/schedule-record";
-import { enqueueDueRuns } from "./enqueue-due-runs";
-import { lockRunBatch } from "./lock-run-scope";
+import { enqueueDueRuns } from "./plan/enqueue-due-runs";
+import { lockRunBatch } from "./claim/lock-run-scope";
 import { isPaused, isPauseOver, pausedSql, pauseOverSql } from "./paused";
-import { getTimeline } from "./timeline";
+import { getTimeline } from "./read/timeline";
 
 const db = useTestDatabase("paused");
 const h = usePoolAndBoss(db);

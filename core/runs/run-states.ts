@@ -34,7 +34,7 @@ export const ACTIVE_STATES: readonly RunState[] = ["running", "retrying"];
 
 export const CANCELLABLE_STATES: readonly RunState[] = ["planned", "queued", "running", "retrying", "zombie"];
 
-/** Ended badly: an operator may re-run the occurrence (same key, next attempt; core/runs/rerun-run.ts). */
+/** Ended badly: an operator may re-run the occurrence (same key, next attempt; core/runs/operate/rerun-run.ts). */
 export const RERUNNABLE_STATES: readonly RunState[] = ["failed", "timed_out", "cancelled", "hollow", "zombie", "missed"];
 
 export function isTerminal(state: string): boolean {

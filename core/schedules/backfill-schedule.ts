@@ -9,7 +9,7 @@ import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { dbNow, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
-import { insertOccurrences, occurrenceKey } from "../runs/plan-occurrences";
+import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
 import { computeFireTimesBetween, computeNextFireTimes } from "./compute-next-fire-times";
 import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";

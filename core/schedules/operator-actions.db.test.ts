@@ -7,7 +7,7 @@ import { waitFor } from "../../test/wait-for";
 import { firesSoon } from "../../test/fires-soon";
 import { dbNow, getPool } from "../db/pool";
 import { startBoss } from "../queue/boss";
-import { runPlannerTick } from "../runs/plan-tick";
+import { runPlannerTick } from "../runs/plan/plan-tick";
 import { createSchedule } from "./create-schedule";
 import { pauseSchedule } from "./pause-schedule";
 import { resumeSchedule } from "./resume-schedule";

@@ -1,6 +1,6 @@
 // Pausing a schedule: nothing of it starts until it is resumed (by an operator, or by the planner at `until`).
 // Its fires keep being planned and, as they pass, are recorded `paused` — except the newest ones its misfire
-// policy will run on resume, which are held (see core/runs/mark-missed-decision.ts). Runs already queued are
+// policy will run on resume, which are held (see core/runs/plan/mark-missed-decision.ts). Runs already queued are
 // taken back to 'planned' (held); their pg-boss jobs, if delivered meanwhile, find them not queued and run
 // nothing. Manual runs (trigger now) are not held: an operator asked for them explicitly. A run being started
 // at the very moment of the pause (row locked by a claim) is left to start.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../test/db";
 import { getPool } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
-import { planDueSchedules } from "../runs/plan-due-schedules";
+import { planDueSchedules } from "../runs/plan/plan-due-schedules";
 import { createSchedule } from "./create-schedule";
 import { updateSchedule } from "./update-schedule";
 import { deleteSchedule } from "./delete-schedule";

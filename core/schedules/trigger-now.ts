@@ -12,7 +12,7 @@ import { recordAudit } from "../audit/record-audit";
 import { dbNow, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
-import { insertOccurrences, occurrenceKey } from "../runs/plan-occurrences";
+import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
 import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";

@@ -6,11 +6,11 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { runLogger, type Logger } from "../../core/log";
-import type { ClaimedRun } from "../../core/runs/claim-run";
-import type { AttemptOutcome } from "../../core/runs/finish-run";
+import type { ClaimedRun } from "../../core/runs/claim/claim-run";
+import type { AttemptOutcome } from "../../core/runs/finish/finish-run";
 import type { FinishBatcher } from "./finish-batcher";
 import { parseHandlerResult } from "../../core/handlers/handler-result";
-import { terminateRunSessions } from "../../core/runs/terminate-run-sessions";
+import { terminateRunSessions } from "../../core/runs/reap/terminate-run-sessions";
 import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
 import { MAX_LINES_PER_ATTEMPT, type RunLogWriter } from "./run-log-writer";
 import { StageRecorder } from "./stage-recorder";

@@ -3,8 +3,8 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../../core/log";
-import type { ClaimedRun } from "../../core/runs/claim-run";
-import type { HeartbeatAnswer } from "../../core/runs/heartbeat-runs";
+import type { ClaimedRun } from "../../core/runs/claim/claim-run";
+import type { HeartbeatAnswer } from "../../core/runs/reap/heartbeat-runs";
 import { Attempt } from "./attempt";
 import { RunLogWriter } from "./run-log-writer";
 import { FinishBatcher } from "./finish-batcher";

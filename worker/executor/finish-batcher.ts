@@ -1,13 +1,13 @@
 // Records attempt outcomes in batches: an outcome is written at once when the worker is quiet, otherwise
 // (linger.ts) a few ms later or with the write in progress, together with everything that arrived
-// meanwhile: under load, one statement records many outcomes (plain successes, core/runs/finish-run.ts
+// meanwhile: under load, one statement records many outcomes (plain successes, core/runs/finish/finish-run.ts
 // finishPlainRuns) and one transaction the rest.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../core/db/pool";
-import { finishPlainRuns, finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish-run";
+import { finishPlainRuns, finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish/finish-run";
 import type { JobSettler } from "./job-settler";
-import { afterLinger } from "./linger";
+import { afterLinger } from "../lib/linger";
 
 const MAX_BATCH = 64;
 

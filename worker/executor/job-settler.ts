@@ -5,7 +5,7 @@
 // each fetched job came from, and settles are sent per queue.
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "../../core/log";
-import { afterLinger } from "./linger";
+import { afterLinger } from "../lib/linger";
 
 const CHUNK = 500;
 const MAX_TRIES = 5;

@@ -4,7 +4,7 @@
 // threshold is killed here, before any reaper may declare it a zombie and start a retry elsewhere.
 import pg from "pg";
 import type { Logger } from "../../core/log";
-import { heartbeatRuns } from "../../core/runs/heartbeat-runs";
+import { heartbeatRuns } from "../../core/runs/reap/heartbeat-runs";
 import type { WorkerService } from "../service";
 import type { Executor } from "./executor";
 

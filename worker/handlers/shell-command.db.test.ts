@@ -9,7 +9,7 @@ import { createTestToken } from "../../test/auth";
 import { callRoute } from "../../test/call-route";
 import { createRun, insertSchedule, runEvents, runState, waitForWorkerReady, type ScheduleFixture } from "../../test/run-fixtures";
 import { isAlive, isGone, liveGroupMembers } from "../../test/process-liveness";
-import { cancelRun } from "../../core/runs/cancel-run";
+import { cancelRun } from "../../core/runs/operate/cancel-run";
 import { systemActor } from "../../core/auth/roles";
 import { GET as getRunRoute } from "../../app/api/runs/[id]/route";
 

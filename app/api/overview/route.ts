@@ -1,8 +1,8 @@
 // GET /api/overview → what needs attention, for the header indicator.
-// Response: RunsOverview (core/runs/overview.ts; dates as ISO strings).
+// Response: RunsOverview (core/runs/read/overview.ts; dates as ISO strings).
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
-import { getRunsOverview } from "@/core/runs/overview";
+import { getRunsOverview } from "@/core/runs/read/overview";
 
 export const dynamic = "force-dynamic";
 

@@ -4,11 +4,11 @@
 //   (default 50); lateness: late | on_time, only runs that started late / on time (core/runs/lateness.ts's
 //   rule). Newest planned first; without a state filter running and zombie runs come first, and future
 //   occurrences are left out unless `to` is given.
-//   → { runs: RunListItem[] (core/runs/list-runs.ts; dates as ISO strings), nextCursor: string|null } — pass
+//   → { runs: RunListItem[] (core/runs/read/list-runs.ts; dates as ISO strings), nextCursor: string|null } — pass
 //       nextCursor as `cursor` for the next page.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
-import { listRuns } from "@/core/runs/list-runs";
+import { listRuns } from "@/core/runs/read/list-runs";
 import { RUN_STATES } from "@/core/runs/run-states";
 
 export const dynamic = "force-dynamic";

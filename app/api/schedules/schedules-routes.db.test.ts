@@ -3,7 +3,7 @@ import { useTestDatabase } from "@/test/db";
 import { createTestToken } from "@/test/auth";
 import { callRoute } from "@/test/call-route";
 import { dbNow, getPool } from "@/core/db/pool";
-import { planDueSchedules } from "@/core/runs/plan-due-schedules";
+import { planDueSchedules } from "@/core/runs/plan/plan-due-schedules";
 import * as schedules from "./route";
 import * as one from "./[id]/route";
 import * as preview from "./preview/route";

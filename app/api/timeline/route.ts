@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { dbNow } from "@/core/db/pool";
-import { getTimeline } from "@/core/runs/timeline";
+import { getTimeline } from "@/core/runs/read/timeline";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 // Delay before the next webhook attempt: capped exponential backoff with FULL jitter, the same
-// policy as run retries (core/runs/retry-backoff.ts): uniform in [0, min(cap, base · 2^(attempt−1))],
+// policy as run retries (core/runs/finish/retry-backoff.ts): uniform in [0, min(cap, base · 2^(attempt−1))],
 // so receivers that come back are not hit by every worker's retries in the same instant.
 export interface WebhookBackoff {
   baseMs: number;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
-import { getRunTrace } from "@/core/runs/get-run";
+import { getRunTrace } from "@/core/runs/read/get-run";
 import { payloadForRole } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";

@@ -5,7 +5,7 @@
 //   { runId, ok, state | error{code,message} } } — one audit row per run plus one for the bulk action.
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
-import { bulkRunAction } from "@/core/runs/bulk-run-action";
+import { bulkRunAction } from "@/core/runs/operate/bulk-run-action";
 import { getConsoleBoss } from "@/core/queue/console-boss";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@
 // The timeline opens scheduled runs through it (its answer carries ids only for manual and backfill runs).
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
-import { findOccurrence } from "@/core/runs/find-occurrence";
+import { findOccurrence } from "@/core/runs/read/find-occurrence";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { cancelRun } from "@/core/runs/cancel-run";
+import { cancelRun } from "@/core/runs/operate/cancel-run";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-// GET  /api/runs/:id/rerun   (viewer)   → RerunPreview (core/runs/rerun-run.ts): the attempt the re-run will be,
+// GET  /api/runs/:id/rerun   (viewer)   → RerunPreview (core/runs/operate/rerun-run.ts): the attempt the re-run will be,
 //   the ctx.once effects already recorded for the occurrence (they will not repeat), and `refusal` when not allowed.
 // POST /api/runs/:id/rerun   (operator) body: { reason: string (required) }
 //   → { runId, attempt, state: "retrying", onceEffects } — a new attempt of the same occurrence (same key).
@@ -6,7 +6,7 @@
 //   ended → 409 run_not_rerunnable.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { previewRerun, rerunRun } from "@/core/runs/rerun-run";
+import { previewRerun, rerunRun } from "@/core/runs/operate/rerun-run";
 import { getConsoleBoss } from "@/core/queue/console-boss";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,171 @@
+// Enqueue (engine contract): a planned run whose due time is near gets its pg-boss job and becomes
+// 'queued' in ONE transaction, the run rows locked FOR UPDATE SKIP LOCKED so concurrent planners split
+// the work instead of doubling it; job ids are deterministic (run, attempt, wake), so even a repeated send
+// is a no-op. sendRunJob NOTIFYs 'vigil_due' so dispatchers arm their timers for the due time.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { withTransaction, type Queryable } from "../../db/pool";
+import { ensureRunQueues, runQueueFor } from "../../queue/boss";
+import { jobIdFor } from "../../queue/job-id";
+import { DUE_CHANNEL, dueNotice, runJobData, type RunJobData } from "../../queue/send-run-job";
+import { recordRunEvents } from "../record-run-event";
+import { plainRunSql } from "../plain-run";
+import { pausedSql } from "../paused";
+import { startingDeadlinePassedSql } from "../starting-deadline";
+
+/** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
+export const ENQUEUE_AHEAD_MS = 10_000;
+
+interface DueRow {
+  id: string;
+  handler: string;
+  due_at: Date;
+  timeout_seconds: number;
+  grace_seconds: number;
+  wakes: number;
+  enqueued_at: Date | null;
+  now: Date;
+  plain: boolean;
+}
+
+/**
+ * Enqueues scheduled runs due within ENQUEUE_AHEAD_MS (not of paused or deleted schedules, and only once the
+ * schedule's planning has caught up with now, so misfire decisions come first) and manual runs. Returns the
+ * number enqueued.
+ */
+export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+  const batchSize = opts.batchSize ?? 500;
+  let total = 0;
+  for (let i = 0; i < (opts.maxBatches ?? 20); i++) {
+    const n = await withTransaction(async (tx) => {
+      const { rows } = await tx.query<DueRow>(
+        `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
+                ${plainRunSql()} AS plain
+           FROM runs r JOIN schedules s ON s.id = r.schedule_id
+          WHERE r.state = 'planned' AND r.wait_reason IS NULL
+            AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
+            AND s.deleted_at IS NULL
+            AND (r.kind = 'manual'
+                 OR (r.kind = 'scheduled' AND NOT ${pausedSql("s")} AND s.planned_through >= clock_timestamp()))
+            AND NOT ${startingDeadlinePassedSql("r", "s")}
+          ORDER BY r.due_at
+          LIMIT $2
+            FOR UPDATE OF r SKIP LOCKED
+            FOR SHARE OF s SKIP LOCKED`,
+        [ENQUEUE_AHEAD_MS, batchSize],
+      );
+      await enqueueLocked(tx, boss, rows, false);
+      return rows.length;
+    }, pool);
+    total += n;
+    if (n < batchSize) break;
+  }
+  return total;
+}
+
+/**
+ * Runs waiting their turn (wait_reason 'catch_up' from a misfire policy or a resume, 'backfill' from a
+ * backfill) are enqueued one at a time per schedule, due now, when no run of that schedule is active or about
+ * to start: they neither overlap each other nor crowd out on-time fires. Their starting deadline counts from
+ * that moment. Catch-up runs go before backfill runs, each in planned order.
+ */
+export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { limit?: number } = {}): Promise<number> {
+  return withTransaction(async (tx) => {
+    const { rows: next } = await tx.query<{ id: string }>(
+      `SELECT DISTINCT ON (r.schedule_id) r.id
+         FROM runs r JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
+          AND s.deleted_at IS NULL AND NOT ${pausedSql("s")}
+          AND NOT EXISTS (
+                SELECT 1 FROM runs a
+                 WHERE a.schedule_id = r.schedule_id
+                   AND (a.state IN ('running', 'retrying')
+                        OR (a.state = 'queued' AND a.due_at <= clock_timestamp() + interval '1 second')))
+        ORDER BY r.schedule_id, (r.wait_reason = 'backfill'), r.planned_at, r.id
+        LIMIT $1`,
+      [opts.limit ?? 200],
+    );
+    if (next.length === 0) return 0;
+    const { rows } = await tx.query<DueRow>(
+      `SELECT r.id, r.handler, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
+              clock_timestamp() AS now, ${plainRunSql()} AS plain
+         FROM runs r JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
+          FOR UPDATE OF r SKIP LOCKED
+          FOR SHARE OF s SKIP LOCKED`,
+      [next.map((r) => r.id)],
+    );
+    await enqueueLocked(tx, boss, rows, true);
+    return rows.length;
+  }, pool);
+}
+
+/**
+ * Sends each locked run its job and marks it queued. `dueNow`: the run is due at the moment it is marked queued
+ * (its fresh starting deadline counts from there, not from when the batch was selected); its job may start a
+ * little before that, which only lets it start sooner.
+ */
+async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow: boolean): Promise<void> {
+  if (rows.length === 0) return;
+  // A run enqueued before (then held by a pause or rescued after a misfire) may still have its old job,
+  // already consumed or about to be: the next wake number gives the new job its own id.
+  const wakes = rows.map((r) => (r.enqueued_at === null ? r.wakes : r.wakes + 1));
+  await sendRunJobs(
+    tx,
+    boss,
+    rows.map((r, i) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain })),
+  );
+  await tx.query(
+    `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),
+            wakes = u.wake, due_at = CASE WHEN $3 THEN clock_timestamp() ELSE r.due_at END
+       FROM unnest($1::uuid[], $2::int[], $4::timestamptz[]) AS u(id, wake, due_at)
+      WHERE r.id = u.id`,
+    [rows.map((r) => r.id), wakes, dueNow, rows.map((r) => r.due_at.toISOString())],
+  );
+  await recordRunEvents(
+    tx,
+    rows.map((r, i) => ({
+      runId: r.id,
+      type: "enqueued" as const,
+      attempt: 1,
+      message: dueNow ? "enqueued to run now (catch-up or backfill, one at a time)" : "",
+      data: { dueAt: r.due_at.toISOString(), wake: wakes[i] },
+    })),
+  );
+}
+
+/**
+ * The batch form of sendRunJob (core/queue/send-run-job.ts) for the planner, which enqueues hundreds of runs
+ * per tick: the same job ids (jobIdFor), data, startAfter and expiry, in one INSERT (pg-boss insert ends in
+ * ON CONFLICT DO NOTHING, so a repeated job is a no-op) on the caller's transaction, and one NOTIFY 'vigil_due'
+ * per due time so dispatchers arm their timers, delivered at commit.
+ */
+export async function sendRunJobs(
+  tx: Queryable,
+  boss: PgBoss,
+  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number })[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const byHandler = new Map<string, typeof jobs>();
+  for (const j of jobs) {
+    const batch = byHandler.get(j.handler);
+    if (batch) batch.push(j);
+    else byHandler.set(j.handler, [j]);
+  }
+  await ensureRunQueues(boss, byHandler.keys());
+  for (const [handler, batch] of byHandler) {
+    await boss.insert(
+      runQueueFor(handler),
+      batch.map((j) => ({
+        id: jobIdFor(j.runId, j.attempt, j.wake),
+        data: runJobData(j),
+        startAfter: j.dueAt,
+        expireInSeconds: j.expireInSeconds,
+        retryLimit: 0,
+      })),
+      { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
+    );
+  }
+  const notices = [...new Set(jobs.map((j) => dueNotice(j.dueAt, j.handler)))];
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, notices]);
+}

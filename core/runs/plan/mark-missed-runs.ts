@@ -1,0 +1,190 @@
+// The planner's sweep over occurrences whose time has come without a start: applies the misfire policy
+// (mark-missed-decision.ts) per schedule, under the schedule's row lock, so that every due firing ends in a
+// visible state — missed, paused, or rescued to run — and none is silently absent.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { runQueueFor } from "../../queue/boss";
+import { jobIdFor } from "../../queue/job-id";
+import { systemActor } from "../../auth/roles";
+import { recordAudit } from "../../audit/record-audit";
+import { withTransaction, type Queryable } from "../../db/pool";
+import type { Schedule } from "../../schedules/schedule-record";
+import { decideMisfires, type MisfireDecision, type PendingRun } from "./mark-missed-decision";
+import { pausedSql } from "../paused";
+import { recordRunEvents } from "../record-run-event";
+import { startingDeadlinePassedSql } from "../starting-deadline";
+
+/** Schedules with something for the sweep to decide; cheap (partial indexes on not-started runs). */
+export async function findSchedulesToSweep(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ schedule_id: string }>(
+    `SELECT DISTINCT r.schedule_id
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.state IN ('planned', 'queued') AND r.due_at <= clock_timestamp()
+        AND NOT (r.state = 'planned' AND r.wait_reason IS NOT NULL)
+        AND s.deleted_at IS NULL
+        AND (NOT ${pausedSql("s")} OR r.kind = 'manual')
+        AND ${startingDeadlinePassedSql("r", "s")}
+     UNION
+     SELECT r.schedule_id
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE ${pausedSql("s")} AND s.deleted_at IS NULL
+        AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued') AND r.wait_reason IS NULL
+        AND r.due_at <= clock_timestamp() AND r.planned_at <= clock_timestamp()
+      GROUP BY r.schedule_id, s.misfire_policy, s.catch_up_limit
+     HAVING count(*) > CASE s.misfire_policy WHEN 'skip' THEN 0 WHEN 'run_once' THEN 1 ELSE s.catch_up_limit END`,
+  );
+  return rows.map((r) => r.schedule_id);
+}
+
+export interface SweepOutcome {
+  scheduleId: string;
+  missed: number;
+  rescued: number;
+  paused: number;
+}
+
+/** Sweeps each schedule in its own short transaction; a schedule locked by another planner is skipped. */
+export async function sweepMisfires(pool: pg.Pool, scheduleIds: readonly string[], boss?: PgBoss): Promise<SweepOutcome[]> {
+  const out: SweepOutcome[] = [];
+  for (const id of scheduleIds) {
+    const o = await withTransaction((tx) => sweepSchedule(tx, id, boss), pool);
+    if (o && o.missed + o.rescued + o.paused > 0) out.push(o);
+  }
+  return out;
+}
+
+/** Locks the schedule (skipping it when another transaction holds it) and applies the misfire policy. */
+export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: PgBoss): Promise<SweepOutcome | null> {
+  const { rows: sched } = await tx.query(
+    `SELECT s.id, s.misfire_policy, s.catch_up_limit, s.starting_deadline_seconds, ${pausedSql("s")} AS paused,
+            s.planned_through >= clock_timestamp() AS caught_up
+       FROM schedules s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s SKIP LOCKED`,
+    [scheduleId],
+  );
+  const s = sched[0];
+  if (!s) return null;
+  const pending = await lockPendingRuns(tx, scheduleId);
+  const decision = decideMisfires(pending, { misfirePolicy: s.misfire_policy, catchUpLimit: s.catch_up_limit, paused: s.paused }, s.caught_up);
+  await applyMisfireDecision(tx, { id: scheduleId, misfirePolicy: s.misfire_policy, startingDeadlineSeconds: s.starting_deadline_seconds }, decision, pending, "misfire", boss);
+  return { scheduleId, missed: decision.missed.length, rescued: decision.rescue.length, paused: decision.paused.length };
+}
+
+/** The schedule's not-started runs whose planned time has come, locked (rows being claimed are skipped). */
+export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promise<PendingRun[]> {
+  const { rows } = await tx.query(
+    `SELECT r.id, r.handler, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
+            (r.due_at <= clock_timestamp() AND ${startingDeadlinePassedSql("r", "s")}) AS overdue,
+            EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data ? 'rescue') AS rescued_before
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.schedule_id = $1 AND r.state IN ('planned', 'queued') AND r.planned_at <= clock_timestamp()
+        AND NOT (r.state = 'planned' AND r.wait_reason IS NOT NULL)
+      ORDER BY r.planned_at
+        FOR UPDATE OF r SKIP LOCKED`,
+    [scheduleId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    plannedAt: r.planned_at,
+    kind: r.kind,
+    waitReason: r.wait_reason,
+    overdue: r.overdue,
+    rescuedBefore: r.rescued_before,
+    jobId: r.state === "queued" ? jobIdFor(r.id, r.attempt + 1, r.wakes) : null,
+    handler: r.handler,
+  }));
+}
+
+type Why = "misfire" | "resume";
+
+/**
+ * Writes a decision: missed and paused runs end with an event each; rescued runs wait their turn to be
+ * enqueued one at a time (wait_reason 'catch_up', see enqueue-due-runs.ts) with a fresh deadline from then.
+ * One audit row per schedule and sweep summarises what the planner decided.
+ */
+export async function applyMisfireDecision(
+  tx: Queryable,
+  schedule: Pick<Schedule, "id" | "misfirePolicy" | "startingDeadlineSeconds">,
+  d: MisfireDecision,
+  pending: readonly PendingRun[],
+  why: Why,
+  boss?: PgBoss,
+): Promise<void> {
+  const plannedAt = new Map(pending.map((r) => [r.id, r.plannedAt]));
+  // Jobs of queued runs that will not start from them: cancelled with the decision, so that after downtime a
+  // dispatcher does not spend its first seconds claiming and suppressing a backlog of them.
+  const byId = new Map(pending.map((r) => [r.id, r]));
+  const staleJobs = new Map<string, string[]>();
+  for (const id of [...d.missed, ...d.rescue, ...d.paused]) {
+    const r = byId.get(id);
+    if (!r?.jobId || !r.handler) continue;
+    const queue = runQueueFor(r.handler);
+    staleJobs.set(queue, [...(staleJobs.get(queue) ?? []), r.jobId]);
+  }
+  for (const [queue, ids] of boss ? staleJobs : []) {
+    await boss!.cancel(queue, ids, { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
+  }
+  if (d.missed.length > 0) {
+    await endRuns(tx, d.missed, "missed");
+    await recordRunEvents(
+      tx,
+      d.missed.map((id) => ({
+        runId: id,
+        type: "missed" as const,
+        message: `not started within its starting deadline (${schedule.startingDeadlineSeconds} s after due); misfire policy ${schedule.misfirePolicy}`,
+        data: { policy: schedule.misfirePolicy, startingDeadlineSeconds: schedule.startingDeadlineSeconds },
+      })),
+    );
+  }
+  if (d.paused.length > 0) {
+    await endRuns(tx, d.paused, "paused");
+    await recordRunEvents(
+      tx,
+      d.paused.map((id) => ({
+        runId: id,
+        type: "paused" as const,
+        message: `fell inside a pause of its schedule; misfire policy ${schedule.misfirePolicy} does not run it`,
+        data: { policy: schedule.misfirePolicy },
+      })),
+    );
+  }
+  if (d.rescue.length > 0) {
+    await tx.query(
+      `UPDATE runs SET state = 'planned', wait_reason = 'catch_up', updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
+      [d.rescue],
+    );
+    const what = why === "resume" ? "on resume" : "after its starting deadline passed";
+    await recordRunEvents(
+      tx,
+      d.rescue.map((id) => ({
+        runId: id,
+        type: "replanned" as const,
+        message: `misfire policy ${schedule.misfirePolicy}: runs now ${what} (catch-up, one at a time)`,
+        data: { rescue: why, policy: schedule.misfirePolicy },
+      })),
+    );
+  }
+  // A resume is audited as schedule.resume (with these counts) by resume-schedule.ts.
+  if (why === "misfire" && d.missed.length + d.rescue.length > 0) {
+    const times = [...d.missed, ...d.rescue].map((id) => plannedAt.get(id)!).sort((a, b) => a.getTime() - b.getTime());
+    await recordAudit(tx, {
+      actor: systemActor("planner"),
+      action: "run.missed",
+      targetType: "schedule",
+      targetId: schedule.id,
+      after: {
+        missed: d.missed.length,
+        rescued: d.rescue.length,
+        policy: schedule.misfirePolicy,
+        from: times[0]?.toISOString(),
+        to: times.at(-1)?.toISOString(),
+      },
+    });
+  }
+}
+
+async function endRuns(tx: Queryable, ids: string[], state: "missed" | "paused"): Promise<void> {
+  await tx.query(
+    `UPDATE runs SET state = $2, wait_reason = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
+    [ids, state],
+  );
+}

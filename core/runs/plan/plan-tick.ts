@@ -1,0 +1,37 @@
+// One planner tick, the same on every worker: plan ahead, settle what is overdue (misfire policy), resume
+// pauses whose time has come, enqueue what is due soon. Each step is its own short transaction(s) with
+// SKIP LOCKED, so planners on many workers share the work and never wait on each other.
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import { autoResumeDueSchedules } from "../../schedules/resume-schedule";
+import { enqueueCatchUpRuns, enqueueDueRuns } from "./enqueue-due-runs";
+import { findSchedulesToSweep, sweepMisfires } from "./mark-missed-runs";
+import { planDueSchedules } from "./plan-due-schedules";
+
+export interface PlannerTickResult {
+  planned: number;
+  missed: number;
+  rescued: number;
+  paused: number;
+  resumed: number;
+  enqueued: number;
+}
+
+/**
+ * `catchUp: false` leaves catch-up and backfill runs waiting: a worker settles misfires before its dispatcher
+ * starts, but those runs get a fresh starting deadline when enqueued, so they wait until it can start them.
+ */
+export async function runPlannerTick(pool: pg.Pool, boss: PgBoss, opts: { horizonSeconds: number; catchUp?: boolean }): Promise<PlannerTickResult> {
+  const plan = await planDueSchedules(pool, { horizonSeconds: opts.horizonSeconds });
+  const resumed = await autoResumeDueSchedules(pool);
+  const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool), boss);
+  const enqueued = (await enqueueDueRuns(pool, boss)) + (opts.catchUp === false ? 0 : await enqueueCatchUpRuns(pool, boss));
+  return {
+    planned: plan.inserted,
+    missed: swept.reduce((n, s) => n + s.missed, 0),
+    rescued: swept.reduce((n, s) => n + s.rescued, 0),
+    paused: swept.reduce((n, s) => n + s.paused, 0),
+    resumed,
+    enqueued,
+  };
+}

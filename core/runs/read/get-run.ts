@@ -1,0 +1,111 @@
+// One run's single trace for the run page and GET /api/runs/:id: the run with its schedule's name,
+// timings on the database clock, every event in order, attempts, handler logs, worker, key,
+// payload, result, error and the next attempt's time.
+import type { Queryable } from "../../db/pool";
+import { NotFoundError } from "../../errors";
+import { classifyLateness } from "../lateness";
+
+export const RUN_TRACE_LOG_LIMIT = 2000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function getRunTrace(db: Queryable, runId: string) {
+  if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
+  const { rows } = await db.query(
+    `SELECT r.*, s.name AS schedule_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
+            (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
+            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.id = $1`,
+    [runId],
+  );
+  const r = rows[0];
+  if (!r) throw new NotFoundError("Run", runId);
+  const [events, attempts, logs] = await Promise.all([
+    db.query(`SELECT id, at, type, attempt, worker_id, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]),
+    db.query(
+      `SELECT number, state, worker_id, started_at, heartbeat_at, finished_at, duration_ms, records, error
+         FROM attempts WHERE run_id = $1 ORDER BY number`,
+      [runId],
+    ),
+    db.query(
+      `SELECT id, at, attempt, level, message, fields FROM (
+         SELECT * FROM run_logs WHERE run_id = $1 ORDER BY id DESC LIMIT $2) l ORDER BY id`,
+      [runId, RUN_TRACE_LOG_LIMIT + 1],
+    ),
+  ]);
+  const logRows = logs.rows.length > RUN_TRACE_LOG_LIMIT ? logs.rows.slice(1) : logs.rows;
+  return {
+    run: {
+      id: r.id as string,
+      scheduleId: r.schedule_id as string,
+      scheduleName: r.schedule_name as string,
+      kind: r.kind as string,
+      state: r.state as string,
+      waitReason: r.wait_reason as string | null,
+      handler: r.handler as string,
+      payload: r.payload as unknown,
+      idempotencyKey: r.idempotency_key as string,
+      attempt: r.attempt as number,
+      maxAttempts: r.max_attempts as number,
+      reruns: r.reruns as number,
+      workerId: r.worker_id as string | null,
+      timeoutSeconds: r.timeout_seconds as number,
+      graceSeconds: r.grace_seconds as number,
+      concurrencyGroup: r.concurrency_group as string | null,
+      overlapPolicy: r.overlap_policy as string,
+      expectRecordsMin: r.expect_records_min as number | null,
+      records: r.records as number | null,
+      result: r.result as unknown,
+      error: r.error as string | null,
+      nextAttemptAt: r.next_attempt_at as Date | null,
+      cancelRequestedAt: r.cancel_requested_at as Date | null,
+      cancelRequestedBy: r.cancel_requested_by as string | null,
+      cancelReason: r.cancel_reason as string | null,
+      timings: {
+        plannedAt: r.planned_at as Date,
+        dueAt: r.due_at as Date,
+        enqueuedAt: r.enqueued_at as Date | null,
+        startedAt: r.started_at as Date | null,
+        heartbeatAt: r.heartbeat_at as Date | null,
+        finishedAt: r.finished_at as Date | null,
+        latenessMs: r.lateness_ms as number | null,
+        lateness: classifyLateness(r.lateness_ms, r.start_jitter_ms),
+        durationMs: r.duration_ms as number | null,
+        completionGapMs: r.completion_gap_ms === null ? null : Math.round(r.completion_gap_ms),
+        heartbeatAgeMs: r.state === "running" && r.heartbeat_age_ms !== null ? Math.round(r.heartbeat_age_ms) : null,
+      },
+    },
+    events: events.rows.map((e) => ({
+      id: Number(e.id),
+      at: e.at as Date,
+      type: e.type as string,
+      attempt: e.attempt as number | null,
+      workerId: e.worker_id as string | null,
+      message: e.message as string,
+      data: e.data as unknown,
+    })),
+    attempts: attempts.rows.map((a) => ({
+      number: a.number as number,
+      state: a.state as string,
+      workerId: a.worker_id as string | null,
+      startedAt: a.started_at as Date,
+      heartbeatAt: a.heartbeat_at as Date | null,
+      finishedAt: a.finished_at as Date | null,
+      durationMs: a.duration_ms as number | null,
+      records: a.records as number | null,
+      error: a.error as string | null,
+    })),
+    logs: logRows.map((l) => ({
+      id: Number(l.id),
+      at: l.at as Date,
+      attempt: l.attempt as number,
+      level: l.level as string,
+      message: l.message as string,
+      fields: l.fields as unknown,
+    })),
+    logsTruncated: logs.rows.length > RUN_TRACE_LOG_LIMIT,
+  };
+}
+
+export type RunTrace = Awaited<ReturnType<typeof getRunTrace>>;
