@@ -1,9 +1,7 @@
 "use client";
-import { useState } from "react";
-import { useQueryClient } from "@tanstack/react-query";
-import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
+import { useRunAction } from "./use-run-action";
 
 interface Props {
   runId: string;
@@ -23,29 +21,7 @@ const WHAT_HAPPENS: Record<string, string> = {
 
 /** Confirm a cancel with a reason (recorded in the run's trace and the audit log). Keyboard: Esc closes. */
 export function CancelRunDialog({ runId, label, state, open, onClose }: Props) {
-  const qc = useQueryClient();
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function confirm() {
-    if (reason.trim() === "") {
-      setError("Say why: the reason is recorded in the run's trace and the audit log.");
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      await fetchJson(`/api/runs/${runId}/cancel`, { method: "POST", json: { reason: reason.trim() } });
-      await qc.invalidateQueries({ queryKey: ["runs"] });
-      setReason("");
-      onClose();
-    } catch (err) {
-      setError(err instanceof ApiError ? (err.fields?.reason ?? err.message) : (err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { reason, setReason, error, busy, confirm } = useRunAction(`/api/runs/${runId}/cancel`, onClose);
 
   return (
     <ModalDialog

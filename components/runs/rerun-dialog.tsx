@@ -1,11 +1,11 @@
 "use client";
-import { useState } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import type { RerunPreview } from "@/core/runs/operate/rerun-run";
 import type { Jsonify } from "@/core/jsonify";
-import { ApiError, fetchJson } from "../ui/fetch-json";
+import { fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
+import { useRunAction } from "./use-run-action";
 
 interface Props {
   runId: string;
@@ -20,36 +20,14 @@ interface Props {
  * and the audit log.
  */
 export function RerunDialog({ runId, label, open, onClose }: Props) {
-  const qc = useQueryClient();
   const preview = useQuery({
     queryKey: ["runs", "rerun-preview", runId],
     queryFn: () => fetchJson<Jsonify<RerunPreview>>(`/api/runs/${runId}/rerun`),
     enabled: open,
     staleTime: 0,
   });
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { reason, setReason, error, busy, confirm } = useRunAction(`/api/runs/${runId}/rerun`, onClose);
   const p = preview.data;
-
-  async function confirm() {
-    if (reason.trim() === "") {
-      setError("Say why: the reason is recorded in the run's trace and the audit log.");
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      await fetchJson(`/api/runs/${runId}/rerun`, { method: "POST", json: { reason: reason.trim() } });
-      await qc.invalidateQueries({ queryKey: ["runs"] });
-      setReason("");
-      onClose();
-    } catch (err) {
-      setError(err instanceof ApiError ? (err.fields?.reason ?? err.message) : (err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   return (
     <ModalDialog
@@ -99,7 +77,7 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
         </div>
       )}
       <FormField label="Reason" error={error ?? undefined} hint="Required. Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
+        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
       </FormField>
     </ModalDialog>
   );
