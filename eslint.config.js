@@ -22,7 +22,10 @@ export default tseslint.config(
           patterns: [
             { group: ["next", "next/*"], message: "core/ is framework-free: no Next.js imports." },
             { group: ["react", "react-dom", "react/*", "react-dom/*"], message: "core/ is framework-free: no React." },
-            { group: ["@/app/*", "@/components/*", "@/worker/*", "**/app/*", "**/components/*", "**/worker/*"], message: "core/ must not import app/, components/ or worker/." },
+            {
+              group: ["@/app/*", "@/components/*", "@/worker/*", "**/app/*", "**/components/*", "**/worker/*"],
+              message: "core/ must not import app/, components/ or worker/.",
+            },
           ],
         },
       ],

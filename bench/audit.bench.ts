@@ -24,8 +24,11 @@ function backendCpuMs(pid: number): number | null {
   }
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" / ");
-
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" / ");
 
 export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_000_000)): Promise<void> {
   const say = (line: string) => process.stdout.write(`[audit.bench] ${line}\n`);
@@ -99,11 +102,15 @@ export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_
     const v = await verifyAudit(client);
     const verifyMs = performance.now() - t0;
 
-    say(`rows: ${rowCount.toLocaleString("en")}; page size 50; wall = median of ${RUNS} runs; cpu = database backend CPU per query, mean of ${CPU_RUNS}`);
+    say(
+      `rows: ${rowCount.toLocaleString("en")}; page size 50; wall = median of ${RUNS} runs; cpu = database backend CPU per query, mean of ${CPU_RUNS}`,
+    );
     say(`load average at the end ${load()} on ${os.cpus().length} cores (target < 100 ms)`);
     for (const r of results) {
       const cpu = r.cpu === null ? "n/a" : `${r.cpu.toFixed(1)} ms`;
-      say(`  ${r.name.padEnd(52)} wall ${r.median.toFixed(1).padStart(7)} ms   cpu ${cpu.padStart(8)}   (${r.rows} rows)${r.median < 100 ? "" : "  ← wall over target"}`);
+      say(
+        `  ${r.name.padEnd(52)} wall ${r.median.toFixed(1).padStart(7)} ms   cpu ${cpu.padStart(8)}   (${r.rows} rows)${r.median < 100 ? "" : "  ← wall over target"}`,
+      );
     }
     say(`verify chain over all rows: ${(verifyMs / 1000).toFixed(1)} s, ok=${v.ok}, checked=${v.checked}`);
   } finally {

@@ -13,7 +13,6 @@ import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { median } from "./lib/stats";
 import { runBenchWhenMain } from "./lib/main";
 
-
 /** CPU time (ms) of a database backend process: utime + stime in clock ticks of 10 ms. */
 function backendCpuMs(pid: number): number | null {
   try {
@@ -57,7 +56,10 @@ export default async function backfillBench(
   const backendPid: number = (await client.query(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
   try {
     const actor = systemActor("bench");
-    const s = await createSchedule({ name: "bench-backfill", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 1, anchor: "2020-01-01T00:00:00Z" } }, actor);
+    const s = await createSchedule(
+      { name: "bench-backfill", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 1, anchor: "2020-01-01T00:00:00Z" } },
+      actor,
+    );
     const now = await dbNow();
     // Each run backfills its own stretch of the past, so every run writes `batch` new occurrences.
     const stretch = (i: number) => {
@@ -107,9 +109,18 @@ export default async function backfillBench(
     const one = median(baseline.map((x) => x.wall));
     const bCpu = cpuMedian(batched);
     const oneCpu = cpuMedian(baseline);
-    say(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")} on ${os.cpus().length} cores`);
-    say(`batched backfill:      ${fmt(b).padStart(7)} occurrences/s wall, ${fmt(bCpu).padStart(7)} per CPU-second  (median of ${runs} × ${batch.toLocaleString("en")}; target ≥ 10,000/s)`);
-    say(`one INSERT per row:    ${fmt(one).padStart(7)} occurrences/s wall, ${fmt(oneCpu).padStart(7)} per CPU-second  (median of ${runs} × ${baselineRows.toLocaleString("en")}, same database, same run)`);
+    say(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" / ")} on ${os.cpus().length} cores`,
+    );
+    say(
+      `batched backfill:      ${fmt(b).padStart(7)} occurrences/s wall, ${fmt(bCpu).padStart(7)} per CPU-second  (median of ${runs} × ${batch.toLocaleString("en")}; target ≥ 10,000/s)`,
+    );
+    say(
+      `one INSERT per row:    ${fmt(one).padStart(7)} occurrences/s wall, ${fmt(oneCpu).padStart(7)} per CPU-second  (median of ${runs} × ${baselineRows.toLocaleString("en")}, same database, same run)`,
+    );
     say(`batched / one-per-row: ×${(b / one).toFixed(1)} wall${bCpu && oneCpu ? `, ×${(bCpu / oneCpu).toFixed(1)} CPU` : ""}`);
     say(`batched runs, wall occurrences/s: ${batched.map((x) => Math.round(x.wall)).join(", ")}`);
     const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [s.id]);

@@ -24,15 +24,20 @@ export default async function dbCostBench(n = Number(process.argv[2] ?? 3000)): 
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await new Promise((r) => setTimeout(r, 3000));
-    const schedules = await Promise.all(Array.from({ length: 20 }, () => insertSchedule(pool, { handler: "demo.noop", overlapPolicy: "allow" })));
-    const commits = async () => Number((await pool.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit);
+    const schedules = await Promise.all(
+      Array.from({ length: 20 }, () => insertSchedule(pool, { handler: "demo.noop", overlapPolicy: "allow" })),
+    );
+    const commits = async () =>
+      Number((await pool.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit);
     await pool.query("SELECT pg_stat_statements_reset()");
     const c0 = await commits();
     const t0 = performance.now();
     const ids = (await Promise.all(schedules.map((s) => createRuns(pool, boss, s, Math.ceil(n / schedules.length))))).flat();
     await waitFor(
       "every run to succeed",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids])).rows[0].n === ids.length,
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids])).rows[0].n ===
+        ids.length,
       { timeoutMs: 600_000, intervalMs: 250 },
     );
     const seconds = (performance.now() - t0) / 1000;
@@ -42,8 +47,12 @@ export default async function dbCostBench(n = Number(process.argv[2] ?? 3000)): 
       `SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec, sum(total_plan_time)::float8 AS plan FROM pg_stat_statements WHERE ${db}`,
     );
     const t = totals[0];
-    say(`${ids.length} no-op runs on 2 workers × 8 threads in ${seconds.toFixed(1)} s: ${(ids.length / seconds).toFixed(0)} runs/s (load includes this bench's polling)`);
-    say(`per run: ${(t.calls / ids.length).toFixed(1)} statements, ${((c1 - c0) / ids.length).toFixed(1)} commits, execution ${ms(t.exec / ids.length)} ms, planning ${ms(t.plan / ids.length)} ms`);
+    say(
+      `${ids.length} no-op runs on 2 workers × 8 threads in ${seconds.toFixed(1)} s: ${(ids.length / seconds).toFixed(0)} runs/s (load includes this bench's polling)`,
+    );
+    say(
+      `per run: ${(t.calls / ids.length).toFixed(1)} statements, ${((c1 - c0) / ids.length).toFixed(1)} commits, execution ${ms(t.exec / ids.length)} ms, planning ${ms(t.plan / ids.length)} ms`,
+    );
     const { rows } = await pool.query(
       `SELECT calls, total_exec_time::float8 AS exec, total_plan_time::float8 AS plan, rows,
               left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q

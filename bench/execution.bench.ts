@@ -39,7 +39,9 @@ async function startWorkers(url: string, n: number, env: Record<string, string> 
  * are due, so creating them is not part of the measured window.
  */
 async function vigilThroughput(pool: pg.Pool, boss: PgBoss, n: number): Promise<number> {
-  const schedules = await Promise.all(Array.from({ length: 20 }, () => insertSchedule(pool, { handler: "demo.noop", overlapPolicy: "allow" })));
+  const schedules = await Promise.all(
+    Array.from({ length: 20 }, () => insertSchedule(pool, { handler: "demo.noop", overlapPolicy: "allow" })),
+  );
   const { rows: t } = await pool.query(`SELECT date_trunc('milliseconds', clock_timestamp() + interval '3 seconds') AS at`);
   const at: Date = t[0].at;
   const ids: string[] = [];
@@ -50,7 +52,9 @@ async function vigilThroughput(pool: pg.Pool, boss: PgBoss, n: number): Promise<
   // cost the database and this process more than a few per cent of the machine the runs compete for.
   await waitFor(
     "every no-op run to finish",
-    async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND finished_at IS NULL`, [schedules])).rows[0].n === 0,
+    async () =>
+      (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND finished_at IS NULL`, [schedules]))
+        .rows[0].n === 0,
     { timeoutMs: 600_000, intervalMs: 200 },
   );
   const { rows } = await pool.query(
@@ -67,23 +71,33 @@ async function vigilThroughput(pool: pg.Pool, boss: PgBoss, n: number): Promise<
 async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number): Promise<number> {
   await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 }).catch(() => undefined);
   const procs = Array.from({ length: WORKERS }, () =>
-    spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], { stdio: ["ignore", "pipe", "inherit"] }),
+    spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], {
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
   );
   try {
     await Promise.all(
-      procs.map((p) => new Promise<void>((res, rej) => {
-        p.stdout!.once("data", () => res());
-        p.once("exit", (code) => rej(new Error(`a raw pg-boss worker exited (${code}) before it was ready`)));
-      })),
+      procs.map(
+        (p) =>
+          new Promise<void>((res, rej) => {
+            p.stdout!.once("data", () => res());
+            p.once("exit", (code) => rej(new Error(`a raw pg-boss worker exited (${code}) before it was ready`)));
+          }),
+      ),
     );
     const { rows: t } = await pool.query(`SELECT clock_timestamp() + interval '2 seconds' AS at`);
     const startAfter: Date = t[0].at;
     for (let i = 0; i < n; i += 500) {
-      await boss.insert(RAW_QUEUE, Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter })));
+      await boss.insert(
+        RAW_QUEUE,
+        Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter })),
+      );
     }
     await waitFor(
       "every raw job to complete",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n === 0,
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n ===
+        0,
       { timeoutMs: 600_000, intervalMs: 200 },
     );
     const { rows } = await pool.query(
@@ -107,13 +121,23 @@ async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number
  */
 async function rawWorker(url: string): Promise<void> {
   const boss = new PgBoss({
-    connectionString: url, max: 4, schedule: false, migrate: false,
+    connectionString: url,
+    max: 4,
+    schedule: false,
+    migrate: false,
     // Queue statistics (the ready count burst mode reads) are kept by supervision: refreshed every second.
-    supervise: true, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, queueCacheIntervalSeconds: 1,
+    supervise: true,
+    superviseIntervalSeconds: 1,
+    monitorIntervalSeconds: 1,
+    queueCacheIntervalSeconds: 1,
   });
   boss.on("error", () => undefined);
   await boss.start();
-  await boss.work(RAW_QUEUE, { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 }, async () => undefined);
+  await boss.work(
+    RAW_QUEUE,
+    { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
+    async () => undefined,
+  );
   process.stdout.write("ready\n");
   process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
 }
@@ -127,7 +151,11 @@ async function cancelLatencies(pool: pg.Pool, boss: PgBoss, reps: number): Promi
       const lat: number[] = [];
       for (let i = 0; i < reps; i++) {
         const [id] = await createRuns(pool, boss, s, 1);
-        await waitFor("the run to start", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running", { timeoutMs: 60_000 });
+        await waitFor(
+          "the run to start",
+          async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running",
+          { timeoutMs: 60_000 },
+        );
         await cancelRun(id!, systemActor("bench"), "cancel-to-dead bench");
         const killed = await waitFor(
           "the thread to be killed",
@@ -142,7 +170,10 @@ async function cancelLatencies(pool: pg.Pool, boss: PgBoss, reps: number): Promi
           { timeoutMs: 60_000 },
         );
         lat.push(killed.ms);
-        await waitFor("the run to end cancelled", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "cancelled");
+        await waitFor(
+          "the run to end cancelled",
+          async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "cancelled",
+        );
       }
       const target = grace === 0 ? 1000 : grace * 1000 + 1000;
       say(
@@ -159,7 +190,8 @@ async function zombieDetection(url: string, pool: pg.Pool, boss: PgBoss, kills: 
   const fillers = await createRuns(pool, boss, s, 4);
   await waitFor(
     "the long-lived worker to be full",
-    async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [fillers])).rows[0].n === 4,
+    async () =>
+      (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [fillers])).rows[0].n === 4,
     { timeoutMs: 60_000 },
   );
   const times: number[] = [];
@@ -168,7 +200,11 @@ async function zombieDetection(url: string, pool: pg.Pool, boss: PgBoss, kills: 
     const victimId = await victim!.workerId();
     // Only the victim may take it: the run is created once the victim is the only worker with free threads.
     const [id] = await createRuns(pool, boss, s, 1);
-    await waitFor("the hang to start", async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running", { timeoutMs: 60_000 });
+    await waitFor(
+      "the hang to start",
+      async () => (await pool.query(`SELECT state FROM runs WHERE id = $1`, [id])).rows[0].state === "running",
+      { timeoutMs: 60_000 },
+    );
     const owner = (await pool.query(`SELECT worker_id FROM runs WHERE id = $1`, [id])).rows[0].worker_id;
     const killedAt: Date = (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
     await victim!.kill();
@@ -202,7 +238,12 @@ export default async function executionBench(
   const boss = await startTestBoss(url);
   let workers: TestWorker[] = [];
   try {
-    say(`machine: ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    say(
+      `machine: ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os"))
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
     // 1. Throughput, alternating Vigil and raw pg-boss rounds (which goes first alternates too) so both see the
     // same conditions. Each phase starts from the same database state: the previous phase's pg-boss jobs are
     // deleted and the tables both use vacuumed, so neither inherits the other's dead rows.
@@ -224,12 +265,16 @@ export default async function executionBench(
         await reset();
         await phase();
       }
-      say(`round ${r + 1}: Vigil ${Math.round(vigil[r]!)} runs/s, raw pg-boss ${Math.round(raw[r]!)} jobs/s (×${(vigil[r]! / raw[r]!).toFixed(2)})`);
+      say(
+        `round ${r + 1}: Vigil ${Math.round(vigil[r]!)} runs/s, raw pg-boss ${Math.round(raw[r]!)} jobs/s (×${(vigil[r]! / raw[r]!).toFixed(2)})`,
+      );
     }
     const v = median(vigil);
     const b = median(raw);
     say(`full-path no-op runs:  ${Math.round(v)} runs/s (median of ${rounds} × ${runs}, ${WORKERS} workers × ${CONCURRENCY} threads)`);
-    say(`raw pg-boss send+work: ${Math.round(b)} jobs/s (median of ${rounds} × ${runs}, ${WORKERS} processes × localConcurrency ${CONCURRENCY}, batchSize 1)`);
+    say(
+      `raw pg-boss send+work: ${Math.round(b)} jobs/s (median of ${rounds} × ${runs}, ${WORKERS} processes × localConcurrency ${CONCURRENCY}, batchSize 1)`,
+    );
     say(`median of the rounds' ratios: ×${median(vigil.map((x, i) => x / raw[i]!)).toFixed(2)}`);
     say(`Vigil / raw pg-boss:   ×${(v / b).toFixed(2)} (target ≥ 1.0)`);
 

@@ -19,7 +19,6 @@ import { runBenchWhenMain } from "./lib/main";
 const say = (line: string) => process.stdout.write(`[lateness.bench] ${line}\n`);
 const RAW_QUEUE = "bench-raw-lateness";
 
-
 async function dbNowMs(pool: pg.Pool): Promise<number> {
   return (await pool.query(`SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms`)).rows[0].ms;
 }
@@ -30,7 +29,6 @@ async function sleepUntilDb(pool: pg.Pool, atMs: number): Promise<void> {
     await new Promise((r) => setTimeout(r, Math.min(left, 5000)));
   }
 }
-
 
 async function createSchedules(url: string, n: number, trigger: (i: number) => unknown, prefix: string): Promise<void> {
   const { createSchedule } = await import("../core/schedules/create-schedule");
@@ -88,7 +86,9 @@ async function steady(adminUrl: string, n: number, windowS: number, workerCount:
     say(`  of which fetched → started (claim): ${summary(parts.rows.map((r) => r.claim_ms))}`);
     if (process.env.BENCH_LATENESS_DETAIL) {
       for (const r of parts.rows.filter((r) => r.ms > 100).sort((a, b) => a.at_ms - b.at_ms)) {
-        say(`    late: +${(r.at_ms / 1000).toFixed(3)} s ${r.ms.toFixed(0)} ms (fetch ${r.fetch_ms.toFixed(0)}, claim ${r.claim_ms.toFixed(0)}) worker ${String(r.worker_id).slice(0, 8)}`);
+        say(
+          `    late: +${(r.at_ms / 1000).toFixed(3)} s ${r.ms.toFixed(0)} ms (fetch ${r.fetch_ms.toFixed(0)}, claim ${r.claim_ms.toFixed(0)}) worker ${String(r.worker_id).slice(0, 8)}`,
+        );
       }
     }
     say(`steady, ${n} schedules × 1/min (${(n / 60).toFixed(1)} fires/s), ${workerCount} workers, ${windowS} s window:`);
@@ -112,7 +112,9 @@ async function rawBaseline(adminUrl: string, n: number, seconds: number, workerC
   await boss.start();
   await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 });
   const procs = Array.from({ length: workerCount }, () =>
-    spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], { stdio: ["ignore", "pipe", "inherit"] }),
+    spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--raw-worker", url], {
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
   );
   try {
     await Promise.all(procs.map((p) => new Promise<void>((res) => p.stdout!.once("data", () => res()))));
@@ -163,7 +165,9 @@ async function burst(adminUrl: string, n: number, workerCount: number): Promise<
       async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE started_at IS NOT NULL`)).rows[0].n >= n,
       { timeoutMs: 120_000, intervalMs: 200 },
     ).catch(() => undefined);
-    const { rows } = await pool.query(`SELECT extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms FROM runs WHERE started_at IS NOT NULL`);
+    const { rows } = await pool.query(
+      `SELECT extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms FROM runs WHERE started_at IS NOT NULL`,
+    );
     const lat = rows.map((r) => r.ms as number);
     say(`burst, ${n} one-off schedules due at the same second, ${workerCount} workers:`);
     say(`  started ${lat.length} of ${n}; last started ${Math.max(...lat).toFixed(0)} ms after the due second; lateness ${summary(lat)}`);
@@ -180,11 +184,18 @@ export default async function latenessBench(
 ): Promise<void> {
   const server = await startTestPostgres({ durable: true });
   try {
-    say(`machine: ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    say(
+      `machine: ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
     const vigil = await steady(server.adminUrl, schedules, windowS, workerCount);
     if (process.env.BENCH_ONLY_STEADY) return;
     const raw = await rawBaseline(server.adminUrl, schedules, 30, workerCount);
-    say(`  raw pg-boss p50 / Vigil p50: ×${(percentile(raw, 50) / Math.max(1, percentile(vigil, 50))).toFixed(1)} (how many times later pg-boss's own polling starts)`);
+    say(
+      `  raw pg-boss p50 / Vigil p50: ×${(percentile(raw, 50) / Math.max(1, percentile(vigil, 50))).toFixed(1)} (how many times later pg-boss's own polling starts)`,
+    );
     await burst(server.adminUrl, schedules, workerCount);
   } finally {
     await server.stop();

@@ -9,8 +9,10 @@ import { runBenchWhenMain } from "./lib/main";
 
 const RUNS = 7;
 
-
-export default async function observabilityBench(schedules = Number(process.argv[2] ?? 1000), hours = Number(process.argv[3] ?? 24)): Promise<void> {
+export default async function observabilityBench(
+  schedules = Number(process.argv[2] ?? 1000),
+  hours = Number(process.argv[3] ?? 24),
+): Promise<void> {
   const say = (line: string) => process.stdout.write(`[observability.bench] ${line}\n`);
   const server = await startTestPostgres({ durable: true });
   const url = await cloneTemplate(server.adminUrl, "bench_observability");
@@ -22,7 +24,9 @@ export default async function observabilityBench(schedules = Number(process.argv
   await client.connect();
   try {
     const runsPerSchedule = hours * 60;
-    say(`${schedules} schedules × ${runsPerSchedule} runs (one a minute for ${hours} h) = ${(schedules * runsPerSchedule).toLocaleString("en")} runs`);
+    say(
+      `${schedules} schedules × ${runsPerSchedule} runs (one a minute for ${hours} h) = ${(schedules * runsPerSchedule).toLocaleString("en")} runs`,
+    );
     let t0 = performance.now();
     await client.query(
       `INSERT INTO schedules (name, handler, trigger, lateness_max_ms, lateness_p95_slo_ms, completion_deadline_seconds, expect_records_min, failure_alert_threshold)
@@ -57,13 +61,17 @@ export default async function observabilityBench(schedules = Number(process.argv
     const pool = getPool();
     t0 = performance.now();
     const first = await evaluateAlerts(pool, opts);
-    say(`first evaluation (opens the alerts): ${Math.round(performance.now() - t0)} ms, ${first.opened.length} opened, ${first.resolved.length} resolved`);
+    say(
+      `first evaluation (opens the alerts): ${Math.round(performance.now() - t0)} ms, ${first.opened.length} opened, ${first.resolved.length} resolved`,
+    );
     const evals: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const r = await evaluateAlerts(pool, opts);
       evals.push(r.durationMs);
     }
-    say(`steady alert evaluation pass: median ${Math.round(median(evals))} ms (min ${Math.round(Math.min(...evals))}, max ${Math.round(Math.max(...evals))})`);
+    say(
+      `steady alert evaluation pass: median ${Math.round(median(evals))} ms (min ${Math.round(Math.min(...evals))}, max ${Math.round(Math.max(...evals))})`,
+    );
 
     for (const windowSeconds of [3600, 86400]) {
       const collect: number[] = [];

@@ -19,7 +19,11 @@ import { startWarmWorkers } from "./lib/workers";
 import { runBenchWhenMain } from "./lib/main";
 
 const say = (line: string) => process.stdout.write(`[shell.bench] ${line}\n`);
-const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 const fmt = (xs: number[]) => `median ${median(xs).toFixed(2)} ms, p95 ${percentile(xs, 95).toFixed(2)} ms`;
 
 interface RunCost {
@@ -32,7 +36,8 @@ async function runCosts(pool: pg.Pool, boss: PgBoss, scheduleId: string, n: numb
   const ids = await createRuns(pool, boss, scheduleId, n);
   await waitFor(
     `${n} runs to finish`,
-    async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND finished_at IS NULL`, [ids])).rows[0].n === 0,
+    async () =>
+      (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND finished_at IS NULL`, [ids])).rows[0].n === 0,
     { timeoutMs: 600_000, intervalMs: 100 },
   );
   const { rows } = await pool.query(
@@ -89,15 +94,23 @@ export default async function shellBench(perRound = Number(process.argv[2] ?? 10
       o.handlerMs.push(...or.handlerMs);
       o.recordedMs.push(...or.recordedMs);
       bare.push(...br);
-      say(`round ${r + 1}: shell.command handler ${median(sr.handlerMs).toFixed(2)} ms, demo.noop ${median(or.handlerMs).toFixed(2)} ms, bare spawn ${median(br).toFixed(2)} ms (medians; load ${load()})`);
+      say(
+        `round ${r + 1}: shell.command handler ${median(sr.handlerMs).toFixed(2)} ms, demo.noop ${median(or.handlerMs).toFixed(2)} ms, bare spawn ${median(br).toFixed(2)} ms (medians; load ${load()})`,
+      );
     }
     const n = rounds * perRound;
     say(`bare spawn /bin/true (this process):   ${fmt(bare)} (n=${n})`);
-    say(`shell.command, handler time:          ${fmt(s.handlerMs)} → ×${(median(s.handlerMs) / median(bare)).toFixed(1)} of a bare spawn (median)`);
-    say(`shell.command, started → recorded:    ${fmt(s.recordedMs)} → ×${(median(s.recordedMs) / median(bare)).toFixed(1)} of a bare spawn (median)`);
+    say(
+      `shell.command, handler time:          ${fmt(s.handlerMs)} → ×${(median(s.handlerMs) / median(bare)).toFixed(1)} of a bare spawn (median)`,
+    );
+    say(
+      `shell.command, started → recorded:    ${fmt(s.recordedMs)} → ×${(median(s.recordedMs) / median(bare)).toFixed(1)} of a bare spawn (median)`,
+    );
     say(`demo.noop,     handler time:          ${fmt(o.handlerMs)}`);
     say(`demo.noop,     started → recorded:    ${fmt(o.recordedMs)}`);
-    say(`shell.command − demo.noop (medians):  handler ${(median(s.handlerMs) - median(o.handlerMs)).toFixed(2)} ms, started → recorded ${(median(s.recordedMs) - median(o.recordedMs)).toFixed(2)} ms`);
+    say(
+      `shell.command − demo.noop (medians):  handler ${(median(s.handlerMs) - median(o.handlerMs)).toFixed(2)} ms, started → recorded ${(median(s.recordedMs) - median(o.recordedMs)).toFixed(2)} ms`,
+    );
     say(`load at the end: ${load()}`);
   } finally {
     await Promise.all(workers.map((w) => w.stop()));

@@ -26,7 +26,10 @@ const int = (def: number) =>
 function secretKeys(max: number) {
   return (v: string | undefined, ctx: z.RefinementCtx): Buffer[] | undefined => {
     if (v === undefined) return undefined;
-    const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+    const parts = v
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
     if (parts.length > max) {
       ctx.addIssue({ code: "custom", message: "must be one key" });
       return z.NEVER;
@@ -34,7 +37,10 @@ function secretKeys(max: number) {
     const keys = parts.map((p) => Buffer.from(p, "base64"));
     const bad = keys.findIndex((k, i) => k.length !== 32 || !/^[A-Za-z0-9+/=_-]+$/.test(parts[i]!));
     if (bad >= 0) {
-      ctx.addIssue({ code: "custom", message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${keys[bad]!.length} bytes` });
+      ctx.addIssue({
+        code: "custom",
+        message: `must be 32 bytes in base64 (44 characters; e.g. \`openssl rand -base64 32\`), got ${keys[bad]!.length} bytes`,
+      });
       return z.NEVER;
     }
     return keys;
@@ -66,7 +72,10 @@ export const envSchema = z.object({
   VIGIL_METRICS_WINDOW_SECONDS: int(3600),
   // Alerts: evaluated by every worker; webhooks go to a schedule's webhook_url and/or this global URL.
   VIGIL_ALERT_EVAL_MS: int(2000),
-  VIGIL_ALERT_WEBHOOK_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional()),
+  VIGIL_ALERT_WEBHOOK_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  ),
   // Body of the global webhook: Vigil's JSON, or "slack" (a `text` message chat tools accept).
   VIGIL_ALERT_WEBHOOK_FORMAT: z.enum(["vigil", "slack"], { error: 'must be "vigil" or "slack"' }).default("vigil"),
   VIGIL_ALERT_WEBHOOK_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
@@ -94,10 +103,14 @@ export const envSchema = z.object({
   VIGIL_TOKEN_TTL_DAYS: int(90),
   VIGIL_TOKEN_MAX_TTL_DAYS: int(365),
   // The key secrets are encrypted with (AES-256-GCM): 32 random bytes, base64. Optional until a secret is set or resolved.
-  VIGIL_SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(1))).transform((keys) => keys?.[0]),
+  VIGIL_SECRET_KEY: z
+    .preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(1)))
+    .transform((keys) => keys?.[0]),
   // Keys values may still be encrypted with during a rotation (comma-separated): workers read with them and
   // re-encrypt under VIGIL_SECRET_KEY when they start.
-  VIGIL_SECRET_KEY_PREVIOUS: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(Infinity))).transform((keys) => keys ?? []),
+  VIGIL_SECRET_KEY_PREVIOUS: z
+    .preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(Infinity)))
+    .transform((keys) => keys ?? []),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),

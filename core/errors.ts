@@ -44,7 +44,10 @@ export class ConflictError extends DomainError {
   }
 }
 export class TooManyRequestsError extends DomainError {
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(429, "rate_limited", message);
   }
 }

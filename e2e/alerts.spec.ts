@@ -26,7 +26,9 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   expect(trig.status(), await trig.text()).toBe(200);
   const { runId } = await trig.json();
   // The cause: the run ends hollow (succeeded with 0 records where at least 1 was expected).
-  await expect.poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 }).toBe("hollow");
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
+    .toBe("hollow");
   const started = performance.now();
   // Within seconds the header names the newest alert: this schedule's hollow success.
   await expect(badge).toHaveAttribute("title", new RegExp(`${name}: .*hollow success`), { timeout: 10_000 });
@@ -61,7 +63,13 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   const alertId = (await (await page.request.get(`/api/alerts?scheduleId=${schedule.id}`)).json()).alerts[0].id as string;
   const audit = await (await page.request.get(`/api/audit?action=alert.acknowledge&target=alert:${alertId}`)).json();
   expect(audit.events).toHaveLength(1);
-  expect(audit.events[0]).toMatchObject({ actor: "admin@vigil.test", action: "alert.acknowledge", targetType: "alert", targetId: alertId, reason: "checking the upstream export, e2e" });
+  expect(audit.events[0]).toMatchObject({
+    actor: "admin@vigil.test",
+    action: "alert.acknowledge",
+    targetType: "alert",
+    targetId: alertId,
+    reason: "checking the upstream export, e2e",
+  });
   await row.getByRole("link", { name: "audit trail" }).click();
   await expect(page).toHaveURL(new RegExp(`/audit\\?target=alert(%3A|:)${alertId}$`));
   await expect(page.getByTestId("audit-row").filter({ hasText: "alert.acknowledge" })).toHaveCount(1);

@@ -12,7 +12,10 @@ async function signInElsewhere(baseURL: string, email: string, password: string,
     body: JSON.stringify({ email, password }),
   });
   expect(res.status, await res.clone().text()).toBe(200);
-  return res.headers.getSetCookie().find((c) => c.startsWith("vigil_session="))!.split(";")[0]!;
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("vigil_session="))!
+    .split(";")[0]!;
 }
 
 test("the Admin page shows token use and expiry, and lists and ends sessions", async ({ page, baseURL }) => {

@@ -57,7 +57,8 @@ async function waitForReady(url: string, timeoutMs: number): Promise<void> {
     } catch {
       // not listening yet
     }
-    if (performance.now() > deadline) throw new Error(`The console at ${url} did not become ready (database, migrations, worker) in ${timeoutMs} ms`);
+    if (performance.now() > deadline)
+      throw new Error(`The console at ${url} did not become ready (database, migrations, worker) in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -88,9 +89,19 @@ export default async function globalSetup() {
   };
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [
-    launch("console", ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)], { ...env, VIGIL_PROCESS: "console" }, { quiet: true, sink: logFile }),
+    launch(
+      "console",
+      ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)],
+      { ...env, VIGIL_PROCESS: "console" },
+      { quiet: true, sink: logFile },
+    ),
     // The worker also loads the repository's example handlers the way a user's folder is loaded.
-    launch("worker", ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: "worker", VIGIL_HANDLERS: "examples/handlers" }, { quiet: true, sink: logFile, exitWithParent: true }),
+    launch(
+      "worker",
+      ["--import", "tsx", "worker/main.ts"],
+      { ...env, VIGIL_PROCESS: "worker", VIGIL_HANDLERS: "examples/handlers" },
+      { quiet: true, sink: logFile, exitWithParent: true },
+    ),
   ];
   process.env.VIGIL_E2E_BASE_URL = baseURL;
   process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;

@@ -14,12 +14,20 @@ async function createViaApi(page: Page, body: Record<string, unknown>): Promise<
   return (await res.json()).schedule;
 }
 
-test("trigger now with a reason and a payload override, then re-run the hollow occurrence: its posting does not repeat", async ({ page }) => {
+test("trigger now with a reason and a payload override, then re-run the hollow occurrence: its posting does not repeat", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const a = unique("e2e-from");
   const b = unique("e2e-to");
   // ledger.post reports 1 record; expecting 2 makes each run hollow after its posting was made.
-  const s = await createViaApi(page, { name: unique("e2e-rerun"), handler: "ledger.post", payload: { from: a, to: b, amount: 5 }, trigger: YEARLY, expectRecordsMin: 2 });
+  const s = await createViaApi(page, {
+    name: unique("e2e-rerun"),
+    handler: "ledger.post",
+    payload: { from: a, to: b, amount: 5 },
+    trigger: YEARLY,
+    expectRecordsMin: 2,
+  });
 
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("trigger-now").click();
@@ -55,7 +63,9 @@ test("trigger now with a reason and a payload override, then re-run the hollow o
   await page.getByTestId("rerun-run").click();
   const rerun = page.getByTestId("rerun-dialog");
   await expect(rerun.getByTestId("rerun-attempt")).toHaveText("attempt 2");
-  await expect(rerun.getByTestId("rerun-once-effects")).toContainText("1 ctx.once effect(s) already recorded for this occurrence: those effects will not repeat");
+  await expect(rerun.getByTestId("rerun-once-effects")).toContainText(
+    "1 ctx.once effect(s) already recorded for this occurrence: those effects will not repeat",
+  );
   await page.getByTestId("confirm-rerun").click();
   await expect(rerun).toContainText("Say why");
   await rerun.getByLabel("Reason").fill("check the report picks it up");
@@ -94,7 +104,9 @@ test("a succeeded run cannot be re-run; it offers 'run again as a new occurrence
   const s = await createViaApi(page, { name: unique("e2e-again"), handler: "demo.noop", trigger: YEARLY });
   const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { headers: sameOrigin(), data: { reason: "e2e" } });
   const { runId } = await trig.json();
-  await expect.poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 }).toBe("succeeded");
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
+    .toBe("succeeded");
   const refused = await page.request.post(`/api/runs/${runId}/rerun`, { headers: sameOrigin(), data: { reason: "by accident" } });
   expect(refused.status()).toBe(409);
   expect((await refused.json()).error.code).toBe("run_succeeded");
@@ -114,10 +126,22 @@ test("a succeeded run cannot be re-run; it offers 'run again as a new occurrence
   await expect(page.getByTestId("idempotency-key")).not.toHaveText(new RegExp(runId));
 });
 
-test("bulk actions on the filtered runs list: cancel a schedule's active runs, re-run a range's failed runs, each with a dry-run count", async ({ page }) => {
+test("bulk actions on the filtered runs list: cancel a schedule's active runs, re-run a range's failed runs, each with a dry-run count", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
-  const hang = await createViaApi(page, { name: unique("e2e-bulk-hang"), handler: "demo.hang", trigger: YEARLY, overlapPolicy: "allow", timeoutSeconds: 600, graceSeconds: 2 });
-  for (let i = 0; i < 2; i++) expect((await page.request.post(`/api/schedules/${hang.id}/trigger`, { headers: sameOrigin(), data: { reason: `e2e ${i}` } })).status()).toBe(200);
+  const hang = await createViaApi(page, {
+    name: unique("e2e-bulk-hang"),
+    handler: "demo.hang",
+    trigger: YEARLY,
+    overlapPolicy: "allow",
+    timeoutSeconds: 600,
+    graceSeconds: 2,
+  });
+  for (let i = 0; i < 2; i++)
+    expect(
+      (await page.request.post(`/api/schedules/${hang.id}/trigger`, { headers: sameOrigin(), data: { reason: `e2e ${i}` } })).status(),
+    ).toBe(200);
   await page.goto(`/runs?scheduleId=${hang.id}`);
   const rows = page.getByTestId("run-row");
   await expect(rows).toHaveCount(2);
@@ -131,9 +155,18 @@ test("bulk actions on the filtered runs list: cancel a schedule's active runs, r
   await page.getByTestId("bulk-done").click();
   await expect(page.locator('[data-testid="run-row"][data-state="cancelled"]')).toHaveCount(2, { timeout: 30_000 });
 
-  const flaky = await createViaApi(page, { name: unique("e2e-bulk-fail"), handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY, overlapPolicy: "allow" });
+  const flaky = await createViaApi(page, {
+    name: unique("e2e-bulk-fail"),
+    handler: "demo.flaky",
+    payload: { p: 1 },
+    trigger: YEARLY,
+    overlapPolicy: "allow",
+  });
   const from = new Date(Date.now() - 60_000).toISOString();
-  for (let i = 0; i < 3; i++) expect((await page.request.post(`/api/schedules/${flaky.id}/trigger`, { headers: sameOrigin(), data: { reason: `e2e ${i}` } })).status()).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect(
+      (await page.request.post(`/api/schedules/${flaky.id}/trigger`, { headers: sameOrigin(), data: { reason: `e2e ${i}` } })).status(),
+    ).toBe(200);
   const to = new Date(Date.now() + 60_000).toISOString();
   await page.goto(`/runs?scheduleId=${flaky.id}&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
   await expect(page.locator('[data-testid="run-row"][data-state="failed"]')).toHaveCount(3, { timeout: 30_000 });

@@ -17,7 +17,10 @@ test("a rotating X-Forwarded-For does not get past the per-address sign-in limit
       });
       statuses.push(res.status);
     }
-    expect(statuses.slice(0, 20).every((s) => s === 401), statuses.join(",")).toBe(true);
+    expect(
+      statuses.slice(0, 20).every((s) => s === 401),
+      statuses.join(","),
+    ).toBe(true);
     expect(statuses[20]).toBe(429);
     const { rows } = await db.query(`SELECT DISTINCT ip FROM login_attempts WHERE email LIKE 'rotate-%@e2e.test'`);
     expect(rows.map((r) => r.ip)).not.toContain("198.51.100.1");
@@ -37,7 +40,10 @@ test("a signed-in change without an Origin is refused with JSON; with one it goe
     data: { trigger: { kind: "interval", everySeconds: 60 } },
   });
   expect(spoofed.status()).toBe(403);
-  const ok = await page.request.post("/api/schedules/preview", { headers: sameOrigin(), data: { trigger: { kind: "interval", everySeconds: 60 } } });
+  const ok = await page.request.post("/api/schedules/preview", {
+    headers: sameOrigin(),
+    data: { trigger: { kind: "interval", everySeconds: 60 } },
+  });
   expect(ok.status()).toBe(200);
 });
 

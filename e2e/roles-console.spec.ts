@@ -10,7 +10,24 @@ const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
 const PASSWORD = "roles-console-password-123";
 
 /** Every control that changes something, by its test id; each answers 403 to a viewer. */
-const OPERATOR_CONTROLS = ["new-schedule", "edit-schedule", "pause-schedule", "resume-schedule", "trigger-now", "backfill-schedule", "delete-schedule", "cancel-run", "rerun-run", "run-again-new", "bulk-actions", "bulk-cancel", "bulk-rerun", "acknowledge-alert", "silence-alerts", "end-silence"];
+const OPERATOR_CONTROLS = [
+  "new-schedule",
+  "edit-schedule",
+  "pause-schedule",
+  "resume-schedule",
+  "trigger-now",
+  "backfill-schedule",
+  "delete-schedule",
+  "cancel-run",
+  "rerun-run",
+  "run-again-new",
+  "bulk-actions",
+  "bulk-cancel",
+  "bulk-rerun",
+  "acknowledge-alert",
+  "silence-alerts",
+  "end-silence",
+];
 
 interface Fixture {
   schedule: { id: string; name: string };
@@ -41,7 +58,10 @@ test.beforeAll(async ({ browser, baseURL }) => {
   test.setTimeout(120_000);
   const admin = await adminPage(browser, baseURL!);
   for (const role of ["viewer", "operator"] as const) {
-    const made = await admin.request.post("/api/users", { headers: sameOrigin(), data: { email: `e2e-${role}-${suffix}@vigil.test`, password: PASSWORD, role } });
+    const made = await admin.request.post("/api/users", {
+      headers: sameOrigin(),
+      data: { email: `e2e-${role}-${suffix}@vigil.test`, password: PASSWORD, role },
+    });
     expect(made.status(), await made.text()).toBe(200);
   }
   // A schedule whose run ends hollow (re-runnable, and it opens an alert to acknowledge) ...
@@ -53,8 +73,18 @@ test.beforeAll(async ({ browser, baseURL }) => {
   const schedule = (await created.json()).schedule as Fixture["schedule"];
   const trig = await admin.request.post(`/api/schedules/${schedule.id}/trigger`, { headers: sameOrigin(), data: { reason: "e2e roles" } });
   const hollowRunId = (await trig.json()).runId as string;
-  await expect.poll(async () => (await (await admin.request.get(`/api/runs/${hollowRunId}`)).json()).run.state, { timeout: 30_000 }).toBe("hollow");
-  await expect.poll(async () => (await (await admin.request.get(`/api/alerts?scheduleId=${schedule.id}`)).json()).alerts.filter((a: { acknowledgedAt: string | null }) => !a.acknowledgedAt).length, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => (await (await admin.request.get(`/api/runs/${hollowRunId}`)).json()).run.state, { timeout: 30_000 })
+    .toBe("hollow");
+  await expect
+    .poll(
+      async () =>
+        (await (await admin.request.get(`/api/alerts?scheduleId=${schedule.id}`)).json()).alerts.filter(
+          (a: { acknowledgedAt: string | null }) => !a.acknowledgedAt,
+        ).length,
+      { timeout: 30_000 },
+    )
+    .toBeGreaterThan(0);
   // ... and a run that keeps running (cancellable).
   const hang = await admin.request.post("/api/schedules", {
     headers: sameOrigin(),
@@ -64,7 +94,9 @@ test.beforeAll(async ({ browser, baseURL }) => {
   const hangId = (await hang.json()).schedule.id as string;
   const hangTrig = await admin.request.post(`/api/schedules/${hangId}/trigger`, { headers: sameOrigin(), data: { reason: "e2e roles" } });
   const hangingRunId = (await hangTrig.json()).runId as string;
-  await expect.poll(async () => (await (await admin.request.get(`/api/runs/${hangingRunId}`)).json()).run.state, { timeout: 30_000 }).toBe("running");
+  await expect
+    .poll(async () => (await (await admin.request.get(`/api/runs/${hangingRunId}`)).json()).run.state, { timeout: 30_000 })
+    .toBe("running");
   fx = { schedule, hollowRunId, hangingRunId };
   await admin.close();
 });
@@ -117,7 +149,10 @@ test("a viewer walks the console and is offered no control the API would refuse"
   await expect(page.getByLabel("Initial password")).toHaveCount(0);
 
   // Typing the address of a form a viewer cannot save explains why instead of failing on save.
-  for (const [url, what] of [["/schedules/new", "create schedules"], [`/schedules/${fx.schedule.id}/edit`, "edit schedules"]] as const) {
+  for (const [url, what] of [
+    ["/schedules/new", "create schedules"],
+    [`/schedules/${fx.schedule.id}/edit`, "edit schedules"],
+  ] as const) {
     await page.goto(url);
     await expect(page.getByTestId("needs-role")).toContainText(`You need the operator role to ${what}`);
     await expect(page.locator("form")).toHaveCount(0);
@@ -135,7 +170,8 @@ test("an operator sees the operator controls and none of the admin ones", async 
   await expect(page.getByTestId("user-menu").getByRole("link", { name: "Admin" })).toHaveCount(0);
 
   await page.goto(`/schedules/${fx.schedule.id}`);
-  for (const id of ["edit-schedule", "pause-schedule", "trigger-now", "backfill-schedule", "delete-schedule"]) await expect(page.getByTestId(id)).toBeVisible();
+  for (const id of ["edit-schedule", "pause-schedule", "trigger-now", "backfill-schedule", "delete-schedule"])
+    await expect(page.getByTestId(id)).toBeVisible();
   await expect(page.getByTestId("schedule-alerts").getByTestId("acknowledge-alert").first()).toBeVisible();
 
   // Silencing an alert kind for a while, and ending it early.

@@ -15,7 +15,13 @@ async function createViaApi(page: Page, body: Record<string, unknown>): Promise<
 
 test("a hanging run is cancelled from the runs list and its cancel stages show on the run page", async ({ page }) => {
   test.setTimeout(120_000);
-  const s = await createViaApi(page, { name: unique("e2e-hang"), handler: "demo.hang", trigger: YEARLY, timeoutSeconds: 600, graceSeconds: 2 });
+  const s = await createViaApi(page, {
+    name: unique("e2e-hang"),
+    handler: "demo.hang",
+    trigger: YEARLY,
+    timeoutSeconds: 600,
+    graceSeconds: 2,
+  });
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("trigger-now").click();
   await page.getByTestId("trigger-dialog").getByLabel("Reason").fill("e2e: hang it");
@@ -62,7 +68,12 @@ test("a hanging run is cancelled from the runs list and its cancel stages show o
 
 test("a finished run opens as one trace: timings, key, worker, events, attempts, payload and result", async ({ page }) => {
   test.setTimeout(120_000);
-  const s = await createViaApi(page, { name: unique("e2e-trace"), handler: "demo.sleep", payload: { ms: 300, records: 3 }, trigger: YEARLY });
+  const s = await createViaApi(page, {
+    name: unique("e2e-trace"),
+    handler: "demo.sleep",
+    payload: { ms: 300, records: 3 },
+    trigger: YEARLY,
+  });
   const trig = await page.request.post(`/api/schedules/${s.id}/trigger`, { data: { reason: "e2e" }, headers: sameOrigin() });
   const { runId } = await trig.json();
   await expect

@@ -14,7 +14,8 @@ async function startForm(page: Page, name: string): Promise<void> {
 
 async function deleteByName(page: Page, name: string): Promise<void> {
   const list = await (await page.request.get(`/api/schedules?q=${name}`)).json();
-  for (const s of list.schedules) expect((await page.request.delete(`/api/schedules/${s.id}`, { headers: sameOrigin() })).status()).toBe(200);
+  for (const s of list.schedules)
+    expect((await page.request.delete(`/api/schedules/${s.id}`, { headers: sameOrigin() })).status()).toBe(200);
 }
 
 test("a cron at 02:30 New York time is flagged where DST skips that hour, and follows the chosen gap policy", async ({ page }) => {

@@ -151,7 +151,11 @@ test("pause with a reason, then resume after seeing what the misfire policy will
 
 test("an edit made on a stale revision is refused with a reload option, and the other change survives", async ({ page }) => {
   test.setTimeout(120_000);
-  const s = await createViaApi(page, { name: unique("e2e-stale"), handler: "demo.noop", trigger: { kind: "interval", everySeconds: 3600 } });
+  const s = await createViaApi(page, {
+    name: unique("e2e-stale"),
+    handler: "demo.noop",
+    trigger: { kind: "interval", everySeconds: 3600 },
+  });
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("edit-schedule").click();
   await expect(page).toHaveURL(new RegExp(`/schedules/${s.id}/edit$`));
@@ -159,7 +163,10 @@ test("an edit made on a stale revision is refused with a reload option, and the 
   await page.getByLabel("Description").fill("my edit");
 
   // Someone else saves first.
-  const other = await page.request.patch(`/api/schedules/${s.id}`, { data: { revision: 1, description: "their edit" }, headers: sameOrigin() });
+  const other = await page.request.patch(`/api/schedules/${s.id}`, {
+    data: { revision: 1, description: "their edit" },
+    headers: sameOrigin(),
+  });
   expect(other.status(), await other.text()).toBe(200);
 
   await page.getByTestId("save-schedule").click();
@@ -182,14 +189,22 @@ test("editing only the description keeps an interval's API-set anchor and everyt
   // Fires at hh:mm:07.250 every minute: a grid only the anchor defines (the form shows no anchor input).
   const anchor = "2026-01-01T00:00:07.250Z";
   const s = await createViaApi(page, {
-    name: unique("e2e-anchor"), handler: "demo.noop", trigger: { kind: "interval", everySeconds: 60, anchor },
-    startingDeadlineSeconds: 45, latenessMaxMs: 5000,
+    name: unique("e2e-anchor"),
+    handler: "demo.noop",
+    trigger: { kind: "interval", everySeconds: 60, anchor },
+    startingDeadlineSeconds: 45,
+    latenessMaxMs: 5000,
   });
   const read = async () => (await (await page.request.get(`/api/schedules/${s.id}`)).json()).schedule;
   const before = await read();
   const future = () => new Date(Date.now() + 10 * 60_000).toISOString();
   const planned = async () =>
-    ((await (await page.request.get(`/api/runs?scheduleId=${s.id}&to=${future()}&limit=500`)).json()).runs as { plannedAt: string; state: string }[])
+    (
+      (await (await page.request.get(`/api/runs?scheduleId=${s.id}&to=${future()}&limit=500`)).json()).runs as {
+        plannedAt: string;
+        state: string;
+      }[]
+    )
       .filter((r) => r.state !== "cancelled")
       .map((r) => r.plannedAt);
   await expect.poll(async () => (await planned()).length, { timeout: 30_000 }).toBeGreaterThan(0);
@@ -220,7 +235,11 @@ test("editing only the description keeps an interval's API-set anchor and everyt
 
 test("backfill a past range after previewing its count, then delete the schedule after confirming", async ({ page }) => {
   test.setTimeout(120_000);
-  const s = await createViaApi(page, { name: unique("e2e-backfill"), handler: "demo.noop", trigger: { kind: "cron", cron: "* * * * *", timezone: "UTC" } });
+  const s = await createViaApi(page, {
+    name: unique("e2e-backfill"),
+    handler: "demo.noop",
+    trigger: { kind: "cron", cron: "* * * * *", timezone: "UTC" },
+  });
   await page.goto(`/schedules/${s.id}`);
   await page.getByTestId("backfill-schedule").click();
   const dialog = page.getByTestId("backfill-dialog");

@@ -32,7 +32,10 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
   await expect(form.getByLabel("Value")).toHaveValue("");
   expect(await page.content()).not.toContain(PLANTED);
   // The URL carries a key too: the worker's own log line about the call is redacted.
-  const setUrl = await page.request.put(`/api/secrets/${URL_NAME}`, { headers: sameOrigin(), data: { value: `${receiver.url("/bank")}?key=${PLANTED}` } });
+  const setUrl = await page.request.put(`/api/secrets/${URL_NAME}`, {
+    headers: sameOrigin(),
+    data: { value: `${receiver.url("/bank")}?key=${PLANTED}` },
+  });
   expect(setUrl.status(), await setUrl.text()).toBe(200);
 
   const created = await page.request.post("/api/schedules", {
@@ -42,12 +45,20 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
       handler: "http.request",
       trigger: { kind: "once", at: "2099-01-01T00:00:00Z" },
       retryMaxAttempts: 1,
-      payload: { method: "POST", url: { $secret: URL_NAME }, headers: { Authorization: { $secret: TOKEN_NAME }, "X-Api-Key": LEGACY }, body: "{}" },
+      payload: {
+        method: "POST",
+        url: { $secret: URL_NAME },
+        headers: { Authorization: { $secret: TOKEN_NAME }, "X-Api-Key": LEGACY },
+        body: "{}",
+      },
     },
   });
   expect(created.status(), await created.text()).toBe(200);
   const scheduleId = (await created.json()).schedule.id as string;
-  const triggered = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { headers: sameOrigin(), data: { reason: "e2e secrets" } });
+  const triggered = await page.request.post(`/api/schedules/${scheduleId}/trigger`, {
+    headers: sameOrigin(),
+    data: { reason: "e2e secrets" },
+  });
   const runId = (await triggered.json()).runId as string;
   await expect
     .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })

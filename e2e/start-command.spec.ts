@@ -81,7 +81,11 @@ test("npm start brings up console and worker, Ctrl-C leaves nothing running, dat
   }
   // npm itself may exit on the signal before the launcher has finished its orderly stop.
   if (process.getuid?.() === 0) expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
-  await waitFor("no process left", () => processesMentioning(serverDataDir()).length === 0 && processesMentioning(`-p ${httpPort}`).length === 0, { timeoutMs: 30_000 });
+  await waitFor(
+    "no process left",
+    () => processesMentioning(serverDataDir()).length === 0 && processesMentioning(`-p ${httpPort}`).length === 0,
+    { timeoutMs: 30_000 },
+  );
   await waitFor("the launcher to report it stopped", () => output.join("").includes("[start] stopped"), { timeoutMs: 5_000 });
   expect(fs.existsSync(path.join(serverDataDir(), "postmaster.pid"))).toBe(false);
 

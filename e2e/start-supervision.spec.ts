@@ -25,7 +25,9 @@ interface RunRow {
   plannedAt: string;
 }
 
-test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 500) meanwhile and scheduling resumes", async ({ browser }) => {
+test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 500) meanwhile and scheduling resumes", async ({
+  browser,
+}) => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-supervise-"));
   const dataDir = path.join(parent, "pgdata");
   const pgPort = await freePort();
@@ -48,9 +50,11 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
   /** Where the server keeps the data: the data folder, or the folder npm start announced instead (as root). */
   const serverDataDir = () => /the database is kept in (\S+pgdata)/.exec(log())?.[1] ?? dataDir;
   // A launcher that exits fails the test at once instead of at the end of a wait.
-  const launcherExit = new Promise<never>((_r, reject) => child.on("exit", (code) => reject(new Error(`npm start exited (${code}):\n${log().slice(-3000)}`))));
+  const launcherExit = new Promise<never>((_r, reject) =>
+    child.on("exit", (code) => reject(new Error(`npm start exited (${code}):\n${log().slice(-3000)}`))),
+  );
   launcherExit.catch(() => undefined);
-  const until = <T,>(...args: Parameters<typeof waitFor<T>>) => Promise.race([waitFor<T>(...args), launcherExit]);
+  const until = <T>(...args: Parameters<typeof waitFor<T>>) => Promise.race([waitFor<T>(...args), launcherExit]);
   const health = async (): Promise<Health | null> => {
     try {
       return (await (await fetch(`${base}/api/health`)).json()) as Health;
@@ -65,27 +69,50 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
   try {
     await until("console and worker up", async () => (await health())?.ready === true, { timeoutMs: 180_000, intervalMs: 500 });
 
-    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify(ADMIN),
+    });
     expect(login.status, await login.clone().text()).toBe(200);
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith("vigil_session="))!.split(";")[0]!;
-    const api = (p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { ...init, headers: { cookie, origin: base, "content-type": "application/json", ...init.headers } });
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("vigil_session="))!
+      .split(";")[0]!;
+    const api = (p: string, init: RequestInit = {}) =>
+      fetch(`${base}${p}`, { ...init, headers: { cookie, origin: base, "content-type": "application/json", ...init.headers } });
 
     const created = await api("/api/schedules", {
       method: "POST",
-      body: JSON.stringify({ name: "every-two-seconds", handler: "demo.noop", payload: {}, trigger: { kind: "interval", everySeconds: 2 } }),
+      body: JSON.stringify({
+        name: "every-two-seconds",
+        handler: "demo.noop",
+        payload: {},
+        trigger: { kind: "interval", everySeconds: 2 },
+      }),
     });
     expect(created.status, await created.clone().text()).toBe(200);
     const scheduleId = ((await created.json()) as { schedule: { id: string } }).schedule.id;
     const succeeded = async () =>
       ((await (await api(`/api/runs?scheduleId=${scheduleId}&state=succeeded&limit=500`)).json()) as { runs: RunRow[] }).runs;
-    const before = await until("two runs succeeded before the kill", async () => {
-      const runs = await succeeded();
-      return runs.length >= 2 && runs;
-    }, { timeoutMs: 60_000, intervalMs: 500 });
+    const before = await until(
+      "two runs succeeded before the kill",
+      async () => {
+        const runs = await succeeded();
+        return runs.length >= 2 && runs;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
 
     // Poll a few routes for the whole outage: each answer must be 200, or 503 with code database_unavailable.
     const answers: { route: string; status: number; code?: string }[] = [];
-    for (const route of ["/api/health", "/api/schedules", `/api/runs?scheduleId=${scheduleId}`, "/api/workers", `/api/schedules/${scheduleId}`]) {
+    for (const route of [
+      "/api/health",
+      "/api/schedules",
+      `/api/runs?scheduleId=${scheduleId}`,
+      "/api/workers",
+      `/api/schedules/${scheduleId}`,
+    ]) {
       pollers.push(
         (async () => {
           while (polling) {
@@ -105,7 +132,21 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
 
     // The console in a browser: the header shows the database up.
     const context = await browser.newContext({
-      storageState: { cookies: [{ name: "vigil_session", value: cookie.slice("vigil_session=".length), domain: "127.0.0.1", path: "/", expires: -1, httpOnly: true, secure: false, sameSite: "Lax" }], origins: [] },
+      storageState: {
+        cookies: [
+          {
+            name: "vigil_session",
+            value: cookie.slice("vigil_session=".length),
+            domain: "127.0.0.1",
+            path: "/",
+            expires: -1,
+            httpOnly: true,
+            secure: false,
+            sameSite: "Lax",
+          },
+        ],
+        origins: [],
+      },
     });
     const page = await context.newPage();
     await page.goto(`${base}/schedules`);
@@ -143,20 +184,30 @@ test("a killed PostgreSQL is restarted by npm start; the API answers 503 (never 
 
     // Scheduling resumes: a run planned after recovery succeeds (the worker was not restarted for it).
     const recoveredAt = Date.now();
-    await until("a run planned after recovery to succeed", async () => (await succeeded()).some((r) => Date.parse(r.plannedAt) > recoveredAt), {
-      timeoutMs: 30_000,
-      intervalMs: 500,
-    });
+    await until(
+      "a run planned after recovery to succeed",
+      async () => (await succeeded()).some((r) => Date.parse(r.plannedAt) > recoveredAt),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      },
+    );
     // The worker heartbeats again (it was not restarted: the same worker, a heartbeat newer than the recovery).
-    await until("the worker to heartbeat after recovery", async () => {
-      const { workers } = (await (await api("/api/workers")).json()) as { workers: { heartbeatAt: string; stoppedAt?: string | null }[] };
-      return workers.some((w) => !w.stoppedAt && Date.parse(w.heartbeatAt) > recoveredAt);
-    }, { timeoutMs: 30_000, intervalMs: 500 });
+    await until(
+      "the worker to heartbeat after recovery",
+      async () => {
+        const { workers } = (await (await api("/api/workers")).json()) as { workers: { heartbeatAt: string; stoppedAt?: string | null }[] };
+        return workers.some((w) => !w.stoppedAt && Date.parse(w.heartbeatAt) > recoveredAt);
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
     polling = false;
     await Promise.all(pollers);
 
     const bad = answers.filter((a) => !(a.status === 200 || (a.status === 503 && a.code === "database_unavailable")));
-    expect(bad, `answers other than 200 / 503 database_unavailable:\n${JSON.stringify(bad.slice(0, 20))}\n${log().slice(-3000)}`).toEqual([]);
+    expect(bad, `answers other than 200 / 503 database_unavailable:\n${JSON.stringify(bad.slice(0, 20))}\n${log().slice(-3000)}`).toEqual(
+      [],
+    );
     expect(answers.length).toBeGreaterThan(20);
     console.log(`${answers.length} polled answers, ${answers.filter((a) => a.status === 503).length} of them 503 database_unavailable`);
     expect(log()).not.toMatch(/\[start\] worker exited/);

@@ -100,9 +100,13 @@ async function measureRender(page: Page): Promise<RenderFigures> {
   await expect.poll(async () => Number(await chart.getAttribute("data-lanes")), { timeout: 60_000 }).toBeGreaterThanOrEqual(SCHEDULES);
   await expect(page.locator('[data-testid="timeline-marks"] path[data-mark="bar:succeeded"]')).toHaveCount(1);
   // The page marks the frame after the first marks were painted; polling on rAF, so the wait adds nothing to it.
-  await page.waitForFunction(() => performance.getEntriesByName("vigil:timeline-drawn").length > 0, null, { polling: "raf", timeout: 30_000 });
+  await page.waitForFunction(() => performance.getEntriesByName("vigil:timeline-drawn").length > 0, null, {
+    polling: "raf",
+    timeout: 30_000,
+  });
   return page.evaluate(() => {
-    const api = performance.getEntriesByType("resource").find((e) => e.name.includes("/api/timeline")) as PerformanceResourceTiming | undefined;
+    const api = performance.getEntriesByType("resource").find((e) => e.name.includes("/api/timeline")) as
+      PerformanceResourceTiming | undefined;
     const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
     return {
       painted: performance.getEntriesByName("vigil:timeline-drawn")[0]!.startTime,
@@ -111,9 +115,16 @@ async function measureRender(page: Page): Promise<RenderFigures> {
       apiEnd: api?.responseEnd ?? null,
       apiBytes: api?.transferSize ?? null,
       apiWaiting: api ? api.responseStart - api.requestStart : null,
-      apiInitiators: performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/timeline")).map((e) => (e as PerformanceResourceTiming).initiatorType).join("+"),
+      apiInitiators: performance
+        .getEntriesByType("resource")
+        .filter((e) => e.name.includes("/api/timeline"))
+        .map((e) => (e as PerformanceResourceTiming).initiatorType)
+        .join("+"),
       apiServer: (api?.serverTiming ?? []).map((t) => `${t.name} ${Math.round(t.duration)} ms`).join(", "),
-      pathChars: [...document.querySelectorAll('[data-testid="timeline-marks"] path')].reduce((n, p) => n + (p.getAttribute("d")?.length ?? 0), 0),
+      pathChars: [...document.querySelectorAll('[data-testid="timeline-marks"] path')].reduce(
+        (n, p) => n + (p.getAttribute("d")?.length ?? 0),
+        0,
+      ),
       longTasks: (window as unknown as { __longTasks: number[] }).__longTasks,
       paths: performance.getEntriesByName("vigil:timeline-paths").map((e) => e.duration),
       pathPlots: performance.getEntriesByName("vigil:timeline-paths").map((e) => JSON.stringify((e as PerformanceMeasure).detail)),

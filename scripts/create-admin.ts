@@ -55,7 +55,12 @@ async function main(): Promise<number> {
         await updateUser(rows[0].id, { role: "admin", disabled: false, password: password.data }, actor, tx, "npm run create-admin");
         return `${email.data} is now an active admin with the new password`;
       }
-      await createUser({ email: email.data, name: values.name ?? "", password: password.data, role: "admin" }, actor, tx, "npm run create-admin");
+      await createUser(
+        { email: email.data, name: values.name ?? "", password: password.data, role: "admin" },
+        actor,
+        tx,
+        "npm run create-admin",
+      );
       return `created admin ${email.data}`;
     }, pool);
     say(message);

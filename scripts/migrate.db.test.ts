@@ -37,7 +37,9 @@ describe("npm run migrate", () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      const { rows } = await c.query(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`);
+      const { rows } = await c.query(
+        `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
+      );
       expect(rows.map((r) => r.migration_name)).toEqual(names);
       // The schema is really there.
       expect((await c.query("SELECT to_regclass('public.schedules') AS t")).rows[0].t).toBe("schedules");

@@ -19,7 +19,8 @@ function privateCheckout(): { parent: string; checkout: string } {
   expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
   const checkout = path.join(parent, "vigil");
   fs.mkdirSync(path.join(checkout, "node_modules"), { recursive: true });
-  for (const f of ["package.json", "tsconfig.json", "scripts", "core", "prisma"]) fs.cpSync(path.join(repo, f), path.join(checkout, f), { recursive: true });
+  for (const f of ["package.json", "tsconfig.json", "scripts", "core", "prisma"])
+    fs.cpSync(path.join(repo, f), path.join(checkout, f), { recursive: true });
   for (const entry of fs.readdirSync(path.join(repo, "node_modules"))) {
     const from = path.join(repo, "node_modules", entry);
     const to = path.join(checkout, "node_modules", entry);
@@ -43,25 +44,30 @@ afterAll(() => {
   for (const d of cleanup) fs.rmSync(d, { recursive: true, force: true });
 });
 
-describe.skipIf(!isRoot)(`embedded PostgreSQL from a checkout in a private folder${isRoot ? "" : " (skipped: only root runs the server as another user)"}`, () => {
-  it("starts, migrates and keeps its data across starts, leaving the folders' permissions as they were", async () => {
-    const { parent, checkout } = privateCheckout();
-    const port = await freePort();
+describe.skipIf(!isRoot)(
+  `embedded PostgreSQL from a checkout in a private folder${isRoot ? "" : " (skipped: only root runs the server as another user)"}`,
+  () => {
+    it("starts, migrates and keeps its data across starts, leaving the folders' permissions as they were", async () => {
+      const { parent, checkout } = privateCheckout();
+      const port = await freePort();
 
-    const first = migrate(checkout, port);
-    expect(first.status, first.out).toBe(0);
-    expect(first.out).toMatch(/cannot reach PostgreSQL's programs in .*vigil-private-.* so it runs a copy of them in \/var\/lib\/vigil\/postgresql-/);
-    const placed = /so the database is kept in (\/var\/lib\/vigil\/data\/[0-9a-f]+)\/pgdata/.exec(first.out)?.[1];
-    expect(placed, first.out).toBeDefined();
-    cleanup.push(placed!);
-    expect(first.out).toContain("[migrate] applied migrations:");
+      const first = migrate(checkout, port);
+      expect(first.status, first.out).toBe(0);
+      expect(first.out).toMatch(
+        /cannot reach PostgreSQL's programs in .*vigil-private-.* so it runs a copy of them in \/var\/lib\/vigil\/postgresql-/,
+      );
+      const placed = /so the database is kept in (\/var\/lib\/vigil\/data\/[0-9a-f]+)\/pgdata/.exec(first.out)?.[1];
+      expect(placed, first.out).toBeDefined();
+      cleanup.push(placed!);
+      expect(first.out).toContain("[migrate] applied migrations:");
 
-    // Data survives: the second start finds the same cluster, schema current.
-    const second = migrate(checkout, port);
-    expect(second.status, second.out).toBe(0);
-    expect(second.out).toContain("[migrate] database schema is current");
+      // Data survives: the second start finds the same cluster, schema current.
+      const second = migrate(checkout, port);
+      expect(second.status, second.out).toBe(0);
+      expect(second.out).toContain("[migrate] database schema is current");
 
-    expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
-    expect(fs.existsSync(path.join(checkout, ".vigil", "pgdata"))).toBe(false);
-  });
-});
+      expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
+      expect(fs.existsSync(path.join(checkout, ".vigil", "pgdata"))).toBe(false);
+    });
+  },
+);

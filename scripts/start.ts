@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   if (admin === "not_configured") say("no admin yet: set VIGIL_ADMIN_EMAIL and VIGIL_ADMIN_PASSWORD, or run `npm run create-admin`");
   // In the cluster's own folder: as root from a private checkout that is not VIGIL_DATA_DIR (scripts/lib/postgres-as-root.ts).
   const secretKey = embedded && !env.VIGIL_SECRET_KEY ? { VIGIL_SECRET_KEY: ensureLocalSecretKey(embedded.dataDir, say) } : {};
-  if (!embedded && !env.VIGIL_SECRET_KEY) say("VIGIL_SECRET_KEY is not set: secrets cannot be set or used until it is (see README, Secrets)");
+  if (!embedded && !env.VIGIL_SECRET_KEY)
+    say("VIGIL_SECRET_KEY is not set: secrets cannot be set or used until it is (see README, Secrets)");
   const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1", ...secretKey };
 
   if (!dev && !buildIsCurrent()) {
@@ -74,7 +75,14 @@ async function main(): Promise<void> {
   });
 
   const workerCount = Number(process.env.VIGIL_WORKERS ?? 1);
-  for (let i = 1; i <= workerCount; i++) superviseWorker(workerCount > 1 ? `worker-${i}` : "worker", childEnv, children, () => stopping, (code) => void stopAll(code));
+  for (let i = 1; i <= workerCount; i++)
+    superviseWorker(
+      workerCount > 1 ? `worker-${i}` : "worker",
+      childEnv,
+      children,
+      () => stopping,
+      (code) => void stopAll(code),
+    );
   say(`console on http://localhost:${env.PORT} — Ctrl-C stops everything`);
 }
 
@@ -86,7 +94,13 @@ const HEALTHY_RUN_MS = 60_000;
  * refused its configuration (exit code WORKER_CONFIG_EXIT_CODE, e.g. a broken handler module) would refuse it
  * again: everything stops instead, with the worker's one line above.
  */
-function superviseWorker(name: string, env: NodeJS.ProcessEnv, children: Managed[], stopping: () => boolean, stopAll: (code: number) => void): void {
+function superviseWorker(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  children: Managed[],
+  stopping: () => boolean,
+  stopAll: (code: number) => void,
+): void {
   let restarts = 0;
   const start = () => {
     const startedPerf = performance.now();
@@ -125,11 +139,12 @@ function runDetached(): void {
 }
 
 if (process.env.VIGIL_LAUNCHER !== "1") runDetached();
-else main().catch((err) => {
-  if (err instanceof StartupError) {
-    process.stderr.write(`[start] ${err.message}\n`);
-  } else {
-    process.stderr.write(`[start] failed: ${(err as Error).stack ?? err}\n`);
-  }
-  process.exit(1);
-});
+else
+  main().catch((err) => {
+    if (err instanceof StartupError) {
+      process.stderr.write(`[start] ${err.message}\n`);
+    } else {
+      process.stderr.write(`[start] failed: ${(err as Error).stack ?? err}\n`);
+    }
+    process.exit(1);
+  });

@@ -45,6 +45,9 @@ if (wanted("static")) {
   record("typecheck", { passed: tsc === 0 ? 1 : 0, failed: tsc === 0 ? 0 : 1, skipped: 0 }, tsc);
   const lint = run(node, ["node_modules/eslint/bin/eslint.js", "."]);
   record("lint", { passed: lint === 0 ? 1 : 0, failed: lint === 0 ? 0 : 1, skipped: 0 }, lint);
+  // Formatting is part of lint: `npm run format` fixes what this reports.
+  const format = run(node, ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level", "warn", "."]);
+  record("format", { passed: format === 0 ? 1 : 0, failed: format === 0 ? 0 : 1, skipped: 0 }, format);
 }
 
 for (const project of ["unit", "db"]) {
@@ -62,7 +65,15 @@ for (const project of ["unit", "db"]) {
     "--passWithNoTests",
   ]);
   const r = readJson(out) ?? {};
-  record(project, { passed: Number(r.numPassedTests ?? 0), failed: Number(r.numFailedTests ?? 0), skipped: Number(r.numPendingTests ?? 0) + Number(r.numTodoTests ?? 0) }, code);
+  record(
+    project,
+    {
+      passed: Number(r.numPassedTests ?? 0),
+      failed: Number(r.numFailedTests ?? 0),
+      skipped: Number(r.numPendingTests ?? 0) + Number(r.numTodoTests ?? 0),
+    },
+    code,
+  );
 }
 
 if (wanted("e2e")) {

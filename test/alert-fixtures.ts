@@ -21,7 +21,16 @@ export async function insertAlertSchedule(db: Queryable, f: AlertScheduleFixture
     `INSERT INTO schedules (name, handler, trigger, lateness_max_ms, lateness_p95_slo_ms, completion_deadline_seconds,
                             expect_records_min, failure_alert_threshold, webhook_url, enabled)
      VALUES ($1, 'demo.noop', '{"kind":"interval","everySeconds":60}', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [name, f.latenessMaxMs ?? null, f.latenessP95SloMs ?? null, f.completionDeadlineSeconds ?? null, f.expectRecordsMin ?? null, f.failureAlertThreshold ?? null, f.webhookUrl ?? null, f.enabled ?? true],
+    [
+      name,
+      f.latenessMaxMs ?? null,
+      f.latenessP95SloMs ?? null,
+      f.completionDeadlineSeconds ?? null,
+      f.expectRecordsMin ?? null,
+      f.failureAlertThreshold ?? null,
+      f.webhookUrl ?? null,
+      f.enabled ?? true,
+    ],
   );
   return { id: rows[0].id, name };
 }
@@ -69,14 +78,22 @@ export async function insertRunRow(db: Queryable, scheduleId: string, f: RunRowF
   return id;
 }
 
-export async function insertRunEvent(db: Queryable, runId: string, type: string, opts: { agoMs?: number; workerId?: string; attempt?: number } = {}): Promise<void> {
+export async function insertRunEvent(
+  db: Queryable,
+  runId: string,
+  type: string,
+  opts: { agoMs?: number; workerId?: string; attempt?: number } = {},
+): Promise<void> {
   await db.query(
     `INSERT INTO run_events (run_id, type, attempt, worker_id, message, at) VALUES ($1, $2, $3, $4, '', clock_timestamp() - $5 * interval '1 millisecond')`,
     [runId, type, opts.attempt ?? 1, opts.workerId ?? null, opts.agoMs ?? 0],
   );
 }
 
-export async function insertWorker(db: Queryable, f: { heartbeatAgoMs: number; plannerLagMs?: number | null; state?: string }): Promise<string> {
+export async function insertWorker(
+  db: Queryable,
+  f: { heartbeatAgoMs: number; plannerLagMs?: number | null; state?: string },
+): Promise<string> {
   const id = `test-worker-${crypto.randomBytes(3).toString("hex")}`;
   await db.query(
     `INSERT INTO workers (id, host, pid, version, state, heartbeat_at, planner_lag_ms)

@@ -23,12 +23,19 @@ export async function createTestToken(databaseUrl: string, role: Role): Promise<
 }
 
 /** A console user with a live session: the cookie value a browser would hold. */
-export async function createTestSession(databaseUrl: string, role: Role, email = `${role}-${crypto.randomUUID()}@vigil.test`): Promise<{ cookie: string; userId: string; email: string }> {
+export async function createTestSession(
+  databaseUrl: string,
+  role: Role,
+  email = `${role}-${crypto.randomUUID()}@vigil.test`,
+): Promise<{ cookie: string; userId: string; email: string }> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
     // Not a real password hash: this user signs in only through the session made here.
-    const { rows } = await c.query(`INSERT INTO users (email, password_hash, role) VALUES ($1, 'test-no-password', $2) RETURNING id`, [email, role]);
+    const { rows } = await c.query(`INSERT INTO users (email, password_hash, role) VALUES ($1, 'test-no-password', $2) RETURNING id`, [
+      email,
+      role,
+    ]);
     const { token } = await createSession(c, rows[0].id, { ip: "127.0.0.1", userAgent: "vitest" });
     return { cookie: token, userId: rows[0].id, email };
   } finally {

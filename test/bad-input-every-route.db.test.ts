@@ -29,7 +29,13 @@ type Res = Awaited<ReturnType<typeof callRoute>>;
 /** "" when the answer is an actionable 4xx JSON error (with the expected code, if given), else what is wrong. */
 function problem(e: Endpoint, res: Res, code?: string): string {
   const err = res.body?.error;
-  if (res.status < 400 || res.status >= 500 || typeof err?.code !== "string" || typeof err?.message !== "string" || err.message.length < 10) {
+  if (
+    res.status < 400 ||
+    res.status >= 500 ||
+    typeof err?.code !== "string" ||
+    typeof err?.message !== "string" ||
+    err.message.length < 10
+  ) {
     return `${e.key} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 160)}`;
   }
   if (code && err.code !== code) return `${e.key} → ${res.status} ${err.code} (wanted ${code})`;
@@ -48,7 +54,11 @@ describe("bad input on every API route", () => {
   beforeAll(async () => {
     endpoints = await discoverEndpoints();
     admin = await createTestToken(db.url, "admin");
-    for (const key of NO_BODY) expect(endpoints.map((x) => x.key), `${key} is listed as taking no body but no longer exists`).toContain(key);
+    for (const key of NO_BODY)
+      expect(
+        endpoints.map((x) => x.key),
+        `${key} is listed as taking no body but no longer exists`,
+      ).toContain(key);
   });
 
   it("refuses a NUL character in the query string with 400 invalid_characters", async () => {
@@ -83,11 +93,21 @@ describe("bad input on every API route", () => {
     for (const e of endpoints.filter((x) => MUTATING.has(x.method))) {
       const takesBody = !NO_BODY.has(e.key);
       const cases: { what: string; rawBody: string; type: string; code: string }[] = [
-        { what: "NUL in a description", rawBody: JSON.stringify({ description: "a\u0000b", reason: "r\u0000" }), type: "application/json", code: "invalid_characters" },
+        {
+          what: "NUL in a description",
+          rawBody: JSON.stringify({ description: "a\u0000b", reason: "r\u0000" }),
+          type: "application/json",
+          code: "invalid_characters",
+        },
         { what: "NUL in a key", rawBody: JSON.stringify({ "a\u0000": 1 }), type: "application/json", code: "invalid_characters" },
         { what: "10,000 deep", rawBody: deep(10_000), type: "application/json", code: "too_deep" },
         { what: "JSON as text/plain", rawBody: JSON.stringify({ reason: "x" }), type: "text/plain", code: "unsupported_media_type" },
-        { what: "JSON as a form", rawBody: JSON.stringify({ reason: "x" }), type: "application/x-www-form-urlencoded", code: "unsupported_media_type" },
+        {
+          what: "JSON as a form",
+          rawBody: JSON.stringify({ reason: "x" }),
+          type: "application/x-www-form-urlencoded",
+          code: "unsupported_media_type",
+        },
       ];
       for (const c of cases) {
         const res = await call(e, { rawBody: c.rawBody, headers: { "content-type": c.type } });
@@ -117,7 +137,9 @@ describe("bad input on every API route", () => {
       trigger: { kind: "cron", cron: LONG, timezone: LONG },
     };
     for (const e of endpoints) {
-      const res = MUTATING.has(e.method) ? await call(e, { body }) : await call(e, { query: `?q=${LONG}&actor=${LONG}&cursor=${LONG}&from=${LONG}` });
+      const res = MUTATING.has(e.method)
+        ? await call(e, { body })
+        : await call(e, { query: `?q=${LONG}&actor=${LONG}&cursor=${LONG}&from=${LONG}` });
       if (res.status >= 500 || (res.status >= 400 && problem(e, res))) wrong.push(`${e.key} → ${res.status}`);
       if (MUTATING.has(e.method) && !NO_BODY.has(e.key) && res.status < 400) wrong.push(`${e.key} accepted 10,000-character strings`);
     }
@@ -129,7 +151,9 @@ describe("bad input on every API route", () => {
       const e = endpoints.find((x) => x.key === key)!;
       const trigger = { kind: "cron", cron: `${"1,".repeat(4_999)}1 * * * *`, timezone: "UTC" };
       const started = performance.now();
-      const res = await call(e, { body: key === "POST /api/schedules" ? { name: "long-cron", handler: "demo.noop", trigger } : { trigger } });
+      const res = await call(e, {
+        body: key === "POST /api/schedules" ? { name: "long-cron", handler: "demo.noop", trigger } : { trigger },
+      });
       expect(performance.now() - started).toBeLessThan(2_000);
       expect(res.status, JSON.stringify(res.body)).toBe(422);
       expect(res.body.error.fields["trigger.cron"]).toMatch(/at most 200 characters/);
@@ -143,7 +167,12 @@ describe("bad input on every API route", () => {
     expect((await call(audit, { query: "?q=schedule" })).status).toBe(200);
     const create = endpoints.find((x) => x.key === "POST /api/schedules")!;
     const res = await call(create, {
-      body: { name: "ok-input", description: "Tab\tand newline\nare fine", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 60 } },
+      body: {
+        name: "ok-input",
+        description: "Tab\tand newline\nare fine",
+        handler: "demo.noop",
+        trigger: { kind: "interval", everySeconds: 60 },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });

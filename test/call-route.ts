@@ -6,7 +6,16 @@ type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>>
 
 export async function callRoute(
   handler: Handler,
-  opts: { method?: string; path?: string; token?: string; cookie?: string; body?: unknown; rawBody?: string; params?: Record<string, string>; headers?: Record<string, string> },
+  opts: {
+    method?: string;
+    path?: string;
+    token?: string;
+    cookie?: string;
+    body?: unknown;
+    rawBody?: string;
+    params?: Record<string, string>;
+    headers?: Record<string, string>;
+  },
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read response bodies ad hoc
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };

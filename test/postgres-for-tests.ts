@@ -54,7 +54,13 @@ export async function startTestPostgres(
     // This folder is the test run's own: opened so that, as root, the server's 'postgres' user can keep the
     // throwaway cluster in it (otherwise scripts/lib/postgres-as-root.ts would place it under /var/lib/vigil).
     fs.chmodSync(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port: await freePort(), persistent: false, durable: opts.durable ?? false, settings: opts.settings });
+    const server = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "data"),
+      port: await freePort(),
+      persistent: false,
+      durable: opts.durable ?? false,
+      settings: opts.settings,
+    });
     adminUrl = server.url("postgres");
     stop = async () => {
       await server.stop();
@@ -84,7 +90,10 @@ let counter = 0;
 
 /** Clones the template into a fresh database and returns its URL. */
 export async function cloneTemplate(adminUrl: string, label = "t"): Promise<string> {
-  const name = `vigil_${label.replace(/[^a-z0-9]/gi, "_").toLowerCase().slice(0, 30)}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const name = `vigil_${label
+    .replace(/[^a-z0-9]/gi, "_")
+    .toLowerCase()
+    .slice(0, 30)}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -92,9 +92,15 @@ export function parsePrometheusText(text: string): Map<string, Family> {
 
 /** Buckets cumulative and non-decreasing by le, +Inf equal to _count, per label set. */
 function checkHistogram(f: Family): void {
-  const key = (l: Record<string, string>) => JSON.stringify(Object.entries(l).filter(([k]) => k !== "le").sort());
+  const key = (l: Record<string, string>) =>
+    JSON.stringify(
+      Object.entries(l)
+        .filter(([k]) => k !== "le")
+        .sort(),
+    );
   const groups = new Map<string, Sample[]>();
-  for (const s of f.samples.filter((x) => x.name === `${f.name}_bucket`)) groups.set(key(s.labels), [...(groups.get(key(s.labels)) ?? []), s]);
+  for (const s of f.samples.filter((x) => x.name === `${f.name}_bucket`))
+    groups.set(key(s.labels), [...(groups.get(key(s.labels)) ?? []), s]);
   for (const [k, buckets] of groups) {
     const sorted = [...buckets].sort((a, b) => parseValue(a.labels.le!, "") - parseValue(b.labels.le!, ""));
     sorted.forEach((b, i) => {

@@ -55,7 +55,9 @@ describe("forwarding headers and the origin of signed-in changes", () => {
     expect(statuses[20]).toBe(429);
     expect(await attemptIps("nobody-1@rotate.test")).toEqual([peer]);
     // The audit trail records the same address, not the one the client wrote.
-    const { rows } = await getPool().query(`SELECT ip FROM audit_events WHERE action = 'auth.login_failure' AND actor = 'nobody-1@rotate.test'`);
+    const { rows } = await getPool().query(
+      `SELECT ip FROM audit_events WHERE action = 'auth.login_failure' AND actor = 'nobody-1@rotate.test'`,
+    );
     expect(rows).toEqual([{ ip: peer }]);
   });
 
@@ -122,7 +124,12 @@ describe("forwarding headers and the origin of signed-in changes", () => {
           method: "POST",
           path: "/api/schedules/preview",
           token: adminToken,
-          headers: { host: "10.0.0.2:3000", origin: "https://vigil.example.com", "x-forwarded-host": "vigil.example.com", [PEER_HEADER]: peer },
+          headers: {
+            host: "10.0.0.2:3000",
+            origin: "https://vigil.example.com",
+            "x-forwarded-host": "vigil.example.com",
+            [PEER_HEADER]: peer,
+          },
           body: { trigger: { kind: "interval", everySeconds: 60 } },
         });
       expect((await call("127.0.0.1")).status).toBe(200);
@@ -146,9 +153,15 @@ describe("forwarding headers and the origin of signed-in changes", () => {
     for (const e of mutating) {
       const base = { method: e.method, path: e.path, params: e.params, body: {} };
       const bare = await callRoute(e.handler, { ...base, cookie: admin.cookie, headers: { host: HOST } });
-      if (bare.status !== 403 || bare.body?.error?.code !== "origin_required" || !bare.body.error.message) refused.push(`no Origin: ${e.key} → ${bare.status}`);
-      const elsewhere = await callRoute(e.handler, { ...base, cookie: admin.cookie, headers: { host: HOST, referer: "https://evil.example/page" } });
-      if (elsewhere.status !== 403 || elsewhere.body?.error?.code !== "cross_origin") refused.push(`foreign Referer: ${e.key} → ${elsewhere.status}`);
+      if (bare.status !== 403 || bare.body?.error?.code !== "origin_required" || !bare.body.error.message)
+        refused.push(`no Origin: ${e.key} → ${bare.status}`);
+      const elsewhere = await callRoute(e.handler, {
+        ...base,
+        cookie: admin.cookie,
+        headers: { host: HOST, referer: "https://evil.example/page" },
+      });
+      if (elsewhere.status !== 403 || elsewhere.body?.error?.code !== "cross_origin")
+        refused.push(`foreign Referer: ${e.key} → ${elsewhere.status}`);
     }
     expect(refused).toEqual([]);
     // Nothing was done by the refused calls.
@@ -161,7 +174,11 @@ describe("forwarding headers and the origin of signed-in changes", () => {
       const viaToken = await callRoute(e.handler, { ...base, token: adminToken, headers: { host: HOST } });
       // (Logout refuses tokens for its own reason: they have no session to end.)
       if (ORIGIN_CODES.has(viaToken.body?.error?.code) || viaToken.status >= 500) accepted.push(`token: ${e.key} → ${viaToken.status}`);
-      const withReferer = await callRoute(e.handler, { ...base, cookie: admin.cookie, headers: { host: HOST, referer: `http://${HOST}/admin` } });
+      const withReferer = await callRoute(e.handler, {
+        ...base,
+        cookie: admin.cookie,
+        headers: { host: HOST, referer: `http://${HOST}/admin` },
+      });
       if ([401, 403].includes(withReferer.status) || withReferer.status >= 500) accepted.push(`Referer: ${e.key} → ${withReferer.status}`);
     }
     expect(accepted).toEqual([]);

@@ -52,7 +52,12 @@ describe("access to every API route", () => {
     const wrong: string[] = [];
     for (const e of endpoints) {
       if (PUBLIC.has(e.key)) continue;
-      const res = await callRoute(e.handler, { method: e.method, path: e.path, params: e.params, body: MUTATING.has(e.method) ? {} : undefined });
+      const res = await callRoute(e.handler, {
+        method: e.method,
+        path: e.path,
+        params: e.params,
+        body: MUTATING.has(e.method) ? {} : undefined,
+      });
       if (res.status !== 401 || res.body?.error?.code !== "unauthorized") wrong.push(`${e.key} → ${res.status}`);
     }
     expect(wrong).toEqual([]);

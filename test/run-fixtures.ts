@@ -88,7 +88,14 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
     );
     const r = rows[0];
     if (r) {
-      await sendRunJob(c, boss, { runId, handler: r.handler, attempt: 1, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain });
+      await sendRunJob(c, boss, {
+        runId,
+        handler: r.handler,
+        attempt: 1,
+        dueAt: r.due_at,
+        expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+        plain: r.plain,
+      });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
   }, pool);
@@ -118,7 +125,20 @@ export async function createRuns(
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await withTransaction(
-      (c) => sendRunJobs(c, boss, chunk.map((r) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: 0, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain }))),
+      (c) =>
+        sendRunJobs(
+          c,
+          boss,
+          chunk.map((r) => ({
+            runId: r.id,
+            handler: r.handler,
+            attempt: 1,
+            wake: 0,
+            dueAt: r.due_at,
+            expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+            plain: r.plain,
+          })),
+        ),
       pool,
     );
   }
@@ -144,7 +164,10 @@ export async function runState(db: pg.Pool | pg.Client, runId: string): Promise<
   return rows[0];
 }
 
-export async function runEvents(db: pg.Pool | pg.Client, runId: string): Promise<{ type: string; at: Date; attempt: number | null; message: string; data: Row }[]> {
+export async function runEvents(
+  db: pg.Pool | pg.Client,
+  runId: string,
+): Promise<{ type: string; at: Date; attempt: number | null; message: string; data: Row }[]> {
   const { rows } = await db.query(`SELECT type, at, attempt, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]);
   return rows;
 }
@@ -154,6 +177,8 @@ export async function waitForWorkerReady(w: { logs: string[]; workerId: () => Pr
   const id = await w.workerId();
   const { waitFor } = await import("./wait-for");
   await waitFor("the worker to start its services", () => w.logs.some((l) => l.includes('"worker started"')), { timeoutMs: 90_000 });
-  await waitFor("the worker's executor threads to warm up", () => w.logs.some((l) => l.includes('"executor threads warm"')), { timeoutMs: 90_000 });
+  await waitFor("the worker's executor threads to warm up", () => w.logs.some((l) => l.includes('"executor threads warm"')), {
+    timeoutMs: 90_000,
+  });
   return id;
 }

@@ -100,7 +100,10 @@ function discover(): Endpoint[] {
 type RouteHandler = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 /** Calls a route in-process and answers its raw text (CSV and Prometheus answers are not JSON). */
-async function callText(handler: RouteHandler, opts: { method: string; path: string; token: string; params: Record<string, string>; body?: unknown }) {
+async function callText(
+  handler: RouteHandler,
+  opts: { method: string; path: string; token: string; params: Record<string, string>; body?: unknown },
+) {
   const headers: Record<string, string> = { authorization: `Bearer ${opts.token}` };
   let body: string | undefined;
   if (opts.body !== undefined) {
@@ -127,7 +130,12 @@ async function createAndTrigger(body: Record<string, unknown>): Promise<{ schedu
   const created = await callRoute(schedulesRoute.POST, { method: "POST", token: operator, body });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const scheduleId = created.body.schedule.id as string;
-  const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: scheduleId }, body: { reason: "leak test" } });
+  const t = await callRoute(triggerRoute.POST, {
+    method: "POST",
+    token: operator,
+    params: { id: scheduleId },
+    body: { reason: "leak test" },
+  });
   expect(t.status, JSON.stringify(t.body)).toBe(200);
   return { scheduleId, runId: t.body.runId as string };
 }
@@ -141,7 +149,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver(() => 200);
   jobs = fs.mkdtempSync(path.join(os.tmpdir(), "leak-jobs-"));
   fs.writeFileSync(path.join(jobs, "leaky.ts"), LEAKY);
-  worker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: SECRET_KEY, VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, ["--handlers", jobs, "--serve", "leak.echo,http.request"]);
+  worker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: SECRET_KEY, VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, [
+    "--handlers",
+    jobs,
+    "--serve",
+    "leak.echo,http.request",
+  ]);
 });
 
 afterAll(async () => {
@@ -153,15 +166,24 @@ afterAll(async () => {
 
 describe("secrets", () => {
   it("are stored encrypted, listed without values, and referenced payloads are checked on save", async () => {
-    const set = await callRoute(secretRoute.PUT, { method: "PUT", token: admin, params: { name: "BANK_API_TOKEN" }, body: { value: VALUE } });
+    const set = await callRoute(secretRoute.PUT, {
+      method: "PUT",
+      token: admin,
+      params: { name: "BANK_API_TOKEN" },
+      body: { value: VALUE },
+    });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ replaced: false, secret: { name: "BANK_API_TOKEN" } });
     expect(JSON.stringify(set.body)).not.toContain(PLANTED);
     // Only admins manage them.
-    expect((await callRoute(secretRoute.PUT, { method: "PUT", token: operator, params: { name: "X_TOKEN" }, body: { value: "abcdef" } })).status).toBe(403);
+    expect(
+      (await callRoute(secretRoute.PUT, { method: "PUT", token: operator, params: { name: "X_TOKEN" }, body: { value: "abcdef" } })).status,
+    ).toBe(403);
     expect((await callRoute(secretsRoute.GET, { token: operator })).status).toBe(403);
 
-    const { rows: audit } = await getPool().query(`SELECT actor, after FROM audit_events WHERE action = 'secret.set' AND target_id = 'BANK_API_TOKEN'`);
+    const { rows: audit } = await getPool().query(
+      `SELECT actor, after FROM audit_events WHERE action = 'secret.set' AND target_id = 'BANK_API_TOKEN'`,
+    );
     expect(audit).toHaveLength(1);
     expect(audit[0].after.summary).toBe(`secret BANK_API_TOKEN set by ${audit[0].actor}`);
     const { rows } = await getPool().query(`SELECT ciphertext, iv FROM secrets WHERE name = 'BANK_API_TOKEN'`);
@@ -172,7 +194,12 @@ describe("secrets", () => {
     const missing = await callRoute(schedulesRoute.POST, {
       method: "POST",
       token: operator,
-      body: { name: "bank-missing", handler: "http.request", trigger: later, payload: { url: receiver.url("/bank"), headers: { Authorization: { $secret: "NO_SUCH_SECRET" } } } },
+      body: {
+        name: "bank-missing",
+        handler: "http.request",
+        trigger: later,
+        payload: { url: receiver.url("/bank"), headers: { Authorization: { $secret: "NO_SUCH_SECRET" } } },
+      },
     });
     expect(missing.status).toBe(422);
     expect(missing.body.error.fields["payload.headers.Authorization"]).toMatch(/NO_SUCH_SECRET does not exist/);
@@ -180,7 +207,12 @@ describe("secrets", () => {
     const wrongType = await callRoute(schedulesRoute.POST, {
       method: "POST",
       token: operator,
-      body: { name: "bank-wrong", handler: "http.request", trigger: later, payload: { url: receiver.url("/bank"), timeoutMs: { $secret: "BANK_API_TOKEN" } } },
+      body: {
+        name: "bank-wrong",
+        handler: "http.request",
+        trigger: later,
+        payload: { url: receiver.url("/bank"), timeoutMs: { $secret: "BANK_API_TOKEN" } },
+      },
     });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.error.fields["payload.timeoutMs"]).toMatch(/secret reference stands for a string/);
@@ -193,7 +225,12 @@ describe("secrets", () => {
       trigger: later,
       payload: { method: "POST", url: receiver.url("/bank"), headers: { Authorization: { $secret: "BANK_API_TOKEN" } }, body: "{}" },
     });
-    const ok = await createAndTrigger({ name: "leak-ok", handler: "leak.echo", trigger: later, payload: { token: { $secret: "BANK_API_TOKEN" } } });
+    const ok = await createAndTrigger({
+      name: "leak-ok",
+      handler: "leak.echo",
+      trigger: later,
+      payload: { token: { $secret: "BANK_API_TOKEN" } },
+    });
     const bad = await createAndTrigger({
       name: "leak-fail",
       handler: "leak.echo",
@@ -210,7 +247,12 @@ describe("secrets", () => {
       payload: { token: { $secret: "BANK_API_TOKEN" }, crash: true },
     });
 
-    const [httpRun, okRun, badRun, crashRun] = await Promise.all([waitForRun(http.runId), waitForRun(ok.runId), waitForRun(bad.runId), waitForRun(crash.runId)]);
+    const [httpRun, okRun, badRun, crashRun] = await Promise.all([
+      waitForRun(http.runId),
+      waitForRun(ok.runId),
+      waitForRun(bad.runId),
+      waitForRun(crash.runId),
+    ]);
     // The real value went out, in the header: the worker resolved the reference.
     expect(httpRun.state).toBe("succeeded");
     expect(receiver.received.find((r) => r.path === "/bank")?.headers.authorization).toBe(VALUE);
@@ -255,7 +297,13 @@ describe("secrets", () => {
         const params = paramsFor(e.route);
         const concrete = e.route.replace(/\[(\w+)\]/g, (_, k: string) => params[k]!);
         for (const q of e.method === "GET" ? (queries[e.route] ?? [""]) : [""]) {
-          const res = await callText(mod[e.method]!, { method: e.method, path: concrete + q, token, params, body: e.method === "GET" || e.method === "DELETE" ? undefined : {} });
+          const res = await callText(mod[e.method]!, {
+            method: e.method,
+            path: concrete + q,
+            token,
+            params,
+            body: e.method === "GET" || e.method === "DELETE" ? undefined : {},
+          });
           calls++;
           expect(res.status, `${role} ${e.key}${q}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
           if (res.text.includes(PLANTED)) hits.push(`${role} ${e.key}${q} → ${res.status}`);
@@ -266,7 +314,11 @@ describe("secrets", () => {
     expect(hits).toEqual([]);
 
     // The worker's own log lines: the handler's lines are printed there too, redacted.
-    await waitFor("the handler's log line in the worker's output", () => worker.logs.some((l) => l.includes("calling the bank with [secret BANK_API_TOKEN]")), { timeoutMs: 10_000 });
+    await waitFor(
+      "the handler's log line in the worker's output",
+      () => worker.logs.some((l) => l.includes("calling the bank with [secret BANK_API_TOKEN]")),
+      { timeoutMs: 10_000 },
+    );
     expect(worker.logs.filter((l) => l.includes(PLANTED))).toEqual([]);
 
     // Every table, public and pg-boss's: no row's text holds the value.
@@ -275,7 +327,10 @@ describe("secrets", () => {
     );
     const found: string[] = [];
     for (const t of tables) {
-      const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM ${t.schemaname === "public" ? "" : `"${t.schemaname}".`}"${t.relname}" x WHERE x::text LIKE $1`, [`%${PLANTED}%`]);
+      const { rows } = await getPool().query(
+        `SELECT count(*)::int AS n FROM ${t.schemaname === "public" ? "" : `"${t.schemaname}".`}"${t.relname}" x WHERE x::text LIKE $1`,
+        [`%${PLANTED}%`],
+      );
       if (rows[0].n > 0) found.push(`${t.schemaname}.${t.relname}: ${rows[0].n}`);
     }
     expect(tables.length).toBeGreaterThan(10);
@@ -283,27 +338,54 @@ describe("secrets", () => {
   });
 
   it("missing at run time fail the attempt with an error naming the secret; a secret in use cannot be deleted", async () => {
-    await callRoute(secretRoute.PUT, { method: "PUT", token: admin, params: { name: "SHORT_LIVED" }, body: { value: "short-lived-value" } });
+    await callRoute(secretRoute.PUT, {
+      method: "PUT",
+      token: admin,
+      params: { name: "SHORT_LIVED" },
+      body: { value: "short-lived-value" },
+    });
     const del = await callRoute(secretRoute.DELETE, { method: "DELETE", token: admin, params: { name: "BANK_API_TOKEN" } });
     expect(del.status).toBe(409);
     expect(del.body.error.message).toMatch(/leak-ok/);
     const created = await callRoute(schedulesRoute.POST, {
       method: "POST",
       token: operator,
-      body: { name: "leak-gone", handler: "leak.echo", trigger: later, retryMaxAttempts: 1, payload: { token: { $secret: "SHORT_LIVED" } } },
+      body: {
+        name: "leak-gone",
+        handler: "leak.echo",
+        trigger: later,
+        retryMaxAttempts: 1,
+        payload: { token: { $secret: "SHORT_LIVED" } },
+      },
     });
     expect(created.status).toBe(200);
     // Removed behind the API's back (e.g. restored from an older backup): the run finds it missing.
     await getPool().query(`DELETE FROM secrets WHERE name = 'SHORT_LIVED'`);
-    const t = await callRoute(triggerRoute.POST, { method: "POST", token: operator, params: { id: created.body.schedule.id }, body: { reason: "leak test" } });
+    const t = await callRoute(triggerRoute.POST, {
+      method: "POST",
+      token: operator,
+      params: { id: created.body.schedule.id },
+      body: { reason: "leak test" },
+    });
     const run = await waitForRun(t.body.runId);
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/Secret SHORT_LIVED does not exist \(referred to at payload token\)/);
   });
 
   it("a worker started without VIGIL_SECRET_KEY fails the attempt saying so", async () => {
-    keylessWorker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: "", VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, ["--handlers", jobs, "--serve", "leak.keyless"]);
-    const { runId } = await createAndTrigger({ name: "leak-keyless", handler: "leak.keyless", trigger: later, retryMaxAttempts: 1, payload: { token: { $secret: "BANK_API_TOKEN" } } });
+    keylessWorker = await startWarmWorker(db.url, { VIGIL_SECRET_KEY: "", VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, [
+      "--handlers",
+      jobs,
+      "--serve",
+      "leak.keyless",
+    ]);
+    const { runId } = await createAndTrigger({
+      name: "leak-keyless",
+      handler: "leak.keyless",
+      trigger: later,
+      retryMaxAttempts: 1,
+      payload: { token: { $secret: "BANK_API_TOKEN" } },
+    });
     const run = await waitForRun(runId);
     expect(run.state).toBe("failed");
     expect(run.error).toMatch(/^VIGIL_SECRET_KEY is not set: secrets cannot be stored or resolved without it/);
@@ -324,9 +406,17 @@ describe("secrets", () => {
       const { rows } = await getPool().query(`SELECT name, key_id FROM secrets ORDER BY name`);
       expect(rows.length).toBeGreaterThan(0);
       expect(new Set(rows.map((r) => r.key_id))).toEqual(new Set([secretKeyId(newKey)]));
-      const { rows: audit } = await getPool().query(`SELECT target_id, after FROM audit_events WHERE action = 'secret.reencrypt' ORDER BY id`);
+      const { rows: audit } = await getPool().query(
+        `SELECT target_id, after FROM audit_events WHERE action = 'secret.reencrypt' ORDER BY id`,
+      );
       expect(audit.map((a) => a.target_id)).toEqual(rows.map((r) => r.name));
-      const { runId } = await createAndTrigger({ name: "leak-rotated", handler: "leak.keyless", trigger: later, retryMaxAttempts: 1, payload: { token: { $secret: "BANK_API_TOKEN" } } });
+      const { runId } = await createAndTrigger({
+        name: "leak-rotated",
+        handler: "leak.keyless",
+        trigger: later,
+        retryMaxAttempts: 1,
+        payload: { token: { $secret: "BANK_API_TOKEN" } },
+      });
       expect((await waitForRun(runId)).state).toBe("succeeded");
       expect(rotating.logs.some((l) => l.includes("secrets re-encrypted under the current key"))).toBe(true);
       expect(rotating.logs.filter((l) => l.includes(PLANTED))).toEqual([]);
@@ -340,7 +430,12 @@ describe("secrets", () => {
     const created = await callRoute(schedulesRoute.POST, {
       method: "POST",
       token: operator,
-      body: { name: "legacy-call", handler: "http.request", trigger: later, payload: { url: receiver.url("/legacy"), headers: { Authorization: `Bearer ${plain}`, Accept: "text/plain" } } },
+      body: {
+        name: "legacy-call",
+        handler: "http.request",
+        trigger: later,
+        payload: { url: receiver.url("/legacy"), headers: { Authorization: `Bearer ${plain}`, Accept: "text/plain" } },
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body.warnings[0]).toMatch(/payload.headers.Authorization looks like a credential.*\$secret/);
@@ -371,9 +466,14 @@ describe("secrets", () => {
     expect(copy.status).toBe(422);
     expect(copy.body.error.fields["payload.headers.Authorization"]).toMatch(/masked value/);
 
-    const { rows } = await getPool().query(`SELECT count(*)::int AS n FROM audit_events WHERE before::text LIKE $1 OR after::text LIKE $1`, [`%${plain}%`]);
+    const { rows } = await getPool().query(
+      `SELECT count(*)::int AS n FROM audit_events WHERE before::text LIKE $1 OR after::text LIKE $1`,
+      [`%${plain}%`],
+    );
     expect(rows[0].n).toBe(0);
-    const { rows: created2 } = await getPool().query(`SELECT after FROM audit_events WHERE action = 'schedule.create' AND target_id = $1`, [id]);
+    const { rows: created2 } = await getPool().query(`SELECT after FROM audit_events WHERE action = 'schedule.create' AND target_id = $1`, [
+      id,
+    ]);
     expect(created2[0].after.payload.headers.Authorization).toBe(MASKED);
   });
 });

@@ -14,7 +14,9 @@ export async function waitFor<T>(
       last = err;
     }
     if (performance.now() > deadline) {
-      throw new Error(`Timed out after ${opts.timeoutMs ?? 15000} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
+      throw new Error(
+        `Timed out after ${opts.timeoutMs ?? 15000} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }

@@ -4,7 +4,12 @@
 import { startWorker, type TestWorker } from "./worker-process";
 import { waitFor } from "./wait-for";
 
-export async function startWarmWorker(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 180_000, args: string[] = []): Promise<TestWorker> {
+export async function startWarmWorker(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  timeoutMs = 180_000,
+  args: string[] = [],
+): Promise<TestWorker> {
   const w = startWorker(databaseUrl, env, args);
   await waitFor(
     `worker pid ${w.pid} to start its services`,

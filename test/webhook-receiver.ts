@@ -28,7 +28,12 @@ export async function startWebhookReceiver(answer: (req: ReceivedRequest, nth: n
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r: ReceivedRequest = { at: performance.now(), path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const r: ReceivedRequest = {
+        at: performance.now(),
+        path: req.url ?? "/",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       received.push(r);
       const a = answer(r, received.filter((x) => x.path === r.path).length);
       if (a === "hang") {

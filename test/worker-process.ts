@@ -38,7 +38,10 @@ export function startWorker(databaseUrl: string, env: Record<string, string> = {
           `worker pid ${pid} to register`,
           async () => {
             if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
-            const { rows } = await client.query("SELECT id FROM workers WHERE pid = $1 AND stopped_at IS NULL ORDER BY started_at DESC LIMIT 1", [pid]);
+            const { rows } = await client.query(
+              "SELECT id FROM workers WHERE pid = $1 AND stopped_at IS NULL ORDER BY started_at DESC LIMIT 1",
+              [pid],
+            );
             return rows[0]?.id as string | undefined;
           },
           { timeoutMs: 30000 },

@@ -72,11 +72,23 @@ describe("alert webhooks (two real workers, local receivers)", () => {
         expect(signatureOk("wrong-secret", r)).toBe(false);
       }
       const body = JSON.parse(reqs.at(-1)!.body);
-      expect(body).toMatchObject({ type: "alert.opened", attempt: delivery.attempts, alert: { kind: "missed", severity: "critical", scheduleId } });
+      expect(body).toMatchObject({
+        type: "alert.opened",
+        attempt: delivery.attempts,
+        alert: { kind: "missed", severity: "critical", scheduleId },
+      });
       expect(body.alert.message).toMatch(/never started/);
 
       // Every attempt is recorded; the delay after each failure is drawn below a doubling ceiling.
-      const log = delivery.log as { attempt: number; status?: number; retryInMs?: number; backoffCeilingMs?: number; startedAt: string; finishedAt: string; durationMs: number }[];
+      const log = delivery.log as {
+        attempt: number;
+        status?: number;
+        retryInMs?: number;
+        backoffCeilingMs?: number;
+        startedAt: string;
+        finishedAt: string;
+        durationMs: number;
+      }[];
       const failed = log.slice(0, -1);
       expect(log.map((e) => e.attempt)).toEqual(reqs.map((_r, i) => i + 1));
       expect(log.slice(0, 4).map((e) => e.status)).toEqual([503, 503, 503, 503]);
@@ -116,7 +128,9 @@ describe("alert webhooks (two real workers, local receivers)", () => {
       const healthySchedule = await causeMissedAlert(healthy.url("/fast"));
       const fast = await waitFor(
         "the healthy delivery",
-        async () => (await pool.query(`SELECT log->0 AS attempt FROM alert_deliveries WHERE url LIKE '%/fast' AND state = 'delivered'`)).rows[0]?.attempt,
+        async () =>
+          (await pool.query(`SELECT log->0 AS attempt FROM alert_deliveries WHERE url LIKE '%/fast' AND state = 'delivered'`)).rows[0]
+            ?.attempt,
         { timeoutMs: 30_000 },
       );
       expect(JSON.parse(healthy.received[0]!.body).alert.scheduleId).toBe(healthySchedule);
@@ -150,13 +164,23 @@ describe("alert webhooks (two real workers, local receivers)", () => {
         },
         { timeoutMs: 30_000 },
       );
-      const edges = attempts.flatMap((a: { s: Date; f: Date }) => [[a.s.getTime(), 1], [a.f.getTime(), -1]] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      const edges = attempts
+        .flatMap(
+          (a: { s: Date; f: Date }) =>
+            [
+              [a.s.getTime(), 1],
+              [a.f.getTime(), -1],
+            ] as const,
+        )
+        .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
       let open = 0;
       let most = 0;
       for (const [, d] of edges) most = Math.max(most, (open += d));
       expect(most).toBeGreaterThanOrEqual(2);
       expect(most).toBeLessThanOrEqual(4);
-      console.log(`[webhook isolation] healthy attempt took ${fast.durationMs} ms while a silent one stayed open ${overlapping.durationMs} ms; at most ${most} of its attempts open at once (${hanging.maxOpen()} requests as the receiver counted them)`);
+      console.log(
+        `[webhook isolation] healthy attempt took ${fast.durationMs} ms while a silent one stayed open ${overlapping.durationMs} ms; at most ${most} of its attempts open at once (${hanging.maxOpen()} requests as the receiver counted them)`,
+      );
     } finally {
       await hanging.close();
       await healthy.close();
@@ -169,7 +193,11 @@ describe("alert webhooks (two real workers, local receivers)", () => {
     try {
       const schedules: string[] = [];
       for (let i = 0; i < 10; i++) schedules.push(await causeMissedAlert(receiver.url("/all")));
-      await waitFor("10 deliveries recorded", async () => (await pool.query(`SELECT count(*)::int AS n FROM alert_deliveries WHERE state = 'delivered'`)).rows[0].n === 10, { timeoutMs: 30_000 });
+      await waitFor(
+        "10 deliveries recorded",
+        async () => (await pool.query(`SELECT count(*)::int AS n FROM alert_deliveries WHERE state = 'delivered'`)).rows[0].n === 10,
+        { timeoutMs: 30_000 },
+      );
       // A claim that nothing more happens needs time: ~7 more evaluation passes per worker over the same causes.
       await new Promise((r) => setTimeout(r, 1500));
       const opened = workers.flatMap((w) => w.logs.filter((l) => l.includes("alert opened") && schedules.some((id) => l.includes(id))));
@@ -192,7 +220,11 @@ describe("alert webhooks (two real workers, local receivers)", () => {
     try {
       const scheduleId = await causeMissedAlert(receiver.url("/slack"), "slack");
       const { rows: s } = await pool.query(`SELECT name FROM schedules WHERE id = $1`, [scheduleId]);
-      await waitFor("the Slack-style delivery", async () => (await pool.query(`SELECT 1 FROM alert_deliveries WHERE state = 'delivered'`)).rowCount === 1, { timeoutMs: 30_000 });
+      await waitFor(
+        "the Slack-style delivery",
+        async () => (await pool.query(`SELECT 1 FROM alert_deliveries WHERE state = 'delivered'`)).rowCount === 1,
+        { timeoutMs: 30_000 },
+      );
       expect(receiver.received.length).toBeGreaterThanOrEqual(2);
       const bodies = receiver.received.map((r) => JSON.parse(r.body));
       for (const b of bodies) {

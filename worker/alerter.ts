@@ -37,16 +37,33 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
 
   const evaluate = async () => {
     const r = await evaluateAlerts(pool, evaluation);
-    for (const a of r.opened) log.warn({ alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, runId: a.runId }, `alert opened: ${a.message}`);
-    for (const a of r.resolved) log.info({ alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, resolution: a.resolution }, `alert resolved: ${a.message}`);
+    for (const a of r.opened)
+      log.warn(
+        { alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, runId: a.runId },
+        `alert opened: ${a.message}`,
+      );
+    for (const a of r.resolved)
+      log.info(
+        { alertId: a.id, kind: a.kind, dedupeKey: a.dedupeKey, scheduleId: a.scheduleId, resolution: a.resolution },
+        `alert resolved: ${a.message}`,
+      );
     if (r.opened.length > 0 || r.resolved.length > 0) deliveries.poke();
   };
 
   const deliverOne = async (claimed: Awaited<ReturnType<typeof claimAlertDeliveries>>[number]) => {
     const report = await deliverAlertWebhook(pool, claimed, webhook);
-    const fields = { deliveryId: report.deliveryId, alertId: claimed.alert.id, event: claimed.event, url: claimed.url, attempt: report.attempt, status: report.status, durationMs: Math.round(report.durationMs) };
+    const fields = {
+      deliveryId: report.deliveryId,
+      alertId: claimed.alert.id,
+      event: claimed.event,
+      url: claimed.url,
+      attempt: report.attempt,
+      status: report.status,
+      durationMs: Math.round(report.durationMs),
+    };
     if (report.ok) log.info(fields, "alert webhook delivered");
-    else if (report.state === "failed") log.error({ ...fields, error: report.error }, "alert webhook failed for good after the last attempt");
+    else if (report.state === "failed")
+      log.error({ ...fields, error: report.error }, "alert webhook failed for good after the last attempt");
     else log.warn({ ...fields, error: report.error, retryInMs: report.retryDelayMs, state: report.state }, "alert webhook attempt failed");
     // Wake up when the retry is due instead of up to a poll interval later, so the delays the
     // receiver sees are the backoff's, not the poll's.

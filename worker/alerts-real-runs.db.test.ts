@@ -33,7 +33,10 @@ const env = {
 };
 
 const warm = (w: TestWorker) =>
-  waitFor("the worker's executor threads to be warm", () => w.logs.some((l) => l.includes("executor threads warm")), { timeoutMs: 120_000, intervalMs: 250 });
+  waitFor("the worker's executor threads to be warm", () => w.logs.some((l) => l.includes("executor threads warm")), {
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
 
 async function spawnWorker(): Promise<TestWorker> {
   const w = startWorker(db.url, env);
@@ -76,7 +79,11 @@ async function metrics() {
   return parsePrometheusText(await res.text());
 }
 
-function value(m: Map<string, { samples: { name: string; labels: Record<string, string>; value: number }[] }>, name: string, labels: Record<string, string>) {
+function value(
+  m: Map<string, { samples: { name: string; labels: Record<string, string>; value: number }[] }>,
+  name: string,
+  labels: Record<string, string>,
+) {
   const samples = [...m.values()].flatMap((f) => f.samples);
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
@@ -88,7 +95,11 @@ async function runState(runId: string): Promise<string> {
 async function trigger(scheduleId: string, until: string[] | null = null): Promise<string> {
   const r = await triggerNow(scheduleId, { reason: "test" }, actor);
   const runId = r.runId!;
-  if (until) await waitFor(`run ${runId} to end ${until.join("/")}`, async () => until.includes(await runState(runId)), { timeoutMs: 60_000, intervalMs: 100 });
+  if (until)
+    await waitFor(`run ${runId} to end ${until.join("/")}`, async () => until.includes(await runState(runId)), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
   return runId;
 }
 
@@ -98,20 +109,31 @@ async function setPayload(scheduleId: string, payload: unknown): Promise<void> {
 
 /** Waits until the schedule has an alert of this kind; asserts it is the only one and open. */
 async function expectOneOpen(scheduleId: string, kind: string): Promise<AlertRow> {
-  const open = await waitFor(`an open ${kind} alert`, async () => (await alertsOf(scheduleId)).find((a) => a.kind === kind && a.resolvedAt === null), { timeoutMs: 30_000, intervalMs: 200 });
+  const open = await waitFor(
+    `an open ${kind} alert`,
+    async () => (await alertsOf(scheduleId)).find((a) => a.kind === kind && a.resolvedAt === null),
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   expect((await alertsOf(scheduleId)).filter((a) => a.kind === kind)).toHaveLength(1);
   return open;
 }
 
 async function expectResolvedOnce(scheduleId: string, kind: string, resolution: RegExp): Promise<void> {
-  const done = await waitFor(`the ${kind} alert to resolve`, async () => (await alertsOf(scheduleId)).find((a) => a.kind === kind && a.resolvedAt !== null), { timeoutMs: 30_000, intervalMs: 200 });
+  const done = await waitFor(
+    `the ${kind} alert to resolve`,
+    async () => (await alertsOf(scheduleId)).find((a) => a.kind === kind && a.resolvedAt !== null),
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   expect(done.resolution).toMatch(resolution);
   expect((await alertsOf(scheduleId)).filter((a) => a.kind === kind)).toHaveLength(1);
 }
 
 describe("alerts from real runs", () => {
   it("hollow: a zero-record success where records are expected; a real success resolves it", async () => {
-    const s = await createSchedule({ name: "real-hollow", handler: "demo.sleep", payload: { ms: 10, records: 0 }, trigger: YEARLY, expectRecordsMin: 1 }, actor);
+    const s = await createSchedule(
+      { name: "real-hollow", handler: "demo.sleep", payload: { ms: 10, records: 0 }, trigger: YEARLY, expectRecordsMin: 1 },
+      actor,
+    );
     await trigger(s.id, ["hollow"]);
     const alert = await expectOneOpen(s.id, "hollow");
     expect(alert.message).toMatch(/real-hollow: .* reported 0 records \(expected at least 1\)/);
@@ -126,13 +148,18 @@ describe("alerts from real runs", () => {
   });
 
   it("failures: two consecutive failed runs (demo.flaky p = 1) with a threshold of 2; a success resolves it", async () => {
-    const s = await createSchedule({ name: "real-flaky", handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY, failureAlertThreshold: 2 }, actor);
+    const s = await createSchedule(
+      { name: "real-flaky", handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY, failureAlertThreshold: 2 },
+      actor,
+    );
     await trigger(s.id, ["failed"]);
     await new Promise((r) => setTimeout(r, 1200)); // two evaluation passes: one failure is below the threshold
     expect((await alertsOf(s.id)).filter((a) => a.kind === "failures")).toHaveLength(0);
     await trigger(s.id, ["failed"]);
     const alert = await expectOneOpen(s.id, "failures");
-    expect(alert.message).toMatch(/real-flaky: 2 consecutive runs failed \(threshold 2; last ended failed\); last error: .*demo\.flaky failed on purpose/);
+    expect(alert.message).toMatch(
+      /real-flaky: 2 consecutive runs failed \(threshold 2; last ended failed\); last error: .*demo\.flaky failed on purpose/,
+    );
     const m = await metrics();
     expect(value(m, "vigil_runs", { schedule: "real-flaky", state: "failed" })).toBe(2);
     expect(value(m, "vigil_alerts_open", { kind: "failures" })).toBe(1);
@@ -162,7 +189,9 @@ describe("alerts from real runs", () => {
     // cause and would resolve the alert in the same pass it opened.)
     const first = await trigger(s.id, ["running", "succeeded"]);
     const second = await trigger(s.id);
-    await waitFor("both runs to finish", async () => (await runState(first)) === "succeeded" && (await runState(second)) === "succeeded", { timeoutMs: 60_000 });
+    await waitFor("both runs to finish", async () => (await runState(first)) === "succeeded" && (await runState(second)) === "succeeded", {
+      timeoutMs: 60_000,
+    });
     const { rows } = await pool.query(`SELECT id, lateness_ms FROM runs WHERE id = ANY($1::uuid[])`, [[first, second]]);
     const waited = Number(rows.find((r) => r.id === second).lateness_ms);
     expect(waited).toBeGreaterThan(1000);
@@ -183,9 +212,16 @@ describe("alerts from real runs", () => {
   });
 
   it("zombie: the worker running a run is SIGKILLed; the reaper on the other worker finds it; a later run resolves it", async () => {
-    const s = await createSchedule({ name: "real-zombie", handler: "demo.sleep", payload: { ms: 60_000, records: 1 }, trigger: YEARLY, retryMaxAttempts: 1 }, actor);
+    const s = await createSchedule(
+      { name: "real-zombie", handler: "demo.sleep", payload: { ms: 60_000, records: 1 }, trigger: YEARLY, retryMaxAttempts: 1 },
+      actor,
+    );
     const runId = await trigger(s.id, null);
-    const { worker_id } = await waitFor("the run to start", async () => (await pool.query(`SELECT worker_id FROM runs WHERE id = $1 AND state = 'running'`, [runId])).rows[0], { timeoutMs: 30_000 });
+    const { worker_id } = await waitFor(
+      "the run to start",
+      async () => (await pool.query(`SELECT worker_id FROM runs WHERE id = $1 AND state = 'running'`, [runId])).rows[0],
+      { timeoutMs: 30_000 },
+    );
     const victim = workers.find((w) => w.logs.some((l) => l.includes(worker_id)))!;
     expect(victim).toBeDefined();
     await victim.kill();
@@ -193,7 +229,10 @@ describe("alerts from real runs", () => {
     const alert = await expectOneOpen(s.id, "zombie");
     expect(alert.message).toMatch(/real-zombie: the run planned at .* lost its worker/);
     // The reaping worker's line names the run, its schedule and attempt, itself and the worker that went silent.
-    const reaped = workers.flatMap((w) => w.logs).filter((l) => l.includes(runId) && l.includes("zombie run reaped")).map((l) => JSON.parse(l));
+    const reaped = workers
+      .flatMap((w) => w.logs)
+      .filter((l) => l.includes(runId) && l.includes("zombie run reaped"))
+      .map((l) => JSON.parse(l));
     expect(reaped[0]).toMatchObject({ runId, scheduleId: s.id, attempt: 1, ownerWorkerId: worker_id });
     expect(reaped[0].workerId).toEqual(expect.any(String));
     expect(reaped[0].workerId).not.toBe(worker_id);
@@ -212,12 +251,24 @@ describe("alerts from real runs", () => {
     const at = new Date((await dbNow()).getTime() + 5000);
     // Misfire policy skip: after the downtime the firing is recorded missed, not run late.
     const s = await createSchedule(
-      { name: "real-missed", handler: "demo.sleep", payload: { ms: 10, records: 1 }, trigger: { kind: "once", at: at.toISOString() }, startingDeadlineSeconds: 1, misfirePolicy: "skip" },
+      {
+        name: "real-missed",
+        handler: "demo.sleep",
+        payload: { ms: 10, records: 1 },
+        trigger: { kind: "once", at: at.toISOString() },
+        startingDeadlineSeconds: 1,
+        misfirePolicy: "skip",
+      },
       actor,
     );
-    await waitFor("the firing to be planned", async () => (await pool.query(`SELECT 1 FROM runs WHERE schedule_id = $1`, [s.id])).rows[0], { timeoutMs: 30_000 });
+    await waitFor("the firing to be planned", async () => (await pool.query(`SELECT 1 FROM runs WHERE schedule_id = $1`, [s.id])).rows[0], {
+      timeoutMs: 30_000,
+    });
     await Promise.all(workers.splice(0).map((w) => w.stop()));
-    await waitFor("the firing's starting deadline to pass", async () => (await dbNow()).getTime() > at.getTime() + 1500, { timeoutMs: 20_000, intervalMs: 200 });
+    await waitFor("the firing's starting deadline to pass", async () => (await dbNow()).getTime() > at.getTime() + 1500, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
     await spawnWorker();
     const alert = await expectOneOpen(s.id, "missed");
     expect(alert.message).toMatch(/real-missed: the occurrence planned at .* never started before its starting deadline \(missed\)/);
@@ -233,12 +284,28 @@ describe("alerts from real runs", () => {
     const s = await createSchedule({ name: "real-logs", handler: "demo.cpu", payload: { ms: 50 }, trigger: YEARLY }, actor);
     const runId = await trigger(s.id, ["succeeded"]);
     const { rows } = await pool.query(`SELECT worker_id, attempt FROM runs WHERE id = $1`, [runId]);
-    const stored = await waitFor("the handler's line in run_logs", async () => (await pool.query(`SELECT message FROM run_logs WHERE run_id = $1`, [runId])).rows[0]);
+    const stored = await waitFor(
+      "the handler's line in run_logs",
+      async () => (await pool.query(`SELECT message FROM run_logs WHERE run_id = $1`, [runId])).rows[0],
+    );
     // The "attempt finished" line is written just after the outcome commits: wait for it rather than race it.
-    await waitFor("the attempt's log lines", () => workers.some((w) => w.logs.some((l) => l.includes(runId) && l.includes('"attempt finished"'))), { timeoutMs: 10_000 });
-    const lines = workers.flatMap((w) => w.logs).filter((l) => l.includes(runId)).map((l) => JSON.parse(l));
+    await waitFor(
+      "the attempt's log lines",
+      () => workers.some((w) => w.logs.some((l) => l.includes(runId) && l.includes('"attempt finished"'))),
+      { timeoutMs: 10_000 },
+    );
+    const lines = workers
+      .flatMap((w) => w.logs)
+      .filter((l) => l.includes(runId))
+      .map((l) => JSON.parse(l));
     const handlerLine = lines.find((l) => l.msg === stored.message);
-    expect(handlerLine).toMatchObject({ runId, scheduleId: s.id, attempt: rows[0].attempt, workerId: rows[0].worker_id, msg: "spinning for 50 ms" });
+    expect(handlerLine).toMatchObject({
+      runId,
+      scheduleId: s.id,
+      attempt: rows[0].attempt,
+      workerId: rows[0].worker_id,
+      msg: "spinning for 50 ms",
+    });
     const finished = lines.find((l) => l.msg === "attempt finished");
     expect(finished).toMatchObject({ runId, scheduleId: s.id, attempt: 1, workerId: rows[0].worker_id });
   });

@@ -61,7 +61,9 @@ async function terminal(ids: string[]): Promise<{ id: string; state: string; wor
   return waitFor(
     `${ids.length} runs to finish`,
     async () => {
-      const { rows } = await h.pool.query(`SELECT id, state, worker_id FROM runs WHERE id = ANY($1::uuid[]) AND finished_at IS NOT NULL`, [ids]);
+      const { rows } = await h.pool.query(`SELECT id, state, worker_id FROM runs WHERE id = ANY($1::uuid[]) AND finished_at IS NOT NULL`, [
+        ids,
+      ]);
       return rows.length === ids.length ? rows : undefined;
     },
     { timeoutMs: 120_000, intervalMs: 200 },
@@ -80,25 +82,44 @@ describe("handlers from the user's own folder", () => {
     expect(alpha.payloadSchema).toMatchObject({ required: ["n"] });
 
     // The advertised schema is the one the API validates against.
-    const bad = await callRoute(schedulesRoute.POST, { method: "POST", token, body: { name: "acme-bad", handler: "acme.alpha", payload: { n: 0 }, trigger: { kind: "interval", everySeconds: 2 } } });
+    const bad = await callRoute(schedulesRoute.POST, {
+      method: "POST",
+      token,
+      body: { name: "acme-bad", handler: "acme.alpha", payload: { n: 0 }, trigger: { kind: "interval", everySeconds: 2 } },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error.fields).toHaveProperty("payload.n");
 
     const created = await callRoute(schedulesRoute.POST, {
       method: "POST",
       token,
-      body: { name: "acme-every-2s", handler: "acme.alpha", payload: { n: 3 }, trigger: { kind: "interval", everySeconds: 2 }, expectRecordsMin: 1 },
+      body: {
+        name: "acme-every-2s",
+        handler: "acme.alpha",
+        payload: { n: 3 },
+        trigger: { kind: "interval", everySeconds: 2 },
+        expectRecordsMin: 1,
+      },
     });
     expect(created.status).toBe(200);
     const run = await waitFor(
       "a run of the custom handler to succeed",
-      async () => (await h.pool.query(`SELECT id, worker_id, records FROM runs WHERE schedule_id = $1 AND state = 'succeeded' LIMIT 1`, [created.body.schedule.id])).rows[0],
+      async () =>
+        (
+          await h.pool.query(`SELECT id, worker_id, records FROM runs WHERE schedule_id = $1 AND state = 'succeeded' LIMIT 1`, [
+            created.body.schedule.id,
+          ])
+        ).rows[0],
       { timeoutMs: 60_000, intervalMs: 200 },
     );
     expect(run).toMatchObject({ worker_id: workerId, records: 3 });
     const { rows: logs } = await h.pool.query(`SELECT message FROM run_logs WHERE run_id = $1`, [run.id]);
     expect(logs.map((l) => l.message)).toContain("acme job ran");
-    await callRoute((await import("../app/api/schedules/[id]/route")).DELETE, { method: "DELETE", token, params: { id: created.body.schedule.id } });
+    await callRoute((await import("../app/api/schedules/[id]/route")).DELETE, {
+      method: "DELETE",
+      token,
+      params: { id: created.body.schedule.id },
+    });
     await w.stop();
   });
 
@@ -123,14 +144,24 @@ describe("handlers from the user's own folder", () => {
     const alert = await waitFor(
       "a no_handler_worker alert for the beta schedule",
       async () => {
-        await evaluateAlerts(h.pool, { deadAfterMs: 10_000, plannerLagThresholdMs: 60_000, latenessWindowSeconds: 900, kinds: ["no_handler_worker"] });
-        const { rows } = await h.pool.query(`SELECT message, resolved_at FROM alerts WHERE kind = 'no_handler_worker' AND schedule_id = $1`, [beta]);
+        await evaluateAlerts(h.pool, {
+          deadAfterMs: 10_000,
+          plannerLagThresholdMs: 60_000,
+          latenessWindowSeconds: 900,
+          kinds: ["no_handler_worker"],
+        });
+        const { rows } = await h.pool.query(
+          `SELECT message, resolved_at FROM alerts WHERE kind = 'no_handler_worker' AND schedule_id = $1`,
+          [beta],
+        );
         return rows[0];
       },
       { timeoutMs: 30_000, intervalMs: 500 },
     );
     expect(alert.message).toMatch(/no live worker serves handler acme\.beta/);
-    const { rows: still } = await h.pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [waiting]);
+    const { rows: still } = await h.pool.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'queued'`, [
+      waiting,
+    ]);
     expect(still[0].n).toBe(20);
 
     const again = await start("acme.beta");
@@ -140,7 +171,12 @@ describe("handlers from the user's own folder", () => {
     await waitFor(
       "the alert to resolve",
       async () => {
-        await evaluateAlerts(h.pool, { deadAfterMs: 10_000, plannerLagThresholdMs: 60_000, latenessWindowSeconds: 900, kinds: ["no_handler_worker"] });
+        await evaluateAlerts(h.pool, {
+          deadAfterMs: 10_000,
+          plannerLagThresholdMs: 60_000,
+          latenessWindowSeconds: 900,
+          kinds: ["no_handler_worker"],
+        });
         const { rows } = await h.pool.query(`SELECT resolved_at FROM alerts WHERE kind = 'no_handler_worker' AND schedule_id = $1`, [beta]);
         return rows[0]?.resolved_at;
       },

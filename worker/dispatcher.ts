@@ -171,8 +171,7 @@ export function createDispatcher(opts: {
       if (data.success) {
         reqs.push({ runId: data.data.runId, attempt: data.data.attempt, jobId: job.id, workerId: opts.workerId });
         plain.push(data.data.plain === true);
-      }
-      else {
+      } else {
         log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
         opts.executor.unreserve(1, true);
         opts.executor.settler.settle({ jobId: job.id, how: "fail" });
@@ -185,7 +184,10 @@ export function createDispatcher(opts: {
     const tryPlain = reqs.map((_, i) => i).filter((i) => plain[i]);
     if (tryPlain.length > 0) {
       try {
-        const started = await claimPlainRuns(opts.hotPool, tryPlain.map((i) => reqs[i]!));
+        const started = await claimPlainRuns(
+          opts.hotPool,
+          tryPlain.map((i) => reqs[i]!),
+        );
         tryPlain.forEach((i, k) => (results[i] = started[k]));
       } catch (err) {
         log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");

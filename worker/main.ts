@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   await advertiseHandlers(
     pool,
     identity.id,
-    served.map((h) => describeHandler(h.def, { source: h.source, builtin: h.builtin, code: h.builtin ? pkg.version : fs.readFileSync(h.source, "utf8") })),
+    served.map((h) =>
+      describeHandler(h.def, { source: h.source, builtin: h.builtin, code: h.builtin ? pkg.version : fs.readFileSync(h.source, "utf8") }),
+    ),
   );
   await reencryptUnderCurrentKey(pool, env, log, identity.id);
   const handlers = served.map((h) => h.def.name);
@@ -59,7 +61,13 @@ async function main(): Promise<void> {
   });
   const planner = createPlanner({ pool, boss, connectionString: requireDatabaseUrl(), horizonSeconds: env.VIGIL_PLAN_AHEAD_SECONDS, log });
   const services: WorkerService[] = [
-    createHeartbeat({ db: pool, workerId: identity.id, intervalMs: env.VIGIL_HEARTBEAT_MS, log, stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }) }),
+    createHeartbeat({
+      db: pool,
+      workerId: identity.id,
+      intervalMs: env.VIGIL_HEARTBEAT_MS,
+      log,
+      stats: () => ({ running: execution.executor.runningCount(), plannerLagMs: planner.lagMs() }),
+    }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
     // Settles misfires from downtime before this worker's dispatcher takes jobs (worker/planner.ts).
@@ -114,7 +122,11 @@ async function reencryptUnderCurrentKey(pool: pg.Pool, env: Env, log: Logger, wo
   try {
     const r = await reencryptSecrets(pool, env.VIGIL_SECRET_KEY, env.VIGIL_SECRET_KEY_PREVIOUS, `worker ${workerId}`);
     if (r.reencrypted.length > 0) log.info({ secrets: r.reencrypted }, "secrets re-encrypted under the current key");
-    if (r.unreadable.length > 0) log.warn({ secrets: r.unreadable }, "secrets under a key this worker does not have: set them again or add their key to VIGIL_SECRET_KEY_PREVIOUS");
+    if (r.unreadable.length > 0)
+      log.warn(
+        { secrets: r.unreadable },
+        "secrets under a key this worker does not have: set them again or add their key to VIGIL_SECRET_KEY_PREVIOUS",
+      );
   } catch (err) {
     log.error({ err }, "could not re-encrypt secrets under the current key (they stay readable with the previous keys)");
   }
@@ -125,7 +137,9 @@ async function loadServedHandlers(sources: string[], serve: string[]): Promise<L
   const loaded = await loadHandlers({ sources });
   const served = loaded.filter((h) => servesHandler(serve, h.def.name));
   if (served.length === 0) {
-    throw new HandlerLoadError(`--serve ${serve.join(",")} matches none of the loaded handlers (${loaded.map((h) => h.def.name).join(", ")})`);
+    throw new HandlerLoadError(
+      `--serve ${serve.join(",")} matches none of the loaded handlers (${loaded.map((h) => h.def.name).join(", ")})`,
+    );
   }
   return served;
 }

@@ -86,7 +86,10 @@ export function createOrphanProcessSweeper(opts: { pool: pg.Pool; workerId: stri
         } catch {
           continue; // gone meanwhile
         }
-        log.warn({ runId: g.runId, attempt: g.attempt, pgid: g.pgid, runState: run.state }, "killed the process group of a shell job whose attempt is over");
+        log.warn(
+          { runId: g.runId, attempt: g.attempt, pgid: g.pgid, runState: run.state },
+          "killed the process group of a shell job whose attempt is over",
+        );
         await recordRunEvent(opts.pool, {
           runId: g.runId,
           type: "sigkill_sent",

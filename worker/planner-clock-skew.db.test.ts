@@ -30,7 +30,10 @@ describe("workers with skewed clocks", () => {
     const ids = await withTransaction(async (tx) => {
       const made: string[] = [];
       for (let i = 0; i < 12; i++) {
-        const trigger = i % 2 === 0 ? { kind: "interval", everySeconds: 2 + (i % 3) } : { kind: "cron", cron: `${i % 3}-59/3 * * * * *`, timezone: "Asia/Kolkata" };
+        const trigger =
+          i % 2 === 0
+            ? { kind: "interval", everySeconds: 2 + (i % 3) }
+            : { kind: "cron", cron: `${i % 3}-59/3 * * * * *`, timezone: "Asia/Kolkata" };
         // A generous starting deadline: on a busy machine a run may start late, but must not be missed for it.
         const input = { name: `skew-${i}`, handler: "demo.noop", trigger, overlapPolicy: "allow", startingDeadlineSeconds: 300 };
         made.push((await createSchedule(input, systemActor("test"), { db: tx })).id);
@@ -40,13 +43,19 @@ describe("workers with skewed clocks", () => {
     const start: Date = (await pool.query(`SELECT clock_timestamp() AS now`)).rows[0].now;
     await waitFor(
       "the test window on the database clock",
-      async () => (await pool.query(`SELECT clock_timestamp() >= $1::timestamptz AS done`, [new Date(start.getTime() + WINDOW_MS)])).rows[0].done,
+      async () =>
+        (await pool.query(`SELECT clock_timestamp() >= $1::timestamptz AS done`, [new Date(start.getTime() + WINDOW_MS)])).rows[0].done,
       { timeoutMs: WINDOW_MS + 20_000, intervalMs: 500 },
     );
     const cutoff = new Date(start.getTime() + WINDOW_MS - 5_000);
     await waitFor(
       "every run due before the cutoff to finish",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE planned_at <= $1 AND state IN ('planned', 'queued', 'running')`, [cutoff])).rows[0].n === 0,
+      async () =>
+        (
+          await pool.query(`SELECT count(*)::int AS n FROM runs WHERE planned_at <= $1 AND state IN ('planned', 'queued', 'running')`, [
+            cutoff,
+          ])
+        ).rows[0].n === 0,
       { timeoutMs: 60_000, intervalMs: 500 },
     );
     const end: Date = (await pool.query(`SELECT clock_timestamp() AS now`)).rows[0].now;
@@ -56,7 +65,10 @@ describe("workers with skewed clocks", () => {
     for (const id of ids) {
       const s = await getScheduleOrThrow(pool, id);
       const expected = computeFireTimesBetween(s.trigger, s.createdAt, cutoff, { anchor: s.createdAt }).map((f) => f.at.toISOString());
-      const { rows } = await pool.query(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [id, cutoff]);
+      const { rows } = await pool.query(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [
+        id,
+        cutoff,
+      ]);
       expect(rows.map((r) => r.planned_at.toISOString())).toEqual(expected);
     }
     // Not planned further ahead than the horizon of the database clock (a +10 min clock would plan 10 min ahead).
@@ -74,7 +86,13 @@ describe("workers with skewed clocks", () => {
     );
     expect(runs.length).toBeGreaterThan(50);
     for (const r of runs) {
-      expect({ id: r.id, state: r.state, jobs: r.jobs, attempts: r.attempts, started: r.started }).toEqual({ id: r.id, state: "succeeded", jobs: 1, attempts: 1, started: 1 });
+      expect({ id: r.id, state: r.state, jobs: r.jobs, attempts: r.attempts, started: r.started }).toEqual({
+        id: r.id,
+        state: "succeeded",
+        jobs: 1,
+        attempts: 1,
+        started: 1,
+      });
       // Enqueued no earlier than the enqueue horizon before its due time, its job due exactly then.
       expect(r.enqueued_at.getTime()).toBeGreaterThanOrEqual(r.due_at.getTime() - ENQUEUE_AHEAD_MS - 1000);
       expect(r.start_after.getTime()).toBe(r.due_at.getTime());

@@ -55,7 +55,13 @@ describe("three planners, 200 schedules", () => {
     const start: Date = (await pool.query(`SELECT clock_timestamp() AS now`)).rows[0].now;
     await waitFor(
       "the test window to pass on the database clock",
-      async () => (await pool.query(`SELECT clock_timestamp() - $1::timestamptz >= make_interval(secs => $2::float8 / 1000) AS done`, [start, DURATION_MS])).rows[0].done,
+      async () =>
+        (
+          await pool.query(`SELECT clock_timestamp() - $1::timestamptz >= make_interval(secs => $2::float8 / 1000) AS done`, [
+            start,
+            DURATION_MS,
+          ])
+        ).rows[0].done,
       { timeoutMs: DURATION_MS + 30_000, intervalMs: 1000 },
     );
     progress("window passed");
@@ -63,11 +69,22 @@ describe("three planners, 200 schedules", () => {
     const cutoff = new Date(start.getTime() + DURATION_MS - 10_000);
     await waitFor(
       "every run due before the cutoff to finish",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE planned_at <= $1 AND state IN ('planned', 'queued', 'running')`, [cutoff])).rows[0].n === 0,
+      async () =>
+        (
+          await pool.query(`SELECT count(*)::int AS n FROM runs WHERE planned_at <= $1 AND state IN ('planned', 'queued', 'running')`, [
+            cutoff,
+          ])
+        ).rows[0].n === 0,
       { timeoutMs: 60_000, intervalMs: 500 },
     ).catch(async (err) => {
-      const { rows } = await pool.query(`SELECT kind, state, wait_reason, count(*)::int AS n FROM runs WHERE planned_at <= $1 GROUP BY 1, 2, 3`, [cutoff]);
-      console.error(rows, workers.flatMap((w) => w.logs.filter((l) => /"level":(40|50|60)/.test(l)).slice(-5)));
+      const { rows } = await pool.query(
+        `SELECT kind, state, wait_reason, count(*)::int AS n FROM runs WHERE planned_at <= $1 GROUP BY 1, 2, 3`,
+        [cutoff],
+      );
+      console.error(
+        rows,
+        workers.flatMap((w) => w.logs.filter((l) => /"level":(40|50|60)/.test(l)).slice(-5)),
+      );
       throw err;
     });
     progress("runs before the cutoff finished");
@@ -105,15 +122,24 @@ describe("three planners, 200 schedules", () => {
       [cutoff, start],
     );
     expect(runs).toHaveLength(expectedTotal);
-    const wrong = runs.filter((r) => r.state !== "succeeded" || r.jobs !== 1 || r.attempts !== 1 || r.started !== 1 || r.entries !== 1 || r.other_logs !== 0);
+    const wrong = runs.filter(
+      (r) => r.state !== "succeeded" || r.jobs !== 1 || r.attempts !== 1 || r.started !== 1 || r.entries !== 1 || r.other_logs !== 0,
+    );
     expect(wrong).toEqual([]);
     // No key posted twice anywhere (runs after the cutoff included).
-    const { rows: ledger } = await pool.query(`SELECT count(*)::int AS n, count(DISTINCT idempotency_key)::int AS keys FROM ledger_entries`);
+    const { rows: ledger } = await pool.query(
+      `SELECT count(*)::int AS n, count(DISTINCT idempotency_key)::int AS keys FROM ledger_entries`,
+    );
     expect(ledger[0].n).toBe(ledger[0].keys);
 
     // Fires before the planners had seen the schedules (the creating transaction) could start late; measure the rest.
-    const late = runs.filter((r) => r.steady).map((r) => r.lateness_ms as number).sort((a, b) => a - b);
+    const late = runs
+      .filter((r) => r.steady)
+      .map((r) => r.lateness_ms as number)
+      .sort((a, b) => a - b);
     const pct = (p: number) => late[Math.min(late.length - 1, Math.floor(p * late.length))];
-    console.log(`planner concurrency: ${runs.length} runs, lateness p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${late.at(-1)} ms; max planner lag ${lag.rows[0].lag} ms`);
+    console.log(
+      `planner concurrency: ${runs.length} runs, lateness p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${late.at(-1)} ms; max planner lag ${lag.rows[0].lag} ms`,
+    );
   });
 });

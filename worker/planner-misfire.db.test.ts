@@ -17,7 +17,6 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
 });
 
-
 describe("misfire after downtime, real workers", () => {
   it("skip: all missed; run_once: the newest runs; catch_up (2): the newest two run, one at a time", { timeout: 300_000 }, async () => {
     const pool = getPool();
@@ -27,21 +26,35 @@ describe("misfire after downtime, real workers", () => {
     const { trigger, fires } = firesSoon(await dbNow(), { lead: 8, count: 4 });
     const make = (name: string, misfirePolicy: string) =>
       createSchedule(
-        { name, handler: "demo.sleep", payload: { ms: 300 }, trigger, misfirePolicy, catchUpLimit: 2, startingDeadlineSeconds: 10, overlapPolicy: "allow" },
+        {
+          name,
+          handler: "demo.sleep",
+          payload: { ms: 300 },
+          trigger,
+          misfirePolicy,
+          catchUpLimit: 2,
+          startingDeadlineSeconds: 10,
+          overlapPolicy: "allow",
+        },
         systemActor("test"),
       );
     const [skip, once, catchUp] = [await make("m-skip", "skip"), await make("m-once", "run_once"), await make("m-catch-up", "catch_up")];
     const ids = [skip.id, once.id, catchUp.id];
     // The first worker writes the four fires ahead of time and enqueues them (jobs exist), then goes away.
     await waitFor("the fires to be planned and enqueued", async () => {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state = 'queued'`, [ids]);
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state = 'queued'`, [
+        ids,
+      ]);
       return rows[0].n === 12;
     });
     expect((await dbNow()).getTime()).toBeLessThan(fires[0]!.getTime());
     expect(await first.stop()).toBe(0);
 
     // Down until every fire is past its 10 s starting deadline; then a new worker starts.
-    await waitFor("the downtime", async () => (await dbNow()).getTime() > fires[3]!.getTime() + 11_000, { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor("the downtime", async () => (await dbNow()).getTime() > fires[3]!.getTime() + 11_000, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     const second = startWorker(db.url, { VIGIL_HEARTBEAT_MS: "500" });
     workers.push(second);
     await waitFor(
@@ -65,7 +78,8 @@ describe("misfire after downtime, real workers", () => {
       [ids, fires[3]],
     );
     const of = (id: string) => rows.filter((r) => r.schedule_id === id);
-    const outcome = (id: string) => of(id).map((r) => (r.state === "missed" && r.missed_events >= 1 ? "missed" : `${r.state}:${r.attempts}`));
+    const outcome = (id: string) =>
+      of(id).map((r) => (r.state === "missed" && r.missed_events >= 1 ? "missed" : `${r.state}:${r.attempts}`));
     const expected: Record<string, string[]> = {
       [skip.id]: ["missed", "missed", "missed", "missed"],
       [once.id]: ["missed", "missed", "missed", "succeeded:1"],
@@ -90,7 +104,11 @@ describe("misfire after downtime, real workers", () => {
       [ids],
     );
     expect(audit.map((a) => [a.target_id, a.actor, a.after.missed, a.after.rescued]).sort()).toEqual(
-      [[skip.id, "planner", 4, 0], [once.id, "planner", 3, 1], [catchUp.id, "planner", 2, 2]].sort(),
+      [
+        [skip.id, "planner", 4, 0],
+        [once.id, "planner", 3, 1],
+        [catchUp.id, "planner", 2, 2],
+      ].sort(),
     );
   });
 });

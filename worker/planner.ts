@@ -43,7 +43,11 @@ export function createPlanner(opts: {
     if (r.missed + r.rescued + r.resumed > 0) log.info({ ...r, lagMs: lag, tickMs: ms }, "planner settled misfires");
     else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
   };
-  const loop = every(opts.tickMs ?? 1000, () => tick(), (err) => log.error({ err }, "planner tick failed"));
+  const loop = every(
+    opts.tickMs ?? 1000,
+    () => tick(),
+    (err) => log.error({ err }, "planner tick failed"),
+  );
   const listener = createPgListener({
     connectionString: opts.connectionString,
     channels: [SCHEDULES_CHANNEL],

@@ -21,7 +21,10 @@ export function createReaper(opts: {
     async () => {
       const reaped = await reapZombieRuns(opts.pool, opts.boss, { zombieAfterMs: opts.zombieAfterMs, reaperWorkerId: opts.workerId });
       for (const r of reaped) {
-        log.warn({ runId: r.runId, scheduleId: r.scheduleId, attempt: r.attempt, ownerWorkerId: r.ownerWorkerId, state: r.state, why: r.why }, "zombie run reaped");
+        log.warn(
+          { runId: r.runId, scheduleId: r.scheduleId, attempt: r.attempt, ownerWorkerId: r.ownerWorkerId, state: r.state, why: r.why },
+          "zombie run reaped",
+        );
       }
       const kicked = await rekickStalledRuns(opts.pool, opts.boss, { overdueMs: 3000, unclaimedMs: 10_000 });
       if (kicked.length > 0) log.warn({ runIds: kicked }, "re-sent runs that had no live job");

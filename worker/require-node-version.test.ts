@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
 
 const OLD_NODE = process.env.VIGIL_OLD_NODE ?? "/usr/bin/node";
-const oldMajor = fs.existsSync(OLD_NODE) ? Number(spawnSync(OLD_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.split(".")[0]) : 0;
+const oldMajor = fs.existsSync(OLD_NODE)
+  ? Number(spawnSync(OLD_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.split(".")[0])
+  : 0;
 const required = Number(/(\d+)/.exec(pkg.engines.node)?.[1]);
 const skipReason = !oldMajor ? `no ${OLD_NODE}` : oldMajor >= required ? `${OLD_NODE} is Node ${oldMajor}, not older than ${required}` : "";
 

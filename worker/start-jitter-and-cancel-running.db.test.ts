@@ -29,14 +29,22 @@ describe("start jitter, real planner and worker", () => {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const s = await createSchedule(
-        { name: `jitter-${i}`, handler: "demo.noop", payload: { records: 1 }, trigger: { kind: "once", at: at.toISOString() }, startJitterMs: 3000 },
+        {
+          name: `jitter-${i}`,
+          handler: "demo.noop",
+          payload: { records: 1 },
+          trigger: { kind: "once", at: at.toISOString() },
+          startJitterMs: 3000,
+        },
         systemActor("test"),
       );
       ids.push(s.id);
     }
     await waitFor(
       "all 20 runs to succeed",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids])).rows[0].n === 20,
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state = 'succeeded'`, [ids])).rows[0]
+          .n === 20,
       { timeoutMs: 60_000, intervalMs: 200 },
     );
     const { rows } = await pool.query<{ planned_at: Date; due_at: Date; started_at: Date }>(
@@ -65,16 +73,36 @@ describe("cancel_running overlap policy, real worker", () => {
     const { trigger, fires } = firesSoon(await dbNow(), { lead: 4, count: 2, gap: 4 });
     // demo.hang ignores its abort signal: the cancel has to go all the way to killing its thread.
     const s = await createSchedule(
-      { name: "cancel-running", handler: "demo.hang", payload: {}, trigger, overlapPolicy: "cancel_running", timeoutSeconds: 120, graceSeconds: 1 },
+      {
+        name: "cancel-running",
+        handler: "demo.hang",
+        payload: {},
+        trigger,
+        overlapPolicy: "cancel_running",
+        timeoutSeconds: 120,
+        graceSeconds: 1,
+      },
       systemActor("test"),
     );
     const runAt = async (planned: Date) =>
-      (await pool.query(`SELECT id, state, started_at, finished_at, cancel_reason FROM runs WHERE schedule_id = $1 AND planned_at = $2`, [s.id, planned])).rows[0];
-    await waitFor("the first occurrence to run", async () => (await runAt(fires[0]!))?.state === "running", { timeoutMs: 30_000, intervalMs: 200 });
-    const second = await waitFor("the next occurrence to start", async () => {
-      const r = await runAt(fires[1]!);
-      return r?.started_at ? r : null;
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+      (
+        await pool.query(`SELECT id, state, started_at, finished_at, cancel_reason FROM runs WHERE schedule_id = $1 AND planned_at = $2`, [
+          s.id,
+          planned,
+        ])
+      ).rows[0];
+    await waitFor("the first occurrence to run", async () => (await runAt(fires[0]!))?.state === "running", {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
+    const second = await waitFor(
+      "the next occurrence to start",
+      async () => {
+        const r = await runAt(fires[1]!);
+        return r?.started_at ? r : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     const first = await runAt(fires[0]!);
 
     expect(first.state).toBe("cancelled");
@@ -83,10 +111,15 @@ describe("cancel_running overlap policy, real worker", () => {
     expect(second.started_at.getTime()).toBeGreaterThanOrEqual(first.finished_at.getTime());
     expect(second.started_at.getTime() - fires[1]!.getTime()).toBeLessThan(1000 + 3000);
 
-    const { rows: events } = await pool.query<{ type: string }>(`SELECT type FROM run_events WHERE run_id = $1 ORDER BY at, id`, [first.id]);
+    const { rows: events } = await pool.query<{ type: string }>(`SELECT type FROM run_events WHERE run_id = $1 ORDER BY at, id`, [
+      first.id,
+    ]);
     const types = events.map((e) => e.type);
     const stages = ["started", "cancel_requested", "cancel_acknowledged", "abort_sent", "killed", "cancelled"];
-    expect(types.filter((t) => stages.includes(t)), types.join(", ")).toEqual(stages);
+    expect(
+      types.filter((t) => stages.includes(t)),
+      types.join(", "),
+    ).toEqual(stages);
     const { rows: waited } = await pool.query(`SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'waiting'`, [second.id]);
     expect(waited.length).toBeGreaterThan(0);
   });

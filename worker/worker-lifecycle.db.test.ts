@@ -48,10 +48,13 @@ describe("worker process", () => {
     let workerPid = 0;
     try {
       const lines = readline.createInterface({ input: parent.stdout! });
-      workerPid = await new Promise<number>((resolve) => lines.on("line", (l) => /^worker pid (\d+)$/.test(l) && resolve(Number(l.split(" ")[2]))));
+      workerPid = await new Promise<number>((resolve) =>
+        lines.on("line", (l) => /^worker pid (\d+)$/.test(l) && resolve(Number(l.split(" ")[2]))),
+      );
       const id = await waitFor(
         "the worker to register",
-        async () => (await c.query("SELECT id FROM workers WHERE pid = $1 AND state = 'running'", [workerPid])).rows[0]?.id as string | undefined,
+        async () =>
+          (await c.query("SELECT id FROM workers WHERE pid = $1 AND state = 'running'", [workerPid])).rows[0]?.id as string | undefined,
         { timeoutMs: 30_000 },
       );
       parent.kill("SIGKILL");

@@ -17,7 +17,8 @@ export function parseWorkerOptions(argv: string[], env: { VIGIL_HANDLERS: string
   const flags: Record<"handlers" | "serve", string[]> = { handlers: [], serve: [] };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--(handlers|serve)(?:=(.*))?$/.exec(argv[i]!);
-    if (!m) throw new WorkerOptionsError(`Unknown argument "${argv[i]}": the worker takes --handlers <folder|file|package> and --serve <names>`);
+    if (!m)
+      throw new WorkerOptionsError(`Unknown argument "${argv[i]}": the worker takes --handlers <folder|file|package> and --serve <names>`);
     const value = m[2] ?? argv[++i];
     if (value === undefined || value.startsWith("--")) throw new WorkerOptionsError(`--${m[1]} needs a value`);
     flags[m[1] as "handlers" | "serve"].push(value);
@@ -30,5 +31,12 @@ export function parseWorkerOptions(argv: string[], env: { VIGIL_HANDLERS: string
 }
 
 export function servesHandler(patterns: readonly string[], name: string): boolean {
-  return patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(name));
+  return patterns.some((p) =>
+    new RegExp(
+      `^${p
+        .split("*")
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    ).test(name),
+  );
 }

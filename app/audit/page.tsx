@@ -9,8 +9,8 @@ export default function Page() {
     <section>
       <h1>Audit trail</h1>
       <p className="muted">
-        Every operator and system action, newest first. The database refuses edits and deletions, and each row is chained to the one
-        before it by hash — Verify re-checks the whole chain.
+        Every operator and system action, newest first. The database refuses edits and deletions, and each row is chained to the one before
+        it by hash — Verify re-checks the whole chain.
       </p>
       <Suspense fallback={<p className="muted">Loading…</p>}>
         <AuditView />

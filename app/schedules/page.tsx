@@ -9,7 +9,9 @@ export default function SchedulesPage() {
         <span className="spacer" />
         <NewScheduleLink />
       </div>
-      <p className="muted">What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.</p>
+      <p className="muted">
+        What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.
+      </p>
       <SchedulesTable />
     </section>
   );

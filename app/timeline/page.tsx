@@ -13,8 +13,8 @@ export default async function TimelinePage({ searchParams }: { searchParams: Pro
     <section>
       <h1>Timeline</h1>
       <p className="muted">
-        Planned occurrences (▼ markers) against what actually ran (bars from start to finish). A late start shows as a connector from
-        its marker to the bar.
+        Planned occurrences (▼ markers) against what actually ran (bars from start to finish). A late start shows as a connector from its
+        marker to the bar.
       </p>
       <TimelineView initialScheduleId={scheduleId} />
     </section>

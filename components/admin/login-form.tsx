@@ -33,10 +33,25 @@ export function LoginForm({ next }: { next: string }) {
   return (
     <form className="card" onSubmit={submit} aria-label="Sign in" noValidate>
       <FormField label="Email" error={fields.email} testId="login-email">
-        <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          autoFocus
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
       </FormField>
       <FormField label="Password" error={fields.password} testId="login-password">
-        <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </FormField>
       {error && (
         <p className="error" role="alert" data-testid="login-error">

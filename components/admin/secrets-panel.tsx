@@ -34,19 +34,35 @@ function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: ()
       {!fixedName && <h2 style={{ marginTop: 0 }}>New secret</h2>}
       <div className="grid-2">
         {!fixedName && (
-          <FormField label="Secret name" hint="Upper case, digits and _, e.g. BANK_API_TOKEN." error={fields.name ?? (notFound ? "Use upper-case letters, digits and _, starting with a letter." : undefined)}>
+          <FormField
+            label="Secret name"
+            hint="Upper case, digits and _, e.g. BANK_API_TOKEN."
+            error={fields.name ?? (notFound ? "Use upper-case letters, digits and _, starting with a letter." : undefined)}
+          >
             <input value={name} onChange={(e) => setName(e.target.value.toUpperCase())} autoComplete="off" />
           </FormField>
         )}
-        <FormField label={fixedName ? `New value for ${fixedName}` : "Value"} hint="Write-only: it is encrypted and never shown again." error={fields.value}>
+        <FormField
+          label={fixedName ? `New value for ${fixedName}` : "Value"}
+          hint="Write-only: it is encrypted and never shown again."
+          error={fields.value}
+        >
           <input type="password" value={value} onChange={(e) => setValue(e.target.value)} autoComplete="new-password" />
         </FormField>
       </div>
-      {save.error && !Object.keys(fields).length && !notFound && <p className="error" role="alert">{save.error.message}</p>}
+      {save.error && !Object.keys(fields).length && !notFound && (
+        <p className="error" role="alert">
+          {save.error.message}
+        </p>
+      )}
       <button type="submit" className="primary" disabled={save.isPending || !name || !value}>
         {fixedName ? "Replace value" : "Save secret"}
       </button>
-      {saved && <span role="status" className="muted" style={{ marginLeft: 8 }}>{saved}</span>}
+      {saved && (
+        <span role="status" className="muted" style={{ marginLeft: 8 }}>
+          {saved}
+        </span>
+      )}
     </form>
   );
 }
@@ -113,7 +129,9 @@ export function SecretsPanel() {
           </tr>
         </thead>
         <tbody>
-          {data?.secrets.map((s) => <SecretRow key={s.name} secret={s} />)}
+          {data?.secrets.map((s) => (
+            <SecretRow key={s.name} secret={s} />
+          ))}
           {data && data.secrets.length === 0 && (
             <tr>
               <td colSpan={4} className="muted">

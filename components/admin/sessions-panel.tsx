@@ -18,7 +18,11 @@ function SessionRow({ session }: { session: SessionView }) {
     <tr data-testid="session-row" data-current={session.current}>
       <td>
         {session.userAgent ?? "unknown browser"}
-        {session.current && <span className="pill info" style={{ marginLeft: 6 }}>this browser</span>}
+        {session.current && (
+          <span className="pill info" style={{ marginLeft: 6 }}>
+            this browser
+          </span>
+        )}
       </td>
       <td>{session.ip ?? "—"}</td>
       <td className="muted">{formatInZone(session.createdAt)}</td>
@@ -60,7 +64,9 @@ export function SessionsPanel() {
           </tr>
         </thead>
         <tbody>
-          {data?.sessions.map((s) => <SessionRow key={s.id} session={s} />)}
+          {data?.sessions.map((s) => (
+            <SessionRow key={s.id} session={s} />
+          ))}
         </tbody>
       </table>
     </section>

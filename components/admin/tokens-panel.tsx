@@ -14,7 +14,8 @@ function NewTokenForm() {
   const [days, setDays] = useState("");
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => fetchJson<{ token: TokenView; secret: string }>("/api/tokens", {
+    mutationFn: () =>
+      fetchJson<{ token: TokenView; secret: string }>("/api/tokens", {
         method: "POST",
         json: { name, role, ...(days.trim() ? { expiresInDays: Number(days) } : {}) },
       }),
@@ -48,7 +49,11 @@ function NewTokenForm() {
           <input inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} placeholder="default" />
         </FormField>
       </div>
-      {create.error && !Object.keys(fields).length && <p className="error" role="alert">{create.error.message}</p>}
+      {create.error && !Object.keys(fields).length && (
+        <p className="error" role="alert">
+          {create.error.message}
+        </p>
+      )}
       <button type="submit" className="primary" disabled={create.isPending}>
         Create token
       </button>
@@ -61,7 +66,9 @@ function NewTokenForm() {
               Copy
             </button>
           </div>
-          <p className="muted">Send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+          <p className="muted">
+            Send it as <code>Authorization: Bearer &lt;token&gt;</code>.
+          </p>
         </div>
       )}
     </form>
@@ -141,7 +148,9 @@ export function TokensPanel() {
           </tr>
         </thead>
         <tbody>
-          {data?.tokens.map((t) => <TokenRow key={t.id} token={t} />)}
+          {data?.tokens.map((t) => (
+            <TokenRow key={t.id} token={t} />
+          ))}
           {data && data.tokens.length === 0 && (
             <tr>
               <td colSpan={7} className="muted">

@@ -32,9 +32,18 @@ function NewUserForm() {
           <input value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
         </FormField>
         <FormField label="Initial password" hint="At least 12 characters; tell it to the person out of band." error={fields.password}>
-          <input type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={form.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+          />
         </FormField>
-        <FormField label="Role" hint="Viewers read; operators also act on schedules and runs; admins also manage accounts." error={fields.role}>
+        <FormField
+          label="Role"
+          hint="Viewers read; operators also act on schedules and runs; admins also manage accounts."
+          error={fields.role}
+        >
           <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
@@ -42,7 +51,11 @@ function NewUserForm() {
           </select>
         </FormField>
       </div>
-      {create.error && !Object.keys(fields).length && <p className="error" role="alert">{create.error.message}</p>}
+      {create.error && !Object.keys(fields).length && (
+        <p className="error" role="alert">
+          {create.error.message}
+        </p>
+      )}
       <button type="submit" className="primary" disabled={create.isPending}>
         Create user
       </button>
@@ -74,7 +87,12 @@ function UserRow({ user }: { user: UserView }) {
         {user.name && <div className="muted">{user.name}</div>}
       </td>
       <td>
-        <select aria-label={`Role of ${user.email}`} value={user.role} disabled={patch.isPending} onChange={(e) => patch.mutate({ role: e.target.value })}>
+        <select
+          aria-label={`Role of ${user.email}`}
+          value={user.role}
+          disabled={patch.isPending}
+          onChange={(e) => patch.mutate({ role: e.target.value })}
+        >
           {ROLES.map((r) => (
             <option key={r}>{r}</option>
           ))}
@@ -127,7 +145,11 @@ function UserRow({ user }: { user: UserView }) {
             </form>
           )}
         </div>
-        {endSessions.error && <div className="field-error" role="alert">{endSessions.error.message}</div>}
+        {endSessions.error && (
+          <div className="field-error" role="alert">
+            {endSessions.error.message}
+          </div>
+        )}
         {patch.error && (
           <div className="field-error" role="alert">
             {patch.error instanceof ApiError && patch.error.fields ? Object.values(patch.error.fields).join(" ") : patch.error.message}
@@ -156,7 +178,9 @@ export function UsersPanel() {
           </tr>
         </thead>
         <tbody>
-          {data?.users.map((u) => <UserRow key={u.id} user={u} />)}
+          {data?.users.map((u) => (
+            <UserRow key={u.id} user={u} />
+          ))}
           {data && data.users.length === 0 && (
             <tr>
               <td colSpan={6} className="muted">

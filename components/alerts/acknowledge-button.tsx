@@ -42,10 +42,18 @@ export function AcknowledgeButton({ alert }: { alert: AlertView }) {
         }
       >
         <p>{alert.message}</p>
-        <p className="muted small">Acknowledging records that you are handling it (in the audit trail). The alert resolves by itself when its cause clears.</p>
+        <p className="muted small">
+          Acknowledging records that you are handling it (in the audit trail). The alert resolves by itself when its cause clears.
+        </p>
         <div className="field">
           <label htmlFor={`ack-note-${alert.id}`}>Note (optional)</label>
-          <input id={`ack-note-${alert.id}`} value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} placeholder="e.g. restarting the worker host" />
+          <input
+            id={`ack-note-${alert.id}`}
+            value={note}
+            maxLength={500}
+            onChange={(e) => setNote(e.target.value)}
+            placeholder="e.g. restarting the worker host"
+          />
         </div>
         {ack.error && (
           <p className="error" role="alert">

@@ -14,7 +14,13 @@ type SilenceView = Jsonify<CoreSilence>;
 
 // Only the kinds raised per schedule (no_worker and planner_lag are system-wide).
 const SCHEDULE_KINDS = ALERT_KINDS.filter((k) => k !== "no_worker" && k !== "planner_lag");
-const DURATIONS: [number, string][] = [[30, "30 minutes"], [60, "1 hour"], [240, "4 hours"], [1440, "1 day"], [10080, "7 days"]];
+const DURATIONS: [number, string][] = [
+  [30, "30 minutes"],
+  [60, "1 hour"],
+  [240, "4 hours"],
+  [1440, "1 day"],
+  [10080, "7 days"],
+];
 
 const silencesQuery = (scheduleId: string) =>
   queryOptions({
@@ -56,7 +62,14 @@ export function AlertSilences({ scheduleId }: { scheduleId: string }) {
           <span key={s.id} className="pill warn" data-testid="alert-silence" data-kind={s.kind} title={`“${s.reason}” — ${s.createdBy}`}>
             {ALERT_KIND_INFO[s.kind as AlertKind]?.label ?? s.kind} silenced until {formatInZone(s.until)}
             {canOperate && (
-              <button type="button" className="link-button" onClick={() => end.mutate(s.id)} disabled={end.isPending} aria-label={`End the silence of ${s.kind}`} data-testid="end-silence">
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => end.mutate(s.id)}
+                disabled={end.isPending}
+                aria-label={`End the silence of ${s.kind}`}
+                data-testid="end-silence"
+              >
                 ✕
               </button>
             )}
@@ -103,9 +116,18 @@ export function AlertSilences({ scheduleId }: { scheduleId: string }) {
             </FormField>
           </div>
           <FormField label="Reason" error={fieldError("reason")}>
-            <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. vendor maintenance until 14:00" autoComplete="off" />
+            <input
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder="e.g. vendor maintenance until 14:00"
+              autoComplete="off"
+            />
           </FormField>
-          {create.error && !(create.error instanceof ApiError && create.error.fields) && <p className="error" role="alert">{create.error.message}</p>}
+          {create.error && !(create.error instanceof ApiError && create.error.fields) && (
+            <p className="error" role="alert">
+              {create.error.message}
+            </p>
+          )}
         </ModalDialog>
       )}
     </div>

@@ -91,7 +91,15 @@ export function AlertsTable({ filters, hideSchedule = false }: { filters: AlertF
                 </Link>
               )}
             </td>
-            {!hideSchedule && <td>{a.scheduleId ? <Link href={`/schedules/${a.scheduleId}`}>{a.scheduleName ?? a.scheduleId.slice(0, 8)}</Link> : <span className="muted">system</span>}</td>}
+            {!hideSchedule && (
+              <td>
+                {a.scheduleId ? (
+                  <Link href={`/schedules/${a.scheduleId}`}>{a.scheduleName ?? a.scheduleId.slice(0, 8)}</Link>
+                ) : (
+                  <span className="muted">system</span>
+                )}
+              </td>
+            )}
             <td title={formatInZone(a.openedAt)}>{formatRelative(a.openedAt, now)}</td>
             <td title={formatInZone(a.lastSeenAt)}>{formatRelative(a.lastSeenAt, now)}</td>
             <td>

@@ -33,10 +33,20 @@ function objectiveLines(s: LatenessView["schedule"]) {
   return (
     <>
       {s.latenessP95SloMs !== null && (
-        <ReferenceLine y={s.latenessP95SloMs} stroke="#d29922" strokeDasharray="6 3" label={{ value: `p95 objective ${formatDuration(s.latenessP95SloMs)}`, fill: "#d29922", fontSize: 11, position: "insideTopLeft" }} />
+        <ReferenceLine
+          y={s.latenessP95SloMs}
+          stroke="#d29922"
+          strokeDasharray="6 3"
+          label={{ value: `p95 objective ${formatDuration(s.latenessP95SloMs)}`, fill: "#d29922", fontSize: 11, position: "insideTopLeft" }}
+        />
       )}
       {s.latenessMaxMs !== null && (
-        <ReferenceLine y={s.latenessMaxMs} stroke="#f85149" strokeDasharray="2 3" label={{ value: `max ${formatDuration(s.latenessMaxMs)}`, fill: "#f85149", fontSize: 11, position: "insideTopRight" }} />
+        <ReferenceLine
+          y={s.latenessMaxMs}
+          stroke="#f85149"
+          strokeDasharray="2 3"
+          label={{ value: `max ${formatDuration(s.latenessMaxMs)}`, fill: "#f85149", fontSize: 11, position: "insideTopRight" }}
+        />
       )}
     </>
   );
@@ -46,7 +56,13 @@ function objectiveLines(s: LatenessView["schedule"]) {
 export function ScheduleLatenessChart({ scheduleId }: { scheduleId: string }) {
   const [hours, setHours] = useState<number>(6);
   const { data, error, isLoading } = useQuery(scheduleLatenessQuery(scheduleId, hours));
-  const points: Point[] = (data?.points ?? []).map((p) => ({ t: Date.parse(p.plannedAt), lateness: p.latenessMs, state: p.state, started: p.startedAt !== null, runId: p.runId }));
+  const points: Point[] = (data?.points ?? []).map((p) => ({
+    t: Date.parse(p.plannedAt),
+    lateness: p.latenessMs,
+    state: p.state,
+    started: p.startedAt !== null,
+    runId: p.runId,
+  }));
   const started = points.filter((p) => p.started);
   const waiting = points.filter((p) => !p.started);
   const s = data?.schedule;
@@ -99,7 +115,16 @@ export function ScheduleLatenessChart({ scheduleId }: { scheduleId: string }) {
                     fontSize={11}
                     name="planned"
                   />
-                  <YAxis type="number" dataKey="lateness" domain={[0, yMax]} tickFormatter={(v: number) => formatDuration(v)} stroke="#8b98a8" fontSize={11} width={70} name="lateness" />
+                  <YAxis
+                    type="number"
+                    dataKey="lateness"
+                    domain={[0, yMax]}
+                    tickFormatter={(v: number) => formatDuration(v)}
+                    stroke="#8b98a8"
+                    fontSize={11}
+                    width={70}
+                    name="lateness"
+                  />
                   <Tooltip content={<PointTooltip />} />
                   {s && objectiveLines(s)}
                   <Scatter name="started" data={started} fill="#4ea1ff" isAnimationActive={false} />

@@ -14,7 +14,11 @@ function Target({ e }: { e: AuditEventView }) {
   return (
     <span title={`${e.targetType}:${e.targetId}`}>
       {page ? <Link href={`${page}${encodeURIComponent(e.targetId)}`}>{label}</Link> : label}{" "}
-      <Link href={`/audit?target=${encodeURIComponent(`${e.targetType}:${e.targetId}`)}`} className="muted" title="Only this target's audit trail">
+      <Link
+        href={`/audit?target=${encodeURIComponent(`${e.targetType}:${e.targetId}`)}`}
+        className="muted"
+        title="Only this target's audit trail"
+      >
         ⌕
       </Link>
     </span>

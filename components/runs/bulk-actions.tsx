@@ -35,7 +35,13 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
   const body = (a: Action) =>
     a === "cancel"
       ? { action: a, scheduleId: filters.scheduleId }
-      : { action: a, from: filters.from, to: filters.to, states: [rerunState], ...(filters.scheduleId ? { scheduleId: filters.scheduleId } : {}) };
+      : {
+          action: a,
+          from: filters.from,
+          to: filters.to,
+          states: [rerunState],
+          ...(filters.scheduleId ? { scheduleId: filters.scheduleId } : {}),
+        };
 
   async function open(a: Action) {
     setAction(a);
@@ -54,13 +60,18 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
   async function confirm() {
     if (!action) return;
     if (reason.trim() === "") {
-      setError(new ApiError(422, "validation_failed", "Say why.", { reason: "Say why: the reason goes to each run's trace and the audit log." }));
+      setError(
+        new ApiError(422, "validation_failed", "Say why.", { reason: "Say why: the reason goes to each run's trace and the audit log." }),
+      );
       return;
     }
     setBusy(true);
     setError(null);
     try {
-      const r = await fetchJson<BulkRunActionResult>("/api/runs/bulk", { method: "POST", json: { ...body(action), reason: reason.trim() } });
+      const r = await fetchJson<BulkRunActionResult>("/api/runs/bulk", {
+        method: "POST",
+        json: { ...body(action), reason: reason.trim() },
+      });
       setResult(r);
       await qc.invalidateQueries({ queryKey: ["runs"] });
     } catch (err) {
@@ -76,10 +87,24 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
     <>
       <div className="row actions" role="toolbar" aria-label="Bulk actions" data-testid="bulk-actions">
         <span className="muted small">Bulk:</span>
-        <button type="button" className="small-button" disabled={!filters.scheduleId} title={filters.scheduleId ? undefined : "Choose a schedule first"} onClick={() => void open("cancel")} data-testid="bulk-cancel">
+        <button
+          type="button"
+          className="small-button"
+          disabled={!filters.scheduleId}
+          title={filters.scheduleId ? undefined : "Choose a schedule first"}
+          onClick={() => void open("cancel")}
+          data-testid="bulk-cancel"
+        >
           ⊘ Cancel active runs of this schedule…
         </button>
-        <button type="button" className="small-button" disabled={!filters.from || !filters.to} title={filters.from && filters.to ? undefined : "Set Planned from and to first"} onClick={() => void open("rerun")} data-testid="bulk-rerun">
+        <button
+          type="button"
+          className="small-button"
+          disabled={!filters.from || !filters.to}
+          title={filters.from && filters.to ? undefined : "Set Planned from and to first"}
+          onClick={() => void open("rerun")}
+          data-testid="bulk-rerun"
+        >
           ⟳ Re-run {rerunState.replace("_", " ")} runs in this range…
         </button>
       </div>
@@ -96,7 +121,12 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
                 Done
               </button>
             ) : (
-              <button type="submit" className={action === "cancel" ? "danger" : "primary"} disabled={busy || !dry || dry.count === 0} data-testid="confirm-bulk">
+              <button
+                type="submit"
+                className={action === "cancel" ? "danger" : "primary"}
+                disabled={busy || !dry || dry.count === 0}
+                data-testid="confirm-bulk"
+              >
                 {busy ? "Working…" : `${w.verb[0]!.toUpperCase()}${w.verb.slice(1)} ${dry?.count ?? "…"} run(s)`}
               </button>
             )
@@ -107,21 +137,46 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
             <p data-testid="bulk-preview">
               <strong data-testid="bulk-count">{dry.count}</strong> {action === "cancel" ? w.states : rerunState.replace("_", " ")} run(s)
               {action === "rerun" && filters.from && filters.to && (
-                <> planned {formatInZone(filters.from)} – {formatInZone(filters.to)}</>
+                <>
+                  {" "}
+                  planned {formatInZone(filters.from)} – {formatInZone(filters.to)}
+                </>
               )}{" "}
-              will be {action === "cancel" ? "cancelled" : "re-run, each as the next attempt of its occurrence (same key: ctx.once effects do not repeat)"}. At most 500 per action.
+              will be{" "}
+              {action === "cancel"
+                ? "cancelled"
+                : "re-run, each as the next attempt of its occurrence (same key: ctx.once effects do not repeat)"}
+              . At most 500 per action.
             </p>
           )}
           {!result && (
-            <FormField label="Reason" error={error instanceof ApiError ? error.fields?.reason : undefined} hint="Required. Recorded for every run and for the bulk action in the audit log.">
-              <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} autoComplete="off" data-testid="bulk-reason" />
+            <FormField
+              label="Reason"
+              error={error instanceof ApiError ? error.fields?.reason : undefined}
+              hint="Required. Recorded for every run and for the bulk action in the audit log."
+            >
+              <input
+                value={reason}
+                onChange={(e) => {
+                  setReason(e.target.value);
+                  setError(null);
+                }}
+                autoComplete="off"
+                data-testid="bulk-reason"
+              />
             </FormField>
           )}
           {result && (
             <div data-testid="bulk-result">
               <p>
-                <strong>{result.succeeded}</strong> of {result.count} run(s) {action === "cancel" ? "cancelled (or told to stop)" : "re-run"}
-                {result.failed > 0 && <>; <strong className="warn-text">{result.failed}</strong> could not be</>}.
+                <strong>{result.succeeded}</strong> of {result.count} run(s){" "}
+                {action === "cancel" ? "cancelled (or told to stop)" : "re-run"}
+                {result.failed > 0 && (
+                  <>
+                    ; <strong className="warn-text">{result.failed}</strong> could not be
+                  </>
+                )}
+                .
               </p>
               {result.failed > 0 && (
                 <ul className="small" data-testid="bulk-failures">
@@ -130,7 +185,10 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
                       ? []
                       : [
                           <li key={i.runId}>
-                            <Link href={`/runs/${i.runId}`} className="mono">{i.runId.slice(0, 8)}</Link>: {i.error.message}
+                            <Link href={`/runs/${i.runId}`} className="mono">
+                              {i.runId.slice(0, 8)}
+                            </Link>
+                            : {i.error.message}
                           </li>,
                         ],
                   )}
@@ -138,7 +196,11 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
               )}
             </div>
           )}
-          {general && <p className="error" role="alert">✕ {general}</p>}
+          {general && (
+            <p className="error" role="alert">
+              ✕ {general}
+            </p>
+          )}
         </ModalDialog>
       )}
     </>

@@ -12,7 +12,8 @@ interface Props {
 }
 
 const WHAT_HAPPENS: Record<string, string> = {
-  running: "Its worker is told at once, aborts the handler, kills it after the grace period and ends its database sessions. Each stage shows on the run page.",
+  running:
+    "Its worker is told at once, aborts the handler, kills it after the grace period and ends its database sessions. Each stage shows on the run page.",
   zombie: "Its worker is gone: the run is cancelled directly and any database sessions it left are terminated.",
   retrying: "The scheduled retry will not run.",
   queued: "It will not start.",
@@ -40,7 +41,12 @@ export function CancelRunDialog({ runId, label, state, open, onClose }: Props) {
         This run is <strong>{state}</strong>. {WHAT_HAPPENS[state] ?? ""}
       </p>
       <FormField label="Reason" error={error ?? undefined} hint="Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. stuck on the upstream API, re-running by hand" autoComplete="off" />
+        <input
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="e.g. stuck on the upstream API, re-running by hand"
+          autoComplete="off"
+        />
       </FormField>
     </ModalDialog>
   );

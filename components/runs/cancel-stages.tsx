@@ -38,7 +38,13 @@ export function CancelStages({ trace }: { trace: RunTraceView }) {
       </p>
       <ol className="stages">
         {ordered.map((s) => (
-          <li key={s.type} className={s.event ? "done" : "pending"} data-testid="cancel-stage-item" data-stage={s.type} data-done={Boolean(s.event)}>
+          <li
+            key={s.type}
+            className={s.event ? "done" : "pending"}
+            data-testid="cancel-stage-item"
+            data-stage={s.type}
+            data-done={Boolean(s.event)}
+          >
             <span aria-hidden="true">{s.event ? "✓" : "…"}</span> {s.label}
             {s.event ? <span className="mono muted"> {formatPrecise(s.event.at)}</span> : <span className="muted"> (waiting)</span>}
             {s.event?.message ? <span className="muted"> — {s.event.message}</span> : null}

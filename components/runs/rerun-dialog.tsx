@@ -47,13 +47,15 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
       {p && (
         <div data-testid="rerun-preview">
           {p.refusal ? (
-            <p className="error" role="alert" data-testid="rerun-refusal">✕ {p.refusal.message}</p>
+            <p className="error" role="alert" data-testid="rerun-refusal">
+              ✕ {p.refusal.message}
+            </p>
           ) : (
             <>
               <p>
-                This run is <strong>{p.state}</strong>. The re-run is <strong data-testid="rerun-attempt">attempt {p.nextAttempt}</strong> of the same
-                occurrence, with the same idempotency key <span className="mono small">{p.idempotencyKey}</span>. It starts now, also if the schedule
-                is paused; it is left out of lateness alerts and the lateness p95.
+                This run is <strong>{p.state}</strong>. The re-run is <strong data-testid="rerun-attempt">attempt {p.nextAttempt}</strong>{" "}
+                of the same occurrence, with the same idempotency key <span className="mono small">{p.idempotencyKey}</span>. It starts now,
+                also if the schedule is paused; it is left out of lateness alerts and the lateness p95.
               </p>
               <p data-testid="rerun-once-effects">
                 {p.onceEffects === 0 ? (
@@ -77,7 +79,13 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
         </div>
       )}
       <FormField label="Reason" error={error ?? undefined} hint="Required. Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. the vendor API is back" autoComplete="off" data-testid="rerun-reason" />
+        <input
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="e.g. the vendor API is back"
+          autoComplete="off"
+          data-testid="rerun-reason"
+        />
       </FormField>
     </ModalDialog>
   );

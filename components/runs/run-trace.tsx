@@ -15,10 +15,31 @@ import { runTraceQuery, type RunTraceView } from "./runs-queries";
 import { HandlerName } from "../schedules/handler-availability";
 
 const EVENT_ICON: Record<string, string> = {
-  planned: "◇", enqueued: "◌", deduplicated: "≡", duplicate_delivery_suppressed: "≡", waiting: "◌", started: "▶",
-  heartbeat_gap: "♡", retry_scheduled: "↻", timed_out: "◔", abort_sent: "⚑", sigterm_sent: "⚐", sigkill_sent: "☒", terminated: "■", cancel_requested: "⊘",
-  cancel_acknowledged: "⊘", killed: "☒", sessions_terminated: "⛁", cancelled: "⊘", zombie_detected: "☠",
-  skipped_overlap: "↷", missed: "⚠", paused: "‖", replanned: "↺", finished: "✓", rerun_requested: "⟳",
+  planned: "◇",
+  enqueued: "◌",
+  deduplicated: "≡",
+  duplicate_delivery_suppressed: "≡",
+  waiting: "◌",
+  started: "▶",
+  heartbeat_gap: "♡",
+  retry_scheduled: "↻",
+  timed_out: "◔",
+  abort_sent: "⚑",
+  sigterm_sent: "⚐",
+  sigkill_sent: "☒",
+  terminated: "■",
+  cancel_requested: "⊘",
+  cancel_acknowledged: "⊘",
+  killed: "☒",
+  sessions_terminated: "⛁",
+  cancelled: "⊘",
+  zombie_detected: "☠",
+  skipped_overlap: "↷",
+  missed: "⚠",
+  paused: "‖",
+  replanned: "↺",
+  finished: "✓",
+  rerun_requested: "⟳",
 };
 
 function Json({ value }: { value: unknown }) {
@@ -48,7 +69,11 @@ function Timings({ run, now }: { run: RunTraceView["run"]; now: number }) {
       <Timing label="Due" at={t.dueAt} extra={jitter > 0 ? `(+${formatDuration(jitter)} start jitter)` : undefined} />
       <Timing label="Enqueued" at={t.enqueuedAt} />
       <Timing label="Started" at={t.startedAt} />
-      <Timing label="Finished" at={t.finishedAt} extra={!t.finishedAt && t.startedAt ? `still running (${formatDuration(now - Date.parse(t.startedAt))})` : undefined} />
+      <Timing
+        label="Finished"
+        at={t.finishedAt}
+        extra={!t.finishedAt && t.startedAt ? `still running (${formatDuration(now - Date.parse(t.startedAt))})` : undefined}
+      />
       <dt>Lateness</dt>
       <dd>
         {t.latenessMs === null ? <span className="muted">not started</span> : formatDuration(t.latenessMs)}{" "}
@@ -79,7 +104,12 @@ export function RunTrace({ runId }: { runId: string }) {
   const [againResult, setAgainResult] = useState<{ runId: string | null; replayed: boolean } | null>(null);
   const canOperate = useCan("operate");
   if (q.isLoading) return <p className="muted">Loading run…</p>;
-  if (q.error) return <p className="error">Could not load run {runId}: {q.error.message}</p>;
+  if (q.error)
+    return (
+      <p className="error">
+        Could not load run {runId}: {q.error.message}
+      </p>
+    );
   const trace = q.data!;
   const { run, events, attempts, logs } = trace;
   const plannedMs = Date.parse(run.timings.plannedAt);
@@ -94,8 +124,14 @@ export function RunTrace({ runId }: { runId: string }) {
         </h1>
         <RunStatePill state={run.state} />
         {run.kind !== "scheduled" && <span className="pill muted">{run.kind}</span>}
-        {run.reruns > 0 && <span className="pill info" data-testid="rerun-count" title="Re-runs are left out of lateness alerts and the lateness p95">⟳ re-run ×{run.reruns}</span>}
-        {run.waitReason && run.state === "queued" && <span className="pill info">◌ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>}
+        {run.reruns > 0 && (
+          <span className="pill info" data-testid="rerun-count" title="Re-runs are left out of lateness alerts and the lateness p95">
+            ⟳ re-run ×{run.reruns}
+          </span>
+        )}
+        {run.waitReason && run.state === "queued" && (
+          <span className="pill info">◌ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>
+        )}
         <span className="spacer" />
         <Link href={`/audit?target=run:${run.id}`}>Audit trail →</Link>
         {canCancel && (
@@ -125,18 +161,24 @@ export function RunTrace({ runId }: { runId: string }) {
 
       <div className="grid-2">
         <section className="card" aria-labelledby="timings-title">
-          <h2 id="timings-title" style={{ marginTop: 0 }}>Timings <span className="muted small">(database clock, your zone)</span></h2>
+          <h2 id="timings-title" style={{ marginTop: 0 }}>
+            Timings <span className="muted small">(database clock, your zone)</span>
+          </h2>
           <Timings run={run} now={now} />
         </section>
         <section className="card" aria-labelledby="identity-title">
-          <h2 id="identity-title" style={{ marginTop: 0 }}>What ran</h2>
+          <h2 id="identity-title" style={{ marginTop: 0 }}>
+            What ran
+          </h2>
           <dl className="kv">
             <dt>Handler</dt>
             <dd>
               <HandlerName name={run.handler} />
             </dd>
             <dt>Idempotency key</dt>
-            <dd className="mono" data-testid="idempotency-key">{run.idempotencyKey}</dd>
+            <dd className="mono" data-testid="idempotency-key">
+              {run.idempotencyKey}
+            </dd>
             <dt>Worker</dt>
             <dd className="mono">{run.workerId ?? "—"}</dd>
             <dt>Attempt</dt>
@@ -166,7 +208,9 @@ export function RunTrace({ runId }: { runId: string }) {
 
       {run.error && (
         <section className="card error-card" aria-labelledby="error-title">
-          <h2 id="error-title" style={{ marginTop: 0 }}>✕ Error</h2>
+          <h2 id="error-title" style={{ marginTop: 0 }}>
+            ✕ Error
+          </h2>
           <pre className="json">{run.error}</pre>
         </section>
       )}
@@ -187,7 +231,9 @@ export function RunTrace({ runId }: { runId: string }) {
           <tbody>
             {events.map((e) => (
               <tr key={e.id} data-testid="run-event" data-type={e.type}>
-                <td className="mono" title={formatInZone(e.at)}>{formatPrecise(e.at)}</td>
+                <td className="mono" title={formatInZone(e.at)}>
+                  {formatPrecise(e.at)}
+                </td>
                 <td className="mono muted">{formatDuration(Date.parse(e.at) - plannedMs)}</td>
                 <td>
                   <span aria-hidden="true">{EVENT_ICON[e.type] ?? "•"}</span> {e.type.replaceAll("_", " ")}
@@ -248,7 +294,10 @@ export function RunTrace({ runId }: { runId: string }) {
       </section>
 
       <section aria-labelledby="logs-title">
-        <h2 id="logs-title">Handler logs ({logs.length}{trace.logsTruncated ? ", oldest omitted" : ""})</h2>
+        <h2 id="logs-title">
+          Handler logs ({logs.length}
+          {trace.logsTruncated ? ", oldest omitted" : ""})
+        </h2>
         {logs.length === 0 ? (
           <p className="muted">The handler wrote no log lines.</p>
         ) : (
@@ -290,7 +339,15 @@ export function RunTrace({ runId }: { runId: string }) {
           }}
         />
       )}
-      {cancelOpen && <CancelRunDialog runId={run.id} label={`this run of ${run.scheduleName}`} state={run.state} open onClose={() => setCancelOpen(false)} />}
+      {cancelOpen && (
+        <CancelRunDialog
+          runId={run.id}
+          label={`this run of ${run.scheduleName}`}
+          state={run.state}
+          open
+          onClose={() => setCancelOpen(false)}
+        />
+      )}
     </div>
   );
 }

@@ -33,7 +33,11 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
       {!fixedSchedule && (
         <div className="field">
           <label htmlFor="runs-schedule">Schedule</label>
-          <select id="runs-schedule" value={filters.scheduleId ?? ""} onChange={(e) => onChange({ ...filters, scheduleId: e.target.value || undefined })}>
+          <select
+            id="runs-schedule"
+            value={filters.scheduleId ?? ""}
+            onChange={(e) => onChange({ ...filters, scheduleId: e.target.value || undefined })}
+          >
             <option value="">All schedules</option>
             {(schedules.data?.schedules ?? []).map((s) => (
               <option key={s.id} value={s.id}>
@@ -45,7 +49,11 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
       )}
       <div className="field">
         <label htmlFor="runs-lateness">Start</label>
-        <select id="runs-lateness" value={filters.lateness ?? ""} onChange={(e) => onChange({ ...filters, lateness: e.target.value || undefined })}>
+        <select
+          id="runs-lateness"
+          value={filters.lateness ?? ""}
+          onChange={(e) => onChange({ ...filters, lateness: e.target.value || undefined })}
+        >
           <option value="">Any start</option>
           <option value="late">◷ Started late</option>
           <option value="on_time">Started on time</option>
@@ -53,11 +61,21 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
       </div>
       <div className="field">
         <label htmlFor="runs-from">Planned from</label>
-        <input id="runs-from" type="datetime-local" value={filters.from ? toLocalInput(filters.from) : ""} onChange={(e) => onChange({ ...filters, from: toIso(e.target.value) })} />
+        <input
+          id="runs-from"
+          type="datetime-local"
+          value={filters.from ? toLocalInput(filters.from) : ""}
+          onChange={(e) => onChange({ ...filters, from: toIso(e.target.value) })}
+        />
       </div>
       <div className="field">
         <label htmlFor="runs-to">Planned to</label>
-        <input id="runs-to" type="datetime-local" value={filters.to ? toLocalInput(filters.to) : ""} onChange={(e) => onChange({ ...filters, to: toIso(e.target.value) })} />
+        <input
+          id="runs-to"
+          type="datetime-local"
+          value={filters.to ? toLocalInput(filters.to) : ""}
+          onChange={(e) => onChange({ ...filters, to: toIso(e.target.value) })}
+        />
       </div>
       {(filters.state || filters.lateness || filters.from || filters.to || (!fixedSchedule && filters.scheduleId)) && (
         <button type="button" onClick={() => onChange(fixedSchedule ? { scheduleId: filters.scheduleId } : {})}>

@@ -113,7 +113,9 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                     {r.finishedAt ? (
                       <>
                         <div className="mono">{formatClock(r.finishedAt)}</div>
-                        <div className="small muted">{formatDuration(r.durationMs ?? (r.startedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null))}</div>
+                        <div className="small muted">
+                          {formatDuration(r.durationMs ?? (r.startedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null))}
+                        </div>
                       </>
                     ) : r.startedAt ? (
                       <span>
@@ -125,7 +127,9 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                   </td>
                   <td>
                     {r.attempt}/{r.maxAttempts}
-                    {r.nextAttemptAt && r.state === "retrying" && <div className="small muted">next {formatRelative(r.nextAttemptAt, now)}</div>}
+                    {r.nextAttemptAt && r.state === "retrying" && (
+                      <div className="small muted">next {formatRelative(r.nextAttemptAt, now)}</div>
+                    )}
                   </td>
                   <td className="mono small">{r.workerId ?? "—"}</td>
                   <td>
@@ -159,7 +163,12 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
         )}
       </div>
       {rerunning && (
-        <RerunDialog runId={rerunning.id} label={`${rerunning.scheduleName ?? "run"} planned ${formatClock(rerunning.plannedAt)}`} open onClose={() => setRerunning(null)} />
+        <RerunDialog
+          runId={rerunning.id}
+          label={`${rerunning.scheduleName ?? "run"} planned ${formatClock(rerunning.plannedAt)}`}
+          open
+          onClose={() => setRerunning(null)}
+        />
       )}
       {cancelling && (
         <CancelRunDialog

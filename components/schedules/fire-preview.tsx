@@ -32,12 +32,22 @@ export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`
   return (
     <section className="card preview" aria-labelledby="preview-title" data-testid="fire-preview">
       <div className="row">
-        <h3 id="preview-title" style={{ margin: 0 }}>{title}</h3>
+        <h3 id="preview-title" style={{ margin: 0 }}>
+          {title}
+        </h3>
         <span className="spacer" />
         {q.isFetching && <span className="muted">updating…</span>}
       </div>
-      {q.data?.description && <p className="muted" style={{ margin: "6px 0" }}>{q.data.description}</p>}
-      {err && <p className="error" role="alert">✕ {Object.values(fields)[0] ?? err.message}</p>}
+      {q.data?.description && (
+        <p className="muted" style={{ margin: "6px 0" }}>
+          {q.data.description}
+        </p>
+      )}
+      {err && (
+        <p className="error" role="alert">
+          ✕ {Object.values(fields)[0] ?? err.message}
+        </p>
+      )}
       {q.data && q.data.fires.length === 0 && <p className="muted">This trigger does not fire again.</p>}
       {q.data && q.data.fires.length > 0 && (
         <table className="table compact">

@@ -30,7 +30,8 @@ export function checkPayload(text: string, schema: JsonSchema | undefined): Payl
   } catch (err) {
     return [{ path: "", message: `Not valid JSON: ${(err as Error).message}` }];
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [{ path: "", message: "The payload must be a JSON object, e.g. {}" }];
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return [{ path: "", message: "The payload must be a JSON object, e.g. {}" }];
   if (!schema) return [];
   // {"$secret": "NAME"} stands for a string: the server checks the secret exists when the schedule is saved.
   return validatePayloadWithSecretRefs(schema as Record<string, unknown>, value);

@@ -27,7 +27,8 @@ export function examplePayload(schema: JsonSchema | undefined): string {
   const out: Record<string, unknown> = {};
   for (const [k, s] of Object.entries(schema?.properties ?? {})) {
     if (s.default !== undefined) out[k] = s.default;
-    else if (schema?.required?.includes(k)) out[k] = s.type === "integer" || s.type === "number" ? 1 : s.type === "boolean" ? false : s.enum ? s.enum[0] : "";
+    else if (schema?.required?.includes(k))
+      out[k] = s.type === "integer" || s.type === "number" ? 1 : s.type === "boolean" ? false : s.enum ? s.enum[0] : "";
   }
   return JSON.stringify(out, null, 2);
 }
@@ -58,7 +59,11 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
     <fieldset className="fieldset" data-testid="payload-editor">
       <legend>What it runs</legend>
       <FormField label="Handler" testId="field-handler" error={errors["handler"]} hint={handlerHint(spec)}>
-        <select value={handler} disabled={handlerLocked} onChange={(e) => onHandler(e.target.value, examplePayload(handlers.find((h) => h.name === e.target.value)?.payloadSchema))}>
+        <select
+          value={handler}
+          disabled={handlerLocked}
+          onChange={(e) => onHandler(e.target.value, examplePayload(handlers.find((h) => h.name === e.target.value)?.payloadSchema))}
+        >
           <option value="">Choose a handler…</option>
           {[true, false].map((live) => {
             const group = handlers.filter((h) => h.liveWorkers > 0 === live);
@@ -87,7 +92,13 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
                   <tr key={k}>
                     <td className="mono">{k}</td>
                     <td className="mono muted">{typeLabel(s)}</td>
-                    <td>{required.has(k) && s.default === undefined ? <span className="pill warn">required</span> : <span className="muted">optional{s.default !== undefined ? `, default ${JSON.stringify(s.default)}` : ""}</span>}</td>
+                    <td>
+                      {required.has(k) && s.default === undefined ? (
+                        <span className="pill warn">required</span>
+                      ) : (
+                        <span className="muted">optional{s.default !== undefined ? `, default ${JSON.stringify(s.default)}` : ""}</span>
+                      )}
+                    </td>
                     <td className="muted">{s.description ?? ""}</td>
                   </tr>
                 ))}
@@ -104,15 +115,22 @@ export function PayloadEditor({ handlers, handler, payloadText, onHandler, onPay
           problems.length === 0 ? (
             <span className="ok-text">✓ fits the handler&apos;s schema (the server checks again on save)</span>
           ) : (
-            <span className="warn-text" data-testid="payload-problems">⚠ {problems.map((p) => p.message).join("; ")}</span>
+            <span className="warn-text" data-testid="payload-problems">
+              ⚠ {problems.map((p) => p.message).join("; ")}
+            </span>
           )
         }
       >
-        <textarea rows={Math.min(12, Math.max(4, payloadText.split("\n").length + 1))} value={payloadText} onChange={(e) => onPayload(e.target.value)} spellCheck={false} />
+        <textarea
+          rows={Math.min(12, Math.max(4, payloadText.split("\n").length + 1))}
+          value={payloadText}
+          onChange={(e) => onPayload(e.target.value)}
+          spellCheck={false}
+        />
       </FormField>
       <p className="muted small" data-testid="payload-secrets-hint">
-        Credentials: write <code>{'{"$secret": "NAME"}'}</code> where a token or password goes; an admin stores the value under Admin → Secrets
-        and only the worker reads it, at run time.
+        Credentials: write <code>{'{"$secret": "NAME"}'}</code> where a token or password goes; an admin stores the value under Admin →
+        Secrets and only the worker reads it, at run time.
       </p>
     </fieldset>
   );

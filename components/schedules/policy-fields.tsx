@@ -21,11 +21,25 @@ export const MISFIRE_POLICIES: Record<string, string> = {
   catch_up: "Each missed occurrence is run, up to the catch-up limit.",
 };
 
-function NumberField(props: { label: string; field: keyof ScheduleFormValues; hint: string; values: ScheduleFormValues; set: Props["set"]; errors: Record<string, string>; placeholder?: string }) {
+function NumberField(props: {
+  label: string;
+  field: keyof ScheduleFormValues;
+  hint: string;
+  values: ScheduleFormValues;
+  set: Props["set"];
+  errors: Record<string, string>;
+  placeholder?: string;
+}) {
   const { label, field, hint, values, set, errors, placeholder } = props;
   return (
     <FormField label={label} hint={hint} error={errors[field]} testId={`field-${field}`}>
-      <input type="number" inputMode="numeric" value={values[field]} placeholder={placeholder} onChange={(e) => set({ [field]: e.target.value } as Partial<ScheduleFormValues>)} />
+      <input
+        type="number"
+        inputMode="numeric"
+        value={values[field]}
+        placeholder={placeholder}
+        onChange={(e) => set({ [field]: e.target.value } as Partial<ScheduleFormValues>)}
+      />
     </FormField>
   );
 }
@@ -46,7 +60,11 @@ export function PolicyFields({ values, set, errors }: Props) {
             ))}
           </select>
         </FormField>
-        <FormField label="Misfire (after downtime or a pause)" hint={MISFIRE_POLICIES[values.misfirePolicy]} error={errors["misfirePolicy"]}>
+        <FormField
+          label="Misfire (after downtime or a pause)"
+          hint={MISFIRE_POLICIES[values.misfirePolicy]}
+          error={errors["misfirePolicy"]}
+        >
           <select value={values.misfirePolicy} onChange={(e) => set({ misfirePolicy: e.target.value })}>
             {Object.keys(MISFIRE_POLICIES).map((p) => (
               <option key={p} value={p}>
@@ -57,35 +75,122 @@ export function PolicyFields({ values, set, errors }: Props) {
         </FormField>
       </div>
       <div className="grid-3">
-        <NumberField {...common} label="Catch-up limit" field="catchUpLimit" hint="With catch_up: the most missed occurrences run after an outage." />
-        <NumberField {...common} label="Starting deadline (s)" field="startingDeadlineSeconds" hint="A run not started this long after it was due is marked missed." />
-        <NumberField {...common} label="Start jitter (ms)" field="startJitterMs" hint="Random delay up to this, so many schedules due at once spread out." />
+        <NumberField
+          {...common}
+          label="Catch-up limit"
+          field="catchUpLimit"
+          hint="With catch_up: the most missed occurrences run after an outage."
+        />
+        <NumberField
+          {...common}
+          label="Starting deadline (s)"
+          field="startingDeadlineSeconds"
+          hint="A run not started this long after it was due is marked missed."
+        />
+        <NumberField
+          {...common}
+          label="Start jitter (ms)"
+          field="startJitterMs"
+          hint="Random delay up to this, so many schedules due at once spread out."
+        />
         <NumberField {...common} label="Timeout (s)" field="timeoutSeconds" hint="An attempt running longer is aborted, then killed." />
         <NumberField {...common} label="Kill grace (s)" field="graceSeconds" hint="Time between the abort signal and the hard kill." />
-        <NumberField {...common} label="Max attempts" field="retryMaxAttempts" hint="1 = no retries. Retries back off exponentially with full jitter." />
-        <NumberField {...common} label="Retry base delay (s)" field="retryBaseSeconds" hint="First retry waits up to this; it doubles each attempt." />
+        <NumberField
+          {...common}
+          label="Max attempts"
+          field="retryMaxAttempts"
+          hint="1 = no retries. Retries back off exponentially with full jitter."
+        />
+        <NumberField
+          {...common}
+          label="Retry base delay (s)"
+          field="retryBaseSeconds"
+          hint="First retry waits up to this; it doubles each attempt."
+        />
         <NumberField {...common} label="Retry max delay (s)" field="retryMaxSeconds" hint="Cap on the backoff between attempts." />
-        <NumberField {...common} label="Expect at least N records" field="expectRecordsMin" placeholder="no expectation" hint="A success reporting fewer records is marked hollow, not green." />
+        <NumberField
+          {...common}
+          label="Expect at least N records"
+          field="expectRecordsMin"
+          placeholder="no expectation"
+          hint="A success reporting fewer records is marked hollow, not green."
+        />
       </div>
       <div className="grid-2">
-        <FormField label="Concurrency group" hint="Schedules sharing a group share its limit of simultaneous runs across all workers. Empty = none." error={errors["concurrencyGroup"]}>
-          <input value={values.concurrencyGroup} onChange={(e) => set({ concurrencyGroup: e.target.value })} placeholder="e.g. ledger" autoComplete="off" />
+        <FormField
+          label="Concurrency group"
+          hint="Schedules sharing a group share its limit of simultaneous runs across all workers. Empty = none."
+          error={errors["concurrencyGroup"]}
+        >
+          <input
+            value={values.concurrencyGroup}
+            onChange={(e) => set({ concurrencyGroup: e.target.value })}
+            placeholder="e.g. ledger"
+            autoComplete="off"
+          />
         </FormField>
-        <NumberField {...common} label="Group limit (runs at once)" field="concurrencyLimit" placeholder="keep the group's limit" hint="Sets the limit for the whole group, for every schedule in it." />
+        <NumberField
+          {...common}
+          label="Group limit (runs at once)"
+          field="concurrencyLimit"
+          placeholder="keep the group's limit"
+          hint="Sets the limit for the whole group, for every schedule in it."
+        />
       </div>
       <h4 className="subhead">Alerts</h4>
       <div className="grid-3">
-        <NumberField {...common} label="Lateness p95 objective (ms)" field="latenessP95SloMs" placeholder="none" hint="Alert when the 95th percentile of start lateness exceeds this." />
-        <NumberField {...common} label="Max lateness (ms)" field="latenessMaxMs" placeholder="none" hint="Alert on any single run starting later than this." />
-        <NumberField {...common} label="Completion deadline (s)" field="completionDeadlineSeconds" placeholder="none" hint="Alert when a run has not finished this long after it was planned." />
-        <NumberField {...common} label="Failures before alerting" field="failureAlertThreshold" placeholder="none" hint="Alert after this many consecutive failures." />
+        <NumberField
+          {...common}
+          label="Lateness p95 objective (ms)"
+          field="latenessP95SloMs"
+          placeholder="none"
+          hint="Alert when the 95th percentile of start lateness exceeds this."
+        />
+        <NumberField
+          {...common}
+          label="Max lateness (ms)"
+          field="latenessMaxMs"
+          placeholder="none"
+          hint="Alert on any single run starting later than this."
+        />
+        <NumberField
+          {...common}
+          label="Completion deadline (s)"
+          field="completionDeadlineSeconds"
+          placeholder="none"
+          hint="Alert when a run has not finished this long after it was planned."
+        />
+        <NumberField
+          {...common}
+          label="Failures before alerting"
+          field="failureAlertThreshold"
+          placeholder="none"
+          hint="Alert after this many consecutive failures."
+        />
       </div>
       <div className="grid-2">
-        <FormField label="Webhook URL" hint="Alerts for this schedule are also POSTed here. Empty = the global webhook only." error={errors["webhookUrl"]}>
-          <input value={values.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://hooks.example.com/vigil" autoComplete="off" />
+        <FormField
+          label="Webhook URL"
+          hint="Alerts for this schedule are also POSTed here. Empty = the global webhook only."
+          error={errors["webhookUrl"]}
+        >
+          <input
+            value={values.webhookUrl}
+            onChange={(e) => set({ webhookUrl: e.target.value })}
+            placeholder="https://hooks.example.com/vigil"
+            autoComplete="off"
+          />
         </FormField>
-        <FormField label="Webhook format" hint="Slack-style: a text message chat tools show (Slack, Mattermost, …). Vigil JSON: for your own receiver." error={errors["webhookFormat"]}>
-          <select value={values.webhookFormat} onChange={(e) => set({ webhookFormat: e.target.value as "vigil" | "slack" })} data-testid="webhook-format">
+        <FormField
+          label="Webhook format"
+          hint="Slack-style: a text message chat tools show (Slack, Mattermost, …). Vigil JSON: for your own receiver."
+          error={errors["webhookFormat"]}
+        >
+          <select
+            value={values.webhookFormat}
+            onChange={(e) => set({ webhookFormat: e.target.value as "vigil" | "slack" })}
+            data-testid="webhook-format"
+          >
             <option value="vigil">Vigil JSON</option>
             <option value="slack">Slack-style text</option>
           </select>

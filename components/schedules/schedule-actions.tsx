@@ -69,7 +69,9 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
   const generalError = error && !(error instanceof ApiError && error.fields && Object.keys(error.fields).length > 0) ? error.message : null;
 
   async function pause() {
-    const r = await act(() => fetchJson<ActionResultView>(`${base}/pause`, { method: "POST", json: { reason, ...(until ? { until: localToIso(until) } : {}) } }));
+    const r = await act(() =>
+      fetchJson<ActionResultView>(`${base}/pause`, { method: "POST", json: { reason, ...(until ? { until: localToIso(until) } : {}) } }),
+    );
     if (!r) return;
     await refresh();
     setNotice(<>Paused. {r.held ? `${r.held} not-started run(s) are held.` : ""}</>);
@@ -84,16 +86,30 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
     const r = await act(() => fetchJson<ActionResultView>(`${base}/resume`, { method: "POST", json: {} }));
     if (!r) return;
     await refresh();
-    setNotice(<>Resumed: {r.count} run(s) enqueued for the missed fires{r.recordedPaused ? `, ${r.recordedPaused} recorded as paused` : ""}.</>);
+    setNotice(
+      <>
+        Resumed: {r.count} run(s) enqueued for the missed fires{r.recordedPaused ? `, ${r.recordedPaused} recorded as paused` : ""}.
+      </>,
+    );
     close();
   }
 
   async function backfillPreview() {
-    const r = await act(() => fetchJson<ActionResultView>(`${base}/backfill`, { method: "POST", json: { from: localToIso(from), to: localToIso(to), dryRun: true, ...(reason ? { reason } : {}) } }));
+    const r = await act(() =>
+      fetchJson<ActionResultView>(`${base}/backfill`, {
+        method: "POST",
+        json: { from: localToIso(from), to: localToIso(to), dryRun: true, ...(reason ? { reason } : {}) },
+      }),
+    );
     if (r) setDry(r);
   }
   async function backfill() {
-    const r = await act(() => fetchJson<ActionResultView>(`${base}/backfill`, { method: "POST", json: { from: localToIso(from), to: localToIso(to), ...(reason ? { reason } : {}) } }));
+    const r = await act(() =>
+      fetchJson<ActionResultView>(`${base}/backfill`, {
+        method: "POST",
+        json: { from: localToIso(from), to: localToIso(to), ...(reason ? { reason } : {}) },
+      }),
+    );
     if (!r) return;
     await refresh();
     setNotice(<>Backfill enqueued {r.count} run(s).</>);
@@ -115,18 +131,43 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
           ✎ Edit
         </Link>
         {paused ? (
-          <button type="button" className="primary" onClick={() => { show("resume"); void resumePreview(); }} data-testid="resume-schedule">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              show("resume");
+              void resumePreview();
+            }}
+            data-testid="resume-schedule"
+          >
             ▶ Resume…
           </button>
         ) : (
-          <button type="button" onClick={() => { setReason(""); setUntil(""); show("pause"); }} data-testid="pause-schedule">
+          <button
+            type="button"
+            onClick={() => {
+              setReason("");
+              setUntil("");
+              show("pause");
+            }}
+            data-testid="pause-schedule"
+          >
             ‖ Pause…
           </button>
         )}
         <button type="button" onClick={() => show("trigger")} disabled={busy} data-testid="trigger-now">
           ⚡ Trigger now…
         </button>
-        <button type="button" onClick={() => { setReason(""); setFrom(toLocalInput(new Date(Date.now() - 3_600_000).toISOString())); setTo(toLocalInput(new Date().toISOString())); show("backfill"); }} data-testid="backfill-schedule">
+        <button
+          type="button"
+          onClick={() => {
+            setReason("");
+            setFrom(toLocalInput(new Date(Date.now() - 3_600_000).toISOString()));
+            setTo(toLocalInput(new Date().toISOString()));
+            show("backfill");
+          }}
+          data-testid="backfill-schedule"
+        >
           ⟲ Backfill…
         </button>
         <button type="button" className="danger" onClick={() => show("delete")} data-testid="delete-schedule">
@@ -141,7 +182,11 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
           </button>
         </div>
       )}
-      {!open && generalError && <div className="banner bad" role="alert">✕ {generalError}</div>}
+      {!open && generalError && (
+        <div className="banner bad" role="alert">
+          ✕ {generalError}
+        </div>
+      )}
 
       <TriggerDialog
         schedule={schedule}
@@ -159,16 +204,35 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
         onClose={close}
         onSubmit={() => void pause()}
         testId="pause-dialog"
-        actions={<button type="submit" className="primary" disabled={busy} data-testid="confirm-pause">Pause</button>}
+        actions={
+          <button type="submit" className="primary" disabled={busy} data-testid="confirm-pause">
+            Pause
+          </button>
+        }
       >
-        <p className="muted">Nothing of this schedule starts while it is paused. Fires that fall in the pause are settled by its misfire policy on resume.</p>
+        <p className="muted">
+          Nothing of this schedule starts while it is paused. Fires that fall in the pause are settled by its misfire policy on resume.
+        </p>
         <FormField label="Reason" error={fieldError("reason")} hint="Shown on the schedule and in the audit log.">
-          <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. upstream maintenance until 14:00" autoComplete="off" />
+          <input
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder="e.g. upstream maintenance until 14:00"
+            autoComplete="off"
+          />
         </FormField>
-        <FormField label="Resume automatically at (optional, your local time)" error={fieldError("until")} hint="Leave empty to stay paused until someone resumes it.">
+        <FormField
+          label="Resume automatically at (optional, your local time)"
+          error={fieldError("until")}
+          hint="Leave empty to stay paused until someone resumes it."
+        >
           <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
         </FormField>
-        {generalError && <p className="error" role="alert">✕ {generalError}</p>}
+        {generalError && (
+          <p className="error" role="alert">
+            ✕ {generalError}
+          </p>
+        )}
       </ModalDialog>
 
       <ModalDialog
@@ -177,7 +241,11 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
         onClose={close}
         onSubmit={() => void resume()}
         testId="resume-dialog"
-        actions={<button type="submit" className="primary" disabled={busy || !dry} data-testid="confirm-resume">Resume and enqueue {dry ? dry.count : "…"}</button>}
+        actions={
+          <button type="submit" className="primary" disabled={busy || !dry} data-testid="confirm-resume">
+            Resume and enqueue {dry ? dry.count : "…"}
+          </button>
+        }
       >
         {schedule.paused && (
           <p className="muted">
@@ -189,7 +257,8 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
         {dry && (
           <div data-testid="resume-preview">
             <p>
-              Misfire policy <strong>{dry.misfirePolicy ?? schedule.misfirePolicy}</strong>: {MISFIRE_POLICIES[dry.misfirePolicy ?? schedule.misfirePolicy]}
+              Misfire policy <strong>{dry.misfirePolicy ?? schedule.misfirePolicy}</strong>:{" "}
+              {MISFIRE_POLICIES[dry.misfirePolicy ?? schedule.misfirePolicy]}
             </p>
             <p className="big-number">
               <strong data-testid="resume-count">{dry.count}</strong> run(s) will be enqueued now
@@ -205,7 +274,11 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
             )}
           </div>
         )}
-        {generalError && <p className="error" role="alert">✕ {generalError}</p>}
+        {generalError && (
+          <p className="error" role="alert">
+            ✕ {generalError}
+          </p>
+        )}
       </ModalDialog>
 
       <ModalDialog
@@ -226,13 +299,31 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
           )
         }
       >
-        <p className="muted">Runs the fires of the trigger in a past range that have no run yet, each with its own backfill idempotency key.</p>
+        <p className="muted">
+          Runs the fires of the trigger in a past range that have no run yet, each with its own backfill idempotency key.
+        </p>
         <div className="grid-2">
           <FormField label="From (your local time)" error={fieldError("from")}>
-            <input type="datetime-local" step={1} value={from} onChange={(e) => { setFrom(e.target.value); setDry(null); }} />
+            <input
+              type="datetime-local"
+              step={1}
+              value={from}
+              onChange={(e) => {
+                setFrom(e.target.value);
+                setDry(null);
+              }}
+            />
           </FormField>
           <FormField label="To (your local time)" error={fieldError("to")}>
-            <input type="datetime-local" step={1} value={to} onChange={(e) => { setTo(e.target.value); setDry(null); }} />
+            <input
+              type="datetime-local"
+              step={1}
+              value={to}
+              onChange={(e) => {
+                setTo(e.target.value);
+                setDry(null);
+              }}
+            />
           </FormField>
         </div>
         <FormField label="Reason (optional)" error={fieldError("reason")}>
@@ -240,10 +331,15 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
         </FormField>
         {dry && (
           <p data-testid="backfill-preview">
-            <strong>{dry.count}</strong> run(s) will be enqueued ({dry.fires ?? "?"} fire(s) in the range, {dry.alreadyCovered ?? 0} already ran or are pending).
+            <strong>{dry.count}</strong> run(s) will be enqueued ({dry.fires ?? "?"} fire(s) in the range, {dry.alreadyCovered ?? 0} already
+            ran or are pending).
           </p>
         )}
-        {generalError && <p className="error" role="alert">✕ {generalError}</p>}
+        {generalError && (
+          <p className="error" role="alert">
+            ✕ {generalError}
+          </p>
+        )}
       </ModalDialog>
 
       <ModalDialog
@@ -252,12 +348,21 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
         onClose={close}
         onSubmit={() => void remove()}
         testId="delete-dialog"
-        actions={<button type="submit" className="danger" disabled={busy} data-testid="confirm-delete">Delete schedule</button>}
+        actions={
+          <button type="submit" className="danger" disabled={busy} data-testid="confirm-delete">
+            Delete schedule
+          </button>
+        }
       >
         <p>
-          It will never be planned again and its not-started runs end cancelled. Runs already running finish normally. Its runs and audit trail are kept.
+          It will never be planned again and its not-started runs end cancelled. Runs already running finish normally. Its runs and audit
+          trail are kept.
         </p>
-        {generalError && <p className="error" role="alert">✕ {generalError}</p>}
+        {generalError && (
+          <p className="error" role="alert">
+            ✕ {generalError}
+          </p>
+        )}
       </ModalDialog>
     </>
   );

@@ -22,10 +22,18 @@ function savedTrigger(s: ScheduleView): TriggerBody {
 function Policies({ s }: { s: ScheduleView }) {
   const rows: [string, ReactNode, string?][] = [
     ["Overlap", s.overlapPolicy, OVERLAP_POLICIES[s.overlapPolicy]],
-    ["Misfire", `${s.misfirePolicy}${s.misfirePolicy === "catch_up" ? ` (up to ${s.catchUpLimit})` : ""}`, MISFIRE_POLICIES[s.misfirePolicy]],
+    [
+      "Misfire",
+      `${s.misfirePolicy}${s.misfirePolicy === "catch_up" ? ` (up to ${s.catchUpLimit})` : ""}`,
+      MISFIRE_POLICIES[s.misfirePolicy],
+    ],
     ["Starting deadline", `${s.startingDeadlineSeconds} s`, "Not started by then → missed."],
     ["Timeout", `${s.timeoutSeconds} s + ${s.graceSeconds} s grace`, "Aborted at the timeout, killed after the grace."],
-    ["Retries", s.retryMaxAttempts > 1 ? `${s.retryMaxAttempts} attempts, backoff ${s.retryBaseSeconds}–${s.retryMaxSeconds} s` : "none", s.retryMaxAttempts > 1 ? "Exponential backoff with full jitter." : undefined],
+    [
+      "Retries",
+      s.retryMaxAttempts > 1 ? `${s.retryMaxAttempts} attempts, backoff ${s.retryBaseSeconds}–${s.retryMaxSeconds} s` : "none",
+      s.retryMaxAttempts > 1 ? "Exponential backoff with full jitter." : undefined,
+    ],
     ["Start jitter", s.startJitterMs ? formatDuration(s.startJitterMs) : "none"],
     ["Concurrency group", s.concurrencyGroup ? `${s.concurrencyGroup} (max ${s.concurrencyLimit ?? "?"} at once)` : "none"],
     ["Expected work", s.expectRecordsMin !== null ? `≥ ${s.expectRecordsMin} records, else hollow` : "not checked"],
@@ -62,7 +70,9 @@ export function ScheduleDetail({ id }: { id: string }) {
       <ScheduleActions schedule={s} />
       <div className="grid-2">
         <section className="card" aria-labelledby="what-title">
-          <h2 id="what-title" style={{ marginTop: 0 }}>Trigger and handler</h2>
+          <h2 id="what-title" style={{ marginTop: 0 }}>
+            Trigger and handler
+          </h2>
           <dl className="kv">
             <dt>Runs</dt>
             <dd data-testid="trigger-description">{s.triggerDescription}</dd>
@@ -70,7 +80,10 @@ export function ScheduleDetail({ id }: { id: string }) {
               <>
                 <dt>Cron</dt>
                 <dd className="mono">
-                  {s.trigger.cron} <span className="muted">in {s.trigger.timezone}; DST gap: {s.trigger.dst.gap}, repeat: {s.trigger.dst.repeat}</span>
+                  {s.trigger.cron}{" "}
+                  <span className="muted">
+                    in {s.trigger.timezone}; DST gap: {s.trigger.dst.gap}, repeat: {s.trigger.dst.repeat}
+                  </span>
                 </dd>
               </>
             )}
@@ -97,7 +110,9 @@ export function ScheduleDetail({ id }: { id: string }) {
           </dl>
         </section>
         <section className="card" aria-labelledby="policies-title">
-          <h2 id="policies-title" style={{ marginTop: 0 }}>Policies</h2>
+          <h2 id="policies-title" style={{ marginTop: 0 }}>
+            Policies
+          </h2>
           <Policies s={s} />
         </section>
       </div>

@@ -4,13 +4,45 @@ import type { ScheduleView } from "./schedules-queries";
 
 const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
   ({
-    id: "0f0e0d0c-0000-4000-8000-000000000001", name: "anchored", description: "before", handler: "demo.noop", payload: { a: 1 },
-    trigger, triggerDescription: "", timezone: "UTC", enabled: true, paused: null, overlapPolicy: "skip", misfirePolicy: "run_once",
-    catchUpLimit: 10, startingDeadlineSeconds: 45, timeoutSeconds: 300, graceSeconds: 5, retryMaxAttempts: 1, retryBaseSeconds: 2,
-    retryMaxSeconds: 300, concurrencyGroup: null, concurrencyLimit: null, startJitterMs: 0, expectRecordsMin: null,
-    latenessP95SloMs: null, latenessMaxMs: 5000, completionDeadlineSeconds: null, failureAlertThreshold: null, webhookUrl: null, webhookFormat: "vigil",
-    revision: 3, createdBy: null, createdAt: "2026-11-30T10:00:00.000Z", updatedAt: "2026-11-30T10:00:00.000Z", nextFireAt: null,
-    lastRun: null, counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 }, recentLateness: [], plannedThrough: null, deletedAt: null,
+    id: "0f0e0d0c-0000-4000-8000-000000000001",
+    name: "anchored",
+    description: "before",
+    handler: "demo.noop",
+    payload: { a: 1 },
+    trigger,
+    triggerDescription: "",
+    timezone: "UTC",
+    enabled: true,
+    paused: null,
+    overlapPolicy: "skip",
+    misfirePolicy: "run_once",
+    catchUpLimit: 10,
+    startingDeadlineSeconds: 45,
+    timeoutSeconds: 300,
+    graceSeconds: 5,
+    retryMaxAttempts: 1,
+    retryBaseSeconds: 2,
+    retryMaxSeconds: 300,
+    concurrencyGroup: null,
+    concurrencyLimit: null,
+    startJitterMs: 0,
+    expectRecordsMin: null,
+    latenessP95SloMs: null,
+    latenessMaxMs: 5000,
+    completionDeadlineSeconds: null,
+    failureAlertThreshold: null,
+    webhookUrl: null,
+    webhookFormat: "vigil",
+    revision: 3,
+    createdBy: null,
+    createdAt: "2026-11-30T10:00:00.000Z",
+    updatedAt: "2026-11-30T10:00:00.000Z",
+    nextFireAt: null,
+    lastRun: null,
+    counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 },
+    recentLateness: [],
+    plannedThrough: null,
+    deletedAt: null,
   }) as ScheduleView;
 
 const anchor = "2026-01-01T00:00:07.250Z";
@@ -39,7 +71,9 @@ describe("the edit form round-trips what it does not show", () => {
 
   it("a changed trigger input sends the whole trigger; a new schedule sends every field", () => {
     const initial = formFromSchedule(saved({ kind: "interval", everySeconds: 60, anchor }));
-    expect(editBodyFromForm(initial, { ...initial, everySeconds: "30" })).toEqual({ trigger: { kind: "interval", everySeconds: 30, anchor } });
+    expect(editBodyFromForm(initial, { ...initial, everySeconds: "30" })).toEqual({
+      trigger: { kind: "interval", everySeconds: 30, anchor },
+    });
     expect(Object.keys(scheduleBodyFromForm(initial))).toContain("timeoutSeconds");
   });
 });

@@ -65,7 +65,10 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
     try {
       const res =
         mode === "create"
-          ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", { method: "POST", json: scheduleBodyFromForm(values) })
+          ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", {
+              method: "POST",
+              json: scheduleBodyFromForm(values),
+            })
           : await fetchJson<{ schedule?: { id: string }; id?: string }>(`/api/schedules/${scheduleId}`, {
               method: "PATCH",
               json: { ...editBodyFromForm(initial ?? DEFAULT_FORM, values), revision },
@@ -133,7 +136,12 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
           <fieldset className="fieldset">
             <legend>Schedule</legend>
             <div className="grid-2">
-              <FormField label="Name" testId="field-name" error={errors["name"]} hint="Unique; lowercase letters, digits and dashes, e.g. nightly-payouts.">
+              <FormField
+                label="Name"
+                testId="field-name"
+                error={errors["name"]}
+                hint="Unique; lowercase letters, digits and dashes, e.g. nightly-payouts."
+              >
                 <input value={values.name} onChange={(e) => set({ name: e.target.value })} autoComplete="off" required />
               </FormField>
               <FormField label="Description" error={errors["description"]} hint="Optional: what this is for, who to call.">
@@ -146,7 +154,12 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
             handlers={handlerList}
             handler={values.handler}
             payloadText={values.payloadText}
-            onHandler={(name, example) => set({ handler: name, ...(values.payloadText.trim() === "{}" || values.payloadText.trim() === "" ? { payloadText: example } : {}) })}
+            onHandler={(name, example) =>
+              set({
+                handler: name,
+                ...(values.payloadText.trim() === "{}" || values.payloadText.trim() === "" ? { payloadText: example } : {}),
+              })
+            }
             onPayload={(t) => set({ payloadText: t })}
             errors={errors}
           />

@@ -5,7 +5,12 @@ import type { ScheduleView } from "./schedules-queries";
 export function ScheduleState({ schedule, detailed = false }: { schedule: ScheduleView; detailed?: boolean }) {
   const p = schedule.paused;
   if (!schedule.enabled && !p) return <span className="pill muted">■ disabled</span>;
-  if (!p) return <span className="pill ok" data-testid="schedule-state" data-state="active">● active</span>;
+  if (!p)
+    return (
+      <span className="pill ok" data-testid="schedule-state" data-state="active">
+        ● active
+      </span>
+    );
   return (
     <div data-testid="schedule-state" data-state="paused">
       <span className="pill warn">‖ paused</span>

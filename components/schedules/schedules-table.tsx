@@ -24,7 +24,11 @@ function Counts({ c }: { c: ScheduleView["counts24h"] }) {
   return (
     <div className="counts" data-testid="counts-24h">
       {items.map((i) => (
-        <span key={i.label} className={i.n > 0 ? `${i.tone}-text` : "muted"} title={i.label === "failed" ? "failed, timed out or zombie" : undefined}>
+        <span
+          key={i.label}
+          className={i.n > 0 ? `${i.tone}-text` : "muted"}
+          title={i.label === "failed" ? "failed, timed out or zombie" : undefined}
+        >
           <span aria-hidden="true">{i.icon}</span> {i.n} {i.label}
         </span>
       ))}

@@ -56,7 +56,11 @@ export function TriggerBuilder({ values, set, errors }: Props) {
         ))}
       </div>
       <p className="hint muted">{KINDS.find((k) => k.kind === values.triggerKind)?.hint}</p>
-      {triggerError && <p className="field-error" role="alert">{triggerError}</p>}
+      {triggerError && (
+        <p className="field-error" role="alert">
+          {triggerError}
+        </p>
+      )}
 
       {values.triggerKind === "cron" && (
         <>
@@ -78,11 +82,26 @@ export function TriggerBuilder({ values, set, errors }: Props) {
               label="Cron expression"
               testId="field-cron"
               error={errors["trigger.cron"]}
-              hint={<>minute hour day-of-month month day-of-week — e.g. <code>*/15 9-17 * * 1-5</code>; prepend a seconds field for sub-minute.</>}
+              hint={
+                <>
+                  minute hour day-of-month month day-of-week — e.g. <code>*/15 9-17 * * 1-5</code>; prepend a seconds field for sub-minute.
+                </>
+              }
             >
-              <input className="mono" value={values.cron} onChange={(e) => set({ cron: e.target.value })} spellCheck={false} autoComplete="off" />
+              <input
+                className="mono"
+                value={values.cron}
+                onChange={(e) => set({ cron: e.target.value })}
+                spellCheck={false}
+                autoComplete="off"
+              />
             </FormField>
-            <FormField label="Time zone" testId="field-timezone" error={errors["trigger.timezone"] ?? errors["timezone"]} hint="IANA name; the cron fields are read as wall-clock time in this zone.">
+            <FormField
+              label="Time zone"
+              testId="field-timezone"
+              error={errors["trigger.timezone"] ?? errors["timezone"]}
+              hint="IANA name; the cron fields are read as wall-clock time in this zone."
+            >
               <input list="vigil-zones" value={values.timezone} onChange={(e) => set({ timezone: e.target.value })} autoComplete="off" />
             </FormField>
           </div>
@@ -92,13 +111,21 @@ export function TriggerBuilder({ values, set, errors }: Props) {
             ))}
           </datalist>
           <div className="grid-2">
-            <FormField label="If the time does not exist (DST jumps forward)" error={errors["trigger.dst.gap"]} hint="shift: run at the first valid time after the gap; skip: do not run that day.">
+            <FormField
+              label="If the time does not exist (DST jumps forward)"
+              error={errors["trigger.dst.gap"]}
+              hint="shift: run at the first valid time after the gap; skip: do not run that day."
+            >
               <select value={values.dstGap} onChange={(e) => set({ dstGap: e.target.value as "shift" | "skip" })}>
                 <option value="shift">shift — run right after the gap</option>
                 <option value="skip">skip — no run that day</option>
               </select>
             </FormField>
-            <FormField label="If the time happens twice (DST falls back)" error={errors["trigger.dst.repeat"]} hint="once: the first occurrence only; twice: both.">
+            <FormField
+              label="If the time happens twice (DST falls back)"
+              error={errors["trigger.dst.repeat"]}
+              hint="once: the first occurrence only; twice: both."
+            >
               <select value={values.dstRepeat} onChange={(e) => set({ dstRepeat: e.target.value as "once" | "twice" })}>
                 <option value="once">once — first occurrence only</option>
                 <option value="twice">twice — both occurrences</option>
@@ -113,14 +140,23 @@ export function TriggerBuilder({ values, set, errors }: Props) {
           label="Every (seconds)"
           testId="field-every"
           error={errors["trigger.everySeconds"]}
-          hint={values.intervalAnchor ? `1 second to 31 days. Counted from its anchor, ${values.intervalAnchor} (kept).` : "1 second to 31 days. 3600 = hourly."}
+          hint={
+            values.intervalAnchor
+              ? `1 second to 31 days. Counted from its anchor, ${values.intervalAnchor} (kept).`
+              : "1 second to 31 days. 3600 = hourly."
+          }
         >
           <input type="number" min={1} value={values.everySeconds} onChange={(e) => set({ everySeconds: e.target.value })} />
         </FormField>
       )}
 
       {values.triggerKind === "once" && (
-        <FormField label="At (your local time)" testId="field-once" error={errors["trigger.at"]} hint={`Read in your zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}) and sent as UTC.`}>
+        <FormField
+          label="At (your local time)"
+          testId="field-once"
+          error={errors["trigger.at"]}
+          hint={`Read in your zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}) and sent as UTC.`}
+        >
           <input type="datetime-local" step={1} value={values.onceAt} onChange={(e) => set({ onceAt: e.target.value })} />
         </FormField>
       )}

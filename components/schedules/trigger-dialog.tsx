@@ -56,7 +56,11 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
 
   async function confirm() {
     if (reason.trim() === "") {
-      setError(new ApiError(422, "validation_failed", "Say why.", { reason: "Say why you trigger it: the reason goes to the run's trace and the audit log." }));
+      setError(
+        new ApiError(422, "validation_failed", "Say why.", {
+          reason: "Say why you trigger it: the reason goes to the run's trace and the audit log.",
+        }),
+      );
       return;
     }
     if (problems.length > 0) return;
@@ -65,8 +69,16 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
     try {
       const json: Record<string, unknown> = { reason: reason.trim() };
       if (override || alwaysSendPayload) json.payload = payloadText.trim() === "" ? {} : JSON.parse(payloadText);
-      const r = await fetchJson<TriggerResult>(`/api/schedules/${schedule.id}/trigger`, { method: "POST", json, headers: { "idempotency-key": key } });
-      await Promise.all([qc.invalidateQueries({ queryKey: ["schedules"] }), qc.invalidateQueries({ queryKey: ["runs"] }), qc.invalidateQueries({ queryKey: ["overview"] })]);
+      const r = await fetchJson<TriggerResult>(`/api/schedules/${schedule.id}/trigger`, {
+        method: "POST",
+        json,
+        headers: { "idempotency-key": key },
+      });
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: ["schedules"] }),
+        qc.invalidateQueries({ queryKey: ["runs"] }),
+        qc.invalidateQueries({ queryKey: ["overview"] }),
+      ]);
       reset();
       onTriggered(r);
     } catch (err) {
@@ -81,7 +93,10 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
     <ModalDialog
       open={open}
       title={title ?? `Trigger ${schedule.name} now?`}
-      onClose={() => { reset(); onClose(); }}
+      onClose={() => {
+        reset();
+        onClose();
+      }}
       onSubmit={() => void confirm()}
       testId="trigger-dialog"
       actions={
@@ -91,13 +106,24 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
       }
     >
       <p className="muted">
-        {intro ?? "One extra run, due at once, with its own idempotency key — also while the schedule is paused; its overlap policy still applies."}
+        {intro ??
+          "One extra run, due at once, with its own idempotency key — also while the schedule is paused; its overlap policy still applies."}
       </p>
       <FormField label="Reason" error={reasonError} hint="Required. Shown in the run's trace and in the audit log.">
-        <input value={reason} onChange={(e) => { setReason(e.target.value); setError(null); }} placeholder="e.g. upstream fixed, settle today's batch" autoComplete="off" data-testid="trigger-reason" />
+        <input
+          value={reason}
+          onChange={(e) => {
+            setReason(e.target.value);
+            setError(null);
+          }}
+          placeholder="e.g. upstream fixed, settle today's batch"
+          autoComplete="off"
+          data-testid="trigger-reason"
+        />
       </FormField>
       <label className="check-row">
-        <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} data-testid="trigger-override" /> Use a different payload for this run only
+        <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} data-testid="trigger-override" /> Use a
+        different payload for this run only
       </label>
       {override && (
         <PayloadEditor
@@ -110,7 +136,11 @@ export function TriggerDialog({ schedule, open, onClose, onTriggered, title, int
           handlerLocked
         />
       )}
-      {general && <p className="error" role="alert">✕ {general}</p>}
+      {general && (
+        <p className="error" role="alert">
+          ✕ {general}
+        </p>
+      )}
     </ModalDialog>
   );
 }

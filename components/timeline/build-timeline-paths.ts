@@ -141,20 +141,37 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
   });
 
   // Common outcomes first, trouble on top: a merged band of successes never hides a failure.
-  return set.entries().sort((a, b) => drawRank(a[0]) - drawRank(b[0])).map(([key, d]) => {
-    const [kind, state] = key.split(":") as [string, string | undefined];
-    if (kind === "late") return { key, d, fill: "none", stroke: LATE_COLOR, strokeWidth: 1 * PATH_SCALE };
-    if (kind === "marker" && state === "planned") return { key, d, fill: MARKER_COLOR, stroke: "none", strokeWidth: 0 };
-    const color = stateStyle(state ?? "").color;
-    if (kind === "outline") return { key, d, fill: "none", stroke: color, strokeWidth: 1.5 * PATH_SCALE };
-    return { key, d, fill: color, stroke: "none", strokeWidth: 0 };
-  });
+  return set
+    .entries()
+    .sort((a, b) => drawRank(a[0]) - drawRank(b[0]))
+    .map(([key, d]) => {
+      const [kind, state] = key.split(":") as [string, string | undefined];
+      if (kind === "late") return { key, d, fill: "none", stroke: LATE_COLOR, strokeWidth: 1 * PATH_SCALE };
+      if (kind === "marker" && state === "planned") return { key, d, fill: MARKER_COLOR, stroke: "none", strokeWidth: 0 };
+      const color = stateStyle(state ?? "").color;
+      if (kind === "outline") return { key, d, fill: "none", stroke: color, strokeWidth: 1.5 * PATH_SCALE };
+      return { key, d, fill: color, stroke: "none", strokeWidth: 0 };
+    });
 }
 
 const DRAW_ORDER = [
-  "marker:planned", "bar:succeeded", "bar:cancelled", "bar:running", "bar:retrying", "bar:queued", "outline:hollow",
-  "bar:failed", "bar:timed_out", "bar:zombie", "marker:paused", "stub:paused", "marker:skipped_overlap",
-  "stub:skipped_overlap", "marker:missed", "stub:missed", "late",
+  "marker:planned",
+  "bar:succeeded",
+  "bar:cancelled",
+  "bar:running",
+  "bar:retrying",
+  "bar:queued",
+  "outline:hollow",
+  "bar:failed",
+  "bar:timed_out",
+  "bar:zombie",
+  "marker:paused",
+  "stub:paused",
+  "marker:skipped_overlap",
+  "stub:skipped_overlap",
+  "marker:missed",
+  "stub:missed",
+  "late",
 ];
 
 function drawRank(key: string): number {

@@ -35,7 +35,15 @@ export function TimelineLegend({ visible, onToggle, counts }: Props) {
         const on = visible.has(o);
         const shape = SWATCH[o] ?? "bar";
         return (
-          <button type="button" key={o} className={`legend-item ${on ? "" : "off"}`} aria-pressed={on} onClick={() => onToggle(o)} title={s.meaning} data-testid={`legend-${o}`}>
+          <button
+            type="button"
+            key={o}
+            className={`legend-item ${on ? "" : "off"}`}
+            aria-pressed={on}
+            onClick={() => onToggle(o)}
+            title={s.meaning}
+            data-testid={`legend-${o}`}
+          >
             <svg width="18" height="12" aria-hidden="true">
               {shape === "bar" && <rect x="1" y="2" width="16" height="8" fill={s.color} />}
               {shape === "outline" && <rect x="1.5" y="2.5" width="15" height="7" fill="none" stroke={s.color} strokeWidth="1.5" />}

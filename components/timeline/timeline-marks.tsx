@@ -93,7 +93,12 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     const lane = lanes[laneIndex]!;
     const run = lane.runs[index]!;
     const box = el.getBoundingClientRect();
-    onHover({ run, lane, clientX: box.left + across(run.plannedAt) * box.width, clientY: box.top + (laneIndex + 0.5) * (box.height / lanes.length) });
+    onHover({
+      run,
+      lane,
+      clientX: box.left + across(run.plannedAt) * box.width,
+      clientY: box.top + (laneIndex + 0.5) * (box.height / lanes.length),
+    });
   }
 
   function onKeyDown(e: KeyboardEvent<SVGRectElement>): void {
@@ -166,7 +171,16 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
           />
         )}
         {ring && (
-          <circle cx={ring.x} cy={ring.y} r={Math.min(9, laneH / 2)} fill="none" style={{ stroke: "var(--text)" }} strokeWidth={2} data-testid="timeline-focus" pointerEvents="none" />
+          <circle
+            cx={ring.x}
+            cy={ring.y}
+            r={Math.min(9, laneH / 2)}
+            fill="none"
+            style={{ stroke: "var(--text)" }}
+            strokeWidth={2}
+            data-testid="timeline-focus"
+            pointerEvents="none"
+          />
         )}
         <rect
           data-testid="timeline-hit-area"

@@ -23,11 +23,28 @@ function run(plannedMin: number, state: string, startLateMs: number | null, durM
   };
 }
 
-const everything = new Set(["succeeded", "failed", "timed_out", "cancelled", "skipped_overlap", "missed", "hollow", "zombie", "running", "planned", "paused"]);
+const everything = new Set([
+  "succeeded",
+  "failed",
+  "timed_out",
+  "cancelled",
+  "skipped_overlap",
+  "missed",
+  "hollow",
+  "zombie",
+  "running",
+  "planned",
+  "paused",
+]);
 
 describe("timeline model", () => {
   const now = 30 * MIN;
-  const lane = finishLane("s1", "nightly", [run(20, "succeeded", 100), run(10, "failed", 5 * MIN), run(25, "running", 200), run(29, "missed", null)], now);
+  const lane = finishLane(
+    "s1",
+    "nightly",
+    [run(20, "succeeded", 100), run(10, "failed", 5 * MIN), run(25, "running", 200), run(29, "missed", null)],
+    now,
+  );
 
   it("finds the bar under the pointer, and the planned marker when there is no bar", () => {
     expect(hitTest(lane, 10 * MIN + 5 * MIN + 1000, 1000, now, () => true)?.runId).toBe("r10"); // inside the late bar
@@ -52,7 +69,12 @@ describe("timeline paths", () => {
   const plot = { x: 0, y: 0, width: 1000, height: 100 };
 
   it("draws a connector from a late start's marker to its bar, and none for an on-time start", () => {
-    const model: TimelineModel = { from: 0, to: 60 * MIN, now: 60 * MIN, lanes: [finishLane("s", "a", [run(10, "succeeded", 5 * MIN), run(30, "succeeded", 50)], 60 * MIN)] };
+    const model: TimelineModel = {
+      from: 0,
+      to: 60 * MIN,
+      now: 60 * MIN,
+      lanes: [finishLane("s", "a", [run(10, "succeeded", 5 * MIN), run(30, "succeeded", 50)], 60 * MIN)],
+    };
     const paths = buildTimelinePaths(model, plot, everything);
     const late = paths.find((p) => p.key === "late");
     expect(late?.d.match(/M/g)).toHaveLength(1);
@@ -61,7 +83,14 @@ describe("timeline paths", () => {
 
   it("merges thousands of adjacent marks into a handful of paths", () => {
     const runs = Array.from({ length: 420 }, (_, i) => run(i, "succeeded", 100, 59_000));
-    const lanes = Array.from({ length: 50 }, (_, i) => finishLane(`s${i}`, `s${i}`, runs.map((r) => ({ ...r })), 420 * MIN));
+    const lanes = Array.from({ length: 50 }, (_, i) =>
+      finishLane(
+        `s${i}`,
+        `s${i}`,
+        runs.map((r) => ({ ...r })),
+        420 * MIN,
+      ),
+    );
     const paths = buildTimelinePaths({ from: 0, to: 420 * MIN, now: 420 * MIN, lanes }, plot, everything);
     expect(paths.length).toBeLessThanOrEqual(4);
     // Bars a minute apart on a 1000 px axis overlap at this zoom: one merged rectangle per lane.
@@ -69,7 +98,12 @@ describe("timeline paths", () => {
   });
 
   it("draws hollow runs outlined and missed ones as coloured markers, and honours the outcome filter", () => {
-    const model: TimelineModel = { from: 0, to: 60 * MIN, now: 60 * MIN, lanes: [finishLane("s", "a", [run(10, "hollow", 10), run(20, "missed", null)], 60 * MIN)] };
+    const model: TimelineModel = {
+      from: 0,
+      to: 60 * MIN,
+      now: 60 * MIN,
+      lanes: [finishLane("s", "a", [run(10, "hollow", 10), run(20, "missed", null)], 60 * MIN)],
+    };
     const keys = buildTimelinePaths(model, plot, everything).map((p) => p.key);
     expect(keys).toEqual(expect.arrayContaining(["outline:hollow", "marker:missed"]));
     const filtered = buildTimelinePaths(model, plot, new Set(["hollow"])).map((p) => p.key);
@@ -86,7 +120,10 @@ describe("toTimelineModel", () => {
       t0: Date.parse("2026-01-01T00:00:00.000Z"),
       states: ["planned", "queued", "running", "retrying", "succeeded"],
       kinds: ["scheduled", "manual", "backfill"],
-      schedules: [{ id: "b", name: "beta", paused: true }, { id: "a", name: "alpha", paused: false }],
+      schedules: [
+        { id: "b", name: "beta", paused: true },
+        { id: "a", name: "alpha", paused: false },
+      ],
       startJitterMs: [0, 0],
       runs: [
         [1, 60_000, 4, 0, 0, 1000, 10_000, "run-1"],
@@ -107,14 +144,25 @@ describe("toTimelineModel", () => {
     const retried = m.lanes[0]!.runs[0]!;
     expect(retried.kind).toBe("manual");
     expect(retried.attempts.map((a) => a.state)).toEqual(["failed", "succeeded"]);
-    expect(m.lanes[1]!.runs[0]!.attempts).toEqual([{ number: 1, startedAt: api.t0 + 61_000, finishedAt: api.t0 + 70_000, state: "succeeded" }]);
+    expect(m.lanes[1]!.runs[0]!.attempts).toEqual([
+      { number: 1, startedAt: api.t0 + 61_000, finishedAt: api.t0 + 70_000, state: "succeeded" },
+    ]);
     expect(m.lanes[1]!.runs[1]!.attempts).toEqual([]);
   });
 });
 
 describe("keyboard steps", () => {
   const mk = (plannedAt: number, state = "succeeded"): TimelineRun => ({
-    runId: String(plannedAt), scheduleId: "s", kind: "scheduled", state, plannedAt, dueAt: plannedAt, startedAt: null, finishedAt: null, latenessMs: null, attempts: [],
+    runId: String(plannedAt),
+    scheduleId: "s",
+    kind: "scheduled",
+    state,
+    plannedAt,
+    dueAt: plannedAt,
+    startedAt: null,
+    finishedAt: null,
+    latenessMs: null,
+    attempts: [],
   });
   const lane = finishLane("s", "s", [mk(0), mk(60), mk(120, "missed"), mk(180)], 1000);
   const notMissed = (r: TimelineRun) => r.state !== "missed";

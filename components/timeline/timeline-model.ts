@@ -64,7 +64,14 @@ export function outcomeBucket(state: string): string {
   return state;
 }
 
-export function finishLane(scheduleId: string, name: string, runs: TimelineRun[], now: number, paused = false, startJitterMs = 0): TimelineLane {
+export function finishLane(
+  scheduleId: string,
+  name: string,
+  runs: TimelineRun[],
+  now: number,
+  paused = false,
+  startJitterMs = 0,
+): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
   let started = 0;
@@ -128,7 +135,8 @@ export function hitTest(
   return band === "marker" ? (marker ?? bar) : (bar ?? marker);
 }
 
-const STEPS_MS = [1, 5, 10, 15, 30].map((m) => m * 60_000)
+const STEPS_MS = [1, 5, 10, 15, 30]
+  .map((m) => m * 60_000)
   .concat([1, 2, 3, 6, 12].map((h) => h * 3_600_000))
   .concat([1, 2, 7].map((d) => d * 86_400_000));
 

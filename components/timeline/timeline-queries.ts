@@ -58,7 +58,8 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
       latenessMs: started,
       // One attempt is implied by the run's own start and finish; retried runs get theirs below.
       // (a run waiting for its retry has no finish time of its own: its attempt is drawn as a sliver).
-      attempts: startedAt === null ? [] : [{ number: 1, startedAt, finishedAt: state === "running" ? null : (finishedAt ?? startedAt), state }],
+      attempts:
+        startedAt === null ? [] : [{ number: 1, startedAt, finishedAt: state === "running" ? null : (finishedAt ?? startedAt), state }],
     };
     runs[i] = run;
     laneRuns[si]?.push(run);

@@ -65,9 +65,13 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
         )}
       </dl>
       {error ? (
-        <p className="error" role="alert">{error}</p>
+        <p className="error" role="alert">
+          {error}
+        </p>
       ) : (
-        <div className="muted" style={{ fontSize: 12 }}>Click (or press Enter) to open the run</div>
+        <div className="muted" style={{ fontSize: 12 }}>
+          Click (or press Enter) to open the run
+        </div>
       )}
     </div>
   );

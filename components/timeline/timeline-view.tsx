@@ -20,7 +20,8 @@ const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused"];
 
 function countByOutcome(model: TimelineModel | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const lane of model?.lanes ?? []) for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
+  for (const lane of model?.lanes ?? [])
+    for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
   return counts;
 }
 
@@ -49,7 +50,11 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
       <div className="row toolbar" role="toolbar" aria-label="Timeline window">
         <div className="field inline">
           <label htmlFor="tl-window">Window</label>
-          <select id="tl-window" value={presetKey} onChange={(e) => setWin(WINDOW_PRESETS.find((p) => windowKey(p.window) === e.target.value)?.window ?? DEFAULT_WINDOW)}>
+          <select
+            id="tl-window"
+            value={presetKey}
+            onChange={(e) => setWin(WINDOW_PRESETS.find((p) => windowKey(p.window) === e.target.value)?.window ?? DEFAULT_WINDOW)}
+          >
             {WINDOW_PRESETS.map((p) => (
               <option key={p.label} value={windowKey(p.window)}>
                 {p.label}
@@ -88,11 +93,13 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
       <TimelineLegend visible={visible} onToggle={toggle} counts={counts} />
       {model && (
         <p className="muted small" data-testid="timeline-summary">
-          {formatInZone(model.from)} → {formatInZone(model.to)} (your zone, {viewerZone()}) · {model.lanes.length} schedule(s) · {total} occurrence(s) ·
-          drag across the chart to zoom; hover a mark for details, click to open the run.
+          {formatInZone(model.from)} → {formatInZone(model.to)} (your zone, {viewerZone()}) · {model.lanes.length} schedule(s) · {total}{" "}
+          occurrence(s) · drag across the chart to zoom; hover a mark for details, click to open the run.
         </p>
       )}
-      {q.data?.truncated && <p className="banner warn">⚠ More than 60,000 runs in this window: only the first are drawn. Zoom in or pick one schedule.</p>}
+      {q.data?.truncated && (
+        <p className="banner warn">⚠ More than 60,000 runs in this window: only the first are drawn. Zoom in or pick one schedule.</p>
+      )}
       {q.error && <p className="error">Could not load the timeline: {q.error.message}</p>}
       {q.isLoading && <p className="muted">Loading timeline…</p>}
       {model && model.lanes.length === 0 && <p className="muted">No schedules have occurrences in this window.</p>}

@@ -24,9 +24,16 @@ export function AttentionIndicator() {
   }
   return (
     <span className="attention" data-testid="attention" data-state="alert" role="status" aria-label="Needs attention in the last hour">
-      <span className="muted small" title="Runs in the last hour">1 h:</span>
+      <span className="muted small" title="Runs in the last hour">
+        1 h:
+      </span>
       {hits.map((i) => (
-        <Link key={i.key} href={i.href} className={`pill ${i.key === "late" ? "warn" : "bad"}`} title={`${data.lastHour[i.key]} ${i.label} run(s) in the last hour`}>
+        <Link
+          key={i.key}
+          href={i.href}
+          className={`pill ${i.key === "late" ? "warn" : "bad"}`}
+          title={`${data.lastHour[i.key]} ${i.label} run(s) in the last hour`}
+        >
           <span aria-hidden="true">{i.icon}</span> {data.lastHour[i.key]} {i.label}
         </Link>
       ))}

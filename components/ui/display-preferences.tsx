@@ -10,7 +10,6 @@ import { THEME_STORAGE_KEY } from "./theme-script";
 
 export type ThemeChoice = "system" | "light" | "dark";
 
-
 function timeStorageKey(me: Me | null | undefined): string | null {
   if (!me) return null;
   return `vigil.timeDisplay.${me.actor.type}:${me.actor.id ?? me.actor.label}`;

@@ -25,7 +25,12 @@ export async function fetchJson<T>(url: string, init?: RequestInit & { json?: un
     const e = data?.error ?? {};
     // A lapsed session sends the browser to sign in — except from the sign-in page itself, where the
     // header's polling would otherwise redirect it to itself in a loop.
-    if (res.status === 401 && typeof window !== "undefined" && !url.includes("/api/auth/") && !window.location.pathname.startsWith("/login")) {
+    if (
+      res.status === 401 &&
+      typeof window !== "undefined" &&
+      !url.includes("/api/auth/") &&
+      !window.location.pathname.startsWith("/login")
+    ) {
       window.location.href = `/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
     }
     throw new ApiError(res.status, e.code ?? "error", e.message ?? `Request failed (${res.status})`, e.fields);

@@ -16,7 +16,12 @@ export function Nav() {
   return (
     <nav className="nav" aria-label="Main">
       {ITEMS.map((i) => (
-        <Link key={i.href} href={i.href} className={path.startsWith(i.href) ? "active" : ""} aria-current={path.startsWith(i.href) ? "page" : undefined}>
+        <Link
+          key={i.href}
+          href={i.href}
+          className={path.startsWith(i.href) ? "active" : ""}
+          aria-current={path.startsWith(i.href) ? "page" : undefined}
+        >
           {i.label}
         </Link>
       ))}

@@ -20,12 +20,36 @@ export const RUN_STATE_STYLE: Record<string, StateStyle> = {
   succeeded: { label: "succeeded", icon: "✓", tone: "ok", color: "#3fb950", meaning: "Finished and did its work." },
   failed: { label: "failed", icon: "✕", tone: "bad", color: "#f85149", meaning: "The handler threw and no attempts are left." },
   timed_out: { label: "timed out", icon: "◔", tone: "bad", color: "#ff8c42", meaning: "Killed at its timeout." },
-  cancelled: { label: "cancelled", icon: "⊘", tone: "muted", color: "#b1bac4", meaning: "Stopped by an operator (or by the cancel_running policy)." },
-  skipped_overlap: { label: "skipped (overlap)", icon: "↷", tone: "muted", color: "#6e7681", meaning: "Not run: another run of the schedule was still active." },
+  cancelled: {
+    label: "cancelled",
+    icon: "⊘",
+    tone: "muted",
+    color: "#b1bac4",
+    meaning: "Stopped by an operator (or by the cancel_running policy).",
+  },
+  skipped_overlap: {
+    label: "skipped (overlap)",
+    icon: "↷",
+    tone: "muted",
+    color: "#6e7681",
+    meaning: "Not run: another run of the schedule was still active.",
+  },
   missed: { label: "missed", icon: "⚠", tone: "warn", color: "#d29922", meaning: "Due, but not started before its starting deadline." },
   paused: { label: "paused", icon: "‖", tone: "muted", color: "#57606a", meaning: "Fell inside a pause of its schedule." },
-  hollow: { label: "hollow", icon: "○", tone: "warn", color: "#f0c674", meaning: "Succeeded but reported no work where work was expected." },
-  zombie: { label: "zombie", icon: "☠", tone: "bad", color: "#d2a8ff", meaning: "Its worker stopped heartbeating; put down by the reaper." },
+  hollow: {
+    label: "hollow",
+    icon: "○",
+    tone: "warn",
+    color: "#f0c674",
+    meaning: "Succeeded but reported no work where work was expected.",
+  },
+  zombie: {
+    label: "zombie",
+    icon: "☠",
+    tone: "bad",
+    color: "#d2a8ff",
+    meaning: "Its worker stopped heartbeating; put down by the reaper.",
+  },
 };
 
 export function stateStyle(state: string): StateStyle {

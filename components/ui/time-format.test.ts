@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { formatClock, formatDayClock, formatHourMinute, formatInZone, formatPrecise, getTimeDisplay, setTimeDisplay, subscribeTimeDisplay, viewerZone } from "./time-format";
+import {
+  formatClock,
+  formatDayClock,
+  formatHourMinute,
+  formatInZone,
+  formatPrecise,
+  getTimeDisplay,
+  setTimeDisplay,
+  subscribeTimeDisplay,
+  viewerZone,
+} from "./time-format";
 
 // 16:30:05.123 UTC, when Kolkata reads 22:00:05.
 const at = "2026-12-01T16:30:05.123Z";

@@ -81,7 +81,12 @@ function tickFormatter(kind: "day" | "hour"): Intl.DateTimeFormat {
   const key = `${kind}:${zone ?? ""}`;
   let f = tickFormatters.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat("en-GB", kind === "day" ? { timeZone: zone, day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" } : { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    f = new Intl.DateTimeFormat(
+      "en-GB",
+      kind === "day"
+        ? { timeZone: zone, day: "2-digit", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }
+        : { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
+    );
     tickFormatters.set(key, f);
   }
   return f;

@@ -32,10 +32,16 @@ export function RequireCapability({ capability, what, children }: { capability: 
   return (
     <div className="card" role="alert" data-testid="needs-role" data-role={role}>
       <p>
-        <strong>You need the {role} role to {what}.</strong>
+        <strong>
+          You need the {role} role to {what}.
+        </strong>
       </p>
       <p className="muted">
-        {data ? <>You are signed in as {data.actor.label} with the {data.actor.role} role. </> : null}
+        {data ? (
+          <>
+            You are signed in as {data.actor.label} with the {data.actor.role} role.{" "}
+          </>
+        ) : null}
         Ask an admin to change your role; everything else here you can still look at.
       </p>
     </div>

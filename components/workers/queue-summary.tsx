@@ -21,10 +21,22 @@ export function QueueSummary() {
   if (!data) return null;
   const maxLag = data.plannerLag.length > 0 ? Math.max(...data.plannerLag.map((w) => w.plannerLagMs)) : null;
   const items: [string, string, string][] = [
-    ["Queue depth", `${data.runsQueued} run${data.runsQueued === 1 ? "" : "s"}`, data.runsWaiting > 0 ? `${data.runsWaiting} waiting for a slot (overlap or concurrency limit)` : "queued runs waiting to start"],
-    ["pg-boss jobs", data.jobsQueued === null ? "—" : `${data.jobsQueued} queued · ${data.jobsActive} active`, "jobs not yet fetched / being worked on"],
+    [
+      "Queue depth",
+      `${data.runsQueued} run${data.runsQueued === 1 ? "" : "s"}`,
+      data.runsWaiting > 0 ? `${data.runsWaiting} waiting for a slot (overlap or concurrency limit)` : "queued runs waiting to start",
+    ],
+    [
+      "pg-boss jobs",
+      data.jobsQueued === null ? "—" : `${data.jobsQueued} queued · ${data.jobsActive} active`,
+      "jobs not yet fetched / being worked on",
+    ],
     ["Running", `${data.runsRunning}`, data.runsRetrying > 0 ? `${data.runsRetrying} retrying` : "runs executing now"],
-    ["Planner lag", maxLag === null ? "—" : formatDuration(maxLag), maxLag === null ? "no live worker reports it" : "worst among live workers"],
+    [
+      "Planner lag",
+      maxLag === null ? "—" : formatDuration(maxLag),
+      maxLag === null ? "no live worker reports it" : "worst among live workers",
+    ],
   ];
   return (
     <div className="grid-3" style={{ gridTemplateColumns: "repeat(4, 1fr)", marginBottom: 16 }} data-testid="queue-summary">

@@ -18,7 +18,12 @@ export function WorkersTable() {
   if (isLoading) return <p className="muted">Loading workers…</p>;
   if (error) return <p className="error">Could not load workers: {error.message}</p>;
   const workers = data?.workers ?? [];
-  if (workers.length === 0) return <p className="muted">No worker has ever registered. Start one with <code>npm run worker</code>.</p>;
+  if (workers.length === 0)
+    return (
+      <p className="muted">
+        No worker has ever registered. Start one with <code>npm run worker</code>.
+      </p>
+    );
   return (
     <>
       <QueueSummary />
@@ -39,7 +44,9 @@ export function WorkersTable() {
           {workers.map((w) => (
             <tr key={w.id} data-testid="worker-row" data-live={w.live}>
               <td>
-                <span className={`pill ${w.live ? "ok" : "bad"}`}>{w.live ? "● live" : w.state === "stopped" ? "■ stopped" : "✕ dead"}</span>
+                <span className={`pill ${w.live ? "ok" : "bad"}`}>
+                  {w.live ? "● live" : w.state === "stopped" ? "■ stopped" : "✕ dead"}
+                </span>
               </td>
               <td className="mono">{w.id}</td>
               <td>
@@ -52,7 +59,9 @@ export function WorkersTable() {
               </td>
               <td>{w.plannerLagMs === null ? "—" : `${w.plannerLagMs} ms`}</td>
               <td className="small" data-testid="worker-handlers" title={w.handlers.join("\n")}>
-                {w.handlers.length === 0 ? "—" : `${w.handlers.length}: ${w.handlers.filter((h) => !BUILTIN.has(h)).join(", ") || "built-ins"}`}
+                {w.handlers.length === 0
+                  ? "—"
+                  : `${w.handlers.length}: ${w.handlers.filter((h) => !BUILTIN.has(h)).join(", ") || "built-ins"}`}
               </td>
             </tr>
           ))}

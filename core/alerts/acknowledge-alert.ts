@@ -18,9 +18,15 @@ export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Ac
     if (rows.length === 0) {
       const { rows: existing } = await tx.query(`SELECT acknowledged_by, acknowledged_at FROM alerts WHERE id = $1`, [alertId]);
       if (existing.length === 0) throw new NotFoundError("Alert", alertId);
-      throw new ConflictError(`This alert was already acknowledged by ${existing[0].acknowledged_by} at ${existing[0].acknowledged_at.toISOString()}.`, "already_acknowledged");
+      throw new ConflictError(
+        `This alert was already acknowledged by ${existing[0].acknowledged_by} at ${existing[0].acknowledged_at.toISOString()}.`,
+        "already_acknowledged",
+      );
     }
-    const { rows: after } = await tx.query(`SELECT ${ALERT_COLUMNS} FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1`, [alertId]);
+    const { rows: after } = await tx.query(
+      `SELECT ${ALERT_COLUMNS} FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1`,
+      [alertId],
+    );
     const alert = toAlertView(after[0]);
     await recordAudit(tx, {
       actor,
@@ -28,7 +34,13 @@ export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Ac
       targetType: "alert",
       targetId: alertId,
       before: { acknowledgedAt: null },
-      after: { acknowledgedAt: alert.acknowledgedAt, acknowledgedBy: alert.acknowledgedBy, kind: alert.kind, scheduleId: alert.scheduleId, message: alert.message },
+      after: {
+        acknowledgedAt: alert.acknowledgedAt,
+        acknowledgedBy: alert.acknowledgedBy,
+        kind: alert.kind,
+        scheduleId: alert.scheduleId,
+        message: alert.message,
+      },
       reason: note,
     });
     return alert;

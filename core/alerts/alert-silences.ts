@@ -19,7 +19,11 @@ export const silenceInputSchema = z.strictObject({
     .int({ error: "Minutes must be a whole number" })
     .min(1, { error: "Silence for at least 1 minute" })
     .max(MAX_MINUTES, { error: `Silence for at most ${MAX_MINUTES} minutes (7 days)` }),
-  reason: z.string({ error: "Say why the alerts are silenced" }).trim().min(1, { error: "Say why the alerts are silenced" }).max(500, { error: "Reason: at most 500 characters" }),
+  reason: z
+    .string({ error: "Say why the alerts are silenced" })
+    .trim()
+    .min(1, { error: "Say why the alerts are silenced" })
+    .max(500, { error: "Reason: at most 500 characters" }),
 });
 export type SilenceInput = z.infer<typeof silenceInputSchema>;
 
@@ -42,7 +46,17 @@ const COLUMNS = "x.id, x.schedule_id, x.kind, x.until, x.reason, x.created_by, x
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function toView(r: any): AlertSilenceView {
-  return { id: r.id, scheduleId: r.schedule_id, kind: r.kind, until: r.until, reason: r.reason, createdBy: r.created_by, createdAt: r.created_at, endedAt: r.ended_at, endedBy: r.ended_by };
+  return {
+    id: r.id,
+    scheduleId: r.schedule_id,
+    kind: r.kind,
+    until: r.until,
+    reason: r.reason,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    endedAt: r.ended_at,
+    endedBy: r.ended_by,
+  };
 }
 
 async function assertScheduleExists(db: Queryable, scheduleId: string): Promise<void> {
@@ -53,7 +67,10 @@ async function assertScheduleExists(db: Queryable, scheduleId: string): Promise<
 /** The silences of a schedule in force now, soonest to end first. */
 export async function listActiveSilences(db: Queryable, scheduleId: string): Promise<AlertSilenceView[]> {
   await assertScheduleExists(db, scheduleId);
-  const { rows } = await db.query(`SELECT ${COLUMNS} FROM alert_silences x WHERE x.schedule_id = $1 AND ${SILENCE_ACTIVE} ORDER BY x.until, x.id`, [scheduleId]);
+  const { rows } = await db.query(
+    `SELECT ${COLUMNS} FROM alert_silences x WHERE x.schedule_id = $1 AND ${SILENCE_ACTIVE} ORDER BY x.until, x.id`,
+    [scheduleId],
+  );
   return rows.map(toView);
 }
 

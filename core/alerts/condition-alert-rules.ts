@@ -47,7 +47,10 @@ export async function evaluateLatenessP95(db: Queryable, windowSeconds: number):
         causes: 1,
       });
     } else if (p95 <= r.slo_ms) {
-      out.clear.push({ dedupeKey: key, resolution: `p95 start lateness is back to ${formatDuration(p95)} (objective ${formatDuration(r.slo_ms)}).` });
+      out.clear.push({
+        dedupeKey: key,
+        resolution: `p95 start lateness is back to ${formatDuration(p95)} (objective ${formatDuration(r.slo_ms)}).`,
+      });
     }
   }
   return out;
@@ -196,7 +199,8 @@ export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs:
     `SELECT dedupe_key FROM alerts WHERE kind = 'no_handler_worker' AND resolved_at IS NULL`,
   );
   for (const a of open) {
-    if (!firing.has(a.dedupe_key)) out.clear.push({ dedupeKey: a.dedupe_key, resolution: "A live worker serves the handler again (or no run waits for one)." });
+    if (!firing.has(a.dedupe_key))
+      out.clear.push({ dedupeKey: a.dedupe_key, resolution: "A live worker serves the handler again (or no run waits for one)." });
   }
   return out;
 }

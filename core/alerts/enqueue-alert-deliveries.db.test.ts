@@ -51,6 +51,8 @@ describe("which format each alert delivery is queued with", () => {
 
   it("the database refuses a format it does not know", async () => {
     const s = await insertAlertSchedule(pool, { enabled: false });
-    await expect(pool.query(`UPDATE schedules SET webhook_format = 'teams' WHERE id = $1`, [s.id])).rejects.toThrow(/schedules_webhook_format_check/);
+    await expect(pool.query(`UPDATE schedules SET webhook_format = 'teams' WHERE id = $1`, [s.id])).rejects.toThrow(
+      /schedules_webhook_format_check/,
+    );
   });
 });

@@ -152,7 +152,13 @@ describe("run-caused alerts", () => {
 describe("condition alerts", () => {
   it("late p95: p95 start lateness over the window above the objective opens; back under resolves", async () => {
     const s = await insertSchedule(pool, { latenessP95SloMs: 200 });
-    for (let i = 0; i < 3; i++) await insertRun(pool, s.id, { state: "succeeded", plannedAgoMs: 30_000 - i * 1000, startedAgoMs: 29_000 - i * 1000, finishedAgoMs: 28_000 });
+    for (let i = 0; i < 3; i++)
+      await insertRun(pool, s.id, {
+        state: "succeeded",
+        plannedAgoMs: 30_000 - i * 1000,
+        startedAgoMs: 29_000 - i * 1000,
+        finishedAgoMs: 28_000,
+      });
     await evaluate();
     let [a] = await alertsOf(`late:p95:${s.id}`);
     expect(a.message).toMatch(/p95 start lateness is 1\.0 s .* \(objective 200 ms, 3 runs\)/);
@@ -171,7 +177,13 @@ describe("condition alerts", () => {
     await insertRun(pool, s.id, { state: "timed_out", plannedAgoMs: 30_000, startedAgoMs: 29_990, finishedAgoMs: 29_000 });
     await evaluate();
     expect(await alertsOf(`failures:${s.id}`)).toHaveLength(0);
-    await insertRun(pool, s.id, { state: "failed", plannedAgoMs: 20_000, startedAgoMs: 19_990, finishedAgoMs: 19_000, error: "flaky: failed on purpose" });
+    await insertRun(pool, s.id, {
+      state: "failed",
+      plannedAgoMs: 20_000,
+      startedAgoMs: 19_990,
+      finishedAgoMs: 19_000,
+      error: "flaky: failed on purpose",
+    });
     await evaluate();
     let [a] = await alertsOf(`failures:${s.id}`);
     expect(a.message).toMatch(/3 consecutive runs failed \(threshold 3; last ended failed\); last error: flaky: failed on purpose/);
@@ -226,12 +238,14 @@ describe("evaluation", () => {
     await insertRun(pool, s.id, { state: "succeeded", plannedAgoMs: 1000, startedAgoMs: 990, finishedAgoMs: 900 });
     await evaluate();
     const { rows } = await pool.query(`SELECT event, url, state FROM alert_deliveries ORDER BY id`);
-    expect(rows).toEqual([
-      { event: "opened", url: "http://127.0.0.1:9/global", state: "pending" },
-      { event: "opened", url: "http://127.0.0.1:9/schedule", state: "pending" },
-      { event: "resolved", url: "http://127.0.0.1:9/global", state: "pending" },
-      { event: "resolved", url: "http://127.0.0.1:9/schedule", state: "pending" },
-    ].sort((a, b) => (a.event + a.url).localeCompare(b.event + b.url)));
+    expect(rows).toEqual(
+      [
+        { event: "opened", url: "http://127.0.0.1:9/global", state: "pending" },
+        { event: "opened", url: "http://127.0.0.1:9/schedule", state: "pending" },
+        { event: "resolved", url: "http://127.0.0.1:9/global", state: "pending" },
+        { event: "resolved", url: "http://127.0.0.1:9/schedule", state: "pending" },
+      ].sort((a, b) => (a.event + a.url).localeCompare(b.event + b.url)),
+    );
   });
 
   it("several evaluators at once raise each alert once", async () => {
@@ -248,7 +262,9 @@ describe("evaluation", () => {
     } finally {
       await Promise.all(pools.map((p) => p.end()));
     }
-    const { rows } = await pool.query(`SELECT dedupe_key, count(*)::int AS n, bool_and(resolved_at IS NULL) AS open FROM alerts GROUP BY dedupe_key`);
+    const { rows } = await pool.query(
+      `SELECT dedupe_key, count(*)::int AS n, bool_and(resolved_at IS NULL) AS open FROM alerts GROUP BY dedupe_key`,
+    );
     expect(rows).toHaveLength(15);
     expect(rows.every((r) => r.open)).toBe(true);
     expect(rows.every((r) => r.n === 1)).toBe(true);

@@ -90,8 +90,20 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
       if (wants(c.kind as AlertKind)) resolved.push(...(await resolveUnconfiguredAlerts(tx, c.kind, c.prefix, c.configSql)));
     }
 
-    await enqueueAlertDeliveries(tx, opened.map((a) => a.id), "opened", opts.globalWebhookUrl, opts.globalWebhookFormat);
-    await enqueueAlertDeliveries(tx, resolved.map((a) => a.id), "resolved", opts.globalWebhookUrl, opts.globalWebhookFormat);
+    await enqueueAlertDeliveries(
+      tx,
+      opened.map((a) => a.id),
+      "opened",
+      opts.globalWebhookUrl,
+      opts.globalWebhookFormat,
+    );
+    await enqueueAlertDeliveries(
+      tx,
+      resolved.map((a) => a.id),
+      "resolved",
+      opts.globalWebhookUrl,
+      opts.globalWebhookFormat,
+    );
     return { ran: true, opened, resolved, durationMs: performance.now() - started };
   }, pool);
 }

@@ -13,7 +13,15 @@ export interface AlertDeliveryView {
   lastStatus: number | null;
   lastError: string | null;
   deliveredAt: string | null;
-  log: { attempt: number; startedAt: string; finishedAt: string; status?: number; error?: string; durationMs: number; retryInMs?: number }[];
+  log: {
+    attempt: number;
+    startedAt: string;
+    finishedAt: string;
+    status?: number;
+    error?: string;
+    durationMs: number;
+    retryInMs?: number;
+  }[];
 }
 
 export interface AlertView {

@@ -9,12 +9,39 @@ import { csvRow } from "./csv-cell";
 const BATCH = 2000;
 
 export const AUDIT_CSV_HEADER = [
-  "id", "at", "actor_type", "actor_id", "actor", "action", "target_type", "target_id",
-  "reason", "before", "after", "ip", "user_agent", "hash",
+  "id",
+  "at",
+  "actor_type",
+  "actor_id",
+  "actor",
+  "action",
+  "target_type",
+  "target_id",
+  "reason",
+  "before",
+  "after",
+  "ip",
+  "user_agent",
+  "hash",
 ];
 
 function row(e: AuditEventView): string {
-  return csvRow([e.id, e.at, e.actorType, e.actorId, e.actor, e.action, e.targetType, e.targetId, e.reason, e.before, e.after, e.ip, e.userAgent, e.hash]);
+  return csvRow([
+    e.id,
+    e.at,
+    e.actorType,
+    e.actorId,
+    e.actor,
+    e.action,
+    e.targetType,
+    e.targetId,
+    e.reason,
+    e.before,
+    e.after,
+    e.ip,
+    e.userAgent,
+    e.hash,
+  ]);
 }
 
 export async function* exportAuditCsv(filter: AuditFilter & { mask?: boolean }, db: Queryable = getPool()): AsyncGenerator<string> {

@@ -27,9 +27,21 @@ describe("listing the audit trail", () => {
   beforeAll(async () => {
     const db = getPool();
     for (let i = 0; i < 10; i++) {
-      await recordAudit(db, { actor: i % 2 ? alice : bob, action: i % 3 ? "schedule.pause" : "run.cancel", targetType: i % 3 ? "schedule" : "run", targetId: `t${i % 4}`, reason: `reason ${i}` });
+      await recordAudit(db, {
+        actor: i % 2 ? alice : bob,
+        action: i % 3 ? "schedule.pause" : "run.cancel",
+        targetType: i % 3 ? "schedule" : "run",
+        targetId: `t${i % 4}`,
+        reason: `reason ${i}`,
+      });
     }
-    await recordAudit(db, { actor: systemActor("reaper"), action: "run.zombie_reaped", targetType: "run", targetId: "t9", reason: "100%_done \\ '; DROP TABLE audit_events; --" });
+    await recordAudit(db, {
+      actor: systemActor("reaper"),
+      action: "run.zombie_reaped",
+      targetType: "run",
+      targetId: "t9",
+      reason: "100%_done \\ '; DROP TABLE audit_events; --",
+    });
   });
 
   it("pages newest first by id without gaps or repeats", async () => {
@@ -95,9 +107,7 @@ describe("listing the audit trail", () => {
     const c = await getPool().connect();
     try {
       await c.query("SET enable_seqscan = off");
-      const { rows } = await c.query(
-        `EXPLAIN SELECT id FROM audit_events WHERE ${AUDIT_SEARCH_TEXT} ILIKE '%reaper%'`,
-      );
+      const { rows } = await c.query(`EXPLAIN SELECT id FROM audit_events WHERE ${AUDIT_SEARCH_TEXT} ILIKE '%reaper%'`);
       expect(rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("audit_events_search_trgm_idx");
     } finally {
       await c.query("RESET enable_seqscan");

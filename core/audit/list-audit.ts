@@ -89,13 +89,19 @@ export interface AuditPage {
 }
 
 /** mask: rows written before masking existed may hold plain credentials in before/after; a viewer sees them masked. */
-export async function listAudit(f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean }, db: Queryable = getPool()): Promise<AuditPage> {
+export async function listAudit(
+  f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean },
+  db: Queryable = getPool(),
+): Promise<AuditPage> {
   const limit = f.limit ?? 50;
   const where = auditWhere(f, f.cursor);
-  const { rows } = await db.query(
-    `SELECT ${COLUMNS} FROM audit_events ${where.sql} ORDER BY id DESC LIMIT $${where.params.length + 1}`,
-    [...where.params, limit + 1],
-  );
-  const events = rows.slice(0, limit).map(toView).map((e) => (f.mask ? { ...e, before: maskCredentials(e.before), after: maskCredentials(e.after) } : e));
+  const { rows } = await db.query(`SELECT ${COLUMNS} FROM audit_events ${where.sql} ORDER BY id DESC LIMIT $${where.params.length + 1}`, [
+    ...where.params,
+    limit + 1,
+  ]);
+  const events = rows
+    .slice(0, limit)
+    .map(toView)
+    .map((e) => (f.mask ? { ...e, before: maskCredentials(e.before), after: maskCredentials(e.after) } : e));
   return { events, nextCursor: rows.length > limit ? String(events[events.length - 1]!.id) : null };
 }

@@ -73,7 +73,9 @@ describe("accounts", () => {
     await createUser({ email: "target@example.com", password: "target-password", role: "viewer" }, admin);
     // Two real failures from different addresses; the rest of the count inserted (each real one costs a scrypt).
     for (let i = 0; i < 2; i++) {
-      await expect(login({ email: "target@example.com", password: `wrong-${i}` }, { ip: `198.51.100.${i}` })).rejects.toMatchObject({ status: 401 });
+      await expect(login({ email: "target@example.com", password: `wrong-${i}` }, { ip: `198.51.100.${i}` })).rejects.toMatchObject({
+        status: 401,
+      });
     }
     await getPool().query(
       `INSERT INTO login_attempts (email, ip, success, at) SELECT 'target@example.com', '198.51.100.' || g, false, clock_timestamp() FROM generate_series(2, $1 - 1) g`,

@@ -13,12 +13,18 @@ import { inTransaction } from "./in-transaction";
 
 export const TOKEN_PREFIX_LENGTH = 12;
 
-export async function createApiToken(input: CreateTokenInput, actor: Actor, db?: Queryable): Promise<{ token: ApiTokenRecord; secret: string }> {
+export async function createApiToken(
+  input: CreateTokenInput,
+  actor: Actor,
+  db?: Queryable,
+): Promise<{ token: ApiTokenRecord; secret: string }> {
   const t = createTokenSchema.parse(input);
   const env = getEnv();
   const days = t.expiresInDays ?? env.VIGIL_TOKEN_TTL_DAYS;
   if (days > env.VIGIL_TOKEN_MAX_TTL_DAYS) {
-    throw new ValidationError("Some fields are not valid.", { expiresInDays: `A token lives at most ${env.VIGIL_TOKEN_MAX_TTL_DAYS} days (VIGIL_TOKEN_MAX_TTL_DAYS).` });
+    throw new ValidationError("Some fields are not valid.", {
+      expiresInDays: `A token lives at most ${env.VIGIL_TOKEN_MAX_TTL_DAYS} days (VIGIL_TOKEN_MAX_TTL_DAYS).`,
+    });
   }
   const secret = `vgl_${crypto.randomBytes(32).toString("base64url")}`;
   return inTransaction(db, async (tx) => {

@@ -24,7 +24,10 @@ export async function createUser(input: CreateUserInput, actor: Actor, db?: Quer
   const passwordHash = await hashPassword(u.password);
   return inTransaction(db, async (tx) => {
     const user = await insertUserRow(tx, { email: u.email, name: u.name, passwordHash, role: u.role });
-    if (!user) throw new ConflictError(`A user with the email ${u.email} already exists.`, "email_taken", { email: "This email is already in use." });
+    if (!user)
+      throw new ConflictError(`A user with the email ${u.email} already exists.`, "email_taken", {
+        email: "This email is already in use.",
+      });
     await recordAudit(tx, {
       actor,
       action: "user.create",

@@ -47,7 +47,10 @@ export async function loginRetryAfterSeconds(tx: Queryable, email: string, ip: s
 /** Recorded as failed up front; the login flips it to success once the password checks out. */
 export async function reserveLoginAttempt(tx: Queryable, email: string, ip: string): Promise<string> {
   await tx.query(`DELETE FROM login_attempts WHERE email = $1 AND at < clock_timestamp() - interval '1 day'`, [email]);
-  const { rows } = await tx.query(`INSERT INTO login_attempts (email, ip, success, at) VALUES ($1, $2, false, clock_timestamp()) RETURNING id`, [email, ip]);
+  const { rows } = await tx.query(
+    `INSERT INTO login_attempts (email, ip, success, at) VALUES ($1, $2, false, clock_timestamp()) RETURNING id`,
+    [email, ip],
+  );
   return String(rows[0].id);
 }
 

@@ -42,7 +42,11 @@ async function auditFailure(db: Queryable, email: string, c: ClientInfo, outcome
   });
 }
 
-export async function login(input: LoginInput, client: ClientInfo, pool: pg.Pool = getPool()): Promise<{ user: UserRecord; session: NewSession }> {
+export async function login(
+  input: LoginInput,
+  client: ClientInfo,
+  pool: pg.Pool = getPool(),
+): Promise<{ user: UserRecord; session: NewSession }> {
   const { email, password } = loginSchema.parse(input);
   const ip = client.ip || "unknown";
 
@@ -56,7 +60,10 @@ export async function login(input: LoginInput, client: ClientInfo, pool: pg.Pool
     return { attemptId: await reserveLoginAttempt(tx, email, ip) };
   }, pool);
   if ("wait" in reserved) {
-    throw new TooManyRequestsError(`Too many failed sign-in attempts. Try again in ${Math.ceil(reserved.wait / 60)} minute(s).`, reserved.wait);
+    throw new TooManyRequestsError(
+      `Too many failed sign-in attempts. Try again in ${Math.ceil(reserved.wait / 60)} minute(s).`,
+      reserved.wait,
+    );
   }
 
   const { rows } = await pool.query(`SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`, [email]);
@@ -75,7 +82,14 @@ export async function login(input: LoginInput, client: ClientInfo, pool: pg.Pool
     await markLoginSucceeded(tx, reserved.attemptId);
     if (upgraded) await tx.query(`UPDATE users SET password_hash = $2 WHERE id = $1`, [user.id, upgraded]);
     const s = await createSession(tx, user.id, client);
-    const actor: Actor = { type: "user", id: user.id, label: user.email, role: user.role as Role, ip: client.ip ?? null, userAgent: client.userAgent ?? null };
+    const actor: Actor = {
+      type: "user",
+      id: user.id,
+      label: user.email,
+      role: user.role as Role,
+      ip: client.ip ?? null,
+      userAgent: client.userAgent ?? null,
+    };
     await recordAudit(tx, { actor, action: "auth.login", targetType: "user", targetId: user.id });
     return s;
   }, pool);

@@ -12,4 +12,3 @@ export async function logout(sessionToken: string, actor: Actor, db?: Queryable)
     await recordAudit(tx, { actor, action: "auth.logout", targetType: "user", targetId: gone.userId });
   });
 }
-

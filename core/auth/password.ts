@@ -5,7 +5,12 @@ import crypto from "node:crypto";
 import { promisify } from "node:util";
 import { z } from "zod";
 
-const scrypt = promisify(crypto.scrypt) as (pw: crypto.BinaryLike, salt: crypto.BinaryLike, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  pw: crypto.BinaryLike,
+  salt: crypto.BinaryLike,
+  len: number,
+  opts: crypto.ScryptOptions,
+) => Promise<Buffer>;
 
 // OWASP's scrypt option "N=2^15 (32 MiB), r=8, p=3": ~300 ms here and 32 MiB per hash, so a burst
 // of logins cannot exhaust a small server's memory.
@@ -14,10 +19,7 @@ const KEY_BYTES = 64;
 const SALT_BYTES = 16;
 const VERSION = "scrypt-v1";
 
-export const passwordSchema = z
-  .string()
-  .min(12, "Use at least 12 characters.")
-  .max(256, "Use at most 256 characters.");
+export const passwordSchema = z.string().min(12, "Use at least 12 characters.").max(256, "Use at most 256 characters.");
 
 interface Parsed {
   N: number;

@@ -45,7 +45,11 @@ export const createTokenSchema = z
     name: displayName.min(1, "Give the token a name, e.g. the job that uses it."),
     role: roleSchema,
     /** Days until it stops working; the default and the maximum come from VIGIL_TOKEN_TTL_DAYS / _MAX_TTL_DAYS. */
-    expiresInDays: z.number({ error: "Give the lifetime as a whole number of days." }).int("Give the lifetime as a whole number of days.").min(1, "A token lives at least 1 day.").optional(),
+    expiresInDays: z
+      .number({ error: "Give the lifetime as a whole number of days." })
+      .int("Give the lifetime as a whole number of days.")
+      .min(1, "A token lives at least 1 day.")
+      .optional(),
   })
   .strict();
 export type CreateTokenInput = z.input<typeof createTokenSchema>;

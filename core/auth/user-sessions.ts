@@ -67,7 +67,14 @@ export async function endUserSessions(userId: string, actor: Actor, db?: Queryab
     await getUserOrThrow(tx, userId);
     const { rowCount } = await tx.query(`DELETE FROM sessions WHERE user_id = $1`, [userId]);
     const ended = rowCount ?? 0;
-    await recordAudit(tx, { actor, action: "user.sessions_end", targetType: "user", targetId: userId, after: { ended }, reason: reason ?? null });
+    await recordAudit(tx, {
+      actor,
+      action: "user.sessions_end",
+      targetType: "user",
+      targetId: userId,
+      after: { ended },
+      reason: reason ?? null,
+    });
     return { ended };
   });
 }

@@ -20,6 +20,14 @@ export async function advertiseHandlers(db: Queryable, workerId: string, handler
      INSERT INTO worker_handlers (worker_id, handler, hash)
      SELECT $1, name, hash FROM h
      ON CONFLICT (worker_id, handler) DO UPDATE SET hash = excluded.hash`,
-    [workerId, col("name"), col("description"), handlers.map((h) => JSON.stringify(h.payloadSchema)), col("hash"), col("source"), col("builtin")],
+    [
+      workerId,
+      col("name"),
+      col("description"),
+      handlers.map((h) => JSON.stringify(h.payloadSchema)),
+      col("hash"),
+      col("source"),
+      col("builtin"),
+    ],
   );
 }

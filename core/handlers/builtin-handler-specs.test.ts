@@ -13,8 +13,12 @@ describe("http.request payload", () => {
   const p = httpRequestSpec.payload;
   it("refuses the headers Vigil sets itself and a clear-text signing key", () => {
     expect(fieldsOf(p, { url: "https://x", headers: { "Idempotency-Key": "mine" } })).toHaveProperty(["headers.Idempotency-Key"]);
-    expect(fieldsOf(p, { url: "https://x", headers: { "x-vigil-signature": "sha256=0" } })["headers.x-vigil-signature"]).toMatch(/Vigil sets them itself/);
-    expect(p.parse({ url: "https://x", signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } })).toMatchObject({ signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } });
+    expect(fieldsOf(p, { url: "https://x", headers: { "x-vigil-signature": "sha256=0" } })["headers.x-vigil-signature"]).toMatch(
+      /Vigil sets them itself/,
+    );
+    expect(p.parse({ url: "https://x", signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } })).toMatchObject({
+      signing: { keyEnv: "PAYOUTS_SIGNING_KEY" },
+    });
     expect(fieldsOf(p, { url: "https://x", headers: ["a"] }).headers).toMatch(/object of string values/);
     expect(fieldsOf(p, { url: "https://x", signing: { key: "s3cret" } })).toHaveProperty("signing");
     expect(fieldsOf(p, { url: "https://x", signing: { keyEnv: "VIGIL_ALERT_WEBHOOK_SECRET" } })["signing.keyEnv"]).toMatch(/Vigil's own/);

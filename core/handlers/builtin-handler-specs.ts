@@ -31,7 +31,13 @@ export const ledgerPostSpec = defineHandlerSpec({
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Headers http.request always sets itself; a payload may not set them (case-insensitive). */
-export const HTTP_VIGIL_HEADERS = ["idempotency-key", "x-vigil-run-id", "x-vigil-attempt", "x-vigil-timestamp", "x-vigil-signature"] as const;
+export const HTTP_VIGIL_HEADERS = [
+  "idempotency-key",
+  "x-vigil-run-id",
+  "x-vigil-attempt",
+  "x-vigil-timestamp",
+  "x-vigil-signature",
+] as const;
 export const HTTP_RECORDS_HEADER = "x-vigil-records";
 export const HTTP_RECORDS_BODY_LIMIT = 1024 * 1024;
 
@@ -40,7 +46,7 @@ export const httpRequestSpec = defineHandlerSpec({
   description:
     "Calls an http(s) URL; a non-2xx status fails the attempt. Always sends Idempotency-Key (the run's key), X-Vigil-Run-Id and " +
     "X-Vigil-Attempt. With signing.keyEnv it signs like the alert webhooks: X-Vigil-Timestamp (database clock, unix seconds) and " +
-    "X-Vigil-Signature: sha256=<hex HMAC-SHA256 of \"<timestamp>.<body>\">, keyed by that worker environment variable. Records: the " +
+    'X-Vigil-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">, keyed by that worker environment variable. Records: the ' +
     "X-Vigil-Records response header, else a top-level numeric `records` in a JSON body (first 1 MiB), else 1.",
   payload: z.strictObject({
     method: z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }).default("GET"),
@@ -63,12 +69,19 @@ export const httpRequestSpec = defineHandlerSpec({
       .superRefine((h, ctx) => {
         for (const name of Object.keys(h)) {
           if ((HTTP_VIGIL_HEADERS as readonly string[]).includes(name.toLowerCase())) {
-            ctx.addIssue({ code: "custom", path: [name], message: `headers may not set ${HTTP_VIGIL_HEADERS.join(", ")}: Vigil sets them itself` });
+            ctx.addIssue({
+              code: "custom",
+              path: [name],
+              message: `headers may not set ${HTTP_VIGIL_HEADERS.join(", ")}: Vigil sets them itself`,
+            });
           }
         }
       })
       .default({}),
-    body: z.string({ error: "body must be a string (serialise JSON yourself)" }).max(256 * 1024).optional(),
+    body: z
+      .string({ error: "body must be a string (serialise JSON yourself)" })
+      .max(256 * 1024)
+      .optional(),
     timeoutMs: z
       .number({ error: "timeoutMs must be a number of milliseconds" })
       .int({ error: "timeoutMs must be a whole number" })
@@ -108,7 +121,11 @@ export const demoFlakySpec = defineHandlerSpec({
   name: "demo.flaky",
   description: "Fails with probability p, otherwise succeeds after ms milliseconds.",
   payload: z.strictObject({
-    p: z.number({ error: "p must be a probability between 0 and 1" }).min(0, { error: "p must be ≥ 0" }).max(1, { error: "p must be ≤ 1" }).default(0.5),
+    p: z
+      .number({ error: "p must be a probability between 0 and 1" })
+      .min(0, { error: "p must be ≥ 0" })
+      .max(1, { error: "p must be ≤ 1" })
+      .default(0.5),
     ms: millis("ms", 86_400_000).default(0),
     records,
   }),
@@ -134,4 +151,13 @@ export const demoNoopSpec = defineHandlerSpec({
 
 export { shellCommandSpec };
 
-export const BUILTIN_HANDLER_SPECS = [ledgerPostSpec, httpRequestSpec, shellCommandSpec, demoSleepSpec, demoFlakySpec, demoHangSpec, demoCpuSpec, demoNoopSpec] as const;
+export const BUILTIN_HANDLER_SPECS = [
+  ledgerPostSpec,
+  httpRequestSpec,
+  shellCommandSpec,
+  demoSleepSpec,
+  demoFlakySpec,
+  demoHangSpec,
+  demoCpuSpec,
+  demoNoopSpec,
+] as const;

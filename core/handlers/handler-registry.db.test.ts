@@ -36,7 +36,16 @@ async function registerWorker(id: string, heartbeatAgoMs = 0): Promise<void> {
 describe("handler registry", () => {
   it("lists every built-in with a JSON schema of its payload before any worker advertised", async () => {
     const list = await listHandlers(getPool(), { deadAfterMs: 10_000 });
-    expect(list.map((h) => h.name)).toEqual(["demo.cpu", "demo.flaky", "demo.hang", "demo.noop", "demo.sleep", "http.request", "ledger.post", "shell.command"]);
+    expect(list.map((h) => h.name)).toEqual([
+      "demo.cpu",
+      "demo.flaky",
+      "demo.hang",
+      "demo.noop",
+      "demo.sleep",
+      "http.request",
+      "ledger.post",
+      "shell.command",
+    ]);
     const ledger = list.find((h) => h.name === "ledger.post")!;
     expect(ledger).toMatchObject({ builtin: true, liveWorkers: 0, payloadSchema: { type: "object", required: ["from", "to", "amount"] } });
   });
@@ -46,9 +55,16 @@ describe("handler registry", () => {
     expect(await validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 5 })).toEqual({ from: "a", to: "b", amount: 5 });
     expect(await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 0 }))).toHaveProperty("payload.amount");
     expect(await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "a", amount: 1 }))).toHaveProperty("payload.to");
-    expect((await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 1.5 })))["payload.amount"]).toMatch(/whole/);
-    expect(await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 1, extra: 1 }))).toHaveProperty("payload");
-    expect(await validateHandlerPayload(db, "http.request", { url: "https://example.com/x" })).toMatchObject({ method: "GET", url: "https://example.com/x" });
+    expect((await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 1.5 })))["payload.amount"]).toMatch(
+      /whole/,
+    );
+    expect(await fieldsOf(validateHandlerPayload(db, "ledger.post", { from: "a", to: "b", amount: 1, extra: 1 }))).toHaveProperty(
+      "payload",
+    );
+    expect(await validateHandlerPayload(db, "http.request", { url: "https://example.com/x" })).toMatchObject({
+      method: "GET",
+      url: "https://example.com/x",
+    });
     expect((await fieldsOf(validateHandlerPayload(db, "http.request", { url: "file:///etc/passwd" })))["payload.url"]).toMatch(/http/);
     expect(await validateHandlerPayload(db, "demo.sleep", { ms: 10 })).toEqual({ ms: 10, records: 1 });
     expect(await validateHandlerPayload(db, "demo.hang", undefined)).toEqual({});

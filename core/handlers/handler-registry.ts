@@ -85,7 +85,17 @@ export async function listHandlers(db: Queryable, opts: { deadAfterMs: number })
   const seen = new Set(out.map((h) => h.name));
   for (const spec of builtins.values()) {
     if (seen.has(spec.name)) continue;
-    out.push({ name: spec.name, description: spec.description, payloadSchema: payloadJsonSchema(spec), builtin: true, source: "builtin", liveWorkers: 0, liveVersions: 0, hash: null, lastSeenAt: null });
+    out.push({
+      name: spec.name,
+      description: spec.description,
+      payloadSchema: payloadJsonSchema(spec),
+      builtin: true,
+      source: "builtin",
+      liveWorkers: 0,
+      liveVersions: 0,
+      hash: null,
+      lastSeenAt: null,
+    });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -112,12 +122,17 @@ export async function validateHandlerPayload(db: Queryable, handler: string, pay
   const refs = findSecretRefs(payload ?? {});
   const placeholders = new Map(refs.map((r, i) => [`\u0000vigil-secret-ref-${i}`, r]));
   const refPaths = new Set(refs.map((r) => r.path));
-  const asChecked = refs.length === 0 ? (payload ?? {}) : replaceSecretRefs(payload ?? {}, (_name, path) => [...placeholders].find(([, r]) => r.path === path)![0]);
+  const asChecked =
+    refs.length === 0
+      ? (payload ?? {})
+      : replaceSecretRefs(payload ?? {}, (_name, path) => [...placeholders].find(([, r]) => r.path === path)![0]);
   const spec = builtins.get(handler);
   let stored: unknown;
   if (spec) {
     const parsed = spec.payload.safeParse(asChecked);
-    const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !refPaths.has(i.path.map(String).join(".")) || i.code === "invalid_type");
+    const issues = parsed.success
+      ? []
+      : parsed.error.issues.filter((i) => !refPaths.has(i.path.map(String).join(".")) || i.code === "invalid_type");
     if (issues.length > 0) {
       const fields: Record<string, string> = {};
       for (const [k, v] of Object.entries(fieldErrorsFromZod(issues))) {
@@ -133,7 +148,8 @@ export async function validateHandlerPayload(db: Queryable, handler: string, pay
       throw unknownHandler(handler, [...new Set([...builtins.keys(), ...rows.map((r) => r.name)])].sort());
     }
     const problems = validatePayloadWithSecretRefs(row.payload_schema, payload ?? {});
-    if (problems.length > 0) throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
+    if (problems.length > 0)
+      throw payloadError(handler, Object.fromEntries(problems.map((p) => [p.path ? `payload.${p.path}` : "payload", p.message])));
     stored = payload ?? {};
   }
   if (refs.length > 0) await assertSecretsExist(db, refs);
@@ -147,7 +163,8 @@ function restoreRefs(value: unknown, placeholders: Map<string, FoundSecretRef>):
     return ref ? { $secret: ref.name } : value;
   }
   if (Array.isArray(value)) return value.map((v) => restoreRefs(v, placeholders));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, restoreRefs(v, placeholders)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, restoreRefs(v, placeholders)]));
   return value;
 }
 
@@ -155,14 +172,17 @@ function restoreRefs(value: unknown, placeholders: Map<string, FoundSecretRef>):
 async function assertSecretsExist(db: Queryable, refs: FoundSecretRef[]): Promise<void> {
   const fields: Record<string, string> = {};
   for (const r of refs) {
-    if (!SECRET_NAME_PATTERN.test(r.name)) fields[r.path ? `payload.${r.path}` : "payload"] = `"${r.name}" is not a secret name: use ${SECRET_NAME_RULE}`;
+    if (!SECRET_NAME_PATTERN.test(r.name))
+      fields[r.path ? `payload.${r.path}` : "payload"] = `"${r.name}" is not a secret name: use ${SECRET_NAME_RULE}`;
   }
   const names = [...new Set(refs.map((r) => r.name))];
   const { rows } = await db.query<{ name: string }>(`SELECT name FROM secrets WHERE name = ANY($1::text[])`, [names]);
   const existing = new Set(rows.map((r) => r.name));
   for (const r of refs) {
     const key = r.path ? `payload.${r.path}` : "payload";
-    if (!existing.has(r.name)) fields[key] ??= `Secret ${r.name} does not exist: an admin sets it under Admin → Secrets (or PUT /api/secrets/${r.name}) first`;
+    if (!existing.has(r.name))
+      fields[key] ??= `Secret ${r.name} does not exist: an admin sets it under Admin → Secrets (or PUT /api/secrets/${r.name}) first`;
   }
-  if (Object.keys(fields).length > 0) throw new ValidationError("The payload refers to secrets that do not exist.", fields, "unknown_secret");
+  if (Object.keys(fields).length > 0)
+    throw new ValidationError("The payload refers to secrets that do not exist.", fields, "unknown_secret");
 }

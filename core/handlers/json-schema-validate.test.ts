@@ -38,7 +38,11 @@ describe("validateAgainstSchema (JSON Schema 2020-12)", () => {
   });
 
   it("follows the draft a schema declares", () => {
-    const draft7 = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { type: "number", exclusiveMinimum: 3 } } };
+    const draft7 = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { n: { type: "number", exclusiveMinimum: 3 } },
+    };
     expect(validateAgainstSchema(draft7, { n: 3 })).toHaveLength(1);
     expect(validateAgainstSchema(draft7, { n: 4 })).toEqual([]);
   });

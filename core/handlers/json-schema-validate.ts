@@ -22,7 +22,18 @@ const DRAFTS: [RegExp, SchemaDraft][] = [
 ];
 
 /** Keywords whose error only says "a child did not match": the child's own error says what is wrong. */
-const AGGREGATE = new Set(["properties", "items", "prefixItems", "false", "$ref", "allOf", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "contains"]);
+const AGGREGATE = new Set([
+  "properties",
+  "items",
+  "prefixItems",
+  "false",
+  "$ref",
+  "allOf",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+]);
 
 const cache = new Map<string, Validator>();
 
@@ -77,7 +88,10 @@ export function validateAgainstSchema(schema: Record<string, unknown>, value: un
 export function validatePayloadWithSecretRefs(schema: Record<string, unknown>, value: unknown): SchemaProblem[] {
   const refPaths = new Set(findSecretRefs(value).map((r) => r.path));
   if (refPaths.size === 0) return validateAgainstSchema(schema, value);
-  return validateAgainstSchema(schema, replaceSecretRefs(value, () => "secret"))
+  return validateAgainstSchema(
+    schema,
+    replaceSecretRefs(value, () => "secret"),
+  )
     .filter((p) => !refPaths.has(p.path) || p.keyword === "type")
     .map((p) => (refPaths.has(p.path) ? { ...p, message: `${p.message} (a secret reference stands for a string)` } : p));
 }

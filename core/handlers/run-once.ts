@@ -16,10 +16,10 @@ export async function runOnce<T>(
   }
   await client.query("BEGIN");
   try {
-    const { rowCount } = await client.query(
-      `INSERT INTO once_markers (key, run_id) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
-      [marker.key, marker.runId],
-    );
+    const { rowCount } = await client.query(`INSERT INTO once_markers (key, run_id) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [
+      marker.key,
+      marker.runId,
+    ]);
     if (rowCount === 0) {
       await client.query("ROLLBACK");
       return { ran: false };

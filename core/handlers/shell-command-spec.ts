@@ -61,7 +61,9 @@ export const shellCommandSpec = defineHandlerSpec({
         .max(64, { error: "passEnv may name at most 64 variables" })
         .default([])
         .describe("worker environment variables passed through by name (never DATABASE_URL or VIGIL_*)"),
-      stdin: text("stdin", 1024 * 1024).optional().describe("text written to the program's standard input"),
+      stdin: text("stdin", 1024 * 1024)
+        .optional()
+        .describe("text written to the program's standard input"),
       maxOutputBytes: z
         .number({ error: "maxOutputBytes must be a number of bytes" })
         .int({ error: "maxOutputBytes must be a whole number" })

@@ -15,13 +15,22 @@ describe("VIGIL_TRUST_PROXY", () => {
   });
 
   it("ignores every forwarding header when no proxy is trusted", () => {
-    const c = resolveClient(parseProxyTrust(""), "192.0.2.1", headers({ host: "vigil:3000", "x-forwarded-for": "1.1.1.1", "x-forwarded-host": "evil", "x-forwarded-proto": "https" }));
+    const c = resolveClient(
+      parseProxyTrust(""),
+      "192.0.2.1",
+      headers({ host: "vigil:3000", "x-forwarded-for": "1.1.1.1", "x-forwarded-host": "evil", "x-forwarded-proto": "https" }),
+    );
     expect(c).toEqual({ ip: "192.0.2.1", host: "vigil:3000", proto: null });
   });
 
   it("walks X-Forwarded-For from the right past trusted proxies only", () => {
     const trust = parseProxyTrust("10.0.0.0/8");
-    const h = headers({ host: "internal", "x-forwarded-for": "6.6.6.6, 198.51.100.1, 10.0.0.9", "x-forwarded-host": "a, vigil.example", "x-forwarded-proto": "https" });
+    const h = headers({
+      host: "internal",
+      "x-forwarded-for": "6.6.6.6, 198.51.100.1, 10.0.0.9",
+      "x-forwarded-host": "a, vigil.example",
+      "x-forwarded-proto": "https",
+    });
     expect(resolveClient(trust, "::ffff:10.0.0.2", h)).toEqual({ ip: "198.51.100.1", host: "vigil.example", proto: "https" });
     // The peer is not a proxy: it is the client, and its headers are its own claims.
     expect(resolveClient(trust, "198.51.100.5", h)).toEqual({ ip: "198.51.100.5", host: "internal", proto: null });

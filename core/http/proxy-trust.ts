@@ -25,7 +25,10 @@ export function parseProxyTrust(value: string | undefined): ProxyTrust {
   if (v === "" || v === "false" || v === "0") return { kind: "none" };
   if (/^\d+$/.test(v)) return { kind: "hops", hops: Number(v) };
   const list = new net.BlockList();
-  for (const raw of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     for (const entry of NAMED[raw] ?? [raw]) {
       const [addr, bits, extra] = entry.split("/");
       const family = net.isIPv4(addr!) ? "ipv4" : net.isIPv6(addr!) ? "ipv6" : null;
@@ -53,7 +56,11 @@ function isTrusted(trust: ProxyTrust, address: string): boolean {
   return family !== null && trust.list.check(address, family);
 }
 
-const entries = (h: string | null) => (h ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const entries = (h: string | null) =>
+  (h ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export interface ClientView {
   /** The address the limit and the audit trail use. */

@@ -67,7 +67,14 @@ export async function aggregateRuns(db: Queryable, windowSeconds: number): Promi
   for (const r of rows) {
     let a = out.get(r.schedule);
     if (!a) {
-      a = { schedule: r.schedule, byState: new Map(), retries: 0, lateness: empty(LATENESS_BUCKETS.length), gap: empty(COMPLETION_BUCKETS.length), duration: empty(COMPLETION_BUCKETS.length) };
+      a = {
+        schedule: r.schedule,
+        byState: new Map(),
+        retries: 0,
+        lateness: empty(LATENESS_BUCKETS.length),
+        gap: empty(COMPLETION_BUCKETS.length),
+        duration: empty(COMPLETION_BUCKETS.length),
+      };
       out.set(r.schedule, a);
     }
     a.byState.set(r.state, (a.byState.get(r.state) ?? 0) + r.n);

@@ -29,7 +29,10 @@ export async function checkReadiness(pool: pg.Pool, deadAfterMs: number, onError
   try {
     await withTimeout(pool.query("SELECT 1"), READINESS_TIMEOUT_MS);
     r.database = "up";
-    const [pending, live] = await withTimeout(Promise.all([pendingMigrations(pool), countLiveWorkers(pool, deadAfterMs)]), READINESS_TIMEOUT_MS);
+    const [pending, live] = await withTimeout(
+      Promise.all([pendingMigrations(pool), countLiveWorkers(pool, deadAfterMs)]),
+      READINESS_TIMEOUT_MS,
+    );
     r.migrations = pending.length === 0 ? "up" : "down";
     r.worker = live > 0 ? "up" : "down";
   } catch (err) {

@@ -45,7 +45,9 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const byState = gauge(reg, "vigil_runs", `Runs ${window}, by schedule and current state`, ["schedule", "state"]);
   const retries = gauge(reg, "vigil_run_retries", `Retry attempts of runs ${window}, by schedule`, ["schedule"]);
   const missed = gauge(reg, "vigil_runs_missed", `Occurrences ${window} that never started (missed), by schedule`, ["schedule"]);
-  const hollow = gauge(reg, "vigil_runs_hollow", `Runs ${window} that succeeded without the expected records (hollow), by schedule`, ["schedule"]);
+  const hollow = gauge(reg, "vigil_runs_hollow", `Runs ${window} that succeeded without the expected records (hollow), by schedule`, [
+    "schedule",
+  ]);
   const zombie = gauge(reg, "vigil_runs_zombie", `Zombie detections (worker lost mid-run) in the window, by schedule`, ["schedule"]);
   for (const a of runs) {
     const schedule = a.schedule;
@@ -69,25 +71,41 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
         series: runs.filter((a) => pick(a).count > 0).map((a) => ({ labels: { schedule: a.schedule }, ...pick(a) })),
       }),
     );
-  histogram("vigil_run_start_lateness_seconds", `Start lateness (started - planned) of runs ${window}, by schedule`, LATENESS_BUCKETS, (a) => a.lateness);
-  histogram("vigil_run_completion_gap_seconds", `Completion gap (finished - planned) of runs ${window}, by schedule`, COMPLETION_BUCKETS, (a) => a.gap);
+  histogram(
+    "vigil_run_start_lateness_seconds",
+    `Start lateness (started - planned) of runs ${window}, by schedule`,
+    LATENESS_BUCKETS,
+    (a) => a.lateness,
+  );
+  histogram(
+    "vigil_run_completion_gap_seconds",
+    `Completion gap (finished - planned) of runs ${window}, by schedule`,
+    COMPLETION_BUCKETS,
+    (a) => a.gap,
+  );
   histogram("vigil_run_duration_seconds", `Handler duration of runs ${window}, by schedule`, COMPLETION_BUCKETS, (a) => a.duration);
 
   gauge(reg, "vigil_runs_running", "Runs executing now").set(queue.runsRunning);
   gauge(reg, "vigil_runs_retrying", "Runs waiting for their next attempt now").set(queue.runsRetrying);
-  const depth = gauge(reg, "vigil_queue_depth", "Work waiting to start now: queued runs (runs) and pg-boss jobs not yet fetched (pgboss)", ["source"]);
+  const depth = gauge(reg, "vigil_queue_depth", "Work waiting to start now: queued runs (runs) and pg-boss jobs not yet fetched (pgboss)", [
+    "source",
+  ]);
   depth.set({ source: "runs" }, queue.runsQueued);
   if (queue.jobsQueued !== null) depth.set({ source: "pgboss" }, queue.jobsQueued);
   gauge(reg, "vigil_runs_waiting", "Queued runs held back by their overlap policy or concurrency limit").set(queue.runsWaiting);
   gauge(reg, "vigil_workers_live", "Workers heartbeating within the dead-after window").set(queue.liveWorkers);
   const lag = gauge(reg, "vigil_planner_lag_seconds", "Planner lag reported by each live worker", ["worker"]);
   for (const w of queue.plannerLag) lag.set({ worker: w.workerId }, w.plannerLagMs / 1000);
-  gauge(reg, "vigil_planner_lag_max_seconds", "Largest planner lag among live workers").set(Math.max(0, ...queue.plannerLag.map((w) => w.plannerLagMs)) / 1000);
+  gauge(reg, "vigil_planner_lag_max_seconds", "Largest planner lag among live workers").set(
+    Math.max(0, ...queue.plannerLag.map((w) => w.plannerLagMs)) / 1000,
+  );
 
   const open = gauge(reg, "vigil_alerts_open", "Open (unresolved) alerts by kind and severity", ["kind", "severity"]);
   for (const kind of ALERT_KINDS) open.set({ kind, severity: ALERT_KIND_INFO[kind].severity }, 0);
   for (const a of alerts.rows) open.set({ kind: a.kind, severity: a.severity }, a.n);
 
-  gauge(reg, "vigil_metrics_scrape_duration_seconds", "Time this scrape spent querying the database").set((performance.now() - started) / 1000);
+  gauge(reg, "vigil_metrics_scrape_duration_seconds", "Time this scrape spent querying the database").set(
+    (performance.now() - started) / 1000,
+  );
   return reg;
 }

@@ -14,7 +14,13 @@ export interface LatenessPoint {
 }
 
 export interface ScheduleLateness {
-  schedule: { id: string; name: string; latenessP95SloMs: number | null; latenessMaxMs: number | null; completionDeadlineSeconds: number | null };
+  schedule: {
+    id: string;
+    name: string;
+    latenessP95SloMs: number | null;
+    latenessMaxMs: number | null;
+    completionDeadlineSeconds: number | null;
+  };
   from: Date;
   to: Date;
   p95Ms: number | null;
@@ -44,7 +50,10 @@ export async function getScheduleLateness(db: Queryable, scheduleId: string, hou
       ORDER BY planned_at`,
     [scheduleId, hours, MAX_LATENESS_POINTS],
   );
-  const started = rows.filter((r) => r.started_at !== null).map((r) => Number(r.lateness_ms)).sort((a, b) => a - b);
+  const started = rows
+    .filter((r) => r.started_at !== null)
+    .map((r) => Number(r.lateness_ms))
+    .sort((a, b) => a - b);
   // Interpolated like percentile_cont(0.95), the definition the lateness SLO alert uses.
   const pos = 0.95 * (started.length - 1);
   const lo = Math.floor(pos);

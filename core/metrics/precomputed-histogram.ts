@@ -42,7 +42,9 @@ export class PrecomputedHistogram extends Histogram<string> {
     const values: Sample[] = [];
     for (const s of this.series) {
       const shared = Object.keys(s.labels).length > 0 ? s.labels : NO_LABELS;
-      this.bounds.forEach((le, i) => values.push({ labels: { le }, sharedLabels: shared, value: s.cumulative[i] ?? 0, metricName: `${name}_bucket` }));
+      this.bounds.forEach((le, i) =>
+        values.push({ labels: { le }, sharedLabels: shared, value: s.cumulative[i] ?? 0, metricName: `${name}_bucket` }),
+      );
       values.push({ labels: { le: "+Inf" }, sharedLabels: shared, value: s.count, metricName: `${name}_bucket` });
       values.push({ labels: NO_LABELS, sharedLabels: shared, value: s.sum, metricName: `${name}_sum` });
       values.push({ labels: NO_LABELS, sharedLabels: shared, value: s.count, metricName: `${name}_count` });

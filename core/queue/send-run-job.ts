@@ -44,17 +44,13 @@ export async function sendRunJob(
 ): Promise<string | null> {
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
   await ensureRunQueues(boss, [job.handler]);
-  const sent = await boss.send(
-    runQueueFor(job.handler),
-    runJobData(job),
-    {
-      id,
-      startAfter: job.dueAt,
-      expireInSeconds: job.expireInSeconds,
-      retryLimit: 0,
-      db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
-    },
-  );
+  const sent = await boss.send(runQueueFor(job.handler), runJobData(job), {
+    id,
+    startAfter: job.dueAt,
+    expireInSeconds: job.expireInSeconds,
+    retryLimit: 0,
+    db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
+  });
   // Delivered at commit: dispatchers re-arm their timers for this due time.
   await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, dueNotice(job.dueAt, job.handler)]);
   return sent;

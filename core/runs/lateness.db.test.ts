@@ -41,7 +41,11 @@ describe("every reader applies the one rule", () => {
     );
     scheduleId = rows[0].id;
     // Planned 3, 2 and 1 minutes ago; started 1.5 s and 2.5 s after planned; the last not started.
-    for (const [name, minutesAgo, latenessMs] of [["inside", 3, 1500], ["beyond", 2, 2500], ["waiting", 1, null]] as const) {
+    for (const [name, minutesAgo, latenessMs] of [
+      ["inside", 3, 1500],
+      ["beyond", 2, 2500],
+      ["waiting", 1, null],
+    ] as const) {
       const { rows: r } = await pool.query(
         `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
                            started_at, lateness_ms, finished_at)

@@ -25,8 +25,16 @@ describe("the TypeScript rule and its SQL twin", () => {
     const now = new Date("2026-12-01T10:00:00.000Z");
     const at = (s: number) => new Date(now.getTime() + s * 1000);
     const cases: [Date | null, Date | null][] = [
-      [null, null], [null, at(60)], [at(-600), null], [at(-600), at(60)], [at(-600), at(0.001)], [at(-600), now],
-      [at(-600), at(-0.001)], [at(-600), at(-60)], [now, null], [at(60), at(120)],
+      [null, null],
+      [null, at(60)],
+      [at(-600), null],
+      [at(-600), at(60)],
+      [at(-600), at(0.001)],
+      [at(-600), now],
+      [at(-600), at(-0.001)],
+      [at(-600), at(-60)],
+      [now, null],
+      [at(60), at(120)],
     ];
     const { rows } = await getPool().query<{ paused: boolean; over: boolean }>(
       `SELECT ${pausedSql("x", "$3::timestamptz")} AS paused, coalesce(${pauseOverSql("x", "$3::timestamptz")}, false) AS over
@@ -80,7 +88,10 @@ describe("a pause whose until has passed is over for every reader", () => {
     expect(scope.schedules.get(id.held)?.paused).toBe(true);
     await enqueueDueRuns(h.pool, h.boss);
     const { rows } = await getPool().query(`SELECT id, state FROM runs WHERE id = ANY($1::uuid[])`, [[run.over, run.held]]);
-    expect(Object.fromEntries(rows.map((r) => [r.id === run.over ? "over" : "held", r.state]))).toEqual({ over: "queued", held: "planned" });
+    expect(Object.fromEntries(rows.map((r) => [r.id === run.over ? "over" : "held", r.state]))).toEqual({
+      over: "queued",
+      held: "planned",
+    });
   });
 
   it("an operator cannot resume it (it is not paused); the planner's auto-resume clears it, audited", async () => {
@@ -88,7 +99,9 @@ describe("a pause whose until has passed is over for every reader", () => {
     expect(await autoResumeDueSchedules(getPool())).toBe(1);
     const { rows } = await getPool().query(`SELECT paused_at, enabled FROM schedules WHERE id = $1`, [id.over]);
     expect(rows[0]).toEqual({ paused_at: null, enabled: true });
-    const { rows: audit } = await getPool().query(`SELECT action FROM audit_events WHERE target_id = $1 ORDER BY id DESC LIMIT 1`, [id.over]);
+    const { rows: audit } = await getPool().query(`SELECT action FROM audit_events WHERE target_id = $1 ORDER BY id DESC LIMIT 1`, [
+      id.over,
+    ]);
     expect(audit[0].action).toBe("schedule.auto_resume");
   });
 });

@@ -41,10 +41,14 @@ export interface RunEventInput {
 }
 
 export async function recordRunEvent(db: Queryable, e: RunEventInput): Promise<void> {
-  await db.query(
-    `INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [e.runId, e.type, e.attempt ?? null, e.workerId ?? null, e.message ?? "", e.data ? JSON.stringify(e.data) : null],
-  );
+  await db.query(`INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    e.runId,
+    e.type,
+    e.attempt ?? null,
+    e.workerId ?? null,
+    e.message ?? "",
+    e.data ? JSON.stringify(e.data) : null,
+  ]);
 }
 
 /** One INSERT for many events (planner and backfill write thousands at once). */

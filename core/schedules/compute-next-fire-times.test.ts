@@ -10,7 +10,9 @@ describe("computeNextFireTimes: cron without DST", () => {
   it("fires a seconds-field expression every 10 s, strictly after `from` even mid-second", () => {
     const trigger = parse({ kind: "cron", cron: "*/10 * * * * *", timezone: "UTC" });
     expect(at(computeNextFireTimes(trigger, d("2026-01-01T00:00:05.500Z"), 3))).toEqual([
-      "2026-01-01T00:00:10.000Z", "2026-01-01T00:00:20.000Z", "2026-01-01T00:00:30.000Z",
+      "2026-01-01T00:00:10.000Z",
+      "2026-01-01T00:00:20.000Z",
+      "2026-01-01T00:00:30.000Z",
     ]);
     expect(at(computeNextFireTimes(trigger, d("2026-01-01T00:00:10.000Z"), 1))).toEqual(["2026-01-01T00:00:20.000Z"]);
   });
@@ -26,13 +28,18 @@ describe("computeNextFireTimes: cron without DST", () => {
   it("runs weekdays at 09:00 UTC, skipping the weekend", () => {
     const trigger = parse({ kind: "cron", cron: "0 9 * * 1-5", timezone: "UTC" });
     // 2026-01-02 is a Friday.
-    expect(at(computeNextFireTimes(trigger, d("2026-01-02T09:00:00Z"), 2))).toEqual(["2026-01-05T09:00:00.000Z", "2026-01-06T09:00:00.000Z"]);
+    expect(at(computeNextFireTimes(trigger, d("2026-01-02T09:00:00Z"), 2))).toEqual([
+      "2026-01-05T09:00:00.000Z",
+      "2026-01-06T09:00:00.000Z",
+    ]);
   });
 
   it("stops at `until`, inclusive", () => {
     const trigger = parse({ kind: "cron", cron: "0 * * * *", timezone: "UTC" });
     expect(at(computeNextFireTimes(trigger, d("2026-01-01T00:00:00Z"), 100, { until: d("2026-01-01T03:00:00Z") }))).toEqual([
-      "2026-01-01T01:00:00.000Z", "2026-01-01T02:00:00.000Z", "2026-01-01T03:00:00.000Z",
+      "2026-01-01T01:00:00.000Z",
+      "2026-01-01T02:00:00.000Z",
+      "2026-01-01T03:00:00.000Z",
     ]);
   });
 
@@ -49,7 +56,10 @@ describe("computeNextFireTimes: interval", () => {
   it("fires at anchor + k × every, computing k arithmetically from a `from` far from the anchor", () => {
     const trigger = parse({ kind: "interval", everySeconds: 7, anchor: "2026-01-01T00:00:00Z" });
     // 3600 s / 7 = 514.3, so the first fire after 01:00:00 is k = 515, at 3605 s.
-    expect(at(computeNextFireTimes(trigger, d("2026-01-01T01:00:00Z"), 2))).toEqual(["2026-01-01T01:00:05.000Z", "2026-01-01T01:00:12.000Z"]);
+    expect(at(computeNextFireTimes(trigger, d("2026-01-01T01:00:00Z"), 2))).toEqual([
+      "2026-01-01T01:00:05.000Z",
+      "2026-01-01T01:00:12.000Z",
+    ]);
     const years = parse({ kind: "interval", everySeconds: 30, anchor: "2020-01-01T00:00:10Z" });
     expect(at(computeNextFireTimes(years, d("2026-05-01T12:00:40Z"), 2))).toEqual(["2026-05-01T12:01:10.000Z", "2026-05-01T12:01:40.000Z"]);
   });
@@ -63,7 +73,8 @@ describe("computeNextFireTimes: interval", () => {
     const noAnchor = parse({ kind: "interval", everySeconds: 30 });
     const created = d("2026-04-01T10:00:15Z");
     expect(at(computeNextFireTimes(noAnchor, d("2026-04-01T10:01:00Z"), 2, { anchor: created }))).toEqual([
-      "2026-04-01T10:01:15.000Z", "2026-04-01T10:01:45.000Z",
+      "2026-04-01T10:01:15.000Z",
+      "2026-04-01T10:01:45.000Z",
     ]);
     const anchored = parse({ kind: "interval", everySeconds: 30, anchor: "2026-04-01T10:00:00Z" });
     expect(at(computeNextFireTimes(anchored, d("2026-04-01T10:01:00Z"), 1, { anchor: created }))).toEqual(["2026-04-01T10:01:30.000Z"]);
@@ -71,7 +82,10 @@ describe("computeNextFireTimes: interval", () => {
 
   it("starts at the anchor when the anchor is after `from`", () => {
     const trigger = parse({ kind: "interval", everySeconds: 3600, anchor: "2026-06-01T00:00:00+02:00" });
-    expect(at(computeNextFireTimes(trigger, d("2026-01-01T00:00:00Z"), 2))).toEqual(["2026-05-31T22:00:00.000Z", "2026-05-31T23:00:00.000Z"]);
+    expect(at(computeNextFireTimes(trigger, d("2026-01-01T00:00:00Z"), 2))).toEqual([
+      "2026-05-31T22:00:00.000Z",
+      "2026-05-31T23:00:00.000Z",
+    ]);
   });
 
   it("throws a clear error when no anchor is known", () => {
@@ -100,14 +114,17 @@ describe("computeFireTimesBetween", () => {
   it("returns the fires in (from, to] for a backfill window", () => {
     const trigger = parse({ kind: "interval", everySeconds: 3600, anchor: "2026-01-01T00:00:00Z" });
     expect(at(computeFireTimesBetween(trigger, d("2026-01-01T00:00:00Z"), d("2026-01-01T03:00:00Z")))).toEqual([
-      "2026-01-01T01:00:00.000Z", "2026-01-01T02:00:00.000Z", "2026-01-01T03:00:00.000Z",
+      "2026-01-01T01:00:00.000Z",
+      "2026-01-01T02:00:00.000Z",
+      "2026-01-01T03:00:00.000Z",
     ]);
   });
 
   it("honours a limit, and returns nothing for an empty or reversed window", () => {
     const trigger = parse({ kind: "cron", cron: "*/15 * * * *", timezone: "Europe/Berlin" });
     expect(at(computeFireTimesBetween(trigger, d("2026-01-01T00:00:00Z"), d("2026-01-02T00:00:00Z"), { limit: 2 }))).toEqual([
-      "2026-01-01T00:15:00.000Z", "2026-01-01T00:30:00.000Z",
+      "2026-01-01T00:15:00.000Z",
+      "2026-01-01T00:30:00.000Z",
     ]);
     expect(computeFireTimesBetween(trigger, d("2026-01-01T00:00:00Z"), d("2026-01-01T00:00:00Z"))).toEqual([]);
     expect(computeFireTimesBetween(trigger, d("2026-01-02T00:00:00Z"), d("2026-01-01T00:00:00Z"))).toEqual([]);

@@ -63,8 +63,8 @@ function intervalFireTimes(
   fallbackAnchor: Date | undefined,
 ): FireTime[] {
   const anchorText = trigger.anchor;
-  const anchorMs = anchorText !== undefined ? Date.parse(anchorText)
-    : fallbackAnchor !== undefined ? instantOf(fallbackAnchor, "anchor") : undefined;
+  const anchorMs =
+    anchorText !== undefined ? Date.parse(anchorText) : fallbackAnchor !== undefined ? instantOf(fallbackAnchor, "anchor") : undefined;
   if (anchorMs === undefined) {
     throw new Error("An interval trigger needs an anchor: pass the schedule's creation time as opts.anchor");
   }

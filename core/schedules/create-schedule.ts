@@ -12,11 +12,7 @@ import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 
-export async function createSchedule(
-  input: unknown,
-  actor: Actor,
-  opts: { db?: Queryable } = {},
-): Promise<Schedule> {
+export async function createSchedule(input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   const v = parseOrThrow(scheduleInputSchema, input);
   return inTransaction({ tx: opts.db }, async (tx) => {
     v.payload = await checkPayload(tx, v.handler, v.payload);
@@ -43,12 +39,33 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
          $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27)
        RETURNING id`,
       [
-        v.name, v.description, v.handler, JSON.stringify(v.payload), JSON.stringify(v.trigger),
-        v.trigger.kind === "cron" ? v.trigger.timezone : "UTC", v.enabled,
-        v.overlapPolicy, v.misfirePolicy, v.catchUpLimit, v.startingDeadlineSeconds, v.timeoutSeconds, v.graceSeconds,
-        v.retryMaxAttempts, v.retryBaseSeconds, v.retryMaxSeconds, v.concurrencyGroup, v.startJitterMs,
-        v.expectRecordsMin ?? null, v.latenessP95SloMs ?? null, v.latenessMaxMs ?? null, v.completionDeadlineSeconds ?? null,
-        v.failureAlertThreshold ?? null, v.webhookUrl ?? null, actor.label, actor.label, v.webhookFormat,
+        v.name,
+        v.description,
+        v.handler,
+        JSON.stringify(v.payload),
+        JSON.stringify(v.trigger),
+        v.trigger.kind === "cron" ? v.trigger.timezone : "UTC",
+        v.enabled,
+        v.overlapPolicy,
+        v.misfirePolicy,
+        v.catchUpLimit,
+        v.startingDeadlineSeconds,
+        v.timeoutSeconds,
+        v.graceSeconds,
+        v.retryMaxAttempts,
+        v.retryBaseSeconds,
+        v.retryMaxSeconds,
+        v.concurrencyGroup,
+        v.startJitterMs,
+        v.expectRecordsMin ?? null,
+        v.latenessP95SloMs ?? null,
+        v.latenessMaxMs ?? null,
+        v.completionDeadlineSeconds ?? null,
+        v.failureAlertThreshold ?? null,
+        v.webhookUrl ?? null,
+        actor.label,
+        actor.label,
+        v.webhookFormat,
       ],
     );
     return rows[0]!.id;
@@ -80,13 +97,31 @@ export async function upsertConcurrencyGroup(tx: Queryable, group: string | null
 /** What the audit trail records of a schedule: its settings, not its bookkeeping. */
 export function auditView(s: Schedule): Record<string, unknown> {
   return {
-    name: s.name, description: s.description, handler: s.handler, payload: s.payload, trigger: s.trigger, enabled: s.enabled,
-    overlapPolicy: s.overlapPolicy, misfirePolicy: s.misfirePolicy, catchUpLimit: s.catchUpLimit,
-    startingDeadlineSeconds: s.startingDeadlineSeconds, timeoutSeconds: s.timeoutSeconds, graceSeconds: s.graceSeconds,
-    retryMaxAttempts: s.retryMaxAttempts, retryBaseSeconds: s.retryBaseSeconds, retryMaxSeconds: s.retryMaxSeconds,
-    concurrencyGroup: s.concurrencyGroup, concurrencyLimit: s.concurrencyLimit, startJitterMs: s.startJitterMs,
-    expectRecordsMin: s.expectRecordsMin, latenessP95SloMs: s.latenessP95SloMs, latenessMaxMs: s.latenessMaxMs,
-    completionDeadlineSeconds: s.completionDeadlineSeconds, failureAlertThreshold: s.failureAlertThreshold,
-    webhookUrl: s.webhookUrl, webhookFormat: s.webhookFormat, revision: s.revision,
+    name: s.name,
+    description: s.description,
+    handler: s.handler,
+    payload: s.payload,
+    trigger: s.trigger,
+    enabled: s.enabled,
+    overlapPolicy: s.overlapPolicy,
+    misfirePolicy: s.misfirePolicy,
+    catchUpLimit: s.catchUpLimit,
+    startingDeadlineSeconds: s.startingDeadlineSeconds,
+    timeoutSeconds: s.timeoutSeconds,
+    graceSeconds: s.graceSeconds,
+    retryMaxAttempts: s.retryMaxAttempts,
+    retryBaseSeconds: s.retryBaseSeconds,
+    retryMaxSeconds: s.retryMaxSeconds,
+    concurrencyGroup: s.concurrencyGroup,
+    concurrencyLimit: s.concurrencyLimit,
+    startJitterMs: s.startJitterMs,
+    expectRecordsMin: s.expectRecordsMin,
+    latenessP95SloMs: s.latenessP95SloMs,
+    latenessMaxMs: s.latenessMaxMs,
+    completionDeadlineSeconds: s.completionDeadlineSeconds,
+    failureAlertThreshold: s.failureAlertThreshold,
+    webhookUrl: s.webhookUrl,
+    webhookFormat: s.webhookFormat,
+    revision: s.revision,
   };
 }

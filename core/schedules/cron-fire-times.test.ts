@@ -13,7 +13,12 @@ const cron = (t: Cronish) => triggerSchema.parse({ kind: "cron", ...t });
 const d = (iso: string) => new Date(iso);
 /** Compact rows: instant, local time, offset and the DST flag kind (with "skipped" when set). */
 const rows = (fires: FireTime[]) =>
-  fires.map((f) => [f.at.toISOString().replace(".000Z", "Z"), f.localTime, f.utcOffset, f.dst ? (f.dst.skipped ? "skipped" : f.dst.kind) : ""]);
+  fires.map((f) => [
+    f.at.toISOString().replace(".000Z", "Z"),
+    f.localTime,
+    f.utcOffset,
+    f.dst ? (f.dst.skipped ? "skipped" : f.dst.kind) : "",
+  ]);
 
 describe("spring forward: a fixed time in the gap", () => {
   const ny = { cron: "30 2 * * *", timezone: "America/New_York" };
@@ -76,7 +81,9 @@ describe("spring forward: a fixed time in the gap", () => {
   it("several fixed times in one gap run once, together with a real fire at the gap's end", () => {
     const fires = computeNextFireTimes(cron({ cron: "0,30 2,3 * * *", timezone: "Europe/Berlin" }), d("2026-03-28T23:00:00Z"), 2);
     expect(rows(fires).map((r) => r[0])).toEqual(["2026-03-29T01:00:00Z", "2026-03-29T01:30:00Z"]);
-    expect(fires[0]?.dst?.note).toBe("02:00 and 02:30 do not exist on 2026-03-29 in Europe/Berlin (clocks jump 02:00→03:00); they run once at 03:00");
+    expect(fires[0]?.dst?.note).toBe(
+      "02:00 and 02:30 do not exist on 2026-03-29 in Europe/Berlin (clocks jump 02:00→03:00); they run once at 03:00",
+    );
   });
 
   it("an expression repeating within the day keeps its elapsed-time rhythm: no extra fire, next fire flagged", () => {
@@ -89,8 +96,8 @@ describe("spring forward: a fixed time in the gap", () => {
     const quarter = computeNextFireTimes(cron({ cron: "*/15 * * * *", timezone: "America/New_York" }), d("2026-03-08T06:40:00Z"), 3);
     expect(rows(quarter).map((r) => r[0])).toEqual(["2026-03-08T06:45:00Z", "2026-03-08T07:00:00Z", "2026-03-08T07:15:00Z"]);
     expect(quarter[1]?.dst?.note).toBe(
-      "02:00 to 02:45 (4 times) do not exist on 2026-03-08 in America/New_York (clocks jump 02:00→03:00); "
-        + "not run, as this schedule repeats within the day and keeps its rhythm in elapsed time",
+      "02:00 to 02:45 (4 times) do not exist on 2026-03-08 in America/New_York (clocks jump 02:00→03:00); " +
+        "not run, as this schedule repeats within the day and keeps its rhythm in elapsed time",
     );
   });
 
@@ -202,7 +209,18 @@ describe("agreement with croner's own DST rules", () => {
     "Asia/Kolkata": ["2026-03-29"],
     UTC: ["2026-03-29"],
   };
-  const expressions = ["30 2 * * *", "30 1 * * *", "0 3 * * *", "15 3 * * *", "45 2 * * 0", "0 2,3 * * *", "*/15 * * * *", "0 * * * *", "10 */20 * * * *", "30 30 2 * * *"];
+  const expressions = [
+    "30 2 * * *",
+    "30 1 * * *",
+    "0 3 * * *",
+    "15 3 * * *",
+    "45 2 * * 0",
+    "0 2,3 * * *",
+    "*/15 * * * *",
+    "0 * * * *",
+    "10 */20 * * * *",
+    "30 30 2 * * *",
+  ];
 
   for (const [timezone, days] of Object.entries(transitions)) {
     it(timezone, () => {
@@ -212,7 +230,8 @@ describe("agreement with croner's own DST rules", () => {
         for (const expr of expressions) {
           // croner's stopAt is exclusive, `until` inclusive.
           const theirs = new Cron(expr, { timezone, paused: true, fixedTimeRule: "no-wildcard", stopAt: new Date(until.getTime() + 1000) })
-            .nextRuns(100_000, from).map((t) => t.toISOString());
+            .nextRuns(100_000, from)
+            .map((t) => t.toISOString());
           const ours = computeNextFireTimes(cron({ cron: expr, timezone }), from, 100_000, { until }).map((f) => f.at.toISOString());
           expect(ours.length, `${expr} around ${day}`).toBeGreaterThan(0);
           expect(ours, `${expr} around ${day}`).toEqual(theirs);

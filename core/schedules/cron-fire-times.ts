@@ -2,9 +2,7 @@ import { Cron } from "croner";
 import { isFixedTimeCron, parseCronFields } from "./cron-fields";
 import { toFireTime, type FireTime } from "./fire-time";
 import type { CronTrigger } from "./trigger";
-import {
-  formatOffset, formatWallClock, formatWallDate, offsetAt, resolveWall, type Transition,
-} from "./zone-clock";
+import { formatOffset, formatWallClock, formatWallDate, offsetAt, resolveWall, type Transition } from "./zone-clock";
 
 // croner only enumerates wall-clock matches here (utcOffset 0 has no DST); turning wall times into instants, and
 // every DST decision, happens in zone-clock.ts so the flags and policies are ours, not the library's.
@@ -144,8 +142,9 @@ function gapNote(g: GapInfo, zone: string): string {
   const jumpTo = t.at + t.offsetAfter;
   const [first, last] = [formatWallClock(g.first), formatWallClock(g.last)];
   const times = g.count === 1 ? first : g.count === 2 ? `${first} and ${last}` : `${first} to ${last} (${g.count} times)`;
-  const head = `${times} ${g.count === 1 ? "does" : "do"} not exist on ${formatWallDate(g.first)} in ${zone} `
-    + `(clocks jump ${describeJump(jumpFrom, jumpTo)})`;
+  const head =
+    `${times} ${g.count === 1 ? "does" : "do"} not exist on ${formatWallDate(g.first)} in ${zone} ` +
+    `(clocks jump ${describeJump(jumpFrom, jumpTo)})`;
   if (g.mode === "shifted") return `${head}; ${g.count === 1 ? "runs" : "they run once"} at ${formatWallClock(jumpTo)}`;
   if (g.mode === "skipped") return `${head}; skipped (DST gap policy "skip")`;
   return `${head}; not run, as this schedule repeats within the day and keeps its rhythm in elapsed time`;
@@ -153,8 +152,9 @@ function gapNote(g: GapInfo, zone: string): string {
 
 function repeatNote(r: RepeatInfo, zone: string): string {
   const t = r.transition;
-  const head = `${formatWallClock(r.wall)} occurs twice on ${formatWallDate(r.wall)} in ${zone} `
-    + `(clocks go back ${describeJump(t.at + t.offsetBefore, t.at + t.offsetAfter)})`;
+  const head =
+    `${formatWallClock(r.wall)} occurs twice on ${formatWallDate(r.wall)} in ${zone} ` +
+    `(clocks go back ${describeJump(t.at + t.offsetBefore, t.at + t.offsetAfter)})`;
   const which = `the ${r.pass === 1 ? "first" : "second"} (${formatOffset(r.pass === 1 ? t.offsetBefore : t.offsetAfter)})`;
   if (r.mode === "once") return `${head}; runs once, at ${which}`;
   if (r.mode === "twice") return `${head}; runs at both, this is ${which}`;

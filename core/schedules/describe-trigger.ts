@@ -5,8 +5,7 @@ import type { CronTrigger, Trigger } from "./trigger";
 // expression itself rather than a half-right paraphrase.
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-  "November", "December"];
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
 export function describeTrigger(trigger: Trigger): string {
   switch (trigger.kind) {
@@ -33,7 +32,12 @@ function describeCronTrigger(trigger: CronTrigger): string {
 
 /** "every 30 seconds", "every minute", "every 90 minutes", "every 2 hours", "every day". */
 function describeEvery(seconds: number): string {
-  const units: [number, string][] = [[86_400, "day"], [3_600, "hour"], [60, "minute"], [1, "second"]];
+  const units: [number, string][] = [
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+    [1, "second"],
+  ];
   for (const [size, unit] of units) {
     if (seconds % size === 0) {
       const n = seconds / size;

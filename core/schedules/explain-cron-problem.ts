@@ -1,13 +1,23 @@
 import { Cron } from "croner";
-import {
-  FIELD_LABELS, FIELD_RANGES, parseCronFields, splitCronExpression, withNumbersForNames, type CronFieldName,
-} from "./cron-fields";
+import { FIELD_LABELS, FIELD_RANGES, parseCronFields, splitCronExpression, withNumbersForNames, type CronFieldName } from "./cron-fields";
 
 // The message a person needs to fix a cron expression, or null when it is valid and can fire. Ranges are checked
 // here rather than through croner's messages, two of which are off by one ("0 0 32 * *" reports day 31).
 
-const MONTH_WORDS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-  "October", "November", "December"];
+const MONTH_WORDS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 const MAX_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 // Any expression that fires at all fires within 28 years (the weekday/leap-year cycle, e.g. a fifth Friday in
 // February); the search starts from a fixed date so validation never reads the clock.
@@ -27,8 +37,10 @@ export function explainCronProblem(expr: string): string | null {
   for (const name of names) {
     const problem = explainFieldProblem(name, fields[name]);
     if (problem) {
-      const yearHint = fields.hasSeconds && name === "dayOfWeek" && /\d{3,}/.test(fields.dayOfWeek)
-        ? " (with 6 fields the first is seconds; a year field is not supported)" : "";
+      const yearHint =
+        fields.hasSeconds && name === "dayOfWeek" && /\d{3,}/.test(fields.dayOfWeek)
+          ? " (with 6 fields the first is seconds; a year field is not supported)"
+          : "";
       return problem + yearHint;
     }
   }
@@ -114,7 +126,5 @@ function explainImpossibleDate(dayField: string, monthField: string): string | n
   if (months.some((m) => days.some((d) => d <= (MAX_DAYS[m - 1] ?? 31)))) return null;
   const dayList = days.length === 1 ? `day ${days[0]}` : `days ${days.join(", ")}`;
   const monthWords = months.map((m) => MONTH_WORDS[m - 1]);
-  return monthWords.length === 1
-    ? `${monthWords[0]} never has ${dayList}`
-    : `none of ${monthWords.join(", ")} has ${dayList}`;
+  return monthWords.length === 1 ? `${monthWords[0]} never has ${dayList}` : `none of ${monthWords.join(", ")} has ${dayList}`;
 }

@@ -41,7 +41,10 @@ export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: 
       LIMIT $2`,
     [opts.q?.trim() || null, Math.min(opts.limit ?? 1000, 5000), RECENT_LATENESS, TERMINAL_STATES, opts.id ?? null],
   );
-  const counts = await counts24h(db, rows.map((r) => r.id));
+  const counts = await counts24h(
+    db,
+    rows.map((r) => r.id),
+  );
   const now = await dbNow(db);
   return rows.map((r) => {
     const schedule = toSchedule(r);
@@ -49,7 +52,13 @@ export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: 
       ...schedule,
       nextFireAt: r.next_fire_at ?? nextFireFromTrigger(schedule, now),
       lastRun: r.last_id
-        ? { id: r.last_id, state: r.last_state, plannedAt: r.last_planned_at, finishedAt: r.last_finished_at, latenessMs: r.last_lateness_ms }
+        ? {
+            id: r.last_id,
+            state: r.last_state,
+            plannedAt: r.last_planned_at,
+            finishedAt: r.last_finished_at,
+            latenessMs: r.last_lateness_ms,
+          }
         : null,
       counts24h: counts.get(r.id) ?? { late: 0, missed: 0, hollow: 0, failed: 0 },
       recentLateness: r.recent_lateness ?? [],

@@ -48,13 +48,14 @@ describe("misfire policy after downtime (no planner ran for several intervals)",
     // Nobody plans or starts anything until every fire is past its 1 s starting deadline.
     await waitForDbTime(new Date(fires[3]!.getTime() + 1500));
     await tick();
-    const load = () => q(
-      `SELECT r.schedule_id, r.planned_at, r.state, r.wait_reason,
+    const load = () =>
+      q(
+        `SELECT r.schedule_id, r.planned_at, r.state, r.wait_reason,
               EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'missed') AS missed_event,
               EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data->>'rescue' = 'misfire') AS rescued
          FROM runs r WHERE r.schedule_id = ANY($1::uuid[]) ORDER BY r.planned_at`,
-      [ids],
-    );
+        [ids],
+      );
     let rows = await load();
     const of = (id: string) => rows.filter((r) => r.schedule_id === id && r.planned_at <= fires[3]!);
     // Every fire has its row; none is silently absent.
@@ -64,12 +65,18 @@ describe("misfire policy after downtime (no planner ran for several intervals)",
     expect(states(once.id)).toEqual(["missed", "missed", "missed", "rescued"]);
     expect(states(catchUp.id)).toEqual(["missed", "missed", "rescued", "rescued"]);
     // The same tick enqueued the rescued runs one at a time per schedule, due now, oldest first.
-    const waiting = (id: string) => of(id).filter((r) => r.rescued).map((r) => `${r.state}/${r.wait_reason}`);
+    const waiting = (id: string) =>
+      of(id)
+        .filter((r) => r.rescued)
+        .map((r) => `${r.state}/${r.wait_reason}`);
     expect(waiting(once.id)).toEqual(["queued/null"]);
     expect(waiting(catchUp.id)).toEqual(["queued/null", "planned/catch_up"]);
 
     // One audit row per schedule for the sweep, by the planner, with counts.
-    const audit = await q(`SELECT target_id, actor, actor_type, after FROM audit_events WHERE action = 'run.missed' AND target_id = ANY($1::text[])`, [ids]);
+    const audit = await q(
+      `SELECT target_id, actor, actor_type, after FROM audit_events WHERE action = 'run.missed' AND target_id = ANY($1::text[])`,
+      [ids],
+    );
     expect(audit).toHaveLength(3);
     for (const a of audit) expect(a).toMatchObject({ actor: "planner", actor_type: "system" });
     expect(audit.find((a) => a.target_id === catchUp.id).after).toMatchObject({ missed: 2, rescued: 2, policy: "catch_up" });
@@ -82,7 +89,11 @@ describe("misfire policy after downtime (no planner ran for several intervals)",
 });
 
 describe("pause and resume", () => {
-  for (const [policy, runsOnResume] of [["skip", 0], ["run_once", 1], ["catch_up", 2]] as const) {
+  for (const [policy, runsOnResume] of [
+    ["skip", 0],
+    ["run_once", 1],
+    ["catch_up", 2],
+  ] as const) {
     it(`${policy}: fires in the pause are recorded paused, and a resume runs ${runsOnResume} of them (its dry run says so exactly)`, async () => {
       const { trigger, fires } = fourFires(await dbNow(), 3);
       const s = await schedule(`pause-${policy}`, policy, trigger, { startingDeadlineSeconds: 60 });
@@ -95,19 +106,31 @@ describe("pause and resume", () => {
       expect(await q(`SELECT id FROM runs WHERE schedule_id = $1 AND state = 'queued'`, [s.id])).toEqual([]);
       await waitForDbTime(new Date(fires[3]!.getTime() + 500));
       await tick();
-      const inPause = await q(`SELECT planned_at, state FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [s.id, fires[3]]);
+      const inPause = await q(`SELECT planned_at, state FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [
+        s.id,
+        fires[3],
+      ]);
       expect(inPause.map((r) => r.planned_at)).toEqual(fires);
       // As they pass, fires are recorded paused, except the newest ones a resume will run (held, still planned).
       expect(inPause.map((r) => r.state)).toEqual([...Array(4 - runsOnResume).fill("paused"), ...Array(runsOnResume).fill("planned")]);
 
       const preview = await resumeSchedule(s.id, { dryRun: true }, bob);
-      expect(preview).toMatchObject({ dryRun: true, count: runsOnResume, plannedAt: fires.slice(4 - runsOnResume).map((f) => f.toISOString()) });
+      expect(preview).toMatchObject({
+        dryRun: true,
+        count: runsOnResume,
+        plannedAt: fires.slice(4 - runsOnResume).map((f) => f.toISOString()),
+      });
       expect((await q(`SELECT paused_at FROM schedules WHERE id = $1`, [s.id]))[0].paused_at).not.toBeNull();
       const done = await resumeSchedule(s.id, {}, bob);
       expect({ ...done, dryRun: true }).toEqual(preview);
-      const rescued = await q(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND wait_reason = 'catch_up' ORDER BY planned_at`, [s.id]);
+      const rescued = await q(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND wait_reason = 'catch_up' ORDER BY planned_at`, [
+        s.id,
+      ]);
       expect(rescued.map((r) => r.planned_at.toISOString())).toEqual(done.plannedAt);
-      const audit = await q(`SELECT action, reason, after FROM audit_events WHERE target_id = $1 AND action LIKE 'schedule.%' ORDER BY id`, [s.id]);
+      const audit = await q(
+        `SELECT action, reason, after FROM audit_events WHERE target_id = $1 AND action LIKE 'schedule.%' ORDER BY id`,
+        [s.id],
+      );
       expect(audit.map((a) => a.action)).toEqual(["schedule.create", "schedule.pause", "schedule.resume"]);
       expect(audit[1].reason).toBe("vendor outage");
       expect(audit[2].after).toMatchObject({ runsEnqueued: runsOnResume, recordedPaused: 4 - runsOnResume });
@@ -128,15 +151,23 @@ describe("pause and resume", () => {
   });
 
   it("trigger now runs even while paused; backfill waits for the resume and drains one at a time", async () => {
-    const s = await createSchedule({ name: "actions", handler: "demo.noop", trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } }, bob);
+    const s = await createSchedule(
+      { name: "actions", handler: "demo.noop", trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } },
+      bob,
+    );
     await pauseSchedule(s.id, { reason: "hold" }, bob);
     const t = await triggerNow(s.id, { reason: "asked by finance" }, bob);
     const now = await dbNow();
     const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 5));
-    const b = await backfillSchedule(s.id, { from: from.toISOString(), to: new Date(from.getTime() + 3 * 86_400_000 - 1).toISOString() }, bob);
+    const b = await backfillSchedule(
+      s.id,
+      { from: from.toISOString(), to: new Date(from.getTime() + 3 * 86_400_000 - 1).toISOString() },
+      bob,
+    );
     expect(b.plannedAt).toHaveLength(3);
     await tick();
-    const state = async (kind: string) => (await q(`SELECT state FROM runs WHERE schedule_id = $1 AND kind = $2 ORDER BY planned_at`, [s.id, kind])).map((r) => r.state);
+    const state = async (kind: string) =>
+      (await q(`SELECT state FROM runs WHERE schedule_id = $1 AND kind = $2 ORDER BY planned_at`, [s.id, kind])).map((r) => r.state);
     expect((await q(`SELECT state FROM runs WHERE id = $1`, [t.runId]))[0].state).toBe("queued");
     expect(await state("backfill")).toEqual(["planned", "planned", "planned"]);
     await q(`UPDATE runs SET state = 'succeeded' WHERE id = $1`, [t.runId]); // stands in for the executor

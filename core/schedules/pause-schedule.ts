@@ -89,7 +89,12 @@ export async function pauseInTransaction(
   );
   await recordRunEvents(
     tx,
-    rows.map((r) => ({ runId: r.id, type: "paused" as const, message: `held: schedule paused by ${actor.label} (${p.reason})`, data: { held: true } })),
+    rows.map((r) => ({
+      runId: r.id,
+      type: "paused" as const,
+      message: `held: schedule paused by ${actor.label} (${p.reason})`,
+      data: { held: true },
+    })),
   );
   await recordAudit(tx, {
     actor,

@@ -38,9 +38,7 @@ export async function resumeSchedule(id: string, input: unknown, actor: Actor, o
 
 /** Resumes every schedule whose pause has reached its `until` (database clock); returns how many. */
 export async function autoResumeDueSchedules(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT s.id FROM schedules s WHERE ${pauseOverSql("s")} AND s.deleted_at IS NULL`,
-  );
+  const { rows } = await db.query<{ id: string }>(`SELECT s.id FROM schedules s WHERE ${pauseOverSql("s")} AND s.deleted_at IS NULL`);
   let n = 0;
   for (const { id } of rows) {
     const done = await inTransaction({}, async (tx) => {
@@ -91,7 +89,10 @@ export async function resumeInTransaction(
     [schedule.id, pause.at.toISOString()],
   );
   const recordedPaused = counted[0]!.n;
-  const plannedAt = decision.rescue.map((id) => at.get(id)!).sort((a, b) => a.getTime() - b.getTime()).map((d) => d.toISOString());
+  const plannedAt = decision.rescue
+    .map((id) => at.get(id)!)
+    .sort((a, b) => a.getTime() - b.getTime())
+    .map((d) => d.toISOString());
   await recordAudit(tx, {
     actor,
     action: opts.auto ? "schedule.auto_resume" : "schedule.resume",

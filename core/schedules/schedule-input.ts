@@ -23,12 +23,10 @@ const wholeNumber = (label: string, min: number, max: number, unit = "") =>
 const optionalWhole = (label: string, min: number, max: number, unit = "") => wholeNumber(label, min, max, unit).nullable().optional();
 
 const slug = (label: string) =>
-  z
-    .string({ error: `${label} must be a string` })
-    .regex(SCHEDULE_NAME_PATTERN, {
-      error: (i) =>
-        `${label} "${String(i.input)}" must be 1–80 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. nightly-reconcile)`,
-    });
+  z.string({ error: `${label} must be a string` }).regex(SCHEDULE_NAME_PATTERN, {
+    error: (i) =>
+      `${label} "${String(i.input)}" must be 1–80 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. nightly-reconcile)`,
+  });
 
 const webhookUrl = z
   .string({ error: "Webhook URL must be a string such as https://hooks.example.com/vigil" })
@@ -49,7 +47,10 @@ const webhookUrl = z
 const fields = {
   name: slug("Name"),
   description: z.string({ error: "Description must be a string" }).max(2000, { error: "Description must be at most 2000 characters" }),
-  handler: z.string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' }).min(1, { error: "Choose a handler" }).max(200, { error: "Handler name must be at most 200 characters" }),
+  handler: z
+    .string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' })
+    .min(1, { error: "Choose a handler" })
+    .max(200, { error: "Handler name must be at most 200 characters" }),
   payload: z.record(z.string(), z.unknown(), { error: "Payload must be a JSON object (use {} for none)" }),
   trigger: triggerSchema,
   enabled: z.boolean({ error: "Enabled must be true or false" }),

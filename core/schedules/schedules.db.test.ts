@@ -15,7 +15,10 @@ const pool = () => getPool();
 const q = async (sql: string, params: unknown[] = []) => (await pool().query(sql, params)).rows;
 
 async function rejects<E extends Error>(p: Promise<unknown>, type: new (...a: never[]) => E): Promise<E> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(type);
   return err as E;
 }
@@ -23,10 +26,25 @@ async function rejects<E extends Error>(p: Promise<unknown>, type: new (...a: ne
 describe("schedules", () => {
   it("creates a schedule with defaults, a planning cursor at its creation, and an audit row", async () => {
     const s = await createSchedule(
-      { name: "nightly-ledger", handler: "ledger.post", payload: { from: "cash", to: "fees", amount: 5 }, trigger: { kind: "cron", cron: "0 2 * * *", timezone: "Europe/Berlin" }, concurrencyGroup: "ledger", concurrencyLimit: 2 },
+      {
+        name: "nightly-ledger",
+        handler: "ledger.post",
+        payload: { from: "cash", to: "fees", amount: 5 },
+        trigger: { kind: "cron", cron: "0 2 * * *", timezone: "Europe/Berlin" },
+        concurrencyGroup: "ledger",
+        concurrencyLimit: 2,
+      },
       alice,
     );
-    expect(s).toMatchObject({ name: "nightly-ledger", timezone: "Europe/Berlin", overlapPolicy: "skip", misfirePolicy: "run_once", revision: 1, concurrencyLimit: 2, paused: null });
+    expect(s).toMatchObject({
+      name: "nightly-ledger",
+      timezone: "Europe/Berlin",
+      overlapPolicy: "skip",
+      misfirePolicy: "run_once",
+      revision: 1,
+      concurrencyLimit: 2,
+      paused: null,
+    });
     expect(s.plannedThrough?.getTime()).toBe(s.createdAt.getTime());
     expect(s.triggerDescription).toMatch(/02:00/);
     const audit = await q(`SELECT actor, action, after FROM audit_events WHERE target_id = $1`, [s.id]);
@@ -36,14 +54,20 @@ describe("schedules", () => {
 
   it("refuses a taken name with a conflict naming the field, and stores nothing", async () => {
     const before = (await q(`SELECT count(*)::int AS n FROM schedules`))[0].n;
-    const err = await rejects(createSchedule({ name: "nightly-ledger", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 5 } }, alice), ConflictError);
+    const err = await rejects(
+      createSchedule({ name: "nightly-ledger", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 5 } }, alice),
+      ConflictError,
+    );
     expect(err.code).toBe("name_taken");
     expect(err.fields).toHaveProperty("name");
     expect((await q(`SELECT count(*)::int AS n FROM schedules`))[0].n).toBe(before);
   });
 
   it("refuses a stale revision and keeps the newer edit", async () => {
-    const s = await createSchedule({ name: "edit-me", handler: "demo.sleep", payload: { ms: 10 }, trigger: { kind: "interval", everySeconds: 60 } }, alice);
+    const s = await createSchedule(
+      { name: "edit-me", handler: "demo.sleep", payload: { ms: 10 }, trigger: { kind: "interval", everySeconds: 60 } },
+      alice,
+    );
     const edited = await updateSchedule(s.id, { revision: 1, description: "first edit" }, alice);
     expect(edited.revision).toBe(2);
     const err = await rejects(updateSchedule(s.id, { revision: 1, description: "lost update" }, alice), ConflictError);
@@ -104,7 +128,10 @@ describe("schedules", () => {
   });
 
   it("applies an edit to runs that have not started", async () => {
-    const s = await createSchedule({ name: "payload-edit", handler: "demo.sleep", payload: { ms: 1 }, trigger: { kind: "interval", everySeconds: 5 } }, alice);
+    const s = await createSchedule(
+      { name: "payload-edit", handler: "demo.sleep", payload: { ms: 1 }, trigger: { kind: "interval", everySeconds: 5 } },
+      alice,
+    );
     await planDueSchedules(pool(), { horizonSeconds: 60 });
     await updateSchedule(s.id, { revision: 1, payload: { ms: 2 } }, alice);
     const payloads = await q(`SELECT DISTINCT payload FROM runs WHERE schedule_id = $1 AND state = 'planned'`, [s.id]);
@@ -117,8 +144,13 @@ describe("schedules", () => {
     const r = await deleteSchedule(s.id, alice, { reason: "no longer needed" });
     expect(r.cancelledRuns).toBeGreaterThan(5);
     expect(await q(`SELECT DISTINCT state FROM runs WHERE schedule_id = $1`, [s.id])).toEqual([{ state: "cancelled" }]);
-    expect((await q(`SELECT reason FROM audit_events WHERE target_id = $1 AND action = 'schedule.delete'`, [s.id]))[0].reason).toBe("no longer needed");
-    const again = await createSchedule({ name: "short-lived", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 5 } }, alice);
+    expect((await q(`SELECT reason FROM audit_events WHERE target_id = $1 AND action = 'schedule.delete'`, [s.id]))[0].reason).toBe(
+      "no longer needed",
+    );
+    const again = await createSchedule(
+      { name: "short-lived", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 5 } },
+      alice,
+    );
     expect(again.id).not.toBe(s.id);
     expect((await listSchedules()).map((x) => x.id)).not.toContain(s.id);
   });

@@ -81,7 +81,12 @@ export async function triggerNow(
       action: "schedule.trigger",
       targetType: "schedule",
       targetId: schedule.id,
-      after: { runId, plannedAt: now.toISOString(), ...(payload !== undefined ? { payload } : {}), ...(clientKey ? { idempotencyKey: clientKey } : {}) },
+      after: {
+        runId,
+        plannedAt: now.toISOString(),
+        ...(payload !== undefined ? { payload } : {}),
+        ...(clientKey ? { idempotencyKey: clientKey } : {}),
+      },
       reason: v.reason,
     });
     await notifyPlanner(tx, schedule.id);
@@ -104,13 +109,19 @@ function checkClientKey(key: string | null | undefined): string | null {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
-    return `{${Object.keys(value as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+    return `{${Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
 function hashRequest(reason: string, payload: unknown): string {
-  return crypto.createHash("sha256").update(canonical({ reason, payload: payload ?? null })).digest("hex");
+  return crypto
+    .createHash("sha256")
+    .update(canonical({ reason, payload: payload ?? null }))
+    .digest("hex");
 }
 
 /**
@@ -134,7 +145,9 @@ async function claimClientKey(tx: Queryable, scheduleId: string, key: string, re
 async function checkOverride(tx: Queryable, handler: string, payload: Record<string, unknown>): Promise<unknown> {
   const bytes = Buffer.byteLength(JSON.stringify(payload));
   if (bytes > MAX_PAYLOAD_BYTES) {
-    throw new ValidationError("The payload is too large.", { payload: `Payload is ${Math.ceil(bytes / 1024)} KiB; the limit is ${MAX_PAYLOAD_BYTES / 1024} KiB.` });
+    throw new ValidationError("The payload is too large.", {
+      payload: `Payload is ${Math.ceil(bytes / 1024)} KiB; the limit is ${MAX_PAYLOAD_BYTES / 1024} KiB.`,
+    });
   }
   return validateHandlerPayload(tx, handler, payload);
 }

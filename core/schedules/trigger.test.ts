@@ -14,7 +14,10 @@ const cron = (expr: string, timezone = "Europe/Berlin"): TriggerInput => ({ kind
 describe("triggerSchema: valid triggers", () => {
   it("accepts the three kinds from the API contract and fills in the DST policy defaults", () => {
     expect(triggerSchema.parse(cron("*/10 * * * * *"))).toEqual({
-      kind: "cron", cron: "*/10 * * * * *", timezone: "Europe/Berlin", dst: { gap: "shift", repeat: "once" },
+      kind: "cron",
+      cron: "*/10 * * * * *",
+      timezone: "Europe/Berlin",
+      dst: { gap: "shift", repeat: "once" },
     });
     expect(triggerSchema.parse({ kind: "interval", everySeconds: 30 })).toEqual({ kind: "interval", everySeconds: 30 });
     expect(triggerSchema.parse({ kind: "once", at: "2026-12-01T09:00:00Z" })).toEqual({ kind: "once", at: "2026-12-01T09:00:00Z" });
@@ -43,7 +46,10 @@ describe("triggerSchema: cron messages", () => {
     ["0 0 1 13 *", "The month value 13 is out of range; use 1–12"],
     ["0 24 * * *", "The hour value 24 is out of range; use 0–23"],
     ["60 * * * * *", "The seconds value 60 is out of range; use 0–59"],
-    ["0 0 1 1 * 2026", "The weekday value 2026 is out of range; use 0–7 (with 6 fields the first is seconds; a year field is not supported)"],
+    [
+      "0 0 1 1 * 2026",
+      "The weekday value 2026 is out of range; use 0–7 (with 6 fields the first is seconds; a year field is not supported)",
+    ],
     ["*/0 * * * *", 'The minute field entry "*/0" has a step of 0, which never advances; use 1 or more'],
     ["*/61 * * * *", 'The minute field entry "*/61" steps by 61, more than the field\'s whole range 0–59'],
     ["5/15 * * * *", 'The minute field entry "5/15" must step from * or a range, as in */15 or 0-59/15'],
@@ -108,10 +114,12 @@ describe("triggerSchema: interval, once and kind messages", () => {
     ["2026-12-01T09:00:00"], // no offset: which zone's 09:00?
     ["2026-02-30T09:00:00Z"],
   ])("rejects the one-off time %j", (at) => {
-    expect(issuesOf({ kind: "once", at })).toEqual([{
-      path: "at",
-      message: `One-off time "${at}" is not an ISO 8601 date-time with seconds and a UTC offset (e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00)`,
-    }]);
+    expect(issuesOf({ kind: "once", at })).toEqual([
+      {
+        path: "at",
+        message: `One-off time "${at}" is not an ISO 8601 date-time with seconds and a UTC offset (e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00)`,
+      },
+    ]);
   });
 
   it("rejects a bad interval anchor on the anchor path", () => {

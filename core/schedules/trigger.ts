@@ -34,7 +34,10 @@ export const MAX_CRON_CHARS = 200;
 const cronExpressionSchema = z
   .string({ error: 'Cron expression must be a string such as "*/15 * * * *"' })
   // abort: the parser never sees an over-long expression.
-  .max(MAX_CRON_CHARS, { error: (i) => `Cron expression must be at most ${MAX_CRON_CHARS} characters; got ${String((i.input as string).length)}`, abort: true })
+  .max(MAX_CRON_CHARS, {
+    error: (i) => `Cron expression must be at most ${MAX_CRON_CHARS} characters; got ${String((i.input as string).length)}`,
+    abort: true,
+  })
   .superRefine((expr, ctx) => {
     const problem = explainCronProblem(expr);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -80,11 +83,9 @@ export const onceTriggerSchema = z.strictObject({
   at: isoInstant("One-off time"),
 });
 
-export const triggerSchema = z.discriminatedUnion(
-  "kind",
-  [cronTriggerSchema, intervalTriggerSchema, onceTriggerSchema],
-  { error: (issue) => (issue.code === "invalid_union" ? 'Trigger kind must be "cron", "interval" or "once"' : undefined) },
-);
+export const triggerSchema = z.discriminatedUnion("kind", [cronTriggerSchema, intervalTriggerSchema, onceTriggerSchema], {
+  error: (issue) => (issue.code === "invalid_union" ? 'Trigger kind must be "cron", "interval" or "once"' : undefined),
+});
 
 export type Trigger = z.infer<typeof triggerSchema>;
 /** What an API client sends: `dst` and its fields may be left out. */

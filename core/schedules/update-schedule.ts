@@ -19,23 +19,34 @@ import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
-  name: "name", description: "description", handler: "handler", payload: "payload", trigger: "trigger",
-  overlapPolicy: "overlap_policy", misfirePolicy: "misfire_policy", catchUpLimit: "catch_up_limit",
-  startingDeadlineSeconds: "starting_deadline_seconds", timeoutSeconds: "timeout_seconds", graceSeconds: "grace_seconds",
-  retryMaxAttempts: "retry_max_attempts", retryBaseSeconds: "retry_base_seconds", retryMaxSeconds: "retry_max_seconds",
-  concurrencyGroup: "concurrency_group", startJitterMs: "start_jitter_ms", expectRecordsMin: "expect_records_min",
-  latenessP95SloMs: "lateness_p95_slo_ms", latenessMaxMs: "lateness_max_ms", completionDeadlineSeconds: "completion_deadline_seconds",
-  failureAlertThreshold: "failure_alert_threshold", webhookUrl: "webhook_url", webhookFormat: "webhook_format",
+  name: "name",
+  description: "description",
+  handler: "handler",
+  payload: "payload",
+  trigger: "trigger",
+  overlapPolicy: "overlap_policy",
+  misfirePolicy: "misfire_policy",
+  catchUpLimit: "catch_up_limit",
+  startingDeadlineSeconds: "starting_deadline_seconds",
+  timeoutSeconds: "timeout_seconds",
+  graceSeconds: "grace_seconds",
+  retryMaxAttempts: "retry_max_attempts",
+  retryBaseSeconds: "retry_base_seconds",
+  retryMaxSeconds: "retry_max_seconds",
+  concurrencyGroup: "concurrency_group",
+  startJitterMs: "start_jitter_ms",
+  expectRecordsMin: "expect_records_min",
+  latenessP95SloMs: "lateness_p95_slo_ms",
+  latenessMaxMs: "lateness_max_ms",
+  completionDeadlineSeconds: "completion_deadline_seconds",
+  failureAlertThreshold: "failure_alert_threshold",
+  webhookUrl: "webhook_url",
+  webhookFormat: "webhook_format",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
 
-export async function updateSchedule(
-  id: string,
-  input: unknown,
-  actor: Actor,
-  opts: { db?: Queryable } = {},
-): Promise<Schedule> {
+export async function updateSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   const patch = parseOrThrow(scheduleUpdateSchema, input);
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = await getScheduleOrThrow(tx, id, { lock: true });
@@ -77,11 +88,16 @@ export async function updateSchedule(
       const fields = [...changed, ...(limitChanged ? ["concurrencyLimit"] : [])];
       const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
       await recordAudit(tx, {
-        actor, action: "schedule.edit", targetType: "schedule", targetId: id,
-        before: { ...pick(before), revision: before.revision }, after: { ...pick(after), revision: after.revision },
+        actor,
+        action: "schedule.edit",
+        targetType: "schedule",
+        targetId: id,
+        before: { ...pick(before), revision: before.revision },
+        after: { ...pick(after), revision: after.revision },
       });
     }
-    if (enabledChange && patch.enabled === false) await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);
+    if (enabledChange && patch.enabled === false)
+      await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);
     if (enabledChange && patch.enabled === true) await resumeInTransaction(tx, after, actor);
     await notifyPlanner(tx, id);
     return getScheduleOrThrow(tx, id);
@@ -132,7 +148,9 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function stableJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
   if (v && typeof v === "object" && !(v instanceof Date)) {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b));
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b));
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(",")}}`;
   }
   return JSON.stringify(v instanceof Date ? v.toISOString() : v);

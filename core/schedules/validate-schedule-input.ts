@@ -23,7 +23,10 @@ export async function checkPayload(db: Queryable, handler: string, payload: Reco
   const masked = maskedPaths(payload);
   if (masked.length > 0) {
     const message = `This is a masked value (${MASKED}), not the real one: enter the value, or better, store it as a secret and write {"$secret": "NAME"}`;
-    throw new ValidationError("The payload holds masked values.", Object.fromEntries(masked.map((p) => [p ? `payload.${p}` : "payload", message])));
+    throw new ValidationError(
+      "The payload holds masked values.",
+      Object.fromEntries(masked.map((p) => [p ? `payload.${p}` : "payload", message])),
+    );
   }
   return (await validateHandlerPayload(db, handler, payload)) as Record<string, unknown>;
 }

@@ -13,7 +13,10 @@ describe("resolveWall", () => {
 
   it("reports a spring-forward gap with the instant the clocks jumped and both offsets", () => {
     const r = resolveWall("America/New_York", wall("2026-03-08T02:30:00"));
-    expect(r).toEqual({ kind: "gap", transition: { at: Date.parse("2026-03-08T07:00:00Z"), offsetBefore: -5 * HOUR, offsetAfter: -4 * HOUR } });
+    expect(r).toEqual({
+      kind: "gap",
+      transition: { at: Date.parse("2026-03-08T07:00:00Z"), offsetBefore: -5 * HOUR, offsetAfter: -4 * HOUR },
+    });
   });
 
   it("reports both instants of a fall-back repeat, earlier first", () => {
@@ -21,7 +24,9 @@ describe("resolveWall", () => {
     expect(r.kind).toBe("repeat");
     if (r.kind !== "repeat") return;
     expect([iso(r.first), iso(r.second), iso(r.transition.at)]).toEqual([
-      "2026-11-01T05:30:00.000Z", "2026-11-01T06:30:00.000Z", "2026-11-01T06:00:00.000Z",
+      "2026-11-01T05:30:00.000Z",
+      "2026-11-01T06:30:00.000Z",
+      "2026-11-01T06:00:00.000Z",
     ]);
   });
 
@@ -37,7 +42,8 @@ describe("resolveWall", () => {
     expect(gap.kind === "gap" && iso(gap.transition.at)).toBe("2026-10-03T15:30:00.000Z");
     const repeat = resolveWall("Australia/Lord_Howe", wall("2026-04-05T01:45:00"));
     expect(repeat.kind === "repeat" && [iso(repeat.first), iso(repeat.second)]).toEqual([
-      "2026-04-04T14:45:00.000Z", "2026-04-04T15:15:00.000Z",
+      "2026-04-04T14:45:00.000Z",
+      "2026-04-04T15:15:00.000Z",
     ]);
   });
 });
@@ -50,7 +56,10 @@ describe("offsets and formatting", () => {
 
   it("formats offsets, wall times and clock times", () => {
     expect([formatOffset(5.5 * HOUR), formatOffset(-4 * HOUR), formatOffset(0), formatOffset(12.75 * HOUR)]).toEqual([
-      "+05:30", "-04:00", "+00:00", "+12:45",
+      "+05:30",
+      "-04:00",
+      "+00:00",
+      "+12:45",
     ]);
     expect(formatWall(wall("2026-03-29T02:30:00"))).toBe("2026-03-29 02:30:00");
     expect([formatWallClock(wall("2026-03-29T02:30:00")), formatWallClock(wall("2026-03-29T02:30:15"))]).toEqual(["02:30", "02:30:15"]);

@@ -6,7 +6,8 @@ import { isSecretRef } from "./secret-refs";
 
 export const MASKED = "••••••••";
 
-const CREDENTIAL_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|auth)$|token|passw|pwd|secret|api[-_ ]?key|credential|private[-_ ]?key|client[-_ ]?secret/i;
+const CREDENTIAL_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|auth)$|token|passw|pwd|secret|api[-_ ]?key|credential|private[-_ ]?key|client[-_ ]?secret/i;
 
 export function isCredentialKey(key: string): boolean {
   return CREDENTIAL_KEY.test(key);
@@ -57,6 +58,7 @@ export function payloadForRole<T>(role: "viewer" | "operator" | "admin", value: 
 /** What a save answers beside the schedule when its payload still holds plain credentials. */
 export function plainCredentialWarnings(payload: unknown): string[] {
   return plainCredentialPaths(payload).map(
-    (p) => `payload.${p} looks like a credential in plain text: viewers see it masked, but it is stored as written. Store it as a secret (Admin → Secrets) and write {"$secret": "NAME"} instead.`,
+    (p) =>
+      `payload.${p} looks like a credential in plain text: viewers see it masked, but it is stored as written. Store it as a secret (Admin → Secrets) and write {"$secret": "NAME"} instead.`,
   );
 }

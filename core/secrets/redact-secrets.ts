@@ -10,7 +10,8 @@ export function createRedactor(secrets: { name: string; value: string }[]): Reda
   // Longest first: a value that contains another is replaced whole.
   const list = secrets.filter((s) => s.value.length > 0).sort((a, b) => b.value.length - a.value.length);
   if (list.length === 0) return (v) => v;
-  const redactString = (s: string) => list.reduce((acc, x) => (acc.includes(x.value) ? acc.split(x.value).join(redactionMark(x.name)) : acc), s);
+  const redactString = (s: string) =>
+    list.reduce((acc, x) => (acc.includes(x.value) ? acc.split(x.value).join(redactionMark(x.name)) : acc), s);
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return redactString(v);
     if (Array.isArray(v)) return v.map(walk);

@@ -18,7 +18,10 @@ export async function reencryptSecrets(pool: pg.Pool, current: Buffer, previous:
   const currentId = secretKeyId(current);
   const known = new Set(previous.map(secretKeyId));
   return withTransaction(async (tx) => {
-    const { rows } = await tx.query(`SELECT name, ciphertext, iv, auth_tag, key_id FROM secrets WHERE key_id <> $1 ORDER BY name FOR UPDATE SKIP LOCKED`, [currentId]);
+    const { rows } = await tx.query(
+      `SELECT name, ciphertext, iv, auth_tag, key_id FROM secrets WHERE key_id <> $1 ORDER BY name FOR UPDATE SKIP LOCKED`,
+      [currentId],
+    );
     const out: ReencryptResult = { reencrypted: [], unreadable: [] };
     for (const r of rows) {
       if (!known.has(r.key_id)) {
@@ -27,7 +30,13 @@ export async function reencryptSecrets(pool: pg.Pool, current: Buffer, previous:
       }
       const value = decryptSecretValue(previous, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id });
       const enc = encryptSecretValue(current, r.name, value);
-      await tx.query(`UPDATE secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE name = $1`, [r.name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId]);
+      await tx.query(`UPDATE secrets SET ciphertext = $2, iv = $3, auth_tag = $4, key_id = $5 WHERE name = $1`, [
+        r.name,
+        enc.ciphertext,
+        enc.iv,
+        enc.authTag,
+        enc.keyId,
+      ]);
       await recordAudit(tx, {
         actor: systemActor(by),
         action: "secret.reencrypt",

@@ -21,11 +21,19 @@ export async function resolvePayloadSecrets(db: Queryable, payload: unknown): Pr
   const missing = names.filter((n) => !rows.some((r) => r.name === n));
   if (missing.length > 0) {
     const where = refs.filter((r) => missing.includes(r.name)).map((r) => r.path || "payload");
-    throw new MissingSecretError(`Secret ${missing.join(", ")} does not exist (referred to at payload ${where.join(", ")}): an admin sets it under Admin → Secrets`);
+    throw new MissingSecretError(
+      `Secret ${missing.join(", ")} does not exist (referred to at payload ${where.join(", ")}): an admin sets it under Admin → Secrets`,
+    );
   }
   const keys = requireSecretKeyring();
   const values = new Map<string, string>(
-    rows.map((r) => [r.name as string, decryptSecretValue(keys, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id })]),
+    rows.map((r) => [
+      r.name as string,
+      decryptSecretValue(keys, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id }),
+    ]),
   );
-  return { payload: replaceSecretRefs(payload, (name) => values.get(name)), secrets: [...values].map(([name, value]) => ({ name, value })) };
+  return {
+    payload: replaceSecretRefs(payload, (name) => values.get(name)),
+    secrets: [...values].map(([name, value]) => ({ name, value })),
+  };
 }

@@ -41,6 +41,8 @@ export function decryptSecretValue(keys: Buffer | Buffer[], name: string, v: Enc
     decipher.setAuthTag(v.authTag);
     return Buffer.concat([decipher.update(v.ciphertext), decipher.final()]).toString("utf8");
   } catch {
-    throw new Error(`Secret ${name} could not be decrypted: its stored value fails authentication (altered in the database?); set it again`);
+    throw new Error(
+      `Secret ${name} could not be decrypted: its stored value fails authentication (altered in the database?); set it again`,
+    );
   }
 }

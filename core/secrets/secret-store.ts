@@ -32,7 +32,8 @@ export interface SecretListing {
 }
 
 /** SQL: schedules whose payload has {"$secret": <$n>} anywhere. */
-const refersTo = (param: string) => `jsonb_path_exists(s.payload, 'strict $.**."$secret" ? (@ == $n)', jsonb_build_object('n', ${param}::text))`;
+const refersTo = (param: string) =>
+  `jsonb_path_exists(s.payload, 'strict $.**."$secret" ? (@ == $n)', jsonb_build_object('n', ${param}::text))`;
 
 export async function listSecrets(db: Queryable = getPool()): Promise<SecretListing[]> {
   const { rows } = await db.query(
@@ -40,11 +41,24 @@ export async function listSecrets(db: Queryable = getPool()): Promise<SecretList
             coalesce((SELECT array_agg(s.name ORDER BY s.name) FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '{}') AS used_by
        FROM secrets x ORDER BY x.name`,
   );
-  return rows.map((r) => ({ name: r.name, keyId: r.key_id, createdAt: r.created_at, createdBy: r.created_by, updatedAt: r.updated_at, updatedBy: r.updated_by, usedBy: r.used_by }));
+  return rows.map((r) => ({
+    name: r.name,
+    keyId: r.key_id,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    updatedAt: r.updated_at,
+    updatedBy: r.updated_by,
+    usedBy: r.used_by,
+  }));
 }
 
 /** Creates or replaces a secret's value. Answers its listing (without the value). */
-export async function setSecret(name: string, value: string, actor: Actor, db?: Queryable): Promise<{ secret: SecretListing; replaced: boolean }> {
+export async function setSecret(
+  name: string,
+  value: string,
+  actor: Actor,
+  db?: Queryable,
+): Promise<{ secret: SecretListing; replaced: boolean }> {
   if (!SECRET_NAME_PATTERN.test(name)) throw new ValidationError("Not a secret name.", { name: `A secret name uses ${SECRET_NAME_RULE}` });
   const v = secretValueSchema.safeParse(value);
   if (!v.success) throw new ValidationError("The value cannot be stored.", { value: v.error.issues[0]!.message });
@@ -59,7 +73,10 @@ export async function setSecret(name: string, value: string, actor: Actor, db?: 
     );
     const replaced = rows[0]!.replaced;
     await recordAudit(tx, {
-      actor, action: replaced ? "secret.replace" : "secret.set", targetType: "secret", targetId: name,
+      actor,
+      action: replaced ? "secret.replace" : "secret.set",
+      targetType: "secret",
+      targetId: name,
       after: { name, summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`, value: "(never recorded)" },
     });
     const secret = (await listSecrets(tx)).find((s) => s.name === name)!;
@@ -73,12 +90,25 @@ export async function deleteSecret(name: string, actor: Actor, db?: Queryable): 
   const run = async (tx: Queryable) => {
     const { rows } = await tx.query(`SELECT name FROM secrets WHERE name = $1 FOR UPDATE`, [name]);
     if (!rows[0]) throw new NotFoundError("Secret", name);
-    const { rows: users } = await tx.query<{ name: string }>(`SELECT s.name FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("$1")} ORDER BY s.name`, [name]);
+    const { rows: users } = await tx.query<{ name: string }>(
+      `SELECT s.name FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("$1")} ORDER BY s.name`,
+      [name],
+    );
     if (users.length > 0) {
-      throw new ConflictError(`Secret ${name} is used by ${users.map((u) => u.name).join(", ")}: change those payloads first, or their runs would fail.`, "secret_in_use");
+      throw new ConflictError(
+        `Secret ${name} is used by ${users.map((u) => u.name).join(", ")}: change those payloads first, or their runs would fail.`,
+        "secret_in_use",
+      );
     }
     await tx.query(`DELETE FROM secrets WHERE name = $1`, [name]);
-    await recordAudit(tx, { actor, action: "secret.delete", targetType: "secret", targetId: name, before: { name }, after: { summary: `secret ${name} deleted by ${actor.label}` } });
+    await recordAudit(tx, {
+      actor,
+      action: "secret.delete",
+      targetType: "secret",
+      targetId: name,
+      before: { name },
+      after: { summary: `secret ${name} deleted by ${actor.label}` },
+    });
     return { name, deleted: true as const };
   };
   return db ? run(db) : withTransaction(run);

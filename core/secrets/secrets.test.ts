@@ -25,7 +25,13 @@ describe("secret encryption", () => {
 });
 
 describe("secret references", () => {
-  const payload = { url: "https://x", headers: { Authorization: { $secret: "BANK" } }, env: { A: { $secret: "A" } }, list: [{ $secret: "BANK" }], notRef: { $secret: "X", extra: 1 } };
+  const payload = {
+    url: "https://x",
+    headers: { Authorization: { $secret: "BANK" } },
+    env: { A: { $secret: "A" } },
+    list: [{ $secret: "BANK" }],
+    notRef: { $secret: "X", extra: 1 },
+  };
   it("are found anywhere with their paths, and replaced without touching the original", () => {
     expect(findSecretRefs(payload)).toEqual([
       { path: "headers.Authorization", name: "BANK" },
@@ -41,7 +47,10 @@ describe("secret references", () => {
 
 describe("redaction", () => {
   it("takes every value out of strings, nested fields and keys, longest value first", () => {
-    const redact = createRedactor([{ name: "SHORT", value: "abcd" }, { name: "LONG", value: "abcd-efgh" }]);
+    const redact = createRedactor([
+      { name: "SHORT", value: "abcd" },
+      { name: "LONG", value: "abcd-efgh" },
+    ]);
     expect(redact({ m: "x abcd-efgh y abcd", n: [{ abcd: "abcd" }], k: 3 })).toEqual({
       m: "x [secret LONG] y [secret SHORT]",
       n: [{ "[secret SHORT]": "[secret SHORT]" }],
@@ -51,7 +60,14 @@ describe("redaction", () => {
 });
 
 describe("credential masking", () => {
-  const payload = { url: "https://x", headers: { Authorization: "Bearer t", Accept: "json", "X-Api-Key": "k" }, password: "p", nested: { clientSecret: ["s"] }, ref: { token: { $secret: "T" } }, count: 3 };
+  const payload = {
+    url: "https://x",
+    headers: { Authorization: "Bearer t", Accept: "json", "X-Api-Key": "k" },
+    password: "p",
+    nested: { clientSecret: ["s"] },
+    ref: { token: { $secret: "T" } },
+    count: 3,
+  };
   it("masks credential-looking keys' strings, keeps references and everything else", () => {
     expect(maskCredentials(payload)).toEqual({
       url: "https://x",
@@ -70,7 +86,12 @@ describe("credential masking", () => {
 });
 
 describe("payload checks with references (JSON Schema: user handlers and the browser's editor)", () => {
-  const schema = { type: "object", properties: { token: { type: "string", minLength: 40 }, n: { type: "number" } }, required: ["token"], additionalProperties: false };
+  const schema = {
+    type: "object",
+    properties: { token: { type: "string", minLength: 40 }, n: { type: "number" } },
+    required: ["token"],
+    additionalProperties: false,
+  };
   it("accepts a reference where a string goes, whatever the string's format, and refuses one where a number goes", () => {
     expect(validatePayloadWithSecretRefs(schema, { token: { $secret: "T" } })).toEqual([]);
     const problems = validatePayloadWithSecretRefs(schema, { token: { $secret: "T" }, n: { $secret: "N" } });

@@ -20,7 +20,8 @@ export const fetchJson = defineHandler({
     if (!res.ok) throw new Error(`GET ${payload.url} answered ${res.status}`);
     const body: unknown = await res.json();
     const items = payload.itemsField ? (body as Record<string, unknown>)?.[payload.itemsField] : body;
-    if (!Array.isArray(items)) throw new Error(`expected an array${payload.itemsField ? ` at "${payload.itemsField}"` : ""}, got ${typeof items}`);
+    if (!Array.isArray(items))
+      throw new Error(`expected an array${payload.itemsField ? ` at "${payload.itemsField}"` : ""}, got ${typeof items}`);
     ctx.log("info", "fetched", { url: payload.url, items: items.length });
     return { records: items.length, summary: `${items.length} items from ${new URL(payload.url).host}` };
   },

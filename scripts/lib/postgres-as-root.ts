@@ -23,7 +23,9 @@ export function ensurePostgresUser(): RunAs {
     return ids();
   } catch {
     execFileSync("groupadd", ["--system", "postgres"], { stdio: "ignore" });
-    execFileSync("useradd", ["--system", "--gid", "postgres", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"], { stdio: "ignore" });
+    execFileSync("useradd", ["--system", "--gid", "postgres", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"], {
+      stdio: "ignore",
+    });
     return ids();
   }
 }
@@ -45,7 +47,9 @@ function ensureRootFolder(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
   const st = fs.lstatSync(dir);
   if (!st.isDirectory() || st.uid !== 0 || (st.mode & 0o022) !== 0) {
-    throw new PlacementError(`${dir} must be a folder owned by root that only root can write to (it holds the programs the embedded PostgreSQL runs): remove it and start again.`);
+    throw new PlacementError(
+      `${dir} must be a folder owned by root that only root can write to (it holds the programs the embedded PostgreSQL runs): remove it and start again.`,
+    );
   }
   if ((st.mode & 0o055) !== 0o055) fs.chmodSync(dir, 0o755);
 }
@@ -60,7 +64,11 @@ export function placePrograms(programs: PostgresPrograms, runAs: RunAs, log: (li
     const partial = `${target}.partial-${process.pid}`;
     fs.rmSync(partial, { recursive: true, force: true });
     // Static libraries and pkg-config files are for building extensions, not for running the server.
-    fs.cpSync(programs.root, partial, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.endsWith(".a") && path.basename(src) !== "pkgconfig" });
+    fs.cpSync(programs.root, partial, {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (src) => !src.endsWith(".a") && path.basename(src) !== "pkgconfig",
+    });
     fs.writeFileSync(path.join(partial, ".complete"), `copied from ${programs.root}\n`);
     try {
       fs.renameSync(partial, target);
@@ -70,7 +78,9 @@ export function placePrograms(programs: PostgresPrograms, runAs: RunAs, log: (li
       if (!fs.existsSync(done)) throw err;
     }
   }
-  log(`the postgres user cannot reach PostgreSQL's programs in ${programs.root} (a parent folder is private), so it runs a copy of them in ${target}; no folder's permissions were changed`);
+  log(
+    `the postgres user cannot reach PostgreSQL's programs in ${programs.root} (a parent folder is private), so it runs a copy of them in ${target}; no folder's permissions were changed`,
+  );
   if (!reachableAs(runAs, path.join(target, "bin", "postgres"))) {
     throw new PlacementError(`The postgres user cannot reach ${target} either: let it through ${ROOT_PLACE}'s parent folders.`);
   }
@@ -94,6 +104,8 @@ export function placeDataDir(dataDir: string, runAs: RunAs, log: (line: string) 
   ensureRootFolder(home);
   fs.writeFileSync(path.join(home, "configured-as.txt"), `${dataDir}\n`);
   const placed = path.join(home, "pgdata");
-  log(`the postgres user cannot reach the data folder ${dataDir} (a parent folder is private), so the database is kept in ${placed} (the same folder on every start with this VIGIL_DATA_DIR); no folder's permissions were changed`);
+  log(
+    `the postgres user cannot reach the data folder ${dataDir} (a parent folder is private), so the database is kept in ${placed} (the same folder on every start with this VIGIL_DATA_DIR); no folder's permissions were changed`,
+  );
   return placed;
 }

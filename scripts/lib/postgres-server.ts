@@ -137,7 +137,7 @@ export function startServer(opts: {
       opts.onLog(String(chunk));
       if (ready) return;
       output += chunk;
-      if ( output.includes("database system is ready to accept connections")) {
+      if (output.includes("database system is ready to accept connections")) {
         ready = true;
         resolve({
           async stop() {
@@ -151,7 +151,10 @@ export function startServer(opts: {
     child.on("error", reject);
     child.on("exit", (code, signal) => {
       running.delete(child);
-      if (!ready) reject(new Error(`the server exited (${code ?? signal}) before accepting connections: ${output.trim().split("\n").slice(-3).join(" ")}`));
+      if (!ready)
+        reject(
+          new Error(`the server exited (${code ?? signal}) before accepting connections: ${output.trim().split("\n").slice(-3).join(" ")}`),
+        );
     });
   });
 }

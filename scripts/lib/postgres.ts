@@ -119,7 +119,9 @@ export async function startEmbeddedPostgres(opts: {
     try {
       await initCluster({ programs: programsDir, dataDir, user: USER, password: PASSWORD, runAs, onLog });
     } catch (err) {
-      throw new StartupError(`The embedded PostgreSQL could not create its cluster in ${dataDir}: ${(err as Error).message}`, { cause: err });
+      throw new StartupError(`The embedded PostgreSQL could not create its cluster in ${dataDir}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
   const start = async (): Promise<ServerProcess> => {
@@ -132,14 +134,20 @@ export async function startEmbeddedPostgres(opts: {
         runAs,
         onLog,
         flags: [
-          "-c", "listen_addresses=127.0.0.1",
-          "-c", "max_connections=300",
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          "max_connections=300",
           ...(opts.durable === false ? ["-c", "fsync=off"] : []),
           ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
         ],
       });
     } catch (err) {
-      const detail = logs.join("").split("\n").filter((l) => /FATAL|ERROR/.test(l)).slice(-1)[0];
+      const detail = logs
+        .join("")
+        .split("\n")
+        .filter((l) => /FATAL|ERROR/.test(l))
+        .slice(-1)[0];
       throw new StartupError(`The embedded PostgreSQL did not start${detail ? `: ${detail.trim()}` : ""} (data folder ${dataDir}).`, {
         cause: err,
       });
@@ -156,7 +164,8 @@ export async function startEmbeddedPostgres(opts: {
     async stop() {
       await server.stop();
       // A placed folder (postgres-as-root.ts) goes with its parent, which holds nothing else worth keeping.
-      if (opts.persistent === false) fs.rmSync(dataDir === path.resolve(opts.dataDir) ? dataDir : path.dirname(dataDir), { recursive: true, force: true });
+      if (opts.persistent === false)
+        fs.rmSync(dataDir === path.resolve(opts.dataDir) ? dataDir : path.dirname(dataDir), { recursive: true, force: true });
     },
   };
 }

@@ -13,7 +13,9 @@ export async function prepareDatabase(log: (line: string) => void): Promise<{ ur
     embedded = await startEmbeddedPostgres({ dataDir: env.VIGIL_DATA_DIR, port: env.VIGIL_PG_PORT, say: log });
     await ensureDatabase(embedded.url("postgres"), "vigil");
     url = embedded.url("vigil");
-    log(`embedded PostgreSQL up on 127.0.0.1:${env.VIGIL_PG_PORT} (data in ${embedded.dataDir}) in ${Math.round(performance.now() - t0)} ms`);
+    log(
+      `embedded PostgreSQL up on 127.0.0.1:${env.VIGIL_PG_PORT} (data in ${embedded.dataDir}) in ${Math.round(performance.now() - t0)} ms`,
+    );
   } else {
     log("using the PostgreSQL server from DATABASE_URL");
   }

@@ -42,7 +42,9 @@ it("restarts a killed PostgreSQL on the same data folder, keeps committed rows, 
 
   const first = postmasterPid(server);
   process.kill(first, "SIGKILL");
-  await waitFor("the death line", () => lines.some((l) => l.startsWith("the embedded PostgreSQL died (signal SIGKILL)")), { timeoutMs: 10_000 });
+  await waitFor("the death line", () => lines.some((l) => l.startsWith("the embedded PostgreSQL died (signal SIGKILL)")), {
+    timeoutMs: 10_000,
+  });
   await waitFor("the back line", () => lines.some((l) => l.startsWith("the embedded PostgreSQL is back")), { timeoutMs: 30_000 });
   expect(postmasterPid(server)).not.toBe(first);
   expect((await query(url, "SELECT v FROM kept")).rows).toEqual([{ v: 42 }]);

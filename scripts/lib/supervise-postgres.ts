@@ -23,7 +23,9 @@ export function supervisePostgres(pg: RunningPostgres, opts: { say: (line: strin
       const diedAt = performance.now();
       if (diedAt - upSince > HEALTHY_RUN_MS) restarts = 0;
       let delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** restarts++);
-      say(`the embedded PostgreSQL died (${how}); restarting it on ${pg.dataDir} in ${delay / 1000} s — the API answers 503 database_unavailable until it is back`);
+      say(
+        `the embedded PostgreSQL died (${how}); restarting it on ${pg.dataDir} in ${delay / 1000} s — the API answers 503 database_unavailable until it is back`,
+      );
       for (;;) {
         await sleep(delay);
         if (stopping()) return;

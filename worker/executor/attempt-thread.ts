@@ -51,7 +51,13 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     idempotencyKey: task.idempotencyKey,
     attempt: task.attempt,
     signal: controller.signal,
-    log: (level, message, fields) => post({ type: "log", level: HANDLER_LOG_LEVELS.includes(level) ? level : "info", message: String(message), fields: cloneable(fields) }),
+    log: (level, message, fields) =>
+      post({
+        type: "log",
+        level: HANDLER_LOG_LEVELS.includes(level) ? level : "info",
+        message: String(message),
+        fields: cloneable(fields),
+      }),
     once: runDb.once,
     db: runDb.db,
   };

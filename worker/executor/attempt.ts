@@ -125,7 +125,9 @@ export class Attempt {
     } else if (reason === "cancel") {
       this.stages.add("cancel_acknowledged", "the owning worker received the cancel");
     }
-    this.stages.add("abort_sent", `abort signal sent (${ABORT_REASONS[reason]}); terminating after ${graceS} s unless it stops`, { graceMs });
+    this.stages.add("abort_sent", `abort signal sent (${ABORT_REASONS[reason]}); terminating after ${graceS} s unless it stops`, {
+      graceMs,
+    });
     this.signalProcessGroup("SIGTERM", "");
     this.log.warn({ reason, graceMs }, "stopping attempt");
     if (graceMs <= 0) this.kill();
@@ -139,7 +141,12 @@ export class Attempt {
       this.log[e.level === "debug" ? "debug" : e.level]({ handler: this.run.handler, ...(e.fields ?? {}) }, e.message);
       this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: e.level, message: e.message, fields: e.fields });
       if (this.logLines === MAX_LINES_PER_ATTEMPT) {
-        this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: "warn", message: `log limit of ${MAX_LINES_PER_ATTEMPT} lines reached; later lines are not stored` });
+        this.deps.logs.add({
+          runId: this.run.runId,
+          attempt: this.run.attempt,
+          level: "warn",
+          message: `log limit of ${MAX_LINES_PER_ATTEMPT} lines reached; later lines are not stored`,
+        });
       }
       return;
     }
@@ -183,7 +190,12 @@ export class Attempt {
       if (this.phase === "stopping") this.signalProcessGroup("SIGTERM", "");
     } else if (event === "leftovers_killed") {
       // After our own SIGKILL of the group the thread may still see members dying: not a second kill.
-      if (!this.processGroupKilled) this.stages.add("sigkill_sent", `SIGKILL sent to leftover processes of group ${pgid} after the command exited`, { pgid, signal: "SIGKILL", leftovers: true });
+      if (!this.processGroupKilled)
+        this.stages.add("sigkill_sent", `SIGKILL sent to leftover processes of group ${pgid} after the command exited`, {
+          pgid,
+          signal: "SIGKILL",
+          leftovers: true,
+        });
     } else if (this.processGroup === pgid) {
       this.processGroup = null;
       this.onProcessGroupGone?.();
@@ -197,11 +209,15 @@ export class Attempt {
     try {
       process.kill(-pgid, signal);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ESRCH") this.log.warn({ err, pgid, signal }, "could not signal the handler's process group");
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH")
+        this.log.warn({ err, pgid, signal }, "could not signal the handler's process group");
       return false;
     }
     if (signal === "SIGKILL") this.processGroupKilled = true;
-    this.stages.add(signal === "SIGTERM" ? "sigterm_sent" : "sigkill_sent", `${signal} sent to process group ${pgid}${why}`, { pgid, signal });
+    this.stages.add(signal === "SIGTERM" ? "sigterm_sent" : "sigkill_sent", `${signal} sent to process group ${pgid}${why}`, {
+      pgid,
+      signal,
+    });
     return true;
   }
 
@@ -256,9 +272,13 @@ export class Attempt {
       await this.deps.threads.kill(this.thread);
       this.handlerEndedPerf ??= performance.now();
       const after = Math.round(performance.now() - this.startedPerf);
-      this.stages.add(this.stopReason === "cancel" ? "killed" : "terminated",
-        stoppedItself ? "handler stopped after the abort; its thread was terminated" : "thread terminated: the handler did not stop within the grace",
-        { handlerStoppedItself: stoppedItself, attemptAgeMs: after });
+      this.stages.add(
+        this.stopReason === "cancel" ? "killed" : "terminated",
+        stoppedItself
+          ? "handler stopped after the abort; its thread was terminated"
+          : "thread terminated: the handler did not stop within the grace",
+        { handlerStoppedItself: stoppedItself, attemptAgeMs: after },
+      );
     }
     let sessions = -1;
     try {
@@ -267,7 +287,11 @@ export class Attempt {
       this.log.warn({ err }, "could not terminate the attempt's database sessions (the reaper will)");
     }
     if (terminate || sessions > 0) {
-      this.stages.add("sessions_terminated", sessions >= 0 ? `${sessions} database session(s) terminated` : "database unreachable: sessions not checked", { count: sessions });
+      this.stages.add(
+        "sessions_terminated",
+        sessions >= 0 ? `${sessions} database session(s) terminated` : "database unreachable: sessions not checked",
+        { count: sessions },
+      );
     }
     await this.finish(this.outcomeAfterStop(), performance.now());
   }
@@ -310,7 +334,16 @@ export class Attempt {
           pendingEvents,
         });
         this.stages.markWritten();
-        this.log.info({ outcome: outcome.kind, state: r.state, recorded: r.recorded, durationMs: Math.round(durationMs), nextAttemptAt: r.nextAttemptAt }, "attempt finished");
+        this.log.info(
+          {
+            outcome: outcome.kind,
+            state: r.state,
+            recorded: r.recorded,
+            durationMs: Math.round(durationMs),
+            nextAttemptAt: r.nextAttemptAt,
+          },
+          "attempt finished",
+        );
         break;
       } catch (err) {
         if (this.deps.givingUp()) {

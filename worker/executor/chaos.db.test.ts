@@ -37,7 +37,14 @@ afterAll(async () => {
 
 /** Plans RUNS postings due over ~20 s and enqueues them, as the planner would, in one transaction. */
 async function planPostings(): Promise<void> {
-  const s = await insertSchedule(pool, { handler: "ledger.post", payload: { from: "acct-0", to: "acct-1", amount: 1 }, retryMaxAttempts: 25, retryBaseSeconds: 1, retryMaxSeconds: 2, timeoutSeconds: 20 });
+  const s = await insertSchedule(pool, {
+    handler: "ledger.post",
+    payload: { from: "acct-0", to: "acct-1", amount: 1 },
+    retryMaxAttempts: 25,
+    retryBaseSeconds: 1,
+    retryMaxSeconds: 2,
+    timeoutSeconds: 20,
+  });
   const { rows } = await pool.query(
     `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds, max_attempts, enqueued_at)
      SELECT s.id, 'scheduled', t.at, t.at, s.id || ':' || to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'queued', s.handler,
@@ -95,7 +102,8 @@ describe("chaos", () => {
       await waitFor(
         "every run to reach a terminal state",
         async () =>
-          (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state IN ('planned', 'queued', 'running', 'retrying')`)).rows[0].n === 0,
+          (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state IN ('planned', 'queued', 'running', 'retrying')`)).rows[0]
+            .n === 0,
         { timeoutMs: 150_000, intervalMs: 500 },
       );
     } catch (err) {

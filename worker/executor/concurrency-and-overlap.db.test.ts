@@ -68,7 +68,8 @@ describe("concurrency group across workers", () => {
     await createRuns(pool, boss, s, 30);
     await waitFor(
       "all 30 runs to succeed",
-      async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'succeeded'`, [s])).rows[0].n === 30,
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'succeeded'`, [s])).rows[0].n === 30,
       { timeoutMs: 60_000 },
     );
     const seen = await sampler.stop();
@@ -76,7 +77,10 @@ describe("concurrency group across workers", () => {
     expect(await maxConcurrentAttempts("r.concurrency_group", group)).toBeLessThanOrEqual(2);
     const workersUsed = await pool.query(`SELECT count(DISTINCT worker_id)::int AS n FROM runs WHERE schedule_id = $1`, [s]);
     expect(workersUsed.rows[0].n).toBeGreaterThan(1);
-    const waited = await pool.query(`SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = $1 AND e.type = 'waiting'`, [s]);
+    const waited = await pool.query(
+      `SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = $1 AND e.type = 'waiting'`,
+      [s],
+    );
     expect(waited.rows[0].n).toBeGreaterThan(0);
   });
 });
@@ -93,19 +97,30 @@ describe("overlap policies (a 1 s schedule whose handler takes 3.5 s)", () => {
     waitFor(
       "every occurrence to end",
       async () =>
-        (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state IN ('planned', 'queued', 'running', 'retrying')`, [s])).rows[0].n === 0,
+        (
+          await pool.query(
+            `SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state IN ('planned', 'queued', 'running', 'retrying')`,
+            [s],
+          )
+        ).rows[0].n === 0,
       { timeoutMs: 40_000 },
     );
   const countState = async (s: string, state: string) =>
     (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = $2`, [s, state])).rows[0].n as number;
 
   it("skip never has two attempts running, allow does, buffer_one keeps at most one waiting", async () => {
-    const [skip, allow, buffer] = await Promise.all([fireEverySecond("skip", 8), fireEverySecond("allow", 8), fireEverySecond("buffer_one", 8)]);
+    const [skip, allow, buffer] = await Promise.all([
+      fireEverySecond("skip", 8),
+      fireEverySecond("allow", 8),
+      fireEverySecond("buffer_one", 8),
+    ]);
     const running = sample(
       `SELECT coalesce(max(n), 0)::int AS n FROM (SELECT count(*) AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) AND state = 'running' GROUP BY schedule_id) x`,
       [[skip, buffer]],
     );
-    const buffered = sample(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'queued' AND wait_reason = 'overlap'`, [buffer]);
+    const buffered = sample(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'queued' AND wait_reason = 'overlap'`, [
+      buffer,
+    ]);
     await Promise.all([allEnded(skip), allEnded(allow), allEnded(buffer)]);
     const [runningSeen, bufferedSeen] = await Promise.all([running.stop(), buffered.stop()]);
 

@@ -4,7 +4,16 @@ import type { PgBoss } from "pg-boss";
 import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
-import { createRun, enqueueRun, insertRun, insertSchedule, runEvents, runState, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
+import {
+  createRun,
+  enqueueRun,
+  insertRun,
+  insertSchedule,
+  runEvents,
+  runState,
+  startTestBoss,
+  waitForWorkerReady,
+} from "../../test/run-fixtures";
 import { sendRunJob } from "../../core/queue/send-run-job";
 
 const db = useTestDatabase("exec_basics");
@@ -25,10 +34,11 @@ afterAll(async () => {
   await pool?.end();
 });
 
-const terminal = (id: string) => waitFor(`run ${id} to end`, async () => {
-  const r = await runState(pool, id);
-  return ["succeeded", "failed", "hollow", "timed_out", "cancelled", "zombie"].includes(r.state) ? r : null;
-});
+const terminal = (id: string) =>
+  waitFor(`run ${id} to end`, async () => {
+    const r = await runState(pool, id);
+    return ["succeeded", "failed", "hollow", "timed_out", "cancelled", "zombie"].includes(r.state) ? r : null;
+  });
 
 describe("execution basics", () => {
   it("runs a due run on time and records the outcome, attempt and timings", async () => {
@@ -53,7 +63,13 @@ describe("execution basics", () => {
   });
 
   it("retries a failing handler with backoff, showing the next attempt's time, then fails", async () => {
-    const s = await insertSchedule(pool, { handler: "demo.flaky", payload: { p: 1 }, retryMaxAttempts: 3, retryBaseSeconds: 1, retryMaxSeconds: 1 });
+    const s = await insertSchedule(pool, {
+      handler: "demo.flaky",
+      payload: { p: 1 },
+      retryMaxAttempts: 3,
+      retryBaseSeconds: 1,
+      retryMaxSeconds: 1,
+    });
     const id = await createRun(pool, boss, s);
     await waitFor("a retry to be scheduled", async () => (await runState(pool, id)).next_attempt_at);
     const r = await terminal(id);
@@ -73,7 +89,10 @@ describe("execution basics", () => {
     const { rows } = await pool.query(`SELECT attempt, level, message FROM run_logs WHERE run_id = $1`, [id]);
     expect(rows).toEqual([{ attempt: 1, level: "info", message: "posted" }]);
     const { rows: bal } = await pool.query(`SELECT id, balance FROM ledger_accounts WHERE id IN ('a', 'b') ORDER BY id`);
-    expect(bal).toEqual([{ id: "a", balance: -7 }, { id: "b", balance: 7 }]);
+    expect(bal).toEqual([
+      { id: "a", balance: -7 },
+      { id: "b", balance: 7 },
+    ]);
   });
 
   it("runs the handler once when the same run's job is delivered twice (re-sent under another job id)", async () => {

@@ -64,7 +64,10 @@ export class FinishBatcher {
   private async recordPlain(batch: Pending[]): Promise<Pending[]> {
     let results: (FinishResult | undefined)[];
     try {
-      results = await finishPlainRuns(this.hotPool, batch.map((p) => p.req));
+      results = await finishPlainRuns(
+        this.hotPool,
+        batch.map((p) => p.req),
+      );
     } catch {
       return batch; // nothing was committed: the locked path records them (and reports its own errors)
     }
@@ -78,7 +81,15 @@ export class FinishBatcher {
   }
 
   private async recordLocked(batch: Pending[]): Promise<void> {
-    const results = await withTransaction((tx) => finishRuns(tx, this.boss, batch.map((p) => p.req)), this.pool);
+    const results = await withTransaction(
+      (tx) =>
+        finishRuns(
+          tx,
+          this.boss,
+          batch.map((p) => p.req),
+        ),
+      this.pool,
+    );
     batch.forEach((p, i) => {
       this.settler.settle(results[i]!.settle);
       p.resolve(results[i]!);

@@ -49,14 +49,16 @@ export class JobSettler {
       this.again = true;
       return;
     }
-    this.flushing = new Promise<void>((r) => afterLinger(this.lastFlushEndPerf, r)).then(() => this.flush()).finally(() => {
-      this.lastFlushEndPerf = performance.now();
-      this.flushing = null;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
-    });
+    this.flushing = new Promise<void>((r) => afterLinger(this.lastFlushEndPerf, r))
+      .then(() => this.flush())
+      .finally(() => {
+        this.lastFlushEndPerf = performance.now();
+        this.flushing = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
   private async flush(): Promise<void> {

@@ -52,7 +52,11 @@ export function createRunHeartbeat(opts: {
       running = beat();
       fenceTimer = setInterval(() => {
         const killed = opts.executor.fenceStale(performance.now() - opts.zombieAfterMs / 2);
-        if (killed > 0) opts.log.error({ killed, afterMs: opts.zombieAfterMs / 2 }, "self-fenced: heartbeats are not reaching the database; stopped running handlers");
+        if (killed > 0)
+          opts.log.error(
+            { killed, afterMs: opts.zombieAfterMs / 2 },
+            "self-fenced: heartbeats are not reaching the database; stopped running handlers",
+          );
       }, FENCE_CHECK_MS);
     },
     async stop() {

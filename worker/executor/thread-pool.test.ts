@@ -17,9 +17,18 @@ afterEach(async () => {
 
 describe("thread pool start failures", () => {
   it("rejects start() when no thread ever becomes ready, after a bounded number of tries", async () => {
-    pool = new ThreadPool(2, quiet, () => {}, () => {}, new URL("./test-threads/always-fails.ts", import.meta.url));
+    pool = new ThreadPool(
+      2,
+      quiet,
+      () => {},
+      () => {},
+      new URL("./test-threads/always-fails.ts", import.meta.url),
+    );
     const t0 = performance.now();
-    const err = await pool.start().then(() => undefined, (e: Error) => e);
+    const err = await pool.start().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(new RegExp(`${MAX_CONSECUTIVE_START_FAILURES} threads in a row died before becoming ready`));
     expect(err?.message).toContain("this thread cannot start");
     // One pause of RESPAWN_BACKOFF_MS between tries, not forever.
@@ -32,7 +41,13 @@ describe("thread pool start failures", () => {
     process.env.VIGIL_TEST_THREAD_MARKER = path.join(dir, "started");
     const fatal: Error[] = [];
     try {
-      pool = new ThreadPool(1, quiet, () => {}, (err) => fatal.push(err), new URL("./test-threads/fails-after-first.ts", import.meta.url));
+      pool = new ThreadPool(
+        1,
+        quiet,
+        () => {},
+        (err) => fatal.push(err),
+        new URL("./test-threads/fails-after-first.ts", import.meta.url),
+      );
       await pool.start();
       const first = pool.take();
       expect(first).toBeDefined();

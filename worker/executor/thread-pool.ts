@@ -201,7 +201,11 @@ export class ThreadPool {
         this.all.delete(t);
         if (this.stopped) return resolve();
         if (!wasReady && ++this.startFailures >= MAX_CONSECUTIVE_START_FAILURES) {
-          this.giveUp(new Error(`executor threads cannot start: ${this.startFailures} threads in a row died before becoming ready (last: ${lastError ?? `exit code ${code}`})`));
+          this.giveUp(
+            new Error(
+              `executor threads cannot start: ${this.startFailures} threads in a row died before becoming ready (last: ${lastError ?? `exit code ${code}`})`,
+            ),
+          );
           return resolve();
         }
         // A thread that died while starting (bad module, no memory) is retried after a pause, not in a hot loop.

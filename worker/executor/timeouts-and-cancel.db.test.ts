@@ -72,11 +72,20 @@ describe("hard timeouts", () => {
   }
 
   it("retries a timed-out attempt only after the previous one is dead", async () => {
-    const s = await insertSchedule(pool, { handler: "demo.hang", timeoutSeconds: 1, graceSeconds: 0, retryMaxAttempts: 2, retryBaseSeconds: 1, retryMaxSeconds: 1 });
+    const s = await insertSchedule(pool, {
+      handler: "demo.hang",
+      timeoutSeconds: 1,
+      graceSeconds: 0,
+      retryMaxAttempts: 2,
+      retryBaseSeconds: 1,
+      retryMaxSeconds: 1,
+    });
     const id = await createRun(pool, boss, s);
     const r = await ended(id);
     expect(r.state).toBe("timed_out");
-    const { rows } = await pool.query(`SELECT number, state, started_at, finished_at FROM attempts WHERE run_id = $1 ORDER BY number`, [id]);
+    const { rows } = await pool.query(`SELECT number, state, started_at, finished_at FROM attempts WHERE run_id = $1 ORDER BY number`, [
+      id,
+    ]);
     expect(rows.map((a) => a.state)).toEqual(["timed_out", "timed_out"]);
     expect(rows[1].started_at.getTime()).toBeGreaterThanOrEqual(rows[0].finished_at.getTime());
   });
@@ -95,7 +104,14 @@ describe("cancel", () => {
     expect(r.cancel_requested_by).toBe("token:test-operator");
     const events = await runEvents(pool, id);
     expect(events.map((e) => e.type)).toEqual([
-      "enqueued", "started", "cancel_requested", "cancel_acknowledged", "abort_sent", "killed", "sessions_terminated", "cancelled",
+      "enqueued",
+      "started",
+      "cancel_requested",
+      "cancel_acknowledged",
+      "abort_sent",
+      "killed",
+      "sessions_terminated",
+      "cancelled",
     ]);
     const at = Object.fromEntries(events.map((e) => [e.type, e.at.getTime()]));
     expect(at.killed! - at.cancel_requested!).toBeLessThanOrEqual(1000 + 1000);
@@ -105,7 +121,13 @@ describe("cancel", () => {
 
     const trace = await callRoute(getRunRoute as never, { token: viewer, params: { id } });
     expect(trace.status).toBe(200);
-    expect(trace.body.run).toMatchObject({ id, state: "cancelled", handler: "demo.hang", cancelReason: "test stop", scheduleName: expect.any(String) });
+    expect(trace.body.run).toMatchObject({
+      id,
+      state: "cancelled",
+      handler: "demo.hang",
+      cancelReason: "test stop",
+      scheduleName: expect.any(String),
+    });
     expect(trace.body.events.map((e: { type: string }) => e.type)).toContain("killed");
     expect(trace.body.attempts).toMatchObject([{ number: 1, state: "cancelled" }]);
     expect(trace.body.logs.map((l: { message: string }) => l.message)).toContain("hanging forever");
@@ -115,7 +137,12 @@ describe("cancel", () => {
     const s = await insertSchedule(pool, { handler: "demo.noop" });
     const later = await createRun(pool, boss, s, { inMs: 60_000 });
     expect((await callRoute(cancelRoute as never, { method: "POST", token: viewer, params: { id: later }, body: {} })).status).toBe(403);
-    const res = await callRoute(cancelRoute as never, { method: "POST", token: operator, params: { id: later }, body: { reason: "not needed" } });
+    const res = await callRoute(cancelRoute as never, {
+      method: "POST",
+      token: operator,
+      params: { id: later },
+      body: { reason: "not needed" },
+    });
     expect(res.body).toMatchObject({ outcome: "cancelled", state: "cancelled" });
     const again = await callRoute(cancelRoute as never, { method: "POST", token: operator, params: { id: later }, body: {} });
     expect(again.status).toBe(409);

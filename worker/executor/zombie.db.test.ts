@@ -48,10 +48,9 @@ describe("a worker killed mid-run", () => {
     try {
       const id = await createRun(pool, boss, s);
       await waitFor("the posting to block inside its transaction", async () => {
-        const { rows } = await pool.query(
-          `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-          [`vigil-run-${id}`],
-        );
+        const { rows } = await pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [
+          `vigil-run-${id}`,
+        ]);
         return rows.length > 0;
       });
       expect((await runState(pool, id)).worker_id).toBe(aId);
@@ -79,9 +78,17 @@ describe("a worker killed mid-run", () => {
         },
         { timeoutMs: 30_000 },
       ).catch(async (err) => {
-        const act = await pool.query(`SELECT application_name, state, wait_event_type, left(query, 120) AS q FROM pg_stat_activity WHERE datname = current_database()`);
+        const act = await pool.query(
+          `SELECT application_name, state, wait_event_type, left(query, 120) AS q FROM pg_stat_activity WHERE datname = current_database()`,
+        );
         const jobs = await pool.query(`SELECT id, state, start_after, started_on, data FROM pgboss.job WHERE data->>'runId' = $1`, [id]);
-        console.log(JSON.stringify({ run: await runState(pool, id), events: await runEvents(pool, id), activity: act.rows, jobs: jobs.rows }, null, 1));
+        console.log(
+          JSON.stringify(
+            { run: await runState(pool, id), events: await runEvents(pool, id), activity: act.rows, jobs: jobs.rows },
+            null,
+            1,
+          ),
+        );
         console.log(b.logs.slice(-40).join("\n"));
         throw err;
       });

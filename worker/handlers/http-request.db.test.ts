@@ -14,7 +14,11 @@ let service: WebhookReceiver;
 
 beforeAll(async () => {
   service = await startWebhookReceiver((req, nth) => {
-    const json = (body: unknown) => ({ status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) });
+    const json = (body: unknown) => ({
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: JSON.stringify(body),
+    });
     switch (req.path) {
       case "/count-header-0":
         return { status: 200, headers: { "x-vigil-records": "0" } };
@@ -40,10 +44,14 @@ afterAll(async () => {
 });
 
 const ended = (id: string) =>
-  waitFor(`run ${id} to end`, async () => {
-    const r = await runState(h.pool, id);
-    return ["succeeded", "failed", "hollow", "timed_out", "cancelled"].includes(r.state) ? r : null;
-  }, { timeoutMs: 20_000 });
+  waitFor(
+    `run ${id} to end`,
+    async () => {
+      const r = await runState(h.pool, id);
+      return ["succeeded", "failed", "hollow", "timed_out", "cancelled"].includes(r.state) ? r : null;
+    },
+    { timeoutMs: 20_000 },
+  );
 
 async function call(payload: Record<string, unknown>, s: Partial<ScheduleFixture> = {}) {
   const schedule = await insertSchedule(h.pool, { handler: "http.request", payload, ...s });
@@ -59,7 +67,12 @@ describe("http.request", () => {
     expect(run.state).toBe("succeeded");
     expect(run.records).toBe(1);
     const [req] = requestsTo("/plain");
-    expect(req!.headers).toMatchObject({ "idempotency-key": run.idempotency_key, "x-vigil-run-id": id, "x-vigil-attempt": "1", "x-team": "payments" });
+    expect(req!.headers).toMatchObject({
+      "idempotency-key": run.idempotency_key,
+      "x-vigil-run-id": id,
+      "x-vigil-attempt": "1",
+      "x-team": "payments",
+    });
     expect(req!.headers["x-vigil-signature"]).toBeUndefined();
   });
 
@@ -73,7 +86,13 @@ describe("http.request", () => {
 
   it("signs <timestamp>.<body> with the key from the worker variable named in the payload, and never shows the key", async () => {
     const body = JSON.stringify({ payout: 42 });
-    const { id, run } = await call({ method: "POST", url: service.url("/signed"), body, headers: { "content-type": "application/json" }, signing: { keyEnv: "PAYOUTS_SIGNING_KEY" } });
+    const { id, run } = await call({
+      method: "POST",
+      url: service.url("/signed"),
+      body,
+      headers: { "content-type": "application/json" },
+      signing: { keyEnv: "PAYOUTS_SIGNING_KEY" },
+    });
     expect(run.state).toBe("succeeded");
     const [req] = requestsTo("/signed");
     expect(req!.body).toBe(body);
@@ -99,9 +118,15 @@ describe("http.request", () => {
   });
 
   it("takes the record count from X-Vigil-Records or a JSON body's records, which drives hollow detection", async () => {
-    expect((await call({ url: service.url("/count-header-0") }, { expectRecordsMin: 1 })).run).toMatchObject({ state: "hollow", records: 0 });
+    expect((await call({ url: service.url("/count-header-0") }, { expectRecordsMin: 1 })).run).toMatchObject({
+      state: "hollow",
+      records: 0,
+    });
     expect((await call({ url: service.url("/count-body-0") }, { expectRecordsMin: 1 })).run).toMatchObject({ state: "hollow", records: 0 });
-    expect((await call({ url: service.url("/count-body-7") }, { expectRecordsMin: 1 })).run).toMatchObject({ state: "succeeded", records: 7 });
+    expect((await call({ url: service.url("/count-body-7") }, { expectRecordsMin: 1 })).run).toMatchObject({
+      state: "succeeded",
+      records: 7,
+    });
     // Neither: the call itself counts as 1 record (as before).
     expect((await call({ url: service.url("/plain") }, { expectRecordsMin: 1 })).run).toMatchObject({ state: "succeeded", records: 1 });
     const bad = await call({ url: service.url("/count-bad") });

@@ -43,7 +43,10 @@ export const httpRequest = defineHandler({
     const count = await readRecordCount(res);
     if (count.note) ctx.log("warn", count.note);
     const records = count.records ?? 1;
-    return { records, summary: `${p.method} ${p.url} → ${res.status} in ${ms} ms${count.source ? `, ${records} record(s) (${count.source})` : ""}` };
+    return {
+      records,
+      summary: `${p.method} ${p.url} → ${res.status} in ${ms} ms${count.source ? `, ${records} record(s) (${count.source})` : ""}`,
+    };
   },
 });
 

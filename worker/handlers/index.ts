@@ -9,6 +9,15 @@ import { demoHang } from "./demo-hang.ts";
 import { demoCpu } from "./demo-cpu.ts";
 import { demoNoop } from "./demo-noop.ts";
 
-const all: HandlerDefinition[] = [ledgerPost, httpRequest, shellCommand, demoSleep, demoFlaky, demoHang, demoCpu, demoNoop] as HandlerDefinition[];
+const all: HandlerDefinition[] = [
+  ledgerPost,
+  httpRequest,
+  shellCommand,
+  demoSleep,
+  demoFlaky,
+  demoHang,
+  demoCpu,
+  demoNoop,
+] as HandlerDefinition[];
 
 export const handlerImplementations: ReadonlyMap<string, HandlerDefinition> = new Map(all.map((h) => [h.name, h]));

@@ -12,10 +12,13 @@ export const ledgerPost = defineHandler({
       await tx.query(`SELECT id FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [[p.from, p.to]]);
       await tx.query(`UPDATE ledger_accounts SET balance = balance - $2::bigint WHERE id = $1`, [p.from, p.amount]);
       await tx.query(`UPDATE ledger_accounts SET balance = balance + $2::bigint WHERE id = $1`, [p.to, p.amount]);
-      await tx.query(
-        `INSERT INTO ledger_entries (idempotency_key, from_account, to_account, amount, run_id) VALUES ($1, $2, $3, $4, $5)`,
-        [ctx.idempotencyKey, p.from, p.to, p.amount, ctx.runId],
-      );
+      await tx.query(`INSERT INTO ledger_entries (idempotency_key, from_account, to_account, amount, run_id) VALUES ($1, $2, $3, $4, $5)`, [
+        ctx.idempotencyKey,
+        p.from,
+        p.to,
+        p.amount,
+        ctx.runId,
+      ]);
     });
     if (!outcome.ran) {
       ctx.log("info", "posting already made by an earlier attempt; nothing moved", { key: ctx.idempotencyKey });

@@ -46,7 +46,10 @@ describe("loading handler modules", () => {
     });
     const loaded = await loadHandlers({ sources: [dir] });
     const custom = loaded.filter((h) => !h.builtin);
-    expect(custom.map((h) => [h.def.name, path.basename(h.source)])).toEqual([["acme.a", "a.ts"], ["acme.b", "b.mjs"]]);
+    expect(custom.map((h) => [h.def.name, path.basename(h.source)])).toEqual([
+      ["acme.a", "a.ts"],
+      ["acme.b", "b.mjs"],
+    ]);
     expect(loaded.some((h) => h.builtin && h.def.name === "ledger.post")).toBe(true);
   });
 

@@ -30,7 +30,10 @@ const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /** Splits VIGIL_HANDLERS / --handlers values: comma-separated, blanks ignored. */
 export function parseHandlerSources(values: (string | undefined)[]): string[] {
-  return values.flatMap((v) => (v ?? "").split(",")).map((s) => s.trim()).filter(Boolean);
+  return values
+    .flatMap((v) => (v ?? "").split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function isHandlerModuleFile(name: string): boolean {
@@ -62,7 +65,12 @@ export function resolveHandlerSource(source: string, cwd: string): string[] {
 
 function firstLine(err: unknown): string {
   const text = err instanceof Error ? `${err.name === "Error" ? "" : `${err.name}: `}${err.message}` : String(err);
-  return text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "unknown error";
+  return (
+    text
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "unknown error"
+  );
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
@@ -80,7 +88,9 @@ function handlersOf(file: string, mod: Record<string, unknown>): HandlerDefiniti
     if (isHandlerDefinition(value)) {
       if (!found.includes(value)) found.push(value);
     } else if (typeof value === "object" && value !== null && "run" in value && "name" in value) {
-      throw new HandlerLoadError(`${file}: export "${exportName}" looks like a handler but was not made with defineHandler from "vigil/sdk"`);
+      throw new HandlerLoadError(
+        `${file}: export "${exportName}" looks like a handler but was not made with defineHandler from "vigil/sdk"`,
+      );
     }
   }
   if (found.length === 0) throw new HandlerLoadError(`${file}: exports no handler (export one made with defineHandler from "vigil/sdk")`);

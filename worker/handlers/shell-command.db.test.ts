@@ -20,7 +20,11 @@ let viewer: string;
 let tmp: string;
 
 // Planted in the worker's environment: none of them may reach a job unless passEnv names it.
-const PLANTED = { VIGIL_ADMIN_PASSWORD: "planted-admin-pw-7781", VIGIL_ALERT_WEBHOOK_SECRET: "planted-webhook-secret-5519", PAYOUT_TOKEN: "payout-token-3141" };
+const PLANTED = {
+  VIGIL_ADMIN_PASSWORD: "planted-admin-pw-7781",
+  VIGIL_ALERT_WEBHOOK_SECRET: "planted-webhook-secret-5519",
+  PAYOUT_TOKEN: "payout-token-3141",
+};
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-shell-test-"));
@@ -99,14 +103,25 @@ describe("shell.command", () => {
     const { id, run } = await runShell({ script: "env", env: { REGION: "eu-1" }, passEnv: ["PAYOUT_TOKEN"] });
     expect(run.state).toBe("succeeded");
     const lines = (await logsOf(id)).map((l) => l.message);
-    const vars = Object.fromEntries(lines.filter((l) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(l)).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
-    expect(vars).toMatchObject({ VIGIL_RUN_ID: id, VIGIL_ATTEMPT: "1", VIGIL_SCHEDULE_ID: run.schedule_id, VIGIL_IDEMPOTENCY_KEY: run.idempotency_key });
+    const vars = Object.fromEntries(
+      lines.filter((l) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(l)).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    expect(vars).toMatchObject({
+      VIGIL_RUN_ID: id,
+      VIGIL_ATTEMPT: "1",
+      VIGIL_SCHEDULE_ID: run.schedule_id,
+      VIGIL_IDEMPOTENCY_KEY: run.idempotency_key,
+    });
     expect(vars.REGION).toBe("eu-1");
     expect(vars.PAYOUT_TOKEN).toBe(PLANTED.PAYOUT_TOKEN);
     expect(vars.VIGIL_RESULT_FILE).toMatch(/result\.json$/);
     expect(vars.PATH).toBeTruthy();
     expect(Object.keys(vars)).not.toContain("DATABASE_URL");
-    expect(Object.keys(vars).filter((k) => k.startsWith("VIGIL_")).sort()).toEqual(["VIGIL_ATTEMPT", "VIGIL_IDEMPOTENCY_KEY", "VIGIL_RESULT_FILE", "VIGIL_RUN_ID", "VIGIL_SCHEDULE_ID"]);
+    expect(
+      Object.keys(vars)
+        .filter((k) => k.startsWith("VIGIL_"))
+        .sort(),
+    ).toEqual(["VIGIL_ATTEMPT", "VIGIL_IDEMPOTENCY_KEY", "VIGIL_RESULT_FILE", "VIGIL_RUN_ID", "VIGIL_SCHEDULE_ID"]);
     const all = lines.join("\n");
     for (const secret of [db.url, PLANTED.VIGIL_ADMIN_PASSWORD, PLANTED.VIGIL_ALERT_WEBHOOK_SECRET]) expect(all).not.toContain(secret);
 
@@ -116,7 +131,10 @@ describe("shell.command", () => {
   });
 
   it("reports records through $VIGIL_RESULT_FILE, which drives hollow detection", async () => {
-    const five = await runShell({ script: `echo '{"records": 5, "summary": "5 rows copied"}' > "$VIGIL_RESULT_FILE"` }, { expectRecordsMin: 1 });
+    const five = await runShell(
+      { script: `echo '{"records": 5, "summary": "5 rows copied"}' > "$VIGIL_RESULT_FILE"` },
+      { expectRecordsMin: 1 },
+    );
     expect(five.run).toMatchObject({ state: "succeeded", records: 5 });
     expect(five.run.result).toMatchObject({ records: 5, summary: "5 rows copied" });
     const zero = await runShell({ script: `echo '{"records": 0}' > "$VIGIL_RESULT_FILE"` }, { expectRecordsMin: 1 });
@@ -131,7 +149,10 @@ describe("shell.command", () => {
   });
 
   it("caps huge output with a visible truncation marker", async () => {
-    const { id, run } = await runShell({ script: "i=0; while [ $i -lt 20000 ]; do echo \"line $i of a long output\"; i=$((i+1)); done", maxOutputBytes: 4096 });
+    const { id, run } = await runShell({
+      script: 'i=0; while [ $i -lt 20000 ]; do echo "line $i of a long output"; i=$((i+1)); done',
+      maxOutputBytes: 4096,
+    });
     expect(run.state).toBe("succeeded");
     const logs = await logsOf(id);
     const marker = logs.find((l) => l.message.startsWith("output truncated after"));
@@ -152,15 +173,32 @@ describe("shell.command", () => {
 
   it("on timeout SIGTERMs the whole process group, SIGKILLs it after the grace, and leaves nothing alive", async () => {
     const file = pidsFile("timeout");
-    const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script: STUBBORN, env: { PIDS_FILE: file } }, timeoutSeconds: 2, graceSeconds: 1 });
+    const schedule = await insertSchedule(h.pool, {
+      handler: "shell.command",
+      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
+      timeoutSeconds: 2,
+      graceSeconds: 1,
+    });
     const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null));
+    const pids = await waitFor("the job to write its pids", () =>
+      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
+    );
     expect(liveGroupMembers(pids[0]!).sort()).toEqual([...pids].sort());
     const run = await ended(id);
     expect(run.state).toBe("timed_out");
     await expectGroupDead(pids);
     const events = await runEvents(h.pool, id);
-    expect(events.map((e) => e.type)).toEqual(["enqueued", "started", "timed_out", "abort_sent", "sigterm_sent", "sigkill_sent", "terminated", "sessions_terminated", "finished"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "enqueued",
+      "started",
+      "timed_out",
+      "abort_sent",
+      "sigterm_sent",
+      "sigkill_sent",
+      "terminated",
+      "sessions_terminated",
+      "finished",
+    ]);
     const at = Object.fromEntries(events.map((e) => [e.type, e.at.getTime()]));
     expect(at.sigkill_sent! - at.sigterm_sent!).toBeGreaterThanOrEqual(900);
     expect(events.find((e) => e.type === "sigterm_sent")!.message).toBe(`SIGTERM sent to process group ${pids[0]}`);
@@ -169,23 +207,46 @@ describe("shell.command", () => {
 
   it("on cancel stops the whole process group the same way", async () => {
     const file = pidsFile("cancel");
-    const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script: STUBBORN, env: { PIDS_FILE: file } }, timeoutSeconds: 60, graceSeconds: 1 });
+    const schedule = await insertSchedule(h.pool, {
+      handler: "shell.command",
+      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
+      timeoutSeconds: 60,
+      graceSeconds: 1,
+    });
     const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null));
+    const pids = await waitFor("the job to write its pids", () =>
+      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
+    );
     await cancelRun(id, systemActor("test"), "stop the shell job");
     const run = await ended(id);
     expect(run.state).toBe("cancelled");
     await expectGroupDead(pids);
     expect((await runEvents(h.pool, id)).map((e) => e.type)).toEqual([
-      "enqueued", "started", "cancel_requested", "cancel_acknowledged", "abort_sent", "sigterm_sent", "sigkill_sent", "killed", "sessions_terminated", "cancelled",
+      "enqueued",
+      "started",
+      "cancel_requested",
+      "cancel_acknowledged",
+      "abort_sent",
+      "sigterm_sent",
+      "sigkill_sent",
+      "killed",
+      "sessions_terminated",
+      "cancelled",
     ]);
   });
 
   it("a job that stops on SIGTERM ends within the grace, without a SIGKILL", async () => {
     const file = pidsFile("polite");
-    const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script: `sleep 300 & echo $$ $! > "$PIDS_FILE"; wait`, env: { PIDS_FILE: file } }, timeoutSeconds: 60, graceSeconds: 5 });
+    const schedule = await insertSchedule(h.pool, {
+      handler: "shell.command",
+      payload: { script: `sleep 300 & echo $$ $! > "$PIDS_FILE"; wait`, env: { PIDS_FILE: file } },
+      timeoutSeconds: 60,
+      graceSeconds: 5,
+    });
     const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null));
+    const pids = await waitFor("the job to write its pids", () =>
+      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
+    );
     await cancelRun(id, systemActor("test"), "stop politely");
     const run = await ended(id);
     expect(run.state).toBe("cancelled");
@@ -199,10 +260,19 @@ describe("shell.command", () => {
   // Last: it stops the file's worker.
   it("a worker that stops leaves no process of a job's group alive, even one inside a long grace", async () => {
     const file = pidsFile("drain");
-    const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script: STUBBORN, env: { PIDS_FILE: file } }, timeoutSeconds: 1, graceSeconds: 120 });
+    const schedule = await insertSchedule(h.pool, {
+      handler: "shell.command",
+      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
+      timeoutSeconds: 1,
+      graceSeconds: 120,
+    });
     const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null));
-    await waitFor("the SIGTERM at the timeout", async () => (await runEvents(h.pool, id)).some((e) => e.type === "sigterm_sent"), { timeoutMs: 10_000 });
+    const pids = await waitFor("the job to write its pids", () =>
+      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
+    );
+    await waitFor("the SIGTERM at the timeout", async () => (await runEvents(h.pool, id)).some((e) => e.type === "sigterm_sent"), {
+      timeoutMs: 10_000,
+    });
     expect(liveGroupMembers(pids[0]!).sort()).toEqual([...pids].sort());
     expect(await worker.stop()).toBe(0);
     await expectGroupDead(pids);

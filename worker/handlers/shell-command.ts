@@ -22,7 +22,13 @@ export const shellCommand = defineHandler({
     const dir = await mkdtemp(path.join(tmpdir(), "vigil-run-"));
     const resultFile = path.join(dir, "result.json");
     try {
-      const env = buildChildEnv(p, { runId: ctx.runId, scheduleId: ctx.scheduleId, idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, resultFile });
+      const env = buildChildEnv(p, {
+        runId: ctx.runId,
+        scheduleId: ctx.scheduleId,
+        idempotencyKey: ctx.idempotencyKey,
+        attempt: ctx.attempt,
+        resultFile,
+      });
       ctx.signal.throwIfAborted();
       const out = new OutputLog((level, message) => ctx.log(level, message), p.maxOutputBytes, SHELL_OUTPUT_LINE_LIMIT);
       const started = performance.now();
@@ -32,7 +38,10 @@ export const shellCommand = defineHandler({
       const ms = Math.round(performance.now() - started);
       const tail = out.stderrTail.length > 0 ? `; last stderr: ${out.stderrTail.join(" | ")}` : "";
       const how = end.signal ? `killed by signal ${end.signal}` : `exit code ${end.code}`;
-      ctx.log(end.code === 0 ? "info" : "warn", `${how} after ${ms} ms; ${out.bytesSeen} bytes of output${out.truncated ? ` (${out.bytesShown} stored)` : ""}`);
+      ctx.log(
+        end.code === 0 ? "info" : "warn",
+        `${how} after ${ms} ms; ${out.bytesSeen} bytes of output${out.truncated ? ` (${out.bytesShown} stored)` : ""}`,
+      );
       if (end.code !== 0) throw new Error(`${file} ${how}${tail}`);
       const result = await readResultFile(resultFile);
       return { records: result?.records, summary: result?.summary ?? `${file} exited 0 in ${ms} ms` };

@@ -33,9 +33,18 @@ describe("shell.command after its worker is killed with SIGKILL", () => {
     await waitForWorkerReady(victim);
     const file = path.join(tmp, "pids");
     const script = `trap '' TERM; sleep 300 & echo $$ $! > "$PIDS_FILE"; wait; wait`;
-    const s = await insertSchedule(h.pool, { handler: "shell.command", payload: { script, env: { PIDS_FILE: file } }, timeoutSeconds: 300, retryMaxAttempts: 1 });
+    const s = await insertSchedule(h.pool, {
+      handler: "shell.command",
+      payload: { script, env: { PIDS_FILE: file } },
+      timeoutSeconds: 300,
+      retryMaxAttempts: 1,
+    });
     const id = await createRun(h.pool, h.boss, s);
-    pids = await waitFor("the job to write its pids", () => (fs.existsSync(file) && fs.readFileSync(file, "utf8").trim().split(/\s+/).length === 2 ? fs.readFileSync(file, "utf8").trim().split(/\s+/).map(Number) : null));
+    pids = await waitFor("the job to write its pids", () =>
+      fs.existsSync(file) && fs.readFileSync(file, "utf8").trim().split(/\s+/).length === 2
+        ? fs.readFileSync(file, "utf8").trim().split(/\s+/).map(Number)
+        : null,
+    );
     await victim.kill();
     // The worker is gone; its job is not (terminate() never ran, nobody holds the group).
     expect(liveGroupMembers(pids[0]!).sort()).toEqual([...pids].sort());

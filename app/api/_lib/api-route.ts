@@ -51,7 +51,14 @@ type Handler<B, Q> = (ctx: RouteContext<B, Q>) => Promise<Response | unknown>;
 // sets it from the socket only when the client sent none): `npm start` is the supported way.
 function peerAddress(req: NextRequest): string | null {
   if (isPeerHeaderWritten()) return req.headers.get(PEER_HEADER);
-  return req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean).at(-1) ?? null;
+  return (
+    req.headers
+      .get("x-forwarded-for")
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1) ?? null
+  );
 }
 
 function clientView(req: NextRequest) {
@@ -93,7 +100,11 @@ function refuseCrossOrigin(req: NextRequest, viaCookie: boolean): void {
   if (!viaCookie) return;
   const referer = req.headers.get("referer");
   if (referer === null) {
-    throw new DomainError(403, "origin_required", "A signed-in change needs an Origin header naming this console (browsers send it; scripts should use an API token).");
+    throw new DomainError(
+      403,
+      "origin_required",
+      "A signed-in change needs an Origin header naming this console (browsers send it; scripts should use an API token).",
+    );
   }
   if (hostOf(referer) !== host) throw new DomainError(403, "cross_origin", "This request came from another site and was refused.");
 }
@@ -153,7 +164,8 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
       let query: unknown = undefined;
       if (spec.query) {
         const parsed = spec.query.safeParse(raw);
-        if (!parsed.success) throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
+        if (!parsed.success)
+          throw new BadRequestError("Some query parameters are not valid.", "invalid_query", fieldErrorsFromZod(parsed.error.issues));
         query = parsed.data;
       }
       let body: unknown = undefined;
@@ -168,7 +180,10 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
       const jsonStart = performance.now();
       const res = jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });
       const end = performance.now();
-      res.headers.set("server-timing", `auth;dur=${authMs.toFixed(1)}, app;dur=${(jsonStart - handlerStart).toFixed(1)}, json;dur=${(end - jsonStart).toFixed(1)}`);
+      res.headers.set(
+        "server-timing",
+        `auth;dur=${authMs.toFixed(1)}, app;dur=${(jsonStart - handlerStart).toFixed(1)}, json;dur=${(end - jsonStart).toFixed(1)}`,
+      );
       return res;
     } catch (err) {
       const { status, body } = toErrorResponse(err);

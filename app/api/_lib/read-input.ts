@@ -16,9 +16,11 @@ function refuseBadShape(value: unknown, where: "body" | "query"): void {
 
 export async function readJsonBody(req: NextRequest): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
+  if (declared > MAX_BODY_BYTES)
+    throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
   const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+    throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
   if (text.trim() === "") return {};
   // JSON only, and said so: a form or text/plain body is what a cross-site page can send without asking.
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();

@@ -33,10 +33,28 @@ beforeAll(async () => {
   scheduleA = await insertAlertSchedule(pool, { latenessMaxMs: 500, latenessP95SloMs: 300 });
   scheduleB = await insertAlertSchedule(pool, { expectRecordsMin: 1 });
   // A: late runs (one alert), then a missed one; B: a hollow success that a later success clears.
-  for (let i = 0; i < 4; i++) await insertRunRow(pool, scheduleA.id, { state: "succeeded", plannedAgoMs: 60_000 - i * 5000, startedAgoMs: 58_000 - i * 5000, finishedAgoMs: 57_000 - i * 5000 });
+  for (let i = 0; i < 4; i++)
+    await insertRunRow(pool, scheduleA.id, {
+      state: "succeeded",
+      plannedAgoMs: 60_000 - i * 5000,
+      startedAgoMs: 58_000 - i * 5000,
+      finishedAgoMs: 57_000 - i * 5000,
+    });
   await insertRunRow(pool, scheduleA.id, { state: "missed", plannedAgoMs: 20_000 });
-  await insertRunRow(pool, scheduleB.id, { state: "hollow", plannedAgoMs: 30_000, startedAgoMs: 29_990, finishedAgoMs: 29_000, records: 0 });
-  await insertRunRow(pool, scheduleB.id, { state: "succeeded", plannedAgoMs: 10_000, startedAgoMs: 9_990, finishedAgoMs: 9_000, records: 5 });
+  await insertRunRow(pool, scheduleB.id, {
+    state: "hollow",
+    plannedAgoMs: 30_000,
+    startedAgoMs: 29_990,
+    finishedAgoMs: 29_000,
+    records: 0,
+  });
+  await insertRunRow(pool, scheduleB.id, {
+    state: "succeeded",
+    plannedAgoMs: 10_000,
+    startedAgoMs: 9_990,
+    finishedAgoMs: 9_000,
+    records: 5,
+  });
   await evaluateAlerts(pool, opts);
 });
 afterAll(async () => {
@@ -75,7 +93,13 @@ describe("GET /api/alerts", () => {
     expect(p2.body.alerts).toHaveLength(2);
     expect(p2.body.nextCursor).toBeNull();
     expect(new Set([...p1.body.alerts, ...p2.body.alerts].map((a: { id: string }) => a.id)).size).toBe(4);
-    for (const [q, field] of [["scheduleId=nope", "scheduleId"], ["state=closed", "state"], ["kind=boring", "kind"], ["limit=0", "limit"], ["cursor=zzz", "cursor"]]) {
+    for (const [q, field] of [
+      ["scheduleId=nope", "scheduleId"],
+      ["state=closed", "state"],
+      ["kind=boring", "kind"],
+      ["limit=0", "limit"],
+      ["cursor=zzz", "cursor"],
+    ]) {
       const r = await callRoute(list, { path: `/api/alerts?${q}`, token: viewer });
       expect(r.status, q).toBe(400);
       expect(Object.keys(r.body.error.fields)).toEqual([field]);
@@ -87,18 +111,44 @@ describe("POST /api/alerts/:id/acknowledge", () => {
   it("needs the operator role, records who acknowledged, and writes an audit row", async () => {
     const { body } = await callRoute(list, { path: `/api/alerts?kind=missed`, token: viewer });
     const id = body.alerts[0].id;
-    const asViewer = await callRoute(acknowledge, { method: "POST", path: `/api/alerts/${id}/acknowledge`, token: viewer, params: { id }, body: {} });
+    const asViewer = await callRoute(acknowledge, {
+      method: "POST",
+      path: `/api/alerts/${id}/acknowledge`,
+      token: viewer,
+      params: { id },
+      body: {},
+    });
     expect(asViewer.status).toBe(403);
 
-    const r = await callRoute(acknowledge, { method: "POST", path: `/api/alerts/${id}/acknowledge`, token: operator, params: { id }, body: { note: "looking into the worker outage" } });
+    const r = await callRoute(acknowledge, {
+      method: "POST",
+      path: `/api/alerts/${id}/acknowledge`,
+      token: operator,
+      params: { id },
+      body: { note: "looking into the worker outage" },
+    });
     expect(r.status).toBe(200);
     expect(r.body.alert).toMatchObject({ id, acknowledgedBy: "token:test-operator", resolvedAt: null });
-    const { rows } = await pool.query(`SELECT actor, action, target_type, target_id, reason, before, after FROM audit_events WHERE action = 'alert.acknowledge'`);
+    const { rows } = await pool.query(
+      `SELECT actor, action, target_type, target_id, reason, before, after FROM audit_events WHERE action = 'alert.acknowledge'`,
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actor: "token:test-operator", target_type: "alert", target_id: id, reason: "looking into the worker outage", before: { acknowledgedAt: null } });
+    expect(rows[0]).toMatchObject({
+      actor: "token:test-operator",
+      target_type: "alert",
+      target_id: id,
+      reason: "looking into the worker outage",
+      before: { acknowledgedAt: null },
+    });
     expect(rows[0].after.acknowledgedBy).toBe("token:test-operator");
 
-    const again = await callRoute(acknowledge, { method: "POST", path: `/api/alerts/${id}/acknowledge`, token: operator, params: { id }, body: {} });
+    const again = await callRoute(acknowledge, {
+      method: "POST",
+      path: `/api/alerts/${id}/acknowledge`,
+      token: operator,
+      params: { id },
+      body: {},
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/already acknowledged by token:test-operator/);
   });
@@ -130,7 +180,9 @@ describe("GET /api/alerts/summary", () => {
       const r = await callRoute(summary, { path: "/api/alerts/summary", token: viewer });
       expect(r.body.open).toBe(4);
       expect(r.body.newest).toMatchObject({ kind: "no_worker", severity: "critical" });
-      const got = await waitFor("the console to deliver the webhook", () => receiver.received.find((q) => JSON.parse(q.body).alert.kind === "no_worker"));
+      const got = await waitFor("the console to deliver the webhook", () =>
+        receiver.received.find((q) => JSON.parse(q.body).alert.kind === "no_worker"),
+      );
       expect(JSON.parse(got.body)).toMatchObject({ type: "alert.opened", alert: { kind: "no_worker", severity: "critical" } });
       expect(got.headers["user-agent"]).toBe("vigil-console");
     } finally {
@@ -152,7 +204,11 @@ describe("GET /api/schedules/:id/lateness", () => {
   it("404 for an unknown schedule, 400 for a bad window", async () => {
     const missing = "00000000-0000-4000-8000-000000000000";
     expect((await callRoute(lateness, { token: viewer, params: { id: missing } })).status).toBe(404);
-    const bad = await callRoute(lateness, { path: `/api/schedules/${scheduleA.id}/lateness?hours=1000`, token: viewer, params: { id: scheduleA.id } });
+    const bad = await callRoute(lateness, {
+      path: `/api/schedules/${scheduleA.id}/lateness?hours=1000`,
+      token: viewer,
+      params: { id: scheduleA.id },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.fields.hours).toMatch(/at most 168/);
   });

@@ -40,20 +40,32 @@ beforeAll(async () => {
 describe("an audit row for each account action", () => {
   it("records user, login, logout and token actions with actor, target, before/after, address and user agent", async () => {
     const h = { headers: client, token: admin };
-    const made = await callRoute(users.POST, { ...h, method: "POST", body: { email: "kind@example.com", password: "kind-user-password", role: "viewer" } });
+    const made = await callRoute(users.POST, {
+      ...h,
+      method: "POST",
+      body: { email: "kind@example.com", password: "kind-user-password", role: "viewer" },
+    });
     const id = made.body.user.id;
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { role: "operator" } });
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { password: "kind-user-password-2" } });
     expect((await signIn("kind@example.com", "wrong-password")).status).toBe(401);
     const ok = await signIn("kind@example.com", "kind-user-password-2");
     const cookie = ok.headers.get("set-cookie")!.split(";")[0]!;
-    await logout.POST(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost:3000", ...client } }), { params: Promise.resolve({}) });
+    await logout.POST(
+      new NextRequest("http://localhost:3000/api/auth/logout", {
+        method: "POST",
+        headers: { cookie, origin: "http://localhost:3000", ...client },
+      }),
+      { params: Promise.resolve({}) },
+    );
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { disabled: true } });
     await callRoute(user.PATCH, { ...h, method: "PATCH", params: { id }, body: { disabled: false } });
     const t = await callRoute(tokens.POST, { ...h, method: "POST", body: { name: "kinds-bot", role: "viewer" } });
     await callRoute(token.DELETE, { ...h, method: "DELETE", params: { id: t.body.token.id } });
     const csv = await exportCsv.GET(
-      new NextRequest("http://localhost:3000/api/audit/export.csv?action=user.create", { headers: { authorization: `Bearer ${admin}`, ...client } }),
+      new NextRequest("http://localhost:3000/api/audit/export.csv?action=user.create", {
+        headers: { authorization: `Bearer ${admin}`, ...client },
+      }),
       { params: Promise.resolve({}) },
     );
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
@@ -62,7 +74,16 @@ describe("an audit row for each account action", () => {
     const all = await rows();
     const byAction = (a: string) => all.find((r) => r.action === a);
     const expected: [string, Record<string, unknown>][] = [
-      ["user.create", { actor: "token:test-admin", actor_type: "token", target_type: "user", target_id: id, after: { email: "kind@example.com", name: "", role: "viewer" } }],
+      [
+        "user.create",
+        {
+          actor: "token:test-admin",
+          actor_type: "token",
+          target_type: "user",
+          target_id: id,
+          after: { email: "kind@example.com", name: "", role: "viewer" },
+        },
+      ],
       ["user.role_change", { target_id: id, before: { role: "viewer" }, after: { role: "operator" } }],
       ["user.password_reset", { target_id: id, after: { email: "kind@example.com" } }],
       ["auth.login_failure", { actor: "kind@example.com", actor_type: "anonymous", target_id: id, after: { outcome: "wrong_password" } }],
@@ -70,7 +91,10 @@ describe("an audit row for each account action", () => {
       ["auth.logout", { actor: "kind@example.com", actor_type: "user", target_id: id }],
       ["user.disable", { before: { disabled: false }, after: { disabled: true } }],
       ["user.enable", { before: { disabled: true }, after: { disabled: false } }],
-      ["token.create", { target_type: "token", target_id: t.body.token.id, after: { name: "kinds-bot", role: "viewer", prefix: t.body.token.prefix } }],
+      [
+        "token.create",
+        { target_type: "token", target_id: t.body.token.id, after: { name: "kinds-bot", role: "viewer", prefix: t.body.token.prefix } },
+      ],
       ["token.revoke", { target_type: "token", target_id: t.body.token.id, before: { revoked: false } }],
       ["audit.export", { target_type: "audit", after: { filter: { action: "user.create" } } }],
     ];
@@ -88,13 +112,19 @@ describe("an audit row for each account action", () => {
       `INSERT INTO login_attempts (email, ip, success, at) SELECT 'blocked@example.com', '198.51.100.23', false, clock_timestamp() FROM generate_series(1, 5)`,
     );
     expect((await signIn("blocked@example.com", "whatever-password")).status).toBe(429);
-    expect(await rows("action = 'auth.login_blocked'")).toMatchObject([{ actor: "blocked@example.com", after: { outcome: "rate_limited" } }]);
+    expect(await rows("action = 'auth.login_blocked'")).toMatchObject([
+      { actor: "blocked@example.com", after: { outcome: "rate_limited" } },
+    ]);
   });
 });
 
 describe("the audit row and the change it records commit together", () => {
   async function newUser(email: string): Promise<string> {
-    const res = await callRoute(users.POST, { token: admin, method: "POST", body: { email, password: "atomic-user-password", role: "viewer" } });
+    const res = await callRoute(users.POST, {
+      token: admin,
+      method: "POST",
+      body: { email, password: "atomic-user-password", role: "viewer" },
+    });
     return res.body.user.id;
   }
 
@@ -121,7 +151,12 @@ describe("the audit row and the change it records commit together", () => {
         body: { name: "atomic-pause", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 60 } },
       });
       expect(s.status).toBe(200);
-      const paused = await callRoute(pause.POST, { token: operator, method: "POST", params: { id: s.body.schedule.id }, body: { reason: "maintenance" } });
+      const paused = await callRoute(pause.POST, {
+        token: operator,
+        method: "POST",
+        params: { id: s.body.schedule.id },
+        body: { reason: "maintenance" },
+      });
       expect(paused.status).toBe(500);
       const { rows: sch } = await getPool().query(`SELECT paused_at, enabled FROM schedules WHERE id = $1`, [s.body.schedule.id]);
       expect(sch[0]).toMatchObject({ paused_at: null, enabled: true });
@@ -152,14 +187,26 @@ describe("the audit row and the change it records commit together", () => {
 
   it("refused changes leave no audit row: unknown user, last admin, duplicate email", async () => {
     const before = await count("audit_events");
-    expect((await callRoute(user.PATCH, { token: admin, method: "PATCH", params: { id: crypto.randomUUID() }, body: { role: "admin" } })).status).toBe(404);
+    expect(
+      (await callRoute(user.PATCH, { token: admin, method: "PATCH", params: { id: crypto.randomUUID() }, body: { role: "admin" } })).status,
+    ).toBe(404);
     const { rows: admins } = await getPool().query(`SELECT id FROM users WHERE role = 'admin'`);
     expect(admins).toHaveLength(0); // only tokens are admins here, so make one admin user and try to demote it
     const onlyAdmin = await newUser("only-admin@example.com");
     await callRoute(user.PATCH, { token: admin, method: "PATCH", params: { id: onlyAdmin }, body: { role: "admin" } });
     const mid = await count("audit_events");
-    expect((await callRoute(user.PATCH, { token: admin, method: "PATCH", params: { id: onlyAdmin }, body: { role: "viewer" } })).status).toBe(409);
-    expect((await callRoute(users.POST, { token: admin, method: "POST", body: { email: "only-admin@example.com", password: "another-password", role: "viewer" } })).status).toBe(409);
+    expect(
+      (await callRoute(user.PATCH, { token: admin, method: "PATCH", params: { id: onlyAdmin }, body: { role: "viewer" } })).status,
+    ).toBe(409);
+    expect(
+      (
+        await callRoute(users.POST, {
+          token: admin,
+          method: "POST",
+          body: { email: "only-admin@example.com", password: "another-password", role: "viewer" },
+        })
+      ).status,
+    ).toBe(409);
     expect(await count("audit_events")).toBe(mid);
     expect(mid - before).toBe(2); // the user.create and role change that did happen
   });

@@ -4,4 +4,6 @@ import { listAudit } from "@/core/audit/list-audit";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer", query: auditListQuerySchema }, async ({ query, actor }) => listAudit({ ...query, mask: actor!.role === "viewer" }));
+export const GET = apiRoute({ access: "viewer", query: auditListQuerySchema }, async ({ query, actor }) =>
+  listAudit({ ...query, mask: actor!.role === "viewer" }),
+);

@@ -48,7 +48,10 @@ describe("auth routes", () => {
     const me = await callRoute(meGet, { headers: { cookie } });
     expect(me).toMatchObject({ status: 200, body: { actor: { type: "user", label: "viewer@example.com", role: "viewer" } } });
 
-    const out = await logoutPost(new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost:3000" } }), noParams);
+    const out = await logoutPost(
+      new NextRequest("http://localhost:3000/api/auth/logout", { method: "POST", headers: { cookie, origin: "http://localhost:3000" } }),
+      noParams,
+    );
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toMatch(/vigil_session=;.*Max-Age=0/i);
     expect((await callRoute(meGet, { headers: { cookie } })).status).toBe(401);
@@ -56,15 +59,24 @@ describe("auth routes", () => {
   });
 
   it("marks the cookie Secure when the request came over https", async () => {
-    const res = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, {}, "https://localhost:3000"), noParams);
+    const res = await loginPost(
+      loginRequest({ email: "viewer@example.com", password: "viewer-password" }, {}, "https://localhost:3000"),
+      noParams,
+    );
     expect(res.headers.get("set-cookie")).toMatch(/; Secure/i);
     // A client's own X-Forwarded-Proto is not a proxy's word (VIGIL_TRUST_PROXY is unset).
-    const claimed = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-proto": "https" }), noParams);
+    const claimed = await loginPost(
+      loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-proto": "https" }),
+      noParams,
+    );
     expect(claimed.headers.get("set-cookie")).not.toMatch(/; Secure/i);
   });
 
   it("refuses a login posted from another site", async () => {
-    const res = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { origin: "https://evil.example" }), noParams);
+    const res = await loginPost(
+      loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { origin: "https://evil.example" }),
+      noParams,
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get("set-cookie")).toBeNull();
   });
@@ -86,19 +98,30 @@ describe("auth routes", () => {
     expect((await res.json()).error.code).toBe("rate_limited");
     expect(res.headers.get("set-cookie")).toBeNull();
     // Another address is not affected.
-    const other = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-for": "192.0.2.100" }), noParams);
+    const other = await loginPost(
+      loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-for": "192.0.2.100" }),
+      noParams,
+    );
     expect(other.status).toBe(200);
   });
 
   it("lets an admin create users, change roles, disable and reset passwords — each audited", async () => {
     const admin = await createTestToken(db.url, "admin");
-    const created = await callRoute(usersPost, { method: "POST", token: admin, body: { email: "New@Example.com", password: "new-user-password", role: "viewer" } });
+    const created = await callRoute(usersPost, {
+      method: "POST",
+      token: admin,
+      body: { email: "New@Example.com", password: "new-user-password", role: "viewer" },
+    });
     expect(created.status).toBe(200);
     expect(created.body.user).toMatchObject({ email: "new@example.com", role: "viewer", disabled: false });
     expect(JSON.stringify(created.body)).not.toMatch(/password/i);
     const id = created.body.user.id;
 
-    const dup = await callRoute(usersPost, { method: "POST", token: admin, body: { email: "new@example.com", password: "new-user-password", role: "viewer" } });
+    const dup = await callRoute(usersPost, {
+      method: "POST",
+      token: admin,
+      body: { email: "new@example.com", password: "new-user-password", role: "viewer" },
+    });
     expect(dup).toMatchObject({ status: 409, body: { error: { fields: { email: expect.any(String) } } } });
 
     const promoted = await callRoute(userPatch, { method: "PATCH", token: admin, params: { id }, body: { role: "operator" } });
@@ -115,7 +138,12 @@ describe("auth routes", () => {
 
   it("answers 404 for a user id that does not exist or is not an id", async () => {
     const admin = await createTestToken(db.url, "admin");
-    const missing = await callRoute(userPatch, { method: "PATCH", token: admin, params: { id: crypto.randomUUID() }, body: { role: "viewer" } });
+    const missing = await callRoute(userPatch, {
+      method: "PATCH",
+      token: admin,
+      params: { id: crypto.randomUUID() },
+      body: { role: "viewer" },
+    });
     expect(missing.status).toBe(404);
     const garbage = await callRoute(userPatch, { method: "PATCH", token: admin, params: { id: "1' OR '1'='1" }, body: { role: "viewer" } });
     expect(garbage.status).toBe(404);

@@ -84,13 +84,23 @@ describe("API token lifetime", () => {
     const operatorToken = (await makeToken(creator.cookie, { name: "creator-operator", role: "operator" })).body;
     expect(await worksWith(adminToken.secret)).toBe(200);
 
-    const demote = await callRoute(userPatch, { method: "PATCH", ...asUser(other.cookie), params: { id: creator.userId }, body: { role: "operator" } });
+    const demote = await callRoute(userPatch, {
+      method: "PATCH",
+      ...asUser(other.cookie),
+      params: { id: creator.userId },
+      body: { role: "operator" },
+    });
     expect(demote.status).toBe(200);
     expect(await worksWith(adminToken.secret)).toBe(401);
     expect(await worksWith(operatorToken.secret)).toBe(200);
     expect((await tokenState(other.cookie, adminToken.token.id)).state).toBe("owner_inactive");
 
-    const disable = await callRoute(userPatch, { method: "PATCH", ...asUser(other.cookie), params: { id: creator.userId }, body: { disabled: true } });
+    const disable = await callRoute(userPatch, {
+      method: "PATCH",
+      ...asUser(other.cookie),
+      params: { id: creator.userId },
+      body: { disabled: true },
+    });
     expect(disable.status).toBe(200);
     expect(await worksWith(operatorToken.secret)).toBe(401);
     expect((await tokenState(other.cookie, operatorToken.token.id)).state).toBe("owner_inactive");

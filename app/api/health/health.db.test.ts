@@ -53,16 +53,19 @@ describe("GET /api/health", () => {
 
   it("readiness is 503 while a migration is pending", async () => {
     await insertWorker(c, { heartbeatAgoMs: 0 });
-    const { rows } = await c.query(`DELETE FROM "_prisma_migrations" WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations") RETURNING *`);
+    const { rows } = await c.query(
+      `DELETE FROM "_prisma_migrations" WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations") RETURNING *`,
+    );
     try {
       const r = await health("?probe=ready");
       expect(r.status).toBe(503);
       expect(r.body.migrations).toBe("down");
     } finally {
       const m = rows[0];
-      await c.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, $3, $4, $5)`, [
-        m.id, m.checksum, m.finished_at, m.migration_name, m.applied_steps_count,
-      ]);
+      await c.query(
+        `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, $3, $4, $5)`,
+        [m.id, m.checksum, m.finished_at, m.migration_name, m.applied_steps_count],
+      );
     }
   });
 
@@ -82,7 +85,10 @@ describe("GET /api/health", () => {
       try {
         expect((await callRoute(fresh.GET, { path: "/api/health?probe=live" })).status).toBe(200);
         const ready = await callRoute(fresh.GET, { path: "/api/health?probe=ready" });
-        expect(ready).toEqual({ status: 503, body: { status: "down", ready: false, database: "down", migrations: "down", worker: "down", error: DB_UNAVAILABLE } });
+        expect(ready).toEqual({
+          status: 503,
+          body: { status: "down", ready: false, database: "down", migrations: "down", worker: "down", error: DB_UNAVAILABLE },
+        });
         const plain = await callRoute(fresh.GET, { path: "/api/health" });
         expect(plain.status).toBe(503);
         expect(plain.body).toMatchObject({ status: "down", database: "down", worker: "down" });

@@ -15,14 +15,15 @@ import { checkReadiness } from "@/core/metrics/check-readiness";
 
 export const dynamic = "force-dynamic";
 
-const json = (body: unknown, status: number) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store" } });
+const json = (body: unknown, status: number) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 export const GET = apiRoute({ access: "public", query: z.object({ probe: z.enum(["live", "ready"]).optional() }) }, async ({ query }) => {
   if (query.probe === "live") return json({ status: "up", live: true }, 200);
   const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>
     // Details stay in the server log; the public answer is only up or down.
-    isDatabaseUnavailable(err) ? warnDatabaseUnavailable(err, { path: "/api/health" }) : getLogger().warn({ err }, "health check: a dependency is down"),
+    isDatabaseUnavailable(err)
+      ? warnDatabaseUnavailable(err, { path: "/api/health" })
+      : getLogger().warn({ err }, "health check: a dependency is down"),
   );
   const parts = { database: r.database, migrations: r.migrations, worker: r.worker };
   if (query.probe === "ready") {

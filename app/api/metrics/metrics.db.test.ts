@@ -14,9 +14,12 @@ type Route = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }
 
 async function scrape(GET: Route, bearer?: string): Promise<{ status: number; type: string | null; text: string; ms: number }> {
   const started = performance.now();
-  const res = await GET(new NextRequest("http://localhost:3000/api/metrics", { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} }), {
-    params: Promise.resolve({}),
-  });
+  const res = await GET(
+    new NextRequest("http://localhost:3000/api/metrics", { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} }),
+    {
+      params: Promise.resolve({}),
+    },
+  );
   const text = await res.text();
   return { status: res.status, type: res.headers.get("content-type"), text, ms: performance.now() - started };
 }
@@ -35,13 +38,23 @@ beforeAll(async () => {
     await insertRunRow(c, s.id, { state: "succeeded", plannedAgoMs: 50_000, startedAgoMs: 47_000, finishedAgoMs: 46_000, records: 1 }); // 3 s late
     await insertRunRow(c, s.id, { state: "hollow", plannedAgoMs: 40_000, startedAgoMs: 39_950, finishedAgoMs: 39_000, records: 0 });
     await insertRunRow(c, s.id, { state: "missed", plannedAgoMs: 30_000 });
-    await insertRunRow(c, s.id, { state: "failed", plannedAgoMs: 20_000, startedAgoMs: 19_990, finishedAgoMs: 15_000, attempt: 3, error: "boom" });
+    await insertRunRow(c, s.id, {
+      state: "failed",
+      plannedAgoMs: 20_000,
+      startedAgoMs: 19_990,
+      finishedAgoMs: 15_000,
+      attempt: 3,
+      error: "boom",
+    });
     const z = await insertRunRow(c, s.id, { state: "zombie", plannedAgoMs: 15_000, startedAgoMs: 14_990, finishedAgoMs: 5_000 });
     await insertRunEvent(c, z, "zombie_detected", { agoMs: 5000 });
     await insertRunRow(c, s.id, { state: "running", plannedAgoMs: 2_000, startedAgoMs: 1_990 });
     await insertRunRow(c, s.id, { state: "queued", plannedAgoMs: 500 });
     await insertWorker(c, { heartbeatAgoMs: 0, plannerLagMs: 1500 });
-    await c.query(`INSERT INTO alerts (kind, dedupe_key, severity, message, schedule_id) VALUES ('missed', 'missed:x', 'critical', 'm', $1)`, [s.id]);
+    await c.query(
+      `INSERT INTO alerts (kind, dedupe_key, severity, message, schedule_id) VALUES ('missed', 'missed:x', 'critical', 'm', $1)`,
+      [s.id],
+    );
   } finally {
     await c.end();
   }

@@ -9,11 +9,15 @@ export const dynamic = "force-dynamic";
 
 async function scrape(): Promise<Response> {
   const env = getEnv();
-  const registry = await collectMetrics(getPool(), { deadAfterMs: env.VIGIL_WORKER_DEAD_AFTER_MS, windowSeconds: env.VIGIL_METRICS_WINDOW_SECONDS });
+  const registry = await collectMetrics(getPool(), {
+    deadAfterMs: env.VIGIL_WORKER_DEAD_AFTER_MS,
+    windowSeconds: env.VIGIL_METRICS_WINDOW_SECONDS,
+  });
   return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } });
 }
 
 const publicScrape = apiRoute({ access: "public" }, scrape);
 const protectedScrape = apiRoute({ access: "viewer" }, scrape);
 
-export const GET: typeof protectedScrape = (req, ctx) => (getEnv().VIGIL_METRICS_PUBLIC ? publicScrape(req, ctx) : protectedScrape(req, ctx));
+export const GET: typeof protectedScrape = (req, ctx) =>
+  getEnv().VIGIL_METRICS_PUBLIC ? publicScrape(req, ctx) : protectedScrape(req, ctx);

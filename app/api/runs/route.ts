@@ -23,7 +23,12 @@ export const GET = apiRoute(
     query: z.object({
       state: z
         .string()
-        .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(",")
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.enum(RUN_STATES, { error: `state must be one of ${RUN_STATES.join(", ")}` })))
         .optional(),
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
@@ -35,5 +40,13 @@ export const GET = apiRoute(
     }),
   },
   async ({ query }) =>
-    listRuns({ states: query.state, scheduleId: query.scheduleId, from: query.from, to: query.to, lateness: query.lateness, cursor: query.cursor, limit: query.limit }),
+    listRuns({
+      states: query.state,
+      scheduleId: query.scheduleId,
+      from: query.from,
+      to: query.to,
+      lateness: query.lateness,
+      cursor: query.cursor,
+      limit: query.limit,
+    }),
 );

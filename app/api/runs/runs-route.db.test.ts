@@ -17,7 +17,10 @@ beforeAll(async () => {
     `INSERT INTO schedules (name, handler, trigger, start_jitter_ms) VALUES ('jittered', 'demo.noop', '{"kind":"interval","everySeconds":60}', 1000) RETURNING id`,
   );
   scheduleId = rows[0].id;
-  for (const [name, minutesAgo, latenessMs] of [["inside", 3, 1500], ["beyond", 2, 2500]] as const) {
+  for (const [name, minutesAgo, latenessMs] of [
+    ["inside", 3, 1500],
+    ["beyond", 2, 2500],
+  ] as const) {
     const { rows: r } = await getPool().query(
       `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, started_at, lateness_ms, finished_at)
        SELECT $1, p, p, gen_random_uuid()::text, 'succeeded', 'demo.noop', 60, 5, p + make_interval(secs => $3::int / 1000.0), $3::int, p + interval '5 seconds'

@@ -34,7 +34,8 @@ async function queuedFor(scheduleId: string, kind: string): Promise<number> {
   return enqueueAlertDeliveries(getPool(), [await openAlert(scheduleId, kind)], "opened", "http://127.0.0.1:9/global");
 }
 
-const silence = (id: string, body: unknown, token = operator) => callRoute(silences.POST, { method: "POST", token, params: { id }, body, path: `/api/schedules/${id}/silences` });
+const silence = (id: string, body: unknown, token = operator) =>
+  callRoute(silences.POST, { method: "POST", token, params: { id }, body, path: `/api/schedules/${id}/silences` });
 
 describe("silencing an alert kind on a schedule", () => {
   it("mutes that kind's webhooks on that schedule only, until ended early; each step is audited", async () => {
@@ -83,7 +84,8 @@ describe("silencing an alert kind on a schedule", () => {
 
   it("refuses viewers, bad input and unknown schedules with 4xx, storing nothing", async () => {
     const s = await insertAlertSchedule(getPool(), { enabled: false });
-    const count = async () => (await getPool().query(`SELECT count(*)::int AS n FROM alert_silences WHERE schedule_id = $1`, [s.id])).rows[0].n;
+    const count = async () =>
+      (await getPool().query(`SELECT count(*)::int AS n FROM alert_silences WHERE schedule_id = $1`, [s.id])).rows[0].n;
     expect((await silence(s.id, { kind: "missed", minutes: 10, reason: "x" }, viewer)).status).toBe(403);
     for (const [body, field] of [
       [{ kind: "nope", minutes: 10, reason: "x" }, "kind"],

@@ -22,7 +22,10 @@ export const GET = apiRoute(
     }),
   },
   async ({ query, actor }) => ({
-    schedules: (await listSchedules({ q: query.q, limit: query.limit })).map((s) => ({ ...s, payload: payloadForRole(actor!.role, s.payload) })),
+    schedules: (await listSchedules({ q: query.q, limit: query.limit })).map((s) => ({
+      ...s,
+      payload: payloadForRole(actor!.role, s.payload),
+    })),
   }),
 );
 

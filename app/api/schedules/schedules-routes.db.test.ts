@@ -24,7 +24,12 @@ beforeAll(async () => {
   viewer = await createTestToken(db.url, "viewer");
 });
 
-const valid = { name: "api-made", handler: "ledger.post", payload: { from: "a", to: "b", amount: 3 }, trigger: { kind: "interval", everySeconds: 30 } };
+const valid = {
+  name: "api-made",
+  handler: "ledger.post",
+  payload: { from: "a", to: "b", amount: 3 },
+  trigger: { kind: "interval", everySeconds: 30 },
+};
 const post = (body: unknown, token = operator) => callRoute(schedules.POST, { method: "POST", token, body, path: "/api/schedules" });
 const count = async (table: string) => (await getPool().query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
 
@@ -76,10 +81,18 @@ describe("a schedule's webhook format", () => {
     const slack = await post({ ...valid, name: "format-slack", webhookUrl: "https://hooks.example.com/x", webhookFormat: "slack" });
     expect(slack.body.schedule.webhookFormat).toBe("slack");
     const id = made.body.schedule.id as string;
-    const edited = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 1, webhookFormat: "slack" } });
+    const edited = await callRoute(one.PATCH, {
+      method: "PATCH",
+      token: operator,
+      params: { id },
+      body: { revision: 1, webhookFormat: "slack" },
+    });
     expect(edited.status).toBe(200);
     expect(edited.body.schedule.webhookFormat).toBe("slack");
-    const { rows } = await getPool().query(`SELECT after->>'webhookFormat' AS f FROM audit_events WHERE target_id = $1 ORDER BY id DESC LIMIT 1`, [id]);
+    const { rows } = await getPool().query(
+      `SELECT after->>'webhookFormat' AS f FROM audit_events WHERE target_id = $1 ORDER BY id DESC LIMIT 1`,
+      [id],
+    );
     expect(rows[0].f).toBe("slack");
     await getPool().query(`DELETE FROM schedules WHERE name LIKE 'format-%'`);
   });
@@ -97,9 +110,19 @@ describe("schedules API", () => {
     expect(read.body.schedule).toMatchObject({ id, counts24h: { late: 0, missed: 0, hollow: 0, failed: 0 } });
     const list = await callRoute(schedules.GET, { token: viewer, path: "/api/schedules?q=api" });
     expect(list.body.schedules.map((s: { id: string }) => s.id)).toEqual([id]);
-    const edited = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 1, description: "from the API" } });
+    const edited = await callRoute(one.PATCH, {
+      method: "PATCH",
+      token: operator,
+      params: { id },
+      body: { revision: 1, description: "from the API" },
+    });
     expect(edited.body.schedule).toMatchObject({ revision: 2, description: "from the API" });
-    const stale = await callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body: { revision: 1, description: "lost" } });
+    const stale = await callRoute(one.PATCH, {
+      method: "PATCH",
+      token: operator,
+      params: { id },
+      body: { revision: 1, description: "lost" },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe("stale_revision");
     expect((await callRoute(one.GET, { token: viewer, params: { id: "not-a-uuid" } })).status).toBe(404);
@@ -114,11 +137,16 @@ describe("schedules API", () => {
 
   it("previews fire times with DST flags", async () => {
     const res = await callRoute(preview.POST, {
-      method: "POST", token: viewer,
+      method: "POST",
+      token: viewer,
       body: { trigger: { kind: "cron", cron: "30 2 * * *", timezone: "America/New_York" }, count: 3, from: "2026-03-07T00:00:00Z" },
     });
     expect(res.status).toBe(200);
-    expect(res.body.fires.map((f: { at: string }) => f.at)).toEqual(["2026-03-07T07:30:00.000Z", "2026-03-08T07:00:00.000Z", "2026-03-09T06:30:00.000Z"]);
+    expect(res.body.fires.map((f: { at: string }) => f.at)).toEqual([
+      "2026-03-07T07:30:00.000Z",
+      "2026-03-08T07:00:00.000Z",
+      "2026-03-09T06:30:00.000Z",
+    ]);
     expect(res.body.fires[1].dst.kind).toBe("gap");
     const bad = await callRoute(preview.POST, { method: "POST", token: viewer, body: { trigger: { kind: "interval", everySeconds: 0 } } });
     expect(bad.status).toBe(422);
@@ -160,8 +188,15 @@ describe("schedules API", () => {
 
     const audit = await getPool().query(`SELECT action FROM audit_events WHERE target_id = $1 ORDER BY id`, [id]);
     expect(audit.rows.map((r) => r.action)).toEqual([
-      "schedule.create", "schedule.edit", "schedule.pause", "schedule.resume", "schedule.pause", "schedule.resume", "schedule.trigger",
-      "schedule.backfill", "schedule.backfill",
+      "schedule.create",
+      "schedule.edit",
+      "schedule.pause",
+      "schedule.resume",
+      "schedule.pause",
+      "schedule.resume",
+      "schedule.trigger",
+      "schedule.backfill",
+      "schedule.backfill",
     ]);
   });
 
@@ -170,15 +205,22 @@ describe("schedules API", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 20; page++) {
-      const res: { status: number; body: { runs: { id: string; plannedAt: string }[]; nextCursor: string | null } } = await callRoute(runs.GET, {
-        token: viewer, path: `/api/runs?scheduleId=${id}&state=planned&limit=50${cursor ? `&cursor=${cursor}` : ""}`,
-      });
+      const res: { status: number; body: { runs: { id: string; plannedAt: string }[]; nextCursor: string | null } } = await callRoute(
+        runs.GET,
+        {
+          token: viewer,
+          path: `/api/runs?scheduleId=${id}&state=planned&limit=50${cursor ? `&cursor=${cursor}` : ""}`,
+        },
+      );
       expect(res.status).toBe(200);
       seen.push(...res.body.runs.map((r) => r.id));
       cursor = res.body.nextCursor;
       if (!cursor) break;
     }
-    const { rows } = await getPool().query(`SELECT id FROM runs WHERE schedule_id = $1 AND state = 'planned' ORDER BY planned_at DESC, id DESC`, [id]);
+    const { rows } = await getPool().query(
+      `SELECT id FROM runs WHERE schedule_id = $1 AND state = 'planned' ORDER BY planned_at DESC, id DESC`,
+      [id],
+    );
     expect(seen).toEqual(rows.map((r) => r.id));
     // Without a state filter, running and zombie runs come first however old, then the rest newest first.
     const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
@@ -190,13 +232,20 @@ describe("schedules API", () => {
       [id, old],
     );
     const first = await callRoute(runs.GET, { token: viewer, path: `/api/runs?scheduleId=${id}&limit=3` });
-    expect(first.body.runs.slice(0, 2).map((r: { state: string }) => r.state).sort()).toEqual(["running", "zombie"]);
+    expect(
+      first.body.runs
+        .slice(0, 2)
+        .map((r: { state: string }) => r.state)
+        .sort(),
+    ).toEqual(["running", "zombie"]);
     expect(first.body.runs[2].id).toBe(made.find((r) => r.state === "failed").id);
     expect(first.body.runs.some((r: { state: string }) => r.state === "planned")).toBe(false); // future occurrences left out
     expect((await callRoute(runs.GET, { token: viewer, path: "/api/runs?state=nonsense" })).status).toBe(400);
     expect((await callRoute(runs.GET, { token: viewer, path: "/api/runs?cursor=garbage" })).status).toBe(400);
 
-    const { rows: bf } = await getPool().query(`SELECT min(planned_at) AS first FROM runs WHERE schedule_id = $1 AND kind = 'backfill'`, [id]);
+    const { rows: bf } = await getPool().query(`SELECT min(planned_at) AS first FROM runs WHERE schedule_id = $1 AND kind = 'backfill'`, [
+      id,
+    ]);
     const from = bf[0].first as Date;
     const to = new Date(from.getTime() + 2 * 3_600_000);
     const tl = await callRoute(timeline.GET, { token: viewer, path: `/api/timeline?from=${from.toISOString()}&to=${to.toISOString()}` });
@@ -213,7 +262,12 @@ describe("schedules API", () => {
   });
 
   it("deletes with the revision", async () => {
-    const stale = await callRoute(one.DELETE, { method: "DELETE", token: operator, params: { id }, path: `/api/schedules/${id}?revision=1` });
+    const stale = await callRoute(one.DELETE, {
+      method: "DELETE",
+      token: operator,
+      params: { id },
+      path: `/api/schedules/${id}?revision=1`,
+    });
     expect(stale.status).toBe(409);
     const res = await callRoute(one.DELETE, { method: "DELETE", token: operator, params: { id }, path: `/api/schedules/${id}?revision=2` });
     expect(res.status).toBe(200);

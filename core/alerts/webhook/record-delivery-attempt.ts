@@ -20,7 +20,10 @@ export interface DeliveryAttemptOutcome {
 export type DeliveryState = "delivered" | "pending" | "failed";
 
 /** Returns the row's new state, or null when the claim was lost (another worker re-claimed after the lease). */
-export async function recordDeliveryAttempt(db: Queryable, o: DeliveryAttemptOutcome): Promise<{ state: DeliveryState; nextAttemptAt: Date } | null> {
+export async function recordDeliveryAttempt(
+  db: Queryable,
+  o: DeliveryAttemptOutcome,
+): Promise<{ state: DeliveryState; nextAttemptAt: Date } | null> {
   const { rows } = await db.query(
     `UPDATE alert_deliveries SET
         state = CASE WHEN $3 THEN 'delivered' WHEN attempts >= $9 THEN 'failed' ELSE 'pending' END,
@@ -36,7 +39,18 @@ export async function recordDeliveryAttempt(db: Queryable, o: DeliveryAttemptOut
           'backoffCeilingMs', CASE WHEN $3 OR attempts >= $9 THEN NULL ELSE $8::int END)))
       WHERE id = $1 AND attempts = $2 AND state = 'pending'
      RETURNING state, next_attempt_at`,
-    [o.deliveryId, o.attempt, o.ok, o.status, o.error, Math.round(o.durationMs), o.retryDelayMs, o.backoffCeilingMs, o.maxAttempts, o.startedAt],
+    [
+      o.deliveryId,
+      o.attempt,
+      o.ok,
+      o.status,
+      o.error,
+      Math.round(o.durationMs),
+      o.retryDelayMs,
+      o.backoffCeilingMs,
+      o.maxAttempts,
+      o.startedAt,
+    ],
   );
   return rows[0] ? { state: rows[0].state, nextAttemptAt: rows[0].next_attempt_at } : null;
 }

@@ -33,13 +33,20 @@ describe("alert webhook formats", () => {
   });
 
   it("says when an alert resolved and why, and escapes what Slack would read as links or mentions", () => {
-    expect(slackText(message({ resolution: "a later run started" }, "resolved"))).toMatch(/^✅ Missed resolved \(a later run started\) — nightly-reconcile/);
+    expect(slackText(message({ resolution: "a later run started" }, "resolved"))).toMatch(
+      /^✅ Missed resolved \(a later run started\) — nightly-reconcile/,
+    );
     expect(slackText(message({ message: "<!channel> & <http://x|y>" }))).toContain("&lt;!channel&gt; &amp; &lt;http://x|y&gt;");
     expect(slackText(message({ kind: "late", severity: "warning", scheduleName: null }))).toMatch(/^🟠 Late opened: /);
   });
 
   it("Vigil's own JSON keeps its shape", () => {
-    expect(JSON.parse(webhookBody(message(), "vigil"))).toMatchObject({ type: "alert.opened", deliveryId: "7", attempt: 1, alert: { kind: "missed", scheduleName: "nightly-reconcile" } });
+    expect(JSON.parse(webhookBody(message(), "vigil"))).toMatchObject({
+      type: "alert.opened",
+      deliveryId: "7",
+      attempt: 1,
+      alert: { kind: "missed", scheduleName: "nightly-reconcile" },
+    });
   });
 
   it("refuses an unknown format with a message that lists the choices", () => {

@@ -7,7 +7,9 @@ import type { AlertEvent } from "../enqueue-alert-deliveries";
 import type { AlertSnapshot } from "./claim-alert-deliveries";
 
 export const WEBHOOK_FORMATS = ["vigil", "slack"] as const;
-export const webhookFormatSchema = z.enum(WEBHOOK_FORMATS, { error: 'Webhook format must be "vigil" (Vigil\'s JSON) or "slack" (a text message)' });
+export const webhookFormatSchema = z.enum(WEBHOOK_FORMATS, {
+  error: 'Webhook format must be "vigil" (Vigil\'s JSON) or "slack" (a text message)',
+});
 export type WebhookFormat = z.infer<typeof webhookFormatSchema>;
 
 export interface WebhookMessage {

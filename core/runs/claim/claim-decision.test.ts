@@ -46,10 +46,17 @@ const item = (r: LockedRun, attempt = r.attempt + 1) => ({ run: r, jobId: "j", a
 
 describe("decideClaim", () => {
   it("suppresses deliveries for runs no longer queued, wrong attempts and retries of a possibly live attempt", () => {
-    expect(decideClaim(item(run({ state: "running", attempt: 1 }), 1), schedule(), null, view())).toEqual({ kind: "suppress", reason: "run is already running" });
+    expect(decideClaim(item(run({ state: "running", attempt: 1 }), 1), schedule(), null, view())).toEqual({
+      kind: "suppress",
+      reason: "run is already running",
+    });
     expect(decideClaim(item(run(), 2), schedule(), null, view()).kind).toBe("suppress");
-    expect(decideClaim(item(run({ state: "retrying", attempt: 1, currentAttemptState: "running" })), schedule(), null, view()).kind).toBe("suppress");
-    expect(decideClaim(item(run({ state: "retrying", attempt: 1, currentAttemptState: "failed" })), schedule(), null, view()).kind).toBe("start");
+    expect(decideClaim(item(run({ state: "retrying", attempt: 1, currentAttemptState: "running" })), schedule(), null, view()).kind).toBe(
+      "suppress",
+    );
+    expect(decideClaim(item(run({ state: "retrying", attempt: 1, currentAttemptState: "failed" })), schedule(), null, view()).kind).toBe(
+      "start",
+    );
   });
 
   it("misses an overdue run, pauses a scheduled run of a paused schedule but not a manual one", () => {
@@ -73,10 +80,20 @@ describe("decideClaim", () => {
     const w = decideClaim(item(waiter), b, null, v);
     expect(w).toMatchObject({ kind: "wait", reason: "overlap" });
     applyToView(v, waiter, b, w);
-    expect(decideClaim(item(run()), b, null, v)).toMatchObject({ kind: "end", state: "skipped_overlap", data: { bufferedRunId: waiter.id } });
+    expect(decideClaim(item(run()), b, null, v)).toMatchObject({
+      kind: "end",
+      state: "skipped_overlap",
+      data: { bufferedRunId: waiter.id },
+    });
 
-    expect(decideClaim(item(run()), schedule({ overlapPolicy: "cancel_running" }), null, v)).toEqual({ kind: "cancel_active", runIds: [first.id] });
-    expect(decideClaim(item(run()), schedule({ overlapPolicy: "cancel_running" }), null, v, true)).toMatchObject({ kind: "wait", reason: "overlap" });
+    expect(decideClaim(item(run()), schedule({ overlapPolicy: "cancel_running" }), null, v)).toEqual({
+      kind: "cancel_active",
+      runIds: [first.id],
+    });
+    expect(decideClaim(item(run()), schedule({ overlapPolicy: "cancel_running" }), null, v, true)).toMatchObject({
+      kind: "wait",
+      reason: "overlap",
+    });
   });
 
   it("holds a group's limit and serves older waiting runs first", () => {

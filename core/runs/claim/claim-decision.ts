@@ -26,7 +26,13 @@ export interface ClaimView {
 export type ClaimAction =
   | { kind: "start" }
   | { kind: "suppress"; reason: string }
-  | { kind: "end"; state: "missed" | "skipped_overlap" | "paused" | "cancelled"; event: RunEventType; message: string; data?: Record<string, unknown> }
+  | {
+      kind: "end";
+      state: "missed" | "skipped_overlap" | "paused" | "cancelled";
+      event: RunEventType;
+      message: string;
+      data?: Record<string, unknown>;
+    }
   | { kind: "wait"; reason: "overlap" | "concurrency"; message: string; data: Record<string, unknown>; wake?: string[] }
   /** cancel_running: cancel these active runs first (as an operator would), then decide again. */
   | { kind: "cancel_active"; runIds: string[] };
@@ -38,7 +44,13 @@ export function duplicateReason(run: LockedRun, attempt: number): string | null 
   return null;
 }
 
-export function decideClaim(item: ClaimItem, schedule: LockedSchedule, group: LockedGroup | null, view: ClaimView, cancelled = false): ClaimAction {
+export function decideClaim(
+  item: ClaimItem,
+  schedule: LockedSchedule,
+  group: LockedGroup | null,
+  view: ClaimView,
+  cancelled = false,
+): ClaimAction {
   const { run } = item;
   const duplicate = duplicateReason(run, item.attempt);
   if (duplicate) return { kind: "suppress", reason: duplicate };
@@ -84,11 +96,21 @@ export function decideClaim(item: ClaimItem, schedule: LockedSchedule, group: Lo
             data: { policy: "buffer_one", activeRunIds, bufferedRunId: buffered },
           };
         }
-        return { kind: "wait", reason: "overlap", message: "waiting for the active run of this schedule to end", data: { policy: "buffer_one", activeRunIds } };
+        return {
+          kind: "wait",
+          reason: "overlap",
+          message: "waiting for the active run of this schedule to end",
+          data: { policy: "buffer_one", activeRunIds },
+        };
       }
       // cancel_running: the newer occurrence wins; the active ones are cancelled, then it waits for them to end.
       if (!cancelled) return { kind: "cancel_active", runIds: activeRunIds };
-      return { kind: "wait", reason: "overlap", message: "waiting for the cancelled run of this schedule to end", data: { policy: "cancel_running", cancelledRunIds: activeRunIds } };
+      return {
+        kind: "wait",
+        reason: "overlap",
+        message: "waiting for the cancelled run of this schedule to end",
+        data: { policy: "cancel_running", cancelledRunIds: activeRunIds },
+      };
     }
   }
 
@@ -121,7 +143,10 @@ export function applyToView(view: ClaimView, run: LockedRun, schedule: LockedSch
     if (action.reason === "overlap") view.buffered.set(schedule.id, run.id);
     else if (run.concurrencyGroup) {
       const w = (view.waiting.get(run.concurrencyGroup) ?? []).filter((x) => !action.wake?.includes(x.id) && x.id !== run.id);
-      view.waiting.set(run.concurrencyGroup, [...w, { id: run.id, dueAt: run.dueAt }].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime()));
+      view.waiting.set(
+        run.concurrencyGroup,
+        [...w, { id: run.id, dueAt: run.dueAt }].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime()),
+      );
     }
   }
 }

@@ -13,7 +13,11 @@ const h = usePoolAndBoss(db);
 const claim = (runId: string, attempt = 1, wake = 0, workerId = "w-test"): Promise<ClaimResult> =>
   withTransaction((tx) => claimRun(tx, h.boss, { runId, attempt, jobId: jobIdFor(runId, attempt, wake), workerId }), h.pool);
 
-async function queuedRun(schedule: Parameters<typeof insertSchedule>[1], inMs = 0, kind: "manual" | "scheduled" = "manual"): Promise<string> {
+async function queuedRun(
+  schedule: Parameters<typeof insertSchedule>[1],
+  inMs = 0,
+  kind: "manual" | "scheduled" = "manual",
+): Promise<string> {
   const s = await insertSchedule(h.pool, schedule);
   const id = await insertRun(h.pool, s, { inMs, kind });
   await enqueueRun(h.pool, h.boss, id);
@@ -63,7 +67,15 @@ describe("claimRun", () => {
     const id = await queuedRun({ handler: "demo.flaky", retryMaxAttempts: 2, retryBaseSeconds: 0, retryMaxSeconds: 0 });
     expect((await claim(id)).kind).toBe("start");
     const done = await withTransaction(
-      (tx) => finishRun(tx, h.boss, { runId: id, attempt: 1, workerId: "w-test", jobId: jobIdFor(id, 1), outcome: { kind: "failed", error: "boom" }, durationMs: 5 }),
+      (tx) =>
+        finishRun(tx, h.boss, {
+          runId: id,
+          attempt: 1,
+          workerId: "w-test",
+          jobId: jobIdFor(id, 1),
+          outcome: { kind: "failed", error: "boom" },
+          durationMs: 5,
+        }),
       h.pool,
     );
     expect(done.state).toBe("retrying");
@@ -78,7 +90,15 @@ describe("claimRun", () => {
     const id = await queuedRun({ handler: "demo.noop" });
     await claim(id);
     const res = await withTransaction(
-      (tx) => finishRun(tx, h.boss, { runId: id, attempt: 1, workerId: "someone-else", jobId: null, outcome: { kind: "succeeded", result: {} }, durationMs: 1 }),
+      (tx) =>
+        finishRun(tx, h.boss, {
+          runId: id,
+          attempt: 1,
+          workerId: "someone-else",
+          jobId: null,
+          outcome: { kind: "succeeded", result: {} },
+          durationMs: 1,
+        }),
       h.pool,
     );
     expect(res.state).toBe("running");
@@ -89,7 +109,12 @@ describe("claimRun", () => {
 describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
   const req = (runId: string, attempt = 1) => ({ runId, attempt, jobId: jobIdFor(runId, attempt), workerId: "w-test" });
   const success = (runId: string, records?: number, workerId = "w-test"): FinishRequest => ({
-    runId, attempt: 1, workerId, jobId: jobIdFor(runId, 1), outcome: { kind: "succeeded", result: records === undefined ? {} : { records } }, durationMs: 3,
+    runId,
+    attempt: 1,
+    workerId,
+    jobId: jobIdFor(runId, 1),
+    outcome: { kind: "succeeded", result: records === undefined ? {} : { records } },
+    durationMs: 3,
   });
 
   it("the planner marks a run's job plain only when nothing but the run decides whether it starts", async () => {
@@ -104,7 +129,11 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     expect(await enqueueDueRuns(h.pool, h.boss)).toBeGreaterThanOrEqual(3);
     const { rows } = await h.pool.query(`SELECT data FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [Object.values(ids)]);
     const plainOf = (id: string) => rows.find((r) => r.data.runId === id)?.data.plain ?? false;
-    expect({ allow: plainOf(ids.allow!), skip: plainOf(ids.skip!), grouped: plainOf(ids.grouped!) }).toEqual({ allow: true, skip: false, grouped: false });
+    expect({ allow: plainOf(ids.allow!), skip: plainOf(ids.skip!), grouped: plainOf(ids.grouped!) }).toEqual({
+      allow: true,
+      skip: false,
+      grouped: false,
+    });
   });
 
   it("starts only runs no other run can affect, and leaves every other delivery to the locked claim untouched", async () => {
@@ -137,9 +166,26 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     await claim(viaLocks);
     const shape = async (id: string) => {
       const r = await runState(h.pool, id);
-      const { rows } = await h.pool.query(`SELECT number, state, worker_id, started_at IS NOT NULL AS started FROM attempts WHERE run_id = $1`, [id]);
-      const events = (await runEvents(h.pool, id)).map((e) => ({ type: e.type, attempt: e.attempt, message: e.message.replace(/\d+ ms/, "N ms"), keys: Object.keys(e.data ?? {}).sort() }));
-      return { state: r.state, attempt: r.attempt, worker: r.worker_id, started: r.started_at !== null, heartbeat: r.heartbeat_at !== null, lateness: typeof r.lateness_ms, attempts: rows, events };
+      const { rows } = await h.pool.query(
+        `SELECT number, state, worker_id, started_at IS NOT NULL AS started FROM attempts WHERE run_id = $1`,
+        [id],
+      );
+      const events = (await runEvents(h.pool, id)).map((e) => ({
+        type: e.type,
+        attempt: e.attempt,
+        message: e.message.replace(/\d+ ms/, "N ms"),
+        keys: Object.keys(e.data ?? {}).sort(),
+      }));
+      return {
+        state: r.state,
+        attempt: r.attempt,
+        worker: r.worker_id,
+        started: r.started_at !== null,
+        heartbeat: r.heartbeat_at !== null,
+        lateness: typeof r.lateness_ms,
+        attempts: rows,
+        events,
+      };
     };
     expect(await shape(viaPlain)).toEqual(await shape(viaLocks));
   });
@@ -193,7 +239,11 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     expect(rows[0]).toMatchObject({ state: "succeeded", records: 3 });
     expect(rows[0].finished_at).toEqual(r.finished_at);
     const finished = (await runEvents(h.pool, ok)).find((e) => e.type === "finished");
-    expect(finished).toMatchObject({ attempt: 1, message: "succeeded in 3 ms with 3 record(s)", data: { state: "succeeded", records: 3, durationMs: 3 } });
+    expect(finished).toMatchObject({
+      attempt: 1,
+      message: "succeeded in 3 ms with 3 record(s)",
+      data: { state: "succeeded", records: 3, durationMs: 3 },
+    });
     for (const id of [hollow, failed, grouped, stolen]) expect((await runState(h.pool, id)).state).toBe("running");
     // finishRuns then records them as before.
     const locked = await withTransaction((tx) => Promise.all([finishRun(tx, h.boss, reqs[1]!)]), h.pool);

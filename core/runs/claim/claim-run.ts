@@ -171,8 +171,11 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
     let action: ClaimAction = decideClaim(item, schedule, group, view);
     if (action.kind === "cancel_active") {
       const actor = systemActor("overlap");
-      for (const id of action.runIds) await cancelRunInTransaction(tx, id, actor, `superseded by run ${run.id} (overlap policy cancel_running)`);
-      const { rows } = await tx.query(`SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying')`, [schedule.id]);
+      for (const id of action.runIds)
+        await cancelRunInTransaction(tx, id, actor, `superseded by run ${run.id} (overlap policy cancel_running)`);
+      const { rows } = await tx.query(`SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying')`, [
+        schedule.id,
+      ]);
       view.active.set(schedule.id, rows);
       action = decideClaim(item, schedule, group, view, true);
     }

@@ -75,7 +75,11 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
   const b = await lockRunBatch(tx, [runId], opts);
   const run = b.runs.get(runId);
   if (!run) return null;
-  return { run, schedule: b.schedules.get(run.scheduleId)!, group: run.concurrencyGroup ? (b.groups.get(run.concurrencyGroup) ?? null) : null };
+  return {
+    run,
+    schedule: b.schedules.get(run.scheduleId)!,
+    group: run.concurrencyGroup ? (b.groups.get(run.concurrencyGroup) ?? null) : null,
+  };
 }
 
 /**
@@ -116,7 +120,9 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
   }
   const groupNames = [...new Set(s.rows.flatMap((r) => r.run_groups as string[]))];
   if (groupNames.length > 0) {
-    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`, [groupNames]);
+    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`, [
+      groupNames,
+    ]);
     for (const gr of g.rows) out.groups.set(gr.name, { name: gr.name, maxRunning: gr.max_running });
   }
   const r = await tx.query(

@@ -27,15 +27,18 @@ export async function wakeWaitingRuns(
     ids.push(...rows.map((r) => r.id));
   }
   // Under 'allow' nobody waits for overlap (barring a policy edit, which the reaper covers).
-  const { rows: overlap } = scope.overlap === false ? { rows: [] } : await tx.query<{ id: string }>(
-    `SELECT r.id FROM runs r
+  const { rows: overlap } =
+    scope.overlap === false
+      ? { rows: [] }
+      : await tx.query<{ id: string }>(
+          `SELECT r.id FROM runs r
       WHERE r.schedule_id = $1 AND r.state = 'queued' AND r.wait_reason = 'overlap'
         AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = $1 AND a.state IN ('running', 'retrying'))
       ORDER BY r.due_at, r.id
       LIMIT 1
       FOR NO KEY UPDATE OF r SKIP LOCKED`,
-    [scope.scheduleId],
-  );
+          [scope.scheduleId],
+        );
   for (const r of overlap) if (!ids.includes(r.id)) ids.push(r.id);
   if (ids.length > 0) await wakeRuns(tx, boss, ids);
   return ids;

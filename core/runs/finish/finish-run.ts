@@ -93,7 +93,10 @@ export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Pro
     const records = result.records ?? null;
     const durationMs = Math.max(0, Math.round(r.durationMs));
     return {
-      r, records, durationMs, result: JSON.stringify(result),
+      r,
+      records,
+      durationMs,
+      result: JSON.stringify(result),
       message: finishMessage("succeeded", records, null, null, durationMs),
       data: JSON.stringify({ state: "succeeded", records, durationMs }),
     };
@@ -159,11 +162,27 @@ export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishReques
   const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);
   const results: FinishResult[] = [];
   const decided: Decided[] = [];
-  const events: { runId: string; type: string; attempt: number; workerId: string; message: string; data: Record<string, unknown>; ageMs: number }[] = [];
+  const events: {
+    runId: string;
+    type: string;
+    attempt: number;
+    workerId: string;
+    message: string;
+    data: Record<string, unknown>;
+    ageMs: number;
+  }[] = [];
   const nowPerf = performance.now();
   for (const req of reqs) {
     for (const e of req.pendingEvents ?? []) {
-      events.push({ runId: req.runId, type: e.type, attempt: e.attempt, workerId: e.workerId, message: e.message ?? "", data: e.data ?? {}, ageMs: nowPerf - e.atPerf });
+      events.push({
+        runId: req.runId,
+        type: e.type,
+        attempt: e.attempt,
+        workerId: e.workerId,
+        message: e.message ?? "",
+        data: e.data ?? {},
+        ageMs: nowPerf - e.atPerf,
+      });
     }
   }
 
@@ -229,10 +248,16 @@ export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishReques
   for (const d of decided) {
     if (d.runState !== "retrying") continue;
     const o = d.req.outcome;
-    const { nextAttemptAt } = await scheduleRetry(tx, boss, d.run, { baseSeconds: d.schedule.retryBaseSeconds, maxSeconds: d.schedule.retryMaxSeconds }, {
-      workerId: d.req.workerId,
-      reason: `attempt ${d.run.attempt} ${o.kind === "interrupted" ? "was interrupted" : o.kind.replace("_", " ")}`,
-    });
+    const { nextAttemptAt } = await scheduleRetry(
+      tx,
+      boss,
+      d.run,
+      { baseSeconds: d.schedule.retryBaseSeconds, maxSeconds: d.schedule.retryMaxSeconds },
+      {
+        workerId: d.req.workerId,
+        reason: `attempt ${d.run.attempt} ${o.kind === "interrupted" ? "was interrupted" : o.kind.replace("_", " ")}`,
+      },
+    );
     results[reqs.indexOf(d.req)]!.nextAttemptAt = nextAttemptAt;
   }
 
@@ -253,7 +278,15 @@ export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishReques
 async function applyOutcomes(
   tx: Queryable,
   decided: Decided[],
-  events: { runId: string; type: string; attempt: number; workerId: string; message: string; data: Record<string, unknown>; ageMs: number }[],
+  events: {
+    runId: string;
+    type: string;
+    attempt: number;
+    workerId: string;
+    message: string;
+    data: Record<string, unknown>;
+    ageMs: number;
+  }[],
 ): Promise<void> {
   if (decided.length === 0 && events.length === 0) return;
   await tx.query(

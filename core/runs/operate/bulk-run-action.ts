@@ -32,25 +32,34 @@ export const bulkRunActionSchema = z
     from: isoDate("from").optional(),
     to: isoDate("to").optional(),
     /** ... or the exact runs (e.g. the ids a dry run returned). Each is checked when acted on. */
-    runIds: z.array(z.uuid({ error: "runIds must be run ids (UUIDs)" })).min(1).max(MAX_BULK_RUNS, { error: `at most ${MAX_BULK_RUNS} runIds` }).optional(),
+    runIds: z
+      .array(z.uuid({ error: "runIds must be run ids (UUIDs)" }))
+      .min(1)
+      .max(MAX_BULK_RUNS, { error: `at most ${MAX_BULK_RUNS} runIds` })
+      .optional(),
   })
   .superRefine((v, ctx) => {
-    if (!v.dryRun && !v.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "Say why (reason): it is recorded for every run and for the bulk action" });
+    if (!v.dryRun && !v.reason)
+      ctx.addIssue({ code: "custom", path: ["reason"], message: "Say why (reason): it is recorded for every run and for the bulk action" });
     if (v.runIds) return;
     const allowed: readonly string[] = v.action === "cancel" ? CANCELLABLE_STATES : RERUNNABLE_STATES;
     for (const s of v.states ?? []) {
-      if (!allowed.includes(s)) ctx.addIssue({ code: "custom", path: ["states"], message: `${v.action} applies to ${allowed.join(", ")} runs, not ${s}` });
+      if (!allowed.includes(s))
+        ctx.addIssue({ code: "custom", path: ["states"], message: `${v.action} applies to ${allowed.join(", ")} runs, not ${s}` });
     }
-    if (v.action === "cancel" && !v.scheduleId) ctx.addIssue({ code: "custom", path: ["scheduleId"], message: "Bulk cancel works on one schedule: give scheduleId" });
+    if (v.action === "cancel" && !v.scheduleId)
+      ctx.addIssue({ code: "custom", path: ["scheduleId"], message: "Bulk cancel works on one schedule: give scheduleId" });
     if (v.action === "rerun" && (!v.from || !v.to)) {
       ctx.addIssue({ code: "custom", path: [v.from ? "to" : "from"], message: "Bulk re-run works on a time range: give from and to" });
     }
-    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) ctx.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
+    if (v.from && v.to && v.from.getTime() >= v.to.getTime())
+      ctx.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
   });
 
 export type BulkRunActionInput = z.input<typeof bulkRunActionSchema>;
 
-export type BulkItemResult = { runId: string; ok: true; state: string; outcome?: string } | { runId: string; ok: false; error: { code: string; message: string } };
+export type BulkItemResult =
+  { runId: string; ok: true; state: string; outcome?: string } | { runId: string; ok: false; error: { code: string; message: string } };
 
 export interface BulkRunActionResult {
   action: "cancel" | "rerun";
@@ -79,12 +88,22 @@ async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>
         AND ($4::timestamptz IS NULL OR planned_at < $4::timestamptz)
       ORDER BY planned_at, id
       LIMIT $5`,
-    [v.states ?? DEFAULT_STATES[v.action], v.scheduleId ?? null, v.from?.toISOString() ?? null, v.to?.toISOString() ?? null, MAX_BULK_RUNS + 1],
+    [
+      v.states ?? DEFAULT_STATES[v.action],
+      v.scheduleId ?? null,
+      v.from?.toISOString() ?? null,
+      v.to?.toISOString() ?? null,
+      MAX_BULK_RUNS + 1,
+    ],
   );
   return rows.map((r) => r.id);
 }
 
-export async function bulkRunAction(input: unknown, actor: Actor, opts: { boss: PgBoss | null; db?: import("pg").Pool }): Promise<BulkRunActionResult> {
+export async function bulkRunAction(
+  input: unknown,
+  actor: Actor,
+  opts: { boss: PgBoss | null; db?: import("pg").Pool },
+): Promise<BulkRunActionResult> {
   const parsed = bulkRunActionSchema.safeParse(input ?? {});
   if (!parsed.success) {
     const fields: Record<string, string> = {};
@@ -131,7 +150,9 @@ export async function bulkRunAction(input: unknown, actor: Actor, opts: { boss: 
     targetId: v.scheduleId ?? null,
     after: {
       bulkId,
-      filter: v.runIds ? { runIds: v.runIds } : { scheduleId: v.scheduleId ?? null, states: v.states ?? DEFAULT_STATES[v.action], from: v.from ?? null, to: v.to ?? null },
+      filter: v.runIds
+        ? { runIds: v.runIds }
+        : { scheduleId: v.scheduleId ?? null, states: v.states ?? DEFAULT_STATES[v.action], from: v.from ?? null, to: v.to ?? null },
       count: ids.length,
       succeeded,
       failed: items.length - succeeded,

@@ -31,7 +31,12 @@ export interface CancelRunOptions {
   workerDeadAfterMs?: number;
 }
 
-export async function cancelRun(runId: string, actor: Actor, reason: string, opts: CancelRunOptions & { db?: pg.Pool } = {}): Promise<CancelRunResult> {
+export async function cancelRun(
+  runId: string,
+  actor: Actor,
+  reason: string,
+  opts: CancelRunOptions & { db?: pg.Pool } = {},
+): Promise<CancelRunResult> {
   return withTransaction((tx) => cancelRunInTransaction(tx, runId, actor, reason, opts), opts.db ?? getPool());
 }
 
@@ -72,7 +77,13 @@ export async function cancelRunInTransaction(
     outcome = "cancel_requested";
   } else if (run.state === "running" || run.state === "zombie") {
     const n = await terminateRunSessions(tx, runId);
-    await recordRunEvent(tx, { runId, type: "sessions_terminated", attempt: run.attempt, message: `${n} database session(s) terminated`, data: { count: n } });
+    await recordRunEvent(tx, {
+      runId,
+      type: "sessions_terminated",
+      attempt: run.attempt,
+      message: `${n} database session(s) terminated`,
+      data: { count: n },
+    });
     await tx.query(
       `UPDATE attempts SET state = 'cancelled', finished_at = coalesce(finished_at, clock_timestamp()),
               error = coalesce(error, 'cancelled; its worker was gone')

@@ -19,7 +19,6 @@ import { jobExpireSeconds, lockRunScope, type LockedRun } from "../claim/lock-ru
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES } from "../run-states";
 
-
 export interface RerunRefusal {
   code: string;
   message: string;
@@ -57,7 +56,10 @@ export function rerunRefusal(run: Pick<LockedRun, "id" | "state" | "currentAttem
     };
   }
   if (!(RERUNNABLE_STATES as readonly string[]).includes(run.state)) {
-    return { code: "run_not_rerunnable", message: `Run ${run.id} is ${run.state}; only ${RERUNNABLE_STATES.join(", ")} runs can be re-run.` };
+    return {
+      code: "run_not_rerunnable",
+      message: `Run ${run.id} is ${run.state}; only ${RERUNNABLE_STATES.join(", ")} runs can be re-run.`,
+    };
   }
   if (run.currentAttemptState === "running") {
     return { code: "attempt_may_be_alive", message: `Run ${run.id}'s last attempt may still be running; cancel it first.` };
@@ -132,7 +134,15 @@ export async function rerunRunInTransaction(
     type: "rerun_requested",
     attempt: nextAttempt,
     message: `re-run by ${actor.label}: ${reason} — attempt ${nextAttempt}, same key; ${once.count} recorded effect(s) will not repeat`,
-    data: { actor: actor.label, actorType: actor.type, reason, previousState: run.state, nextAttempt, onceEffects: once.count, ...(opts.bulkId ? { bulkId: opts.bulkId } : {}) },
+    data: {
+      actor: actor.label,
+      actorType: actor.type,
+      reason,
+      previousState: run.state,
+      nextAttempt,
+      onceEffects: once.count,
+      ...(opts.bulkId ? { bulkId: opts.bulkId } : {}),
+    },
   });
   await sendRunJob(tx, boss, {
     runId,
@@ -147,7 +157,13 @@ export async function rerunRunInTransaction(
     targetType: "run",
     targetId: runId,
     before: { state: run.state, attempt: run.attempt },
-    after: { state: "retrying", attempt: nextAttempt, reruns: rows[0]!.reruns, onceEffects: once.count, ...(opts.bulkId ? { bulkId: opts.bulkId } : {}) },
+    after: {
+      state: "retrying",
+      attempt: nextAttempt,
+      reruns: rows[0]!.reruns,
+      onceEffects: once.count,
+      ...(opts.bulkId ? { bulkId: opts.bulkId } : {}),
+    },
     reason,
   });
   return { runId, attempt: nextAttempt, state: "retrying", onceEffects: once.count };

@@ -113,7 +113,15 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
   await sendRunJobs(
     tx,
     boss,
-    rows.map((r, i) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: wakes[i]!, dueAt: r.due_at, expireInSeconds: r.timeout_seconds + r.grace_seconds + 60, plain: r.plain })),
+    rows.map((r, i) => ({
+      runId: r.id,
+      handler: r.handler,
+      attempt: 1,
+      wake: wakes[i]!,
+      dueAt: r.due_at,
+      expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+      plain: r.plain,
+    })),
   );
   await tx.query(
     `UPDATE runs r SET state = 'queued', wait_reason = NULL, enqueued_at = clock_timestamp(), updated_at = clock_timestamp(),

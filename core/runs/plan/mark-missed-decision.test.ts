@@ -3,7 +3,15 @@ import { decideMisfires, decideResume, type PendingRun } from "./mark-missed-dec
 
 const t0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 function run(i: number, over: Partial<PendingRun> = {}): PendingRun {
-  return { id: `r${i}`, plannedAt: new Date(t0 + i * 60_000), kind: "scheduled", waitReason: null, overdue: true, rescuedBefore: false, ...over };
+  return {
+    id: `r${i}`,
+    plannedAt: new Date(t0 + i * 60_000),
+    kind: "scheduled",
+    waitReason: null,
+    overdue: true,
+    rescuedBefore: false,
+    ...over,
+  };
 }
 const gap = [run(1), run(2), run(3), run(4), run(5)];
 
@@ -33,7 +41,12 @@ describe("misfire policy after downtime", () => {
   });
 
   it("never rescues twice, nor waiting, manual or backfill runs", () => {
-    const pending = [run(1, { rescuedBefore: true }), run(2, { waitReason: "overlap" }), run(3, { kind: "manual" }), run(4, { kind: "backfill" })];
+    const pending = [
+      run(1, { rescuedBefore: true }),
+      run(2, { waitReason: "overlap" }),
+      run(3, { kind: "manual" }),
+      run(4, { kind: "backfill" }),
+    ];
     const d = decideMisfires(pending, { misfirePolicy: "catch_up", catchUpLimit: 10, paused: false }, true);
     expect(d.rescue).toEqual([]);
     expect(d.missed.sort()).toEqual(["r1", "r2", "r3", "r4"]);

@@ -64,8 +64,19 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: Pg
   const s = sched[0];
   if (!s) return null;
   const pending = await lockPendingRuns(tx, scheduleId);
-  const decision = decideMisfires(pending, { misfirePolicy: s.misfire_policy, catchUpLimit: s.catch_up_limit, paused: s.paused }, s.caught_up);
-  await applyMisfireDecision(tx, { id: scheduleId, misfirePolicy: s.misfire_policy, startingDeadlineSeconds: s.starting_deadline_seconds }, decision, pending, "misfire", boss);
+  const decision = decideMisfires(
+    pending,
+    { misfirePolicy: s.misfire_policy, catchUpLimit: s.catch_up_limit, paused: s.paused },
+    s.caught_up,
+  );
+  await applyMisfireDecision(
+    tx,
+    { id: scheduleId, misfirePolicy: s.misfire_policy, startingDeadlineSeconds: s.starting_deadline_seconds },
+    decision,
+    pending,
+    "misfire",
+    boss,
+  );
   return { scheduleId, missed: decision.missed.length, rescued: decision.rescue.length, paused: decision.paused.length };
 }
 
@@ -183,8 +194,5 @@ export async function applyMisfireDecision(
 }
 
 async function endRuns(tx: Queryable, ids: string[], state: "missed" | "paused"): Promise<void> {
-  await tx.query(
-    `UPDATE runs SET state = $2, wait_reason = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
-    [ids, state],
-  );
+  await tx.query(`UPDATE runs SET state = $2, wait_reason = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids, state]);
 }

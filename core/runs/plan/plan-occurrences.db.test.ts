@@ -39,12 +39,18 @@ describe("planning occurrences", () => {
     // Fires are anchor + k seconds: one second apart, strictly after the creation instant.
     const created = (await getScheduleOrThrow(getPool(), s.id)).createdAt.getTime();
     rows.forEach((r, i) => expect(r.planned_at.getTime()).toBe(created + (i + 1) * 1000));
-    const events = await getPool().query(`SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = $1 AND e.type = 'planned'`, [s.id]);
+    const events = await getPool().query(
+      `SELECT count(*)::int AS n FROM run_events e JOIN runs r ON r.id = e.run_id WHERE r.schedule_id = $1 AND e.type = 'planned'`,
+      [s.id],
+    );
     expect(events.rows[0].n).toBe(rows.length);
   });
 
   it("enqueues what is due soon with exactly one pg-boss job per run, due at the run's due time", async () => {
-    const s = await createSchedule({ name: "enqueue-me", ...noop, trigger: { kind: "interval", everySeconds: 2 }, startJitterMs: 500 }, actor);
+    const s = await createSchedule(
+      { name: "enqueue-me", ...noop, trigger: { kind: "interval", everySeconds: 2 }, startJitterMs: 500 },
+      actor,
+    );
     await planDueSchedules(getPool(), { horizonSeconds: 60 });
     // The enqueue horizon is judged on the database clock while enqueueing; bracket that moment so a
     // slow machine cannot move a run across the boundary between the enqueue and this check.
@@ -77,9 +83,13 @@ describe("planning occurrences", () => {
     const good = await createSchedule({ name: "good-neighbour", ...noop, trigger: { kind: "interval", everySeconds: 5 } }, actor);
     const bad = await createSchedule({ name: "broken-zone", ...noop, trigger: { kind: "interval", everySeconds: 5 } }, actor);
     // A stored trigger gone bad behind the API's back (hand-edited row, a zone removed from the tz database).
-    await getPool().query(`UPDATE schedules SET trigger = '{"kind":"cron","cron":"* * * * *","timezone":"Nowhere/Gone","dst":{"gap":"shift","repeat":"once"}}' WHERE id = $1`, [bad.id]);
+    await getPool().query(
+      `UPDATE schedules SET trigger = '{"kind":"cron","cron":"* * * * *","timezone":"Nowhere/Gone","dst":{"gap":"shift","repeat":"once"}}' WHERE id = $1`,
+      [bad.id],
+    );
     await planDueSchedules(getPool(), { horizonSeconds: 30 });
-    const count = async (id: string) => (await getPool().query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [id])).rows[0].n;
+    const count = async (id: string) =>
+      (await getPool().query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [id])).rows[0].n;
     expect(await count(good.id)).toBeGreaterThanOrEqual(5);
     expect(await count(bad.id)).toBe(0);
     expect(await measurePlannerLag(getPool())).toBeGreaterThan(0);
@@ -87,13 +97,22 @@ describe("planning occurrences", () => {
   });
 
   it("stores the documented instants across DST transitions (America/New_York, 2026)", async () => {
-    const spring = await createSchedule({ name: "ny-0230", ...noop, trigger: { kind: "cron", cron: "30 2 * * *", timezone: "America/New_York" } }, actor);
-    const fall = await createSchedule({ name: "ny-0130", ...noop, trigger: { kind: "cron", cron: "30 1 * * *", timezone: "America/New_York" } }, actor);
+    const spring = await createSchedule(
+      { name: "ny-0230", ...noop, trigger: { kind: "cron", cron: "30 2 * * *", timezone: "America/New_York" } },
+      actor,
+    );
+    const fall = await createSchedule(
+      { name: "ny-0130", ...noop, trigger: { kind: "cron", cron: "30 1 * * *", timezone: "America/New_York" } },
+      actor,
+    );
     const planDay = async (id: string, from: string, until: string) =>
       withTransaction(async (tx) => {
         await tx.query(`UPDATE schedules SET planned_through = $2 WHERE id = $1`, [id, from]);
         await planScheduleThrough(tx, await getScheduleOrThrow(tx, id, { lock: true }), new Date(until));
-        const { rows } = await tx.query(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [id, until]);
+        const { rows } = await tx.query(`SELECT planned_at FROM runs WHERE schedule_id = $1 AND planned_at <= $2 ORDER BY planned_at`, [
+          id,
+          until,
+        ]);
         return rows.map((r) => r.planned_at.toISOString());
       });
     // 02:30 does not exist on 03-08 (02:00 EST → 03:00 EDT): it runs once at 03:00 EDT = 07:00Z.

@@ -46,7 +46,12 @@ export async function insertOccurrences(
   items: readonly OccurrenceInput[],
   opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown> } = {},
 ): Promise<InsertedOccurrence[]> {
-  return insertOccurrencesOfSchedules(db, kind, items.map((i) => ({ ...i, scheduleId })), opts);
+  return insertOccurrencesOfSchedules(
+    db,
+    kind,
+    items.map((i) => ({ ...i, scheduleId })),
+    opts,
+  );
 }
 
 /** The same for occurrences of many schedules at once (a planner batch): still one statement. */

@@ -21,7 +21,11 @@ export interface PlannerTickResult {
  * `catchUp: false` leaves catch-up and backfill runs waiting: a worker settles misfires before its dispatcher
  * starts, but those runs get a fresh starting deadline when enqueued, so they wait until it can start them.
  */
-export async function runPlannerTick(pool: pg.Pool, boss: PgBoss, opts: { horizonSeconds: number; catchUp?: boolean }): Promise<PlannerTickResult> {
+export async function runPlannerTick(
+  pool: pg.Pool,
+  boss: PgBoss,
+  opts: { horizonSeconds: number; catchUp?: boolean },
+): Promise<PlannerTickResult> {
   const plan = await planDueSchedules(pool, { horizonSeconds: opts.horizonSeconds });
   const resumed = await autoResumeDueSchedules(pool);
   const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool), boss);

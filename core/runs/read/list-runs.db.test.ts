@@ -34,7 +34,11 @@ beforeAll(async () => {
   await setState(ids.running!, "running");
   await setState(ids.failed!, "failed");
   await setState(ids.zombie!, "zombie");
-  await setState(ids.cancelling!, "running", ", cancel_requested_at = clock_timestamp(), cancel_requested_by = 'user:ops@example.com', cancel_reason = 'stuck'");
+  await setState(
+    ids.cancelling!,
+    "running",
+    ", cancel_requested_at = clock_timestamp(), cancel_requested_by = 'user:ops@example.com', cancel_reason = 'stuck'",
+  );
   await setState(ids["succeeded-new"]!, "succeeded");
   await recordRunEvent(pool, { runId: ids.cancelling!, type: "cancel_requested", message: "requested" });
   await recordRunEvent(pool, { runId: ids.cancelling!, type: "abort_sent", message: "abort signal sent" });
@@ -48,7 +52,12 @@ describe("listRuns", () => {
   it("puts running and zombie runs first, then the rest newest first", async () => {
     const page = await listRuns({ scheduleId });
     expect(page.runs.map((r) => r.id)).toEqual([
-      ids.cancelling, ids.zombie, ids.running, ids["succeeded-new"], ids.failed, ids["succeeded-old"],
+      ids.cancelling,
+      ids.zombie,
+      ids.running,
+      ids["succeeded-new"],
+      ids.failed,
+      ids["succeeded-old"],
     ]);
     expect(page.nextCursor).toBeNull();
   });

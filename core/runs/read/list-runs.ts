@@ -77,7 +77,9 @@ export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Pr
     const keyset = cursor && cursor.phase === phase ? cursor : null;
     // The phases are separate statements: a run that finished between them is in both. Keep its first row.
     const seen = new Set(out.map((r) => r.id));
-    const rows = (await queryPhase(db, { ...filter, phase, phased, upTo, keyset, limit: limit - out.length + 1 })).filter((r) => !seen.has(r.id));
+    const rows = (await queryPhase(db, { ...filter, phase, phased, upTo, keyset, limit: limit - out.length + 1 })).filter(
+      (r) => !seen.has(r.id),
+    );
     const room = limit - out.length;
     out.push(...rows.slice(0, room));
     if (rows.length > room) {
@@ -166,6 +168,8 @@ function decodeCursor(text: string): Cursor {
     if ((phase !== 0 && phase !== 1) || Number.isNaN(Date.parse(plannedAt)) || !/^[0-9a-f-]{36}$/i.test(id)) throw new Error("shape");
     return { phase, plannedAt, id };
   } catch {
-    throw new BadRequestError("The cursor is not one this API returned; start again without it.", "invalid_cursor", { cursor: "not a cursor from a previous page" });
+    throw new BadRequestError("The cursor is not one this API returned; start again without it.", "invalid_cursor", {
+      cursor: "not a cursor from a previous page",
+    });
   }
 }

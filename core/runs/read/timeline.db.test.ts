@@ -26,7 +26,17 @@ async function run(
     `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
                        attempt, started_at, finished_at, lateness_ms)
      VALUES ($1, $2, $3, $3, $4, $5, 'demo.sleep', 30, 1, $6, $7, $8, $9) RETURNING id`,
-    [scheduleId, o.kind ?? "manual", o.planned, o.key ?? `k:${name}`, o.state, o.attempt ?? 1, o.started ?? null, o.finished ?? null, o.lateness ?? null],
+    [
+      scheduleId,
+      o.kind ?? "manual",
+      o.planned,
+      o.key ?? `k:${name}`,
+      o.state,
+      o.attempt ?? 1,
+      o.started ?? null,
+      o.finished ?? null,
+      o.lateness ?? null,
+    ],
   );
   ids[name] = rows[0].id;
 }
@@ -44,7 +54,14 @@ beforeAll(async () => {
   await run("ended-before", a, { planned: at(-30), state: "succeeded", started: at(-30), finished: at(-20) });
   await run("after-window", a, { planned: at(61), state: "planned" });
   await run("superseded", a, { planned: at(20), state: "cancelled", key: "superseded:x" });
-  await run("scheduled", a, { planned: at(40, 123), state: "succeeded", kind: "scheduled", key: "sched:40", started: at(40, 200), finished: at(41) });
+  await run("scheduled", a, {
+    planned: at(40, 123),
+    state: "succeeded",
+    kind: "scheduled",
+    key: "sched:40",
+    started: at(40, 200),
+    finished: at(41),
+  });
   await run("scheduled-superseded", a, { planned: at(40, 123), state: "cancelled", kind: "scheduled", key: "superseded:sched:40" });
   await run("retried", b, { planned: at(30), state: "succeeded", attempt: 2, started: at(31), finished: at(32) });
   await pool.query(

@@ -57,7 +57,15 @@ export async function getTimeline(
   const schedules = scheduleRows.map(({ id, name, paused }) => ({ id, name, paused }));
   const t0 = q.from.getTime();
   const { rows } = await db.query<{
-    id: string; si: number | null; kind: RunKind; state: RunState; attempt: number; planned: number; due: number; started: number | null; finished: number | null;
+    id: string;
+    si: number | null;
+    kind: RunKind;
+    state: RunState;
+    attempt: number;
+    planned: number;
+    due: number;
+    started: number | null;
+    finished: number | null;
   }>(
     `SELECT r.id, array_position($6::uuid[], r.schedule_id) - 1 AS si, r.kind, r.state, r.attempt,
             (round(extract(epoch FROM r.planned_at) * 1000) - $7::bigint)::int AS planned,
@@ -81,7 +89,16 @@ export async function getTimeline(
     // A schedule created between the two statements is not in the list: its runs wait for the next fetch.
     if (r.si === null) continue;
     if (r.attempt > 1) retried.push({ id: r.id, at: runs.length });
-    runs.push([r.si, r.planned, RUN_STATES.indexOf(r.state), RUN_KINDS.indexOf(r.kind), r.due, r.started, r.finished, r.kind === "scheduled" ? null : r.id]);
+    runs.push([
+      r.si,
+      r.planned,
+      RUN_STATES.indexOf(r.state),
+      RUN_KINDS.indexOf(r.kind),
+      r.due,
+      r.started,
+      r.finished,
+      r.kind === "scheduled" ? null : r.id,
+    ]);
   }
   const attempts: TimelineAttempt[] = [];
   if (retried.length > 0) {

@@ -29,7 +29,11 @@ describe("heartbeatRuns", () => {
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM runs WHERE id = $1 FOR NO KEY UPDATE`, [busy]);
       await h.pool.query(`UPDATE runs SET cancel_requested_at = now() WHERE id = $1`, [mine]);
-      const answer = await heartbeatRuns(h.pool, "w-hb", [mine, busy, stolen].map((runId) => ({ runId, attempt: 1 })));
+      const answer = await heartbeatRuns(
+        h.pool,
+        "w-hb",
+        [mine, busy, stolen].map((runId) => ({ runId, attempt: 1 })),
+      );
       expect(answer).toEqual({ alive: [mine], cancelRequested: [mine], lost: [stolen] });
     } finally {
       await holder.query("ROLLBACK");

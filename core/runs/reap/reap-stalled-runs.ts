@@ -69,7 +69,12 @@ export async function rekickStalledRuns(pool: pg.Pool, boss: PgBoss, opts: Stall
       const r = scope?.run;
       // Re-check under the lock: a claim or finish may have moved it since the scan.
       if (!r || r.state !== c.state || r.attempt !== c.attempt || r.wakes !== c.wakes || r.waitReason !== c.wait_reason) return false;
-      await wakeRuns(tx, boss, [c.id], c.wait_reason ? `its ${c.wait_reason} slot is free and no wake-up was pending` : "re-sent: its job was lost before a claim");
+      await wakeRuns(
+        tx,
+        boss,
+        [c.id],
+        c.wait_reason ? `its ${c.wait_reason} slot is free and no wake-up was pending` : "re-sent: its job was lost before a claim",
+      );
       return true;
     }, pool);
     if (done) kicked.push(c.id);

@@ -46,7 +46,12 @@ export async function reapZombieRuns(
   return reaped;
 }
 
-async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombieAfterMs: number; reaperWorkerId: string }): Promise<ReapedRun | null> {
+async function reapOne(
+  tx: Queryable,
+  boss: PgBoss,
+  runId: string,
+  opts: { zombieAfterMs: number; reaperWorkerId: string },
+): Promise<ReapedRun | null> {
   const scope = await lockRunScope(tx, runId, { skipLocked: true });
   if (!scope) return null;
   const { run, schedule } = scope;
@@ -59,7 +64,13 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
     attempt: run.attempt,
     workerId: run.workerId,
     message: why,
-    data: { why, heartbeatAgeMs: Math.round(run.heartbeatAgeMs), zombieAfterMs: opts.zombieAfterMs, ownerWorkerId: run.workerId, reapedBy: opts.reaperWorkerId },
+    data: {
+      why,
+      heartbeatAgeMs: Math.round(run.heartbeatAgeMs),
+      zombieAfterMs: opts.zombieAfterMs,
+      ownerWorkerId: run.workerId,
+      reapedBy: opts.reaperWorkerId,
+    },
   });
   const sessions = await terminateRunSessions(tx, runId);
   await recordRunEvent(tx, {
@@ -75,17 +86,28 @@ async function reapOne(tx: Queryable, boss: PgBoss, runId: string, opts: { zombi
       WHERE run_id = $1 AND number = $2 AND state = 'running'`,
     [runId, run.attempt, why],
   );
-  await boss.fail(runQueueFor(run.handler), jobIdFor(runId, run.attempt, run.wakes), { error: why }, {
-    db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
-  });
+  await boss.fail(
+    runQueueFor(run.handler),
+    jobIdFor(runId, run.attempt, run.wakes),
+    { error: why },
+    {
+      db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
+    },
+  );
 
   let state: string;
   if (hasAttemptsLeft(run)) {
     await tx.query(`UPDATE runs SET error = $2, updated_at = clock_timestamp() WHERE id = $1`, [runId, why]);
-    await scheduleRetry(tx, boss, run, { baseSeconds: schedule.retryBaseSeconds, maxSeconds: schedule.retryMaxSeconds }, {
-      workerId: opts.reaperWorkerId,
-      reason: "attempt became a zombie",
-    });
+    await scheduleRetry(
+      tx,
+      boss,
+      run,
+      { baseSeconds: schedule.retryBaseSeconds, maxSeconds: schedule.retryMaxSeconds },
+      {
+        workerId: opts.reaperWorkerId,
+        reason: "attempt became a zombie",
+      },
+    );
     state = "retrying";
   } else {
     await tx.query(

@@ -25,7 +25,12 @@ export async function readRecordCount(res: Response): Promise<RecordCount> {
     return { records: null, source: null };
   }
   const text = await readBounded(res.body, HTTP_RECORDS_BODY_LIMIT);
-  if (text === null) return { records: null, source: null, note: `JSON response larger than ${HTTP_RECORDS_BODY_LIMIT} bytes: its records field was not read` };
+  if (text === null)
+    return {
+      records: null,
+      source: null,
+      note: `JSON response larger than ${HTTP_RECORDS_BODY_LIMIT} bytes: its records field was not read`,
+    };
   let json: unknown;
   try {
     json = JSON.parse(text);

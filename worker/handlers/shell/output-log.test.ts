@@ -25,7 +25,10 @@ describe("OutputLog", () => {
     out.write("stdout", Buffer.from("0123456789\n0123456789\nmore\n"));
     out.write("stderr", Buffer.from("late error\n"));
     out.end();
-    expect(lines).toEqual(["info 0123456789", "warn output truncated after 11 bytes (1 lines): the rest of stdout and stderr is discarded (limits: 20 bytes, 900 lines per attempt)"]);
+    expect(lines).toEqual([
+      "info 0123456789",
+      "warn output truncated after 11 bytes (1 lines): the rest of stdout and stderr is discarded (limits: 20 bytes, 900 lines per attempt)",
+    ]);
     expect(out.bytesSeen).toBe(38);
     expect(out.stderrTail).toEqual(["late error"]);
   });

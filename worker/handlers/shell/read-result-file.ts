@@ -7,7 +7,11 @@ import { z } from "zod";
 const MAX_BYTES = 64 * 1024;
 
 const resultSchema = z.object({
-  records: z.number({ error: "records must be a number" }).int({ error: "records must be a whole number" }).min(0, { error: "records must be ≥ 0" }).optional(),
+  records: z
+    .number({ error: "records must be a number" })
+    .int({ error: "records must be a whole number" })
+    .min(0, { error: "records must be ≥ 0" })
+    .optional(),
   summary: z.string({ error: "summary must be a string" }).optional(),
 });
 
@@ -34,11 +38,15 @@ export async function readResultFile(file: string): Promise<ShellResult | null> 
   try {
     json = JSON.parse(text);
   } catch {
-    throw new Error(`the result file ($VIGIL_RESULT_FILE) must hold JSON like {"records": 12, "summary": "…"}; it holds: ${text.slice(0, 120)}`);
+    throw new Error(
+      `the result file ($VIGIL_RESULT_FILE) must hold JSON like {"records": 12, "summary": "…"}; it holds: ${text.slice(0, 120)}`,
+    );
   }
   const parsed = resultSchema.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`the result file ($VIGIL_RESULT_FILE) is not {"records": <whole number ≥ 0>, "summary"?: "…"}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `the result file ($VIGIL_RESULT_FILE) is not {"records": <whole number ≥ 0>, "summary"?: "…"}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ")}`,
+    );
   }
   return { records: parsed.data.records, summary: parsed.data.summary?.slice(0, 2000) };
 }

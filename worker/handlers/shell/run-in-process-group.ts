@@ -28,7 +28,12 @@ export function runInProcessGroup(
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, detached: true, stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+      child = spawn(file, args, {
+        cwd: opts.cwd,
+        env: opts.env as NodeJS.ProcessEnv,
+        detached: true,
+        stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      });
     } catch (err) {
       reject(new Error(`could not start ${file}: ${(err as Error).message}`));
       return;

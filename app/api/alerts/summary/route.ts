@@ -22,7 +22,13 @@ export const GET = apiRoute({ access: "viewer" }, async () => {
     await evaluateAlerts(pool, { ...alertOptionsFromEnv(env), kinds: ["no_worker"] });
     const send = () =>
       deliverDueWebhooks(pool, webhookOptionsFromEnv(env, "vigil-console"), 4).then(
-        (sent) => sent.forEach((d) => getLogger().info({ deliveryId: d.deliveryId, status: d.status, state: d.state, error: d.error }, "alert webhook sent by the console (no live worker)")),
+        (sent) =>
+          sent.forEach((d) =>
+            getLogger().info(
+              { deliveryId: d.deliveryId, status: d.status, state: d.state, error: d.error },
+              "alert webhook sent by the console (no live worker)",
+            ),
+          ),
         (err) => getLogger().error({ err }, "console could not send alert webhooks"),
       );
     try {

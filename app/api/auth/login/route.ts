@@ -13,9 +13,13 @@ export const POST = apiRoute({ access: "public", body: loginSchema }, async ({ r
   // A console started without `npm start` (plain `next start`, another host) still gets its first admin.
   await ensureFirstAdminOnce().catch((err) => getLogger().error({ err }, "could not create the first admin from VIGIL_ADMIN_EMAIL"));
   const { user, session } = await login(body, clientInfo(req));
-  const res = jsonResponse({ user: { id: user.id, email: user.email, name: user.name, role: user.role }, expiresAt: session.expiresAt }, 200, {
-    "cache-control": "no-store",
-  });
+  const res = jsonResponse(
+    { user: { id: user.id, email: user.email, name: user.name, role: user.role }, expiresAt: session.expiresAt },
+    200,
+    {
+      "cache-control": "no-store",
+    },
+  );
   res.cookies.set(SESSION_COOKIE, session.token, sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req)));
   return res;
 });

@@ -11,7 +11,9 @@ export const GET = apiRoute(
     access: "viewer",
     query: z.object({
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }),
-      plannedAt: z.coerce.number({ error: "plannedAt must be epoch milliseconds" }).int({ error: "plannedAt must be whole epoch milliseconds" }),
+      plannedAt: z.coerce
+        .number({ error: "plannedAt must be epoch milliseconds" })
+        .int({ error: "plannedAt must be whole epoch milliseconds" }),
     }),
   },
   async ({ query }) => findOccurrence(query.scheduleId, query.plannedAt),

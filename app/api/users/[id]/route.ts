@@ -6,6 +6,9 @@ import { updateUserSchema } from "@/core/auth/user-input";
 
 export const dynamic = "force-dynamic";
 
-export const PATCH = apiRoute({ access: "admin", params: z.object({ id: z.uuid() }), body: updateUserSchema }, async ({ params, body, actor }) => ({
-  user: await updateUser(params.id!, body, actor!),
-}));
+export const PATCH = apiRoute(
+  { access: "admin", params: z.object({ id: z.uuid() }), body: updateUserSchema },
+  async ({ params, body, actor }) => ({
+    user: await updateUser(params.id!, body, actor!),
+  }),
+);

@@ -51,12 +51,18 @@ const post = (id: string, body: unknown, token = operator) => callRoute(rerun.PO
 const bulkPost = (body: unknown, token = operator) => callRoute(bulk.POST, { method: "POST", token, body });
 const q = async (text: string, values: unknown[] = []) => (await h.pool.query(text, values)).rows;
 const balances = async (...ids: string[]) =>
-  Object.fromEntries((await q(`SELECT id, balance::int AS b FROM ledger_accounts WHERE id = ANY($1::text[])`, [ids])).map((r) => [r.id, r.b]));
+  Object.fromEntries(
+    (await q(`SELECT id, balance::int AS b FROM ledger_accounts WHERE id = ANY($1::text[])`, [ids])).map((r) => [r.id, r.b]),
+  );
 const finished = (id: string, states: string[]) =>
-  waitFor(`run ${id} to end ${states.join("/")}`, async () => (await q(`SELECT * FROM runs WHERE id = $1 AND state = ANY($2::text[])`, [id, states]))[0], {
-    timeoutMs: 90_000,
-    intervalMs: 200,
-  });
+  waitFor(
+    `run ${id} to end ${states.join("/")}`,
+    async () => (await q(`SELECT * FROM runs WHERE id = $1 AND state = ANY($2::text[])`, [id, states]))[0],
+    {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+    },
+  );
 
 beforeAll(async () => {
   jobs = fs.mkdtempSync(path.join(os.tmpdir(), "acme-pay-"));
@@ -83,7 +89,13 @@ describe("re-run an occurrence", () => {
     // The preview says what will happen before anything does.
     const preview = await get(runId!, viewer);
     expect(preview.status).toBe(200);
-    expect(preview.body).toMatchObject({ state: "failed", nextAttempt: 2, onceEffects: 1, refusal: null, idempotencyKey: failed.idempotency_key });
+    expect(preview.body).toMatchObject({
+      state: "failed",
+      nextAttempt: 2,
+      onceEffects: 1,
+      refusal: null,
+      idempotencyKey: failed.idempotency_key,
+    });
     expect(preview.body.onceKeys).toEqual([`acme.pay:${failed.idempotency_key}`]);
 
     expect((await post(runId!, { reason: "vendor API back" }, viewer)).status).toBe(403);
@@ -103,16 +115,28 @@ describe("re-run an occurrence", () => {
     expect(done).toMatchObject({ attempt: 2, reruns: 1, idempotency_key: failed.idempotency_key });
     // Balances moved once across the original attempt and the re-run.
     expect(await balances("ops", "vendor")).toEqual({ ops: -25, vendor: 25 });
-    expect(await q(`SELECT count(*)::int AS n FROM ledger_entries WHERE idempotency_key = $1`, [failed.idempotency_key])).toEqual([{ n: 1 }]);
+    expect(await q(`SELECT count(*)::int AS n FROM ledger_entries WHERE idempotency_key = $1`, [failed.idempotency_key])).toEqual([
+      { n: 1 },
+    ]);
     const logs = await q(`SELECT attempt, message FROM run_logs WHERE run_id = $1 ORDER BY id`, [runId]);
     expect(logs.map((l) => `${l.attempt}:${l.message}`)).toEqual(expect.arrayContaining(["1:posted", "2:already posted"]));
     const attempts = await q(`SELECT number, state FROM attempts WHERE run_id = $1 ORDER BY number`, [runId]);
-    expect(attempts).toEqual([{ number: 1, state: "failed" }, { number: 2, state: "succeeded" }]);
+    expect(attempts).toEqual([
+      { number: 1, state: "failed" },
+      { number: 2, state: "succeeded" },
+    ]);
     // The trace says who and why; the audit has it too.
     const [ev] = await q(`SELECT attempt, message, data FROM run_events WHERE run_id = $1 AND type = 'rerun_requested'`, [runId]);
-    expect(ev).toMatchObject({ attempt: 2, data: { reason: "vendor notification API is back", actor: expect.any(String), onceEffects: 1 } });
+    expect(ev).toMatchObject({
+      attempt: 2,
+      data: { reason: "vendor notification API is back", actor: expect.any(String), onceEffects: 1 },
+    });
     const [audit] = await q(`SELECT reason, before, after FROM audit_events WHERE action = 'run.rerun' AND target_id = $1`, [runId]);
-    expect(audit).toMatchObject({ reason: "vendor notification API is back", before: { state: "failed", attempt: 1 }, after: { attempt: 2 } });
+    expect(audit).toMatchObject({
+      reason: "vendor notification API is back",
+      before: { state: "failed", attempt: 1 },
+      after: { attempt: 2 },
+    });
 
     // Succeeded now: a re-run is refused (409); the preview says why.
     const again = await post(runId!, { reason: "oops" });
@@ -183,7 +207,10 @@ describe("bulk actions", () => {
     const partial = await bulkPost({ action: "rerun", reason: "mixed", runIds: [ids[0], more[0]] });
     expect(partial.status).toBe(200);
     expect(partial.body).toMatchObject({ count: 2, succeeded: 1, failed: 1 });
-    expect(partial.body.items.find((i: { runId: string }) => i.runId === ids[0])).toMatchObject({ ok: false, error: { code: "run_succeeded" } });
+    expect(partial.body.items.find((i: { runId: string }) => i.runId === ids[0])).toMatchObject({
+      ok: false,
+      error: { code: "run_succeeded" },
+    });
     expect(partial.body.items.find((i: { runId: string }) => i.runId === more[0])).toMatchObject({ ok: true, state: "retrying" });
     await finished(more[0]!, ["succeeded"]);
     expect(await balances("bulk-a", "bulk-b")).toEqual({ "bulk-a": -40, "bulk-b": 40 });
@@ -192,9 +219,13 @@ describe("bulk actions", () => {
   it("cancels all running and queued runs of a schedule, and refuses more than 500", async () => {
     const s = await insertSchedule(h.pool, { handler: "demo.hang", timeoutSeconds: 600, graceSeconds: 1 });
     const ids = await createRuns(h.pool, h.boss, s, 3);
-    await waitFor("3 hanging runs to start", async () => (await q(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [ids]))[0].n === 3, {
-      timeoutMs: 60_000,
-    });
+    await waitFor(
+      "3 hanging runs to start",
+      async () => (await q(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1::uuid[]) AND state = 'running'`, [ids]))[0].n === 3,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     expect((await bulkPost({ action: "cancel", reason: "x" })).body.error.fields).toHaveProperty("scheduleId");
     const dry = await bulkPost({ action: "cancel", reason: "runaway", scheduleId: s, dryRun: true });
     expect(dry.body).toMatchObject({ count: 3 });
@@ -202,8 +233,12 @@ describe("bulk actions", () => {
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ count: 3, succeeded: 3, failed: 0 });
     for (const id of ids) await finished(id, ["cancelled"]);
-    expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'run.cancel' AND target_id = ANY($1::text[])`, [ids])).toEqual([{ n: 3 }]);
-    expect(await q(`SELECT after->'count' AS n FROM audit_events WHERE action = 'runs.bulk_cancel' AND target_id = $1`, [s])).toEqual([{ n: 3 }]);
+    expect(
+      await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'run.cancel' AND target_id = ANY($1::text[])`, [ids]),
+    ).toEqual([{ n: 3 }]);
+    expect(await q(`SELECT after->'count' AS n FROM audit_events WHERE action = 'runs.bulk_cancel' AND target_id = $1`, [s])).toEqual([
+      { n: 3 },
+    ]);
 
     // 501 queued runs: refused whole, nothing cancelled.
     const big = await insertSchedule(h.pool, { handler: "demo.noop" });

@@ -21,6 +21,7 @@ const rerunBodySchema = z.strictObject({
 
 export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => previewRerun(params.id!));
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema }, async ({ params, body, actor }) =>
-  rerunRun(params.id!, actor!, body.reason, { boss: await getConsoleBoss() }),
+export const POST = apiRoute(
+  { access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema },
+  async ({ params, body, actor }) => rerunRun(params.id!, actor!, body.reason, { boss: await getConsoleBoss() }),
 );

@@ -8,6 +8,7 @@ import { backfillSchedule } from "@/core/schedules/backfill-schedule";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
-  backfillSchedule(params.id!, body, actor!),
+export const POST = apiRoute(
+  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  async ({ params, body, actor }) => backfillSchedule(params.id!, body, actor!),
 );

@@ -7,6 +7,7 @@ import { pauseSchedule } from "@/core/schedules/pause-schedule";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
-  pauseSchedule(params.id!, body, actor!),
+export const POST = apiRoute(
+  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  async ({ params, body, actor }) => pauseSchedule(params.id!, body, actor!),
 );

@@ -8,6 +8,7 @@ import { resumeSchedule } from "@/core/schedules/resume-schedule";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ params, body, actor }) =>
-  resumeSchedule(params.id!, body, actor!),
+export const POST = apiRoute(
+  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  async ({ params, body, actor }) => resumeSchedule(params.id!, body, actor!),
 );

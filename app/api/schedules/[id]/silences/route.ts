@@ -10,7 +10,9 @@ export const dynamic = "force-dynamic";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = apiRoute({ access: "viewer", params }, async ({ params: p }) => ({ silences: await listActiveSilences(getPool(), p.id!) }));
+export const GET = apiRoute({ access: "viewer", params }, async ({ params: p }) => ({
+  silences: await listActiveSilences(getPool(), p.id!),
+}));
 
 export const POST = apiRoute({ access: "operator", params, body: silenceInputSchema }, async ({ params: p, body, actor }) => ({
   silence: await silenceAlertKind(getPool(), p.id!, body, actor!),

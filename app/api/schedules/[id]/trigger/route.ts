@@ -8,6 +8,7 @@ import { triggerNow } from "@/core/schedules/trigger-now";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() }, async ({ req, params, body, actor }) =>
-  triggerNow(params.id!, body, actor!, { idempotencyKey: req.headers.get("idempotency-key") }),
+export const POST = apiRoute(
+  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  async ({ req, params, body, actor }) => triggerNow(params.id!, body, actor!, { idempotencyKey: req.headers.get("idempotency-key") }),
 );

@@ -23,7 +23,12 @@ beforeAll(async () => {
   const created = await callRoute(schedulesRoute.POST, {
     method: "POST",
     token: operator,
-    body: { name: "payroll", handler: "ledger.post", payload: { from: "a", to: "b", amount: 3 }, trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" } },
+    body: {
+      name: "payroll",
+      handler: "ledger.post",
+      payload: { from: "a", to: "b", amount: 3 },
+      trigger: { kind: "cron", cron: "0 3 * * *", timezone: "UTC" },
+    },
   });
   expect(created.status).toBe(200);
   scheduleId = created.body.schedule.id;
@@ -56,7 +61,9 @@ describe("POST /api/schedules/:id/trigger", () => {
     expect(run).toMatchObject({ kind: "manual", payload: { from: "a", to: "c", amount: 9 } });
     const [ev] = await q(`SELECT message, data FROM run_events WHERE run_id = $1 AND type = 'planned'`, [r.body.runId]);
     expect(ev.message).toContain("finance asked for a rerun of March");
-    const [audit] = await q(`SELECT reason, after FROM audit_events WHERE action = 'schedule.trigger' AND after->>'runId' = $1`, [r.body.runId]);
+    const [audit] = await q(`SELECT reason, after FROM audit_events WHERE action = 'schedule.trigger' AND after->>'runId' = $1`, [
+      r.body.runId,
+    ]);
     expect(audit).toMatchObject({ reason: "finance asked for a rerun of March", after: { payload: { from: "a", to: "c", amount: 9 } } });
   });
 
@@ -92,6 +99,8 @@ describe("POST /api/schedules/:id/trigger", () => {
     const race = await Promise.all([1, 2, 3].map(() => post({ reason: "race" }, { "idempotency-key": "race-1" })));
     expect(new Set(race.map((x) => x.body.runId)).size).toBe(1);
     expect(race.filter((x) => x.body.replayed === false)).toHaveLength(1);
-    expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'schedule.trigger' AND reason = 'race'`)).toEqual([{ n: 1 }]);
+    expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'schedule.trigger' AND reason = 'race'`)).toEqual([
+      { n: 1 },
+    ]);
   });
 });
