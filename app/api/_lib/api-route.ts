@@ -25,26 +25,29 @@ const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export type Access = "public" | Role;
 
-interface Spec<B extends z.ZodType, Q extends z.ZodType> {
+type ParamsSchema = z.ZodType<Record<string, string>>;
+
+interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P extends ParamsSchema> {
   /** Minimum role; "public" skips authentication (health, login). */
-  access: Access;
+  access: A;
   body?: B;
   query?: Q;
-  /** Path parameters, e.g. `{ id: z.uuid() }`: a malformed id answers 404 before any query runs. */
-  params?: z.ZodType<Record<string, string>>;
+  /** Path parameters, e.g. `{ id: z.uuid() }`: a malformed id answers 404 before any query runs. Typed from the schema. */
+  params?: P;
   /** Query parameters that take several values: `?state=a&state=b` is read as `state=a,b`. Any other is refused when repeated. */
   listParams?: readonly string[];
 }
 
-export interface RouteContext<B, Q> {
+export interface RouteContext<A extends Access, B, Q, P> {
   req: NextRequest;
-  actor: Actor | null;
+  /** Who is calling: always someone on a route that needs a role; maybe nobody on a public one. */
+  actor: A extends "public" ? Actor | null : Actor;
   body: B;
   query: Q;
-  params: Record<string, string>;
+  params: P;
 }
 
-type Handler<B, Q> = (ctx: RouteContext<B, Q>) => Promise<Response | unknown>;
+type Handler<A extends Access, B, Q, P> = (ctx: RouteContext<A, B, Q, P>) => Promise<Response | unknown>;
 
 // The peer: written by the console's server (scripts/console-server.ts) from the socket. Under a plain
 // `next start` there is no such server and the best left is the last X-Forwarded-For entry (Next.js
@@ -136,10 +139,12 @@ export function warnDatabaseUnavailable(err: unknown, context: Record<string, un
   getLogger().warn({ ...context, reason: (err as Error)?.message }, "database unavailable: API requests answer 503 database_unavailable");
 }
 
-export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(
-  spec: Spec<B, Q>,
-  handler: Handler<z.infer<B>, z.infer<Q>>,
-) {
+export function apiRoute<
+  A extends Access,
+  B extends z.ZodType = z.ZodUnknown,
+  Q extends z.ZodType = z.ZodUnknown,
+  P extends ParamsSchema = ParamsSchema,
+>(spec: Spec<A, B, Q, P>, handler: Handler<A, z.infer<B>, z.infer<Q>, z.infer<P>>) {
   const wrapped = async (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => {
     // Server-Timing (auth, handler, serialisation) lets a browser's resource timing say where a slow answer went.
     const started = performance.now();
@@ -175,7 +180,13 @@ export function apiRoute<B extends z.ZodType = z.ZodUnknown, Q extends z.ZodType
         body = parsed.data;
       }
       const handlerStart = performance.now();
-      const result = await handler({ req, actor, body: body as z.infer<B>, query: query as z.infer<Q>, params });
+      const result = await handler({
+        req,
+        actor: actor as RouteContext<A, unknown, unknown, unknown>["actor"],
+        body: body as z.infer<B>,
+        query: query as z.infer<Q>,
+        params: params as z.infer<P>,
+      });
       if (result instanceof Response) return result;
       const jsonStart = performance.now();
       const res = jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });

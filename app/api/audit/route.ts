@@ -5,5 +5,5 @@ import { listAudit } from "@/core/audit/list-audit";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute({ access: "viewer", query: auditListQuerySchema }, async ({ query, actor }) =>
-  listAudit({ ...query, mask: actor!.role === "viewer" }),
+  listAudit({ ...query, mask: actor.role === "viewer" }),
 );

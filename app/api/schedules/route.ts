@@ -24,7 +24,7 @@ export const GET = apiRoute(
   async ({ query, actor }) => ({
     schedules: (await listSchedules({ q: query.q, limit: query.limit })).map((s) => ({
       ...s,
-      payload: payloadForRole(actor!.role, s.payload),
+      payload: payloadForRole(actor.role, s.payload),
     })),
   }),
 );
@@ -32,6 +32,6 @@ export const GET = apiRoute(
 // The body is validated by core (one place owns the rules and their messages).
 // `warnings` lists payload values that look like plain-text credentials (they belong in the secret store).
 export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
-  const schedule = await createSchedule(body, actor!);
+  const schedule = await createSchedule(body, actor);
   return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
 });

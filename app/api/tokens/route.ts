@@ -8,4 +8,4 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute({ access: "admin" }, async () => ({ tokens: await listApiTokens() }));
 
 // The secret is in this response and nowhere else, ever.
-export const POST = apiRoute({ access: "admin", body: createTokenSchema }, async ({ body, actor }) => createApiToken(body, actor!));
+export const POST = apiRoute({ access: "admin", body: createTokenSchema }, async ({ body, actor }) => createApiToken(body, actor));

@@ -8,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute({ access: "admin" }, async () => ({ users: await listUsers() }));
 
 export const POST = apiRoute({ access: "admin", body: createUserSchema }, async ({ body, actor }) => ({
-  user: await createUser(body, actor!),
+  user: await createUser(body, actor),
 }));

@@ -10,8 +10,8 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
   const cookie = req.cookies.get(SESSION_COOKIE)?.value;
-  if (actor!.type !== "user" || !cookie) throw new ForbiddenError("API tokens do not sign out; an admin revokes them on the admin page.");
-  await logout(cookie, actor!);
+  if (actor.type !== "user" || !cookie) throw new ForbiddenError("API tokens do not sign out; an admin revokes them on the admin page.");
+  await logout(cookie, actor);
   const res = jsonResponse({ ok: true }, 200, { "cache-control": "no-store" });
   res.cookies.set(SESSION_COOKIE, "", sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req), 0));
   return res;

@@ -4,5 +4,5 @@ import { apiRoute } from "../../_lib/api-route";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute({ access: "viewer" }, async ({ actor }) => ({
-  actor: { type: actor!.type, id: actor!.id, label: actor!.label, role: actor!.role },
+  actor: { type: actor.type, id: actor.id, label: actor.label, role: actor.role },
 }));

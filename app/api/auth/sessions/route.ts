@@ -8,6 +8,6 @@ import { ForbiddenError } from "@/core/errors";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
-  if (actor!.type !== "user") throw new ForbiddenError("API tokens have no sessions; sign in to the console to see yours.");
-  return { sessions: await listUserSessions(actor!.id!, req.cookies.get(SESSION_COOKIE)?.value ?? null) };
+  if (actor.type !== "user") throw new ForbiddenError("API tokens have no sessions; sign in to the console to see yours.");
+  return { sessions: await listUserSessions(actor.id!, req.cookies.get(SESSION_COOKIE)?.value ?? null) };
 });

@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 /** One run's single trace: run, schedule name, events in order, attempts, logs, timings. */
 /** A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts). */
 export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) => {
-  const trace = await getRunTrace(getPool(), params.id!);
-  return { ...trace, run: { ...trace.run, payload: payloadForRole(actor!.role, trace.run.payload) } };
+  const trace = await getRunTrace(getPool(), params.id);
+  return { ...trace, run: { ...trace.run, payload: payloadForRole(actor.role, trace.run.payload) } };
 });

@@ -12,5 +12,5 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
   const dry = typeof body === "object" && body !== null && (body as { dryRun?: unknown }).dryRun === true;
-  return bulkRunAction(body, actor!, { boss: dry ? null : await getConsoleBoss() });
+  return bulkRunAction(body, actor, { boss: dry ? null : await getConsoleBoss() });
 });

@@ -18,12 +18,12 @@ const params = z.object({ id: z.uuid() });
 // A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts); a masked value sent
 // back in a PATCH means "unchanged".
 export const GET = apiRoute({ access: "viewer", params }, async ({ params, actor }) => {
-  const schedule = await getScheduleView(params.id!);
-  return { schedule: { ...schedule, payload: payloadForRole(actor!.role, schedule.payload) } };
+  const schedule = await getScheduleView(params.id);
+  return { schedule: { ...schedule, payload: payloadForRole(actor.role, schedule.payload) } };
 });
 
 export const PATCH = apiRoute({ access: "operator", params, body: z.unknown() }, async ({ params, body, actor }) => {
-  const schedule = await updateSchedule(params.id!, body, actor!);
+  const schedule = await updateSchedule(params.id, body, actor);
   return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
 });
 
@@ -36,5 +36,5 @@ export const DELETE = apiRoute(
       reason: z.string().max(500).optional(),
     }),
   },
-  async ({ params, query, actor }) => deleteSchedule(params.id!, actor!, { revision: query.revision, reason: query.reason ?? null }),
+  async ({ params, query, actor }) => deleteSchedule(params.id, actor, { revision: query.revision, reason: query.reason ?? null }),
 );

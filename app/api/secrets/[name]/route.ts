@@ -12,7 +12,7 @@ const params = z.object({ name: secretNameSchema });
 
 export const PUT = apiRoute(
   { access: "admin", params, body: z.object({ value: z.string({ error: "value must be a string" }) }) },
-  async ({ params, body, actor }) => setSecret(params.name!, body.value, actor!),
+  async ({ params, body, actor }) => setSecret(params.name, body.value, actor),
 );
 
-export const DELETE = apiRoute({ access: "admin", params }, async ({ params, actor }) => deleteSecret(params.name!, actor!));
+export const DELETE = apiRoute({ access: "admin", params }, async ({ params, actor }) => deleteSecret(params.name, actor));

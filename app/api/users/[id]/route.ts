@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 export const PATCH = apiRoute(
   { access: "admin", params: z.object({ id: z.uuid() }), body: updateUserSchema },
   async ({ params, body, actor }) => ({
-    user: await updateUser(params.id!, body, actor!),
+    user: await updateUser(params.id, body, actor),
   }),
 );

@@ -10,5 +10,5 @@ export const dynamic = "force-dynamic";
 const body = z.strictObject({ note: z.string().trim().max(500, "at most 500 characters").optional() });
 
 export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body }, async ({ params, body: b, actor }) => ({
-  alert: await acknowledgeAlert(getPool(), params.id!, actor!, b.note || null),
+  alert: await acknowledgeAlert(getPool(), params.id, actor, b.note || null),
 }));

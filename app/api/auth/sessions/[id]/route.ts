@@ -10,6 +10,6 @@ export const dynamic = "force-dynamic";
 const params = z.object({ id: z.string().regex(new RegExp(`^[0-9a-f]{${SESSION_PUBLIC_ID_LENGTH}}$`)) });
 
 export const DELETE = apiRoute({ access: "viewer", params }, async ({ params, actor }) => {
-  if (actor!.type !== "user") throw new ForbiddenError("API tokens have no sessions to end.");
-  return revokeOwnSession(actor!, params.id!);
+  if (actor.type !== "user") throw new ForbiddenError("API tokens have no sessions to end.");
+  return revokeOwnSession(actor, params.id);
 });

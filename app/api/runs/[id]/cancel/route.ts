@@ -14,5 +14,5 @@ const body = z.strictObject({
  * A finished run → 409.
  */
 export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body }, async ({ params, body, actor }) =>
-  cancelRun(params.id!, actor!, body.reason),
+  cancelRun(params.id, actor, body.reason),
 );

@@ -19,9 +19,9 @@ const rerunBodySchema = z.strictObject({
     .max(500, { error: "reason must be at most 500 characters" }),
 });
 
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => previewRerun(params.id!));
+export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => previewRerun(params.id));
 
 export const POST = apiRoute(
   { access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema },
-  async ({ params, body, actor }) => rerunRun(params.id!, actor!, body.reason, { boss: await getConsoleBoss() }),
+  async ({ params, body, actor }) => rerunRun(params.id, actor, body.reason, { boss: await getConsoleBoss() }),
 );

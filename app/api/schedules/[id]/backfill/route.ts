@@ -10,5 +10,5 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
   { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
-  async ({ params, body, actor }) => backfillSchedule(params.id!, body, actor!),
+  async ({ params, body, actor }) => backfillSchedule(params.id, body, actor),
 );

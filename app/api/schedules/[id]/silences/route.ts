@@ -15,5 +15,5 @@ export const GET = apiRoute({ access: "viewer", params }, async ({ params: p }) 
 }));
 
 export const POST = apiRoute({ access: "operator", params, body: silenceInputSchema }, async ({ params: p, body, actor }) => ({
-  silence: await silenceAlertKind(getPool(), p.id!, body, actor!),
+  silence: await silenceAlertKind(getPool(), p.id!, body, actor),
 }));

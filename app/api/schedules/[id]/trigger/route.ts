@@ -10,5 +10,5 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
   { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
-  async ({ req, params, body, actor }) => triggerNow(params.id!, body, actor!, { idempotencyKey: req.headers.get("idempotency-key") }),
+  async ({ req, params, body, actor }) => triggerNow(params.id, body, actor, { idempotencyKey: req.headers.get("idempotency-key") }),
 );

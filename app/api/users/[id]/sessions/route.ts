@@ -6,5 +6,5 @@ import { endUserSessions } from "@/core/auth/user-sessions";
 export const dynamic = "force-dynamic";
 
 export const DELETE = apiRoute({ access: "admin", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) =>
-  endUserSessions(params.id!, actor!),
+  endUserSessions(params.id, actor),
 );

@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 export const DELETE = apiRoute(
   { access: "operator", params: z.object({ id: z.uuid(), silenceId: z.uuid() }) },
   async ({ params: p, actor }) => ({
-    silence: await endAlertSilence(getPool(), p.id!, p.silenceId!, actor!),
+    silence: await endAlertSilence(getPool(), p.id!, p.silenceId!, actor),
   }),
 );
