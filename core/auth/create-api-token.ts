@@ -9,7 +9,7 @@ import type { Actor } from "./roles";
 import { sha256Hex } from "./authenticate";
 import { createTokenSchema, type CreateTokenInput } from "./user-input";
 import { TOKEN_COLUMNS, toApiTokenRecord, type ApiTokenRecord } from "./api-token-record";
-import { inTransaction } from "./in-transaction";
+import { inTransaction } from "../db/pool";
 
 export const TOKEN_PREFIX_LENGTH = 12;
 
@@ -27,7 +27,7 @@ export async function createApiToken(
     });
   }
   const secret = `vgl_${crypto.randomBytes(32).toString("base64url")}`;
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     const { rows } = await tx.query(
       `WITH t AS (
          INSERT INTO api_tokens (name, token_hash, prefix, role, created_by, expires_at)

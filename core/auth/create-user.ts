@@ -6,7 +6,7 @@ import type { Actor } from "./roles";
 import { hashPassword } from "./password";
 import { createUserSchema, type CreateUserInput } from "./user-input";
 import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
-import { inTransaction } from "./in-transaction";
+import { inTransaction } from "../db/pool";
 
 export async function insertUserRow(db: Queryable, u: { email: string; name: string; passwordHash: string; role: string }) {
   const { rows } = await db.query(
@@ -22,7 +22,7 @@ export async function createUser(input: CreateUserInput, actor: Actor, db?: Quer
   const u = createUserSchema.parse(input);
   // Hash outside the transaction: ~300 ms of CPU should not hold a connection and its locks.
   const passwordHash = await hashPassword(u.password);
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     const user = await insertUserRow(tx, { email: u.email, name: u.name, passwordHash, role: u.role });
     if (!user)
       throw new ConflictError(`A user with the email ${u.email} already exists.`, "email_taken", {

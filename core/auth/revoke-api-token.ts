@@ -4,10 +4,10 @@ import { ConflictError, NotFoundError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "./roles";
 import { TOKEN_COLUMNS, toApiTokenRecord, type ApiTokenRecord } from "./api-token-record";
-import { inTransaction } from "./in-transaction";
+import { inTransaction } from "../db/pool";
 
 export async function revokeApiToken(id: string, actor: Actor, db?: Queryable, reason?: string): Promise<ApiTokenRecord> {
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     const { rows: found } = await tx.query(`SELECT revoked_at FROM api_tokens WHERE id = $1 FOR UPDATE`, [id]);
     if (!found[0]) throw new NotFoundError("API token", id);
     if (found[0].revoked_at) throw new ConflictError("This token is already revoked.", "already_revoked");

@@ -8,7 +8,7 @@ import { hashPassword } from "./password";
 import { updateUserSchema, type UpdateUserInput } from "./user-input";
 import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
 import { getUserOrThrow } from "./list-users";
-import { inTransaction } from "./in-transaction";
+import { inTransaction } from "../db/pool";
 
 async function assertAnotherActiveAdmin(tx: Queryable, userId: string): Promise<void> {
   // Locking every active admin row serialises two admins demoting each other at the same time.
@@ -21,7 +21,7 @@ async function assertAnotherActiveAdmin(tx: Queryable, userId: string): Promise<
 export async function updateUser(id: string, input: UpdateUserInput, actor: Actor, db?: Queryable, reason?: string): Promise<UserRecord> {
   const change = updateUserSchema.parse(input);
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     const before = await getUserOrThrow(tx, id, true);
     const demotes = change.role !== undefined && change.role !== "admin" && before.role === "admin";
     const disables = change.disabled === true && !before.disabled && before.role === "admin";

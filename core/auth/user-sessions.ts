@@ -2,13 +2,12 @@
 // one at a time by their owner, or all at once by an admin (a lost laptop, a departing colleague).
 // A session is named outside the database by the first 24 hex characters of its id — itself the
 // SHA-256 of the cookie — never by the cookie or the full hash.
-import { getPool, type Queryable } from "../db/pool";
+import { inTransaction, getPool, type Queryable } from "../db/pool";
 import { NotFoundError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "./roles";
 import { sha256Hex } from "./authenticate";
 import { getUserOrThrow } from "./list-users";
-import { inTransaction } from "./in-transaction";
 
 export const SESSION_PUBLIC_ID_LENGTH = 24;
 
@@ -49,7 +48,7 @@ export async function listUserSessions(userId: string, currentCookie: string | n
 
 /** Ends one of the caller's own sessions; another user's session is "not found", not "forbidden". */
 export async function revokeOwnSession(actor: Actor, publicId: string, db?: Queryable): Promise<{ id: string }> {
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     const { rows } = await tx.query(`DELETE FROM sessions WHERE user_id = $1 AND left(id, $3) = $2 RETURNING user_id`, [
       actor.id,
       publicId,
@@ -63,7 +62,7 @@ export async function revokeOwnSession(actor: Actor, publicId: string, db?: Quer
 
 /** An admin ends every session of a user: each of their browsers is signed out at its next request. */
 export async function endUserSessions(userId: string, actor: Actor, db?: Queryable, reason?: string): Promise<{ ended: number }> {
-  return inTransaction(db, async (tx) => {
+  return inTransaction({ tx: db }, async (tx) => {
     await getUserOrThrow(tx, userId);
     const { rowCount } = await tx.query(`DELETE FROM sessions WHERE user_id = $1`, [userId]);
     const ended = rowCount ?? 0;

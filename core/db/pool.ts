@@ -50,7 +50,12 @@ export async function closePool(): Promise<void> {
 }
 
 /** Runs fn inside one transaction on one client; commits on success, rolls back and rethrows on error. */
-export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, from: pg.Pool = getPool()): Promise<T> {
+/** Runs fn in a new transaction on a connection of `from`: committed when fn resolves (rolled back instead with `rollback`). */
+export async function withTransaction<T>(
+  fn: (client: pg.PoolClient) => Promise<T>,
+  from: pg.Pool = getPool(),
+  opts: { rollback?: boolean } = {},
+): Promise<T> {
   const client = await from.connect();
   // A checked-out client has no error listener (pg-pool only watches idle ones): a connection
   // terminated between two statements would emit an unhandled 'error' and crash the process.
@@ -63,7 +68,7 @@ export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<
   try {
     await client.query("BEGIN");
     const result = await fn(client);
-    await client.query("COMMIT");
+    await client.query(opts.rollback ? "ROLLBACK" : "COMMIT");
     return result;
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
@@ -78,4 +83,24 @@ export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<
 export async function dbNow(db: Queryable = getPool()): Promise<Date> {
   const { rows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");
   return rows[0]!.now;
+}
+
+/**
+ * The one way a domain operation takes an optional transaction: with `tx` (the caller's open transaction) it
+ * nests in a savepoint, so its failure — or a dry run — leaves the caller's work intact; without, it runs in a
+ * transaction of its own. `dryRun` does the real work and rolls it back, so what a dry run reports is exactly
+ * what the action would do at that moment (same code path, same locks, same conflicts), not an estimate.
+ */
+export async function inTransaction<T>(opts: { tx?: Queryable; dryRun?: boolean }, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  if (!opts.tx) return withTransaction(fn, getPool(), { rollback: opts.dryRun });
+  const tx = opts.tx;
+  await tx.query("SAVEPOINT vigil_action");
+  try {
+    const result = await fn(tx);
+    await tx.query(opts.dryRun ? "ROLLBACK TO SAVEPOINT vigil_action" : "RELEASE SAVEPOINT vigil_action");
+    return result;
+  } catch (err) {
+    await tx.query("ROLLBACK TO SAVEPOINT vigil_action").catch(() => undefined);
+    throw err;
+  }
 }

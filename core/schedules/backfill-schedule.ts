@@ -7,11 +7,10 @@
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
 import { computeFireTimesBetween, computeNextFireTimes } from "./compute-next-fire-times";
-import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";

@@ -3,9 +3,8 @@
 // planned), upsert its concurrency group, audit and wake the planners — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
-import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";

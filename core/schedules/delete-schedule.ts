@@ -6,7 +6,7 @@ import type { Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
 import { recordRunEvents } from "../runs/record-run-event";
 import { auditView } from "./create-schedule";
-import { inTransaction } from "./dry-run";
+import { inTransaction } from "../db/pool";
 import { getScheduleOrThrow } from "./schedule-record";
 
 export interface DeleteResult {

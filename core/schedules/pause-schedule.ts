@@ -7,10 +7,9 @@
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { recordRunEvents } from "../runs/record-run-event";
-import { inTransaction } from "./dry-run";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { parseOrThrow } from "./validate-schedule-input";
 

@@ -5,13 +5,12 @@
 import { z } from "zod";
 import { systemActor, type Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
 import { pauseOverSql } from "../runs/paused";
 import { decideResume } from "../runs/plan/mark-missed-decision";
 import { applyMisfireDecision, lockPendingRuns } from "../runs/plan/mark-missed-runs";
 import { planScheduleThrough } from "../runs/plan/plan-due-schedules";
-import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";

@@ -4,10 +4,9 @@
 // before and after — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { auditView, nameTakenOr, upsertConcurrencyGroup } from "./create-schedule";
-import { inTransaction } from "./dry-run";
 import { notifyPlanner } from "./notify-planner";
 import { pauseInTransaction } from "./pause-schedule";
 import { replanAfterEdit } from "./replan-schedule";
