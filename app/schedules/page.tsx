@@ -1,7 +1,10 @@
 import { NewScheduleLink } from "@/components/schedules/new-schedule-link";
 import { SchedulesTable } from "@/components/schedules/schedules-table";
+import { TagFilter } from "@/components/schedules/tag-filter";
 
-export default function SchedulesPage() {
+export default async function SchedulesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { tag } = await searchParams;
+  const tags = [...new Set((Array.isArray(tag) ? tag : tag ? [tag] : []).map((t) => t.trim().toLowerCase()).filter(Boolean))].sort();
   return (
     <section>
       <div className="row page-head">
@@ -12,7 +15,8 @@ export default function SchedulesPage() {
       <p className="muted">
         What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.
       </p>
-      <SchedulesTable />
+      <TagFilter tags={tags} />
+      <SchedulesTable key={tags.join(",")} tags={tags} />
     </section>
   );
 }

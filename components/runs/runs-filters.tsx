@@ -59,6 +59,22 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
           <option value="on_time">Started on time</option>
         </select>
       </div>
+      {!fixedSchedule && (
+        <div className="field">
+          <label htmlFor="runs-tag">Tag</label>
+          <input
+            id="runs-tag"
+            key={filters.tag ?? ""}
+            defaultValue={filters.tag ?? ""}
+            placeholder="e.g. team:payments"
+            size={14}
+            onBlur={(e) => onChange({ ...filters, tag: e.target.value.trim() || undefined })}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") onChange({ ...filters, tag: e.currentTarget.value.trim() || undefined });
+            }}
+          />
+        </div>
+      )}
       <div className="field">
         <label htmlFor="runs-from">Planned from</label>
         <input
@@ -77,7 +93,7 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
           onChange={(e) => onChange({ ...filters, to: toIso(e.target.value) })}
         />
       </div>
-      {(filters.state || filters.lateness || filters.from || filters.to || (!fixedSchedule && filters.scheduleId)) && (
+      {(filters.state || filters.lateness || filters.from || filters.to || filters.tag || (!fixedSchedule && filters.scheduleId)) && (
         <button type="button" onClick={() => onChange(fixedSchedule ? { scheduleId: filters.scheduleId } : {})}>
           Clear filters
         </button>

@@ -15,6 +15,8 @@ export interface RunFilters {
   to?: string;
   /** late | on_time (core/runs/lateness.ts's rule). */
   lateness?: string;
+  /** Runs of schedules with this tag (the API takes several, comma-separated). */
+  tag?: string;
   limit?: number;
 }
 

@@ -17,6 +17,7 @@ export function RunsView() {
     from: params.get("from") ?? undefined,
     to: params.get("to") ?? undefined,
     lateness: params.get("lateness") ?? undefined,
+    tag: params.get("tag") ?? undefined,
   };
   const onChange = (f: RunFilters) => {
     const p = new URLSearchParams();
@@ -26,7 +27,8 @@ export function RunsView() {
   return (
     <>
       <RunsFilters filters={filters} onChange={onChange} />
-      {canOperate && <BulkActions filters={filters} />}
+      {/* Bulk actions select by schedule and time, not by tag: offered only when what they act on is what is shown. */}
+      {canOperate && !filters.tag && <BulkActions filters={filters} />}
       <RunsTable key={JSON.stringify(filters)} filters={filters} />
     </>
   );

@@ -12,6 +12,7 @@ import { ScheduleState } from "./schedule-state";
 import { scheduleQuery, type ScheduleView } from "./schedules-queries";
 import type { TriggerBody } from "./schedule-form-values";
 import { HandlerName } from "./handler-availability";
+import { TagList } from "./tag-list";
 
 /** The saved trigger as the preview should read it: an interval counts from the schedule's creation. */
 function savedTrigger(s: ScheduleView): TriggerBody {
@@ -67,6 +68,11 @@ export function ScheduleDetail({ id }: { id: string }) {
         <Link href={`/audit?target=schedule:${s.id}`}>Audit trail →</Link>
       </div>
       {s.description && <p>{s.description}</p>}
+      {s.tags.length > 0 && (
+        <p data-testid="schedule-tags">
+          <TagList tags={s.tags} />
+        </p>
+      )}
       <ScheduleActions schedule={s} />
       <div className="grid-2">
         <section className="card" aria-labelledby="what-title">

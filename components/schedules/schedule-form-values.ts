@@ -45,6 +45,8 @@ export interface ScheduleFormValues {
   failureAlertThreshold: string;
   webhookUrl: string;
   webhookFormat: "vigil" | "slack";
+  /** Comma- or space-separated tags, e.g. "team:payments, nightly". */
+  tagsText: string;
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -79,6 +81,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   failureAlertThreshold: "",
   webhookUrl: "",
   webhookFormat: "vigil",
+  tagsText: "",
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -142,7 +145,16 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     failureAlertThreshold: optionalNum(v.failureAlertThreshold),
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
     webhookFormat: v.webhookFormat,
+    tags: tagsFromText(v.tagsText),
   };
+}
+
+/** "team:payments, nightly" → ["team:payments", "nightly"]; the server validates, deduplicates and sorts. */
+export function tagsFromText(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -193,6 +205,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     failureAlertThreshold: text(s.failureAlertThreshold),
     webhookUrl: s.webhookUrl ?? "",
     webhookFormat: s.webhookFormat,
+    tagsText: (s.tags ?? []).join(", "),
   };
 }
 

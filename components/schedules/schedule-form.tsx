@@ -7,7 +7,15 @@ import { FormField } from "../ui/form-field";
 import { FirePreview } from "./fire-preview";
 import { PayloadEditor } from "./payload-editor";
 import { PolicyFields } from "./policy-fields";
-import { DEFAULT_FORM, editBodyFromForm, scheduleBodyFromForm, triggerFromForm, type ScheduleFormValues } from "./schedule-form-values";
+import {
+  DEFAULT_FORM,
+  editBodyFromForm,
+  scheduleBodyFromForm,
+  tagsFromText,
+  triggerFromForm,
+  type ScheduleFormValues,
+} from "./schedule-form-values";
+import { TagList } from "./tag-list";
 import { handlersQuery } from "./schedules-queries";
 import { TriggerBuilder } from "./trigger-builder";
 
@@ -148,6 +156,15 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
                 <input value={values.description} onChange={(e) => set({ description: e.target.value })} autoComplete="off" />
               </FormField>
             </div>
+            <FormField
+              label="Tags"
+              testId="field-tags"
+              error={errors["tags"] ?? Object.entries(errors).find(([k]) => k.startsWith("tags."))?.[1]}
+              hint="Comma-separated, lowercase, e.g. team:payments, nightly. Lists filter by tag; maintenance can pause every schedule with a tag."
+            >
+              <input value={values.tagsText} onChange={(e) => set({ tagsText: e.target.value })} autoComplete="off" />
+            </FormField>
+            {values.tagsText.trim() !== "" && <TagList tags={tagsFromText(values.tagsText)} />}
           </fieldset>
           {handlers.error && <p className="error">Could not load handlers: {handlers.error.message}</p>}
           <PayloadEditor
@@ -193,6 +210,7 @@ const ERROR_PREFIX_OF_INPUT: Record<string, string> = {
   dstRepeat: "trigger",
   everySeconds: "trigger",
   onceAt: "trigger",
+  tagsText: "tags",
 };
 
 const FIELD_LABELS: Record<string, string> = {
@@ -226,11 +244,13 @@ const FIELD_LABELS: Record<string, string> = {
   failureAlertThreshold: "Failures before alerting",
   webhookUrl: "Webhook URL",
   webhookFormat: "Webhook format",
+  tags: "Tags",
 };
 
 /** The form's label for a server error key ("payload.amount" → "Payload field amount"). */
 function fieldLabel(key: string): string {
   if (FIELD_LABELS[key]) return FIELD_LABELS[key];
   if (key.startsWith("payload.")) return `Payload field ${key.slice(8)}`;
+  if (key.startsWith("tags.")) return `Tag ${Number(key.slice(5)) + 1}`;
   return key;
 }

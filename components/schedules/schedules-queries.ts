@@ -46,10 +46,14 @@ export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10) =>
  */
 export type ScheduleView = Jsonify<ScheduleListItem>;
 
-export const schedulesQuery = () =>
+/** `tags`: only schedules having every one of them (GET /api/schedules?tag=…). */
+export const schedulesQuery = (tags: string[] = []) =>
   queryOptions({
-    queryKey: ["schedules"],
-    queryFn: () => fetchJson<{ schedules: ScheduleView[] }>("/api/schedules"),
+    queryKey: tags.length ? ["schedules", { tags }] : ["schedules"],
+    queryFn: () =>
+      fetchJson<{ schedules: ScheduleView[] }>(
+        `/api/schedules${tags.length ? `?${tags.map((t) => `tag=${encodeURIComponent(t)}`).join("&")}` : ""}`,
+      ),
     refetchInterval: 2000,
   });
 

@@ -9,6 +9,7 @@ import { ScheduleState } from "./schedule-state";
 import { schedulesQuery, type ScheduleView } from "./schedules-queries";
 import { HandlerName } from "./handler-availability";
 import { useCan } from "../ui/use-can";
+import { TagList } from "./tag-list";
 
 function zoneOf(s: ScheduleView): string {
   return s.trigger.kind === "cron" ? s.trigger.timezone : s.timezone || "UTC";
@@ -37,14 +38,21 @@ function Counts({ c }: { c: ScheduleView["counts24h"] }) {
 }
 
 /** Every schedule with its state, next fire, last outcome, lateness and the last 24 h at a glance. */
-export function SchedulesTable() {
-  const schedules = useQuery(schedulesQuery());
+export function SchedulesTable({ tags = [] }: { tags?: string[] }) {
+  const schedules = useQuery(schedulesQuery(tags));
   const now = useNow(1000);
   const me = viewerZone();
   const canOperate = useCan("operate");
   if (schedules.isLoading) return <p className="muted">Loading schedules…</p>;
   if (schedules.error) return <p className="error">Could not load schedules: {schedules.error.message}</p>;
   const list = schedules.data?.schedules ?? [];
+  if (list.length === 0 && tags.length > 0) {
+    return (
+      <div className="card empty" data-testid="no-tagged-schedules">
+        <p>No schedule has every tag of this filter.</p>
+      </div>
+    );
+  }
   if (list.length === 0) {
     return (
       <div className="card empty">
@@ -83,6 +91,7 @@ export function SchedulesTable() {
                   <HandlerName name={s.handler} />
                 </div>
                 {s.description && <div className="small muted clamp">{s.description}</div>}
+                <TagList tags={s.tags} />
               </td>
               <td>
                 <div>{s.triggerDescription}</div>

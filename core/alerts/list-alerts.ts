@@ -48,6 +48,8 @@ export interface ListAlertsFilter {
   state: "open" | "all";
   scheduleId?: string;
   kind?: AlertKind;
+  /** Only alerts of schedules having every one of these tags. */
+  tags?: string[];
   limit: number;
   /** Keyset cursor from a previous page: alerts opened before this one. */
   before?: { openedAt: Date; id: string };
@@ -92,9 +94,18 @@ export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ 
         AND ($2::uuid IS NULL OR a.schedule_id = $2)
         AND ($3::text IS NULL OR a.kind = $3)
         AND ($4::timestamptz IS NULL OR (a.opened_at, a.id) < ($4, $5::uuid))
+        AND ($7::text[] IS NULL OR s.tags @> $7::text[])
       ORDER BY a.opened_at DESC, a.id DESC
       LIMIT $6`,
-    [f.state, f.scheduleId ?? null, f.kind ?? null, f.before?.openedAt ?? null, f.before?.id ?? null, f.limit + 1],
+    [
+      f.state,
+      f.scheduleId ?? null,
+      f.kind ?? null,
+      f.before?.openedAt ?? null,
+      f.before?.id ?? null,
+      f.limit + 1,
+      f.tags?.length ? f.tags : null,
+    ],
   );
   const page = rows.slice(0, f.limit).map(toAlertView);
   const last = page.at(-1);

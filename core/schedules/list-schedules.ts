@@ -18,7 +18,15 @@ export interface ScheduleListItem extends Schedule {
 
 export const RECENT_LATENESS = 30;
 
-export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: number; id?: string } = {}): Promise<ScheduleListItem[]> {
+export async function listSchedules(
+  opts: {
+    db?: Queryable;
+    q?: string;
+    limit?: number;
+    id?: string;
+    /** Only schedules having every one of these tags. */ tags?: string[];
+  } = {},
+): Promise<ScheduleListItem[]> {
   const db = opts.db ?? getPool();
   const { rows } = await db.query(
     `SELECT ${SCHEDULE_COLUMNS},
@@ -37,9 +45,17 @@ export async function listSchedules(opts: { db?: Queryable; q?: string; limit?: 
               WHERE r.schedule_id = s.id AND r.state = ANY($4::text[]) AND r.planned_at <= clock_timestamp()
               ORDER BY r.planned_at DESC LIMIT 1) last ON true
       WHERE s.deleted_at IS NULL AND ($5::uuid IS NULL OR s.id = $5::uuid) AND ($1::text IS NULL OR s.name ILIKE '%' || $1 || '%' OR s.description ILIKE '%' || $1 || '%')
+        AND ($6::text[] IS NULL OR s.tags @> $6::text[])
       ORDER BY s.name
       LIMIT $2`,
-    [opts.q?.trim() || null, Math.min(opts.limit ?? 1000, 5000), RECENT_LATENESS, TERMINAL_STATES, opts.id ?? null],
+    [
+      opts.q?.trim() || null,
+      Math.min(opts.limit ?? 1000, 5000),
+      RECENT_LATENESS,
+      TERMINAL_STATES,
+      opts.id ?? null,
+      opts.tags?.length ? opts.tags : null,
+    ],
   );
   const counts = await counts24h(
     db,

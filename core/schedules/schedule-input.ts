@@ -5,6 +5,9 @@ import { triggerSchema } from "./trigger";
 import { webhookFormatSchema } from "../alerts/webhook/webhook-format";
 
 export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+/** A tag: lowercase, may carry a namespace ("team:payments", "env.prod"). */
+export const TAG_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,62}$/;
+export const MAX_TAGS = 20;
 export const OVERLAP_POLICIES = ["skip", "buffer_one", "allow", "cancel_running"] as const;
 export const MISFIRE_POLICIES = ["skip", "run_once", "catch_up"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
@@ -27,6 +30,29 @@ const slug = (label: string) =>
     error: (i) =>
       `${label} "${String(i.input)}" must be 1–80 characters of lowercase letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. nightly-reconcile)`,
   });
+
+/** A tag as the lists filter it (?tag=): the same shape a schedule's tags must have. */
+export const tagSchema = z.string({ error: "Tag must be a string" }).regex(TAG_PATTERN, {
+  error: (i) =>
+    `Tag "${String(i.input)}" must be 1–63 characters of lowercase letters, digits, ".", "_", ":" or "-", starting with a letter or digit (e.g. team:payments)`,
+});
+
+/** A list filter's tags, as a query parameter carries them ("a,b" or the parameter repeated). */
+export const tagListSchema = z
+  .string()
+  .transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(tagSchema).max(MAX_TAGS, { error: `At most ${MAX_TAGS} tags` }));
+
+/** A schedule's tags: a small set, stored deduplicated and sorted so equal sets compare (and export) equal. */
+const tags = z
+  .array(tagSchema, { error: 'Tags must be a list of strings, e.g. ["team:payments", "nightly"]' })
+  .transform((list) => [...new Set(list)].sort())
+  .refine((list) => list.length <= MAX_TAGS, { error: `At most ${MAX_TAGS} tags` });
 
 const webhookUrl = z
   .string({ error: "Webhook URL must be a string such as https://hooks.example.com/vigil" })
@@ -74,6 +100,7 @@ const fields = {
   failureAlertThreshold: optionalWhole("Failure alert threshold", 1, 1000, "failures"),
   webhookUrl: webhookUrl.nullable().optional(),
   webhookFormat: webhookFormatSchema,
+  tags,
 };
 
 function checkRetryDelays(v: { retryBaseSeconds?: number; retryMaxSeconds?: number }, ctx: z.RefinementCtx): void {
@@ -104,6 +131,7 @@ export const scheduleInputSchema = z
     webhookFormat: fields.webhookFormat.default("vigil"),
     concurrencyGroup: fields.concurrencyGroup.default(null),
     startJitterMs: fields.startJitterMs.default(0),
+    tags: fields.tags.default([]),
   })
   .superRefine(checkRetryDelays);
 

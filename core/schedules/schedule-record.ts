@@ -42,6 +42,8 @@ export interface Schedule {
   failureAlertThreshold: number | null;
   webhookUrl: string | null;
   webhookFormat: WebhookFormat;
+  /** Sorted, deduplicated (schedule-input.ts). */
+  tags: string[];
   revision: number;
   /** Planning cursor: every fire at or before it has an occurrence row. */
   plannedThrough: Date | null;
@@ -57,7 +59,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.retry_max_seconds, s.concurrency_group,
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
-  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.tags, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -95,6 +97,7 @@ export function toSchedule(r: any): Schedule {
     failureAlertThreshold: r.failure_alert_threshold,
     webhookUrl: r.webhook_url,
     webhookFormat: r.webhook_format,
+    tags: r.tags ?? [],
     revision: r.revision,
     plannedThrough: r.planned_through,
     createdBy: r.created_by,

@@ -41,6 +41,7 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   failureAlertThreshold: "failure_alert_threshold",
   webhookUrl: "webhook_url",
   webhookFormat: "webhook_format",
+  tags: "tags",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;

@@ -1,4 +1,4 @@
-// GET /api/runs?state=&scheduleId=&from=&to=&lateness=&cursor=&limit=   (viewer)
+// GET /api/runs?state=&scheduleId=&tag=&from=&to=&lateness=&cursor=&limit=   (viewer) tag: repeatable; runs of schedules having every tag
 //   state: one state or a list (comma-separated, or the parameter repeated) (planned, queued, running, retrying, succeeded, failed, timed_out,
 //   cancelled, skipped_overlap, missed, paused, hollow, zombie); from/to: ISO bounds on plannedAt; limit 1..500
 //   (default 50); lateness: late | on_time, only runs that started late / on time (core/runs/lateness.ts's
@@ -10,6 +10,7 @@ import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { listRuns } from "@/core/runs/read/list-runs";
 import { RUN_STATES } from "@/core/runs/run-states";
+import { tagListSchema } from "@/core/schedules/schedule-input";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +20,7 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
-    listParams: ["state"],
+    listParams: ["state", "tag"],
     query: z.object({
       state: z
         .string()
@@ -32,6 +33,7 @@ export const GET = apiRoute(
         .pipe(z.array(z.enum(RUN_STATES, { error: `state must be one of ${RUN_STATES.join(", ")}` })))
         .optional(),
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
+      tag: tagListSchema.optional(),
       from: isoDate("from").optional(),
       to: isoDate("to").optional(),
       lateness: z.enum(["late", "on_time"], { error: "lateness must be late or on_time" }).optional(),
@@ -43,6 +45,7 @@ export const GET = apiRoute(
     listRuns({
       states: query.state,
       scheduleId: query.scheduleId,
+      tags: query.tag,
       from: query.from,
       to: query.to,
       lateness: query.lateness,

@@ -1,4 +1,4 @@
-// GET  /api/schedules?q=&limit=   (viewer)
+// GET  /api/schedules?q=&limit=&tag=   (viewer) tag: repeatable (or comma-separated); only schedules having every tag
 //   → { schedules: ScheduleListItem[] } (core/schedules/list-schedules.ts: a Schedule of schedule-record.ts plus next
 //     fire, last run, 24 h counts and recent lateness). Dates are ISO strings.
 // POST /api/schedules   (operator) body: scheduleInputSchema (core/schedules/schedule-input.ts)
@@ -9,6 +9,7 @@ import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { createSchedule } from "@/core/schedules/create-schedule";
 import { listSchedules } from "@/core/schedules/list-schedules";
+import { tagListSchema } from "@/core/schedules/schedule-input";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -16,13 +17,15 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    listParams: ["tag"],
     query: z.object({
       q: z.string().max(200).optional(),
+      tag: tagListSchema.optional(),
       limit: z.coerce.number().int().min(1).max(5000).optional(),
     }),
   },
   async ({ query, actor }) => ({
-    schedules: (await listSchedules({ q: query.q, limit: query.limit })).map((s) => ({
+    schedules: (await listSchedules({ q: query.q, limit: query.limit, tags: query.tag })).map((s) => ({
       ...s,
       payload: payloadForRole(actor.role, s.payload),
     })),

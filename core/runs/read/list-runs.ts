@@ -47,6 +47,8 @@ export interface RunFilter {
   to?: Date;
   /** Only runs that started late, or only those that started on time (lateness.ts's rule). */
   lateness?: LatenessClass;
+  /** Only runs of schedules having every one of these tags. */
+  tags?: string[];
   cursor?: string;
   limit?: number;
 }
@@ -110,6 +112,7 @@ async function queryPhase(
         AND ($7::text IS NULL OR r.planned_at <= CASE WHEN $7 = 'now' THEN clock_timestamp() ELSE $7::timestamptz END)
         AND ($8::timestamptz IS NULL OR (r.planned_at, r.id) < ($8::timestamptz, $9::uuid))
         AND ($11::text IS NULL OR ${lateSql("r.lateness_ms", "s.start_jitter_ms")} = ($11 = 'late'))
+        AND ($12::text[] IS NULL OR s.tags @> $12::text[])
       ORDER BY r.planned_at DESC, r.id DESC
       LIMIT $10`,
     [
@@ -124,6 +127,7 @@ async function queryPhase(
       q.keyset?.id ?? null,
       q.limit,
       q.lateness ?? null,
+      q.tags?.length ? q.tags : null,
     ],
   );
   return rows.map((r) => ({
