@@ -10,6 +10,7 @@ import { AlertsBadge } from "@/components/ui/alerts-badge";
 import { UserMenu } from "@/components/ui/user-menu";
 import { DisplayPreferences } from "@/components/ui/display-preferences";
 import { applyStoredThemeScript } from "@/components/ui/theme-script";
+import { MaintenanceBanner } from "@/components/schedules/maintenance-banner";
 
 export const metadata: Metadata = { title: "Vigil", description: "Schedules that must not double-run" };
 
@@ -33,6 +34,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               <HealthPill />
               <UserMenu />
             </header>
+            <MaintenanceBanner />
             <main className="content">{children}</main>
           </DisplayPreferences>
         </Providers>

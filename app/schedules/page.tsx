@@ -1,3 +1,4 @@
+import { MaintenanceControl } from "@/components/schedules/maintenance-control";
 import { NewScheduleLink } from "@/components/schedules/new-schedule-link";
 import { SchedulesTable } from "@/components/schedules/schedules-table";
 import { TagFilter } from "@/components/schedules/tag-filter";
@@ -10,6 +11,7 @@ export default async function SchedulesPage({ searchParams }: { searchParams: Pr
       <div className="row page-head">
         <h1>Schedules</h1>
         <span className="spacer" />
+        <MaintenanceControl />
         <NewScheduleLink />
       </div>
       <p className="muted">

@@ -34,6 +34,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     webhookUrl: null,
     webhookFormat: "vigil",
     tags: ["nightly", "team:payments"],
+    maintenanceId: null,
     managedBy: null,
     managedAt: null,
     revision: 3,

@@ -55,7 +55,7 @@ export async function pauseSchedule(id: string, input: unknown, actor: Actor, op
 export async function pauseInTransaction(
   tx: Queryable,
   schedule: Schedule,
-  p: { reason: string; until: Date | null },
+  p: { reason: string; until: Date | null; /** The maintenance window pausing it (maintenance.ts), if any. */ maintenanceId?: string },
   actor: Actor,
 ): Promise<number> {
   if (schedule.paused) {
@@ -70,9 +70,10 @@ export async function pauseInTransaction(
     throw new ValidationError(message, { until: message });
   }
   await tx.query(
-    `UPDATE schedules SET paused_at = clock_timestamp(), paused_by = $2, pause_reason = $3, paused_until = $4, enabled = false
+    `UPDATE schedules SET paused_at = clock_timestamp(), paused_by = $2, pause_reason = $3, paused_until = $4, enabled = false,
+            maintenance_id = $5
       WHERE id = $1`,
-    [schedule.id, actor.label, p.reason, p.until?.toISOString() ?? null],
+    [schedule.id, actor.label, p.reason, p.until?.toISOString() ?? null, p.maintenanceId ?? null],
   );
   const { rows } = await tx.query<{ id: string }>(
     `WITH held AS (
@@ -101,7 +102,12 @@ export async function pauseInTransaction(
     targetType: "schedule",
     targetId: schedule.id,
     before: { paused: false },
-    after: { paused: true, until: p.until?.toISOString() ?? null, heldRuns: rows.length },
+    after: {
+      paused: true,
+      until: p.until?.toISOString() ?? null,
+      heldRuns: rows.length,
+      ...(p.maintenanceId ? { maintenanceId: p.maintenanceId } : {}),
+    },
     reason: p.reason,
   });
   return rows.length;

@@ -73,7 +73,8 @@ export async function resumeInTransaction(
     throw new ConflictError(`Schedule ${schedule.name} is not paused.`, "not_paused");
   }
   await tx.query(
-    `UPDATE schedules SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, enabled = true WHERE id = $1`,
+    `UPDATE schedules SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, enabled = true, maintenance_id = NULL
+      WHERE id = $1`,
     [schedule.id],
   );
   // Every fire up to now must have its row before the policy picks among them (workers may all have been down).

@@ -44,6 +44,11 @@ export interface Schedule {
   webhookFormat: WebhookFormat;
   /** Sorted, deduplicated (schedule-input.ts). */
   tags: string[];
+  /** The maintenance window that paused it (maintenance.ts), while it holds. */
+  maintenanceId: string | null;
+  /** Set when created or last changed by applying a schedules file (as-code/apply-schedules.ts): that file's name. */
+  managedBy: string | null;
+  managedAt: Date | null;
   revision: number;
   /** Planning cursor: every fire at or before it has an occurrence row. */
   plannedThrough: Date | null;
@@ -59,7 +64,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.retry_max_seconds, s.concurrency_group,
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
-  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.tags, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -98,6 +103,9 @@ export function toSchedule(r: any): Schedule {
     webhookUrl: r.webhook_url,
     webhookFormat: r.webhook_format,
     tags: r.tags ?? [],
+    maintenanceId: paused ? (r.maintenance_id ?? null) : null,
+    managedBy: r.managed_by ?? null,
+    managedAt: r.managed_at ?? null,
     revision: r.revision,
     plannedThrough: r.planned_through,
     createdBy: r.created_by,
