@@ -64,6 +64,15 @@ export function ScheduleDetail({ id }: { id: string }) {
       <div className="row page-head">
         <h1>{s.name}</h1>
         <ScheduleState schedule={s} detailed />
+        {s.managedBy && (
+          <span
+            className="pill info"
+            data-testid="managed-pill"
+            title={`Created or last changed by applying ${s.managedBy}: edit the file, not the console`}
+          >
+            managed by {s.managedBy}
+          </span>
+        )}
         <span className="spacer" />
         <Link href={`/audit?target=schedule:${s.id}`}>Audit trail →</Link>
       </div>

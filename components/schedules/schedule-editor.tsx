@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ScheduleForm } from "./schedule-form";
 import { formFromSchedule } from "./schedule-form-values";
 import { scheduleQuery } from "./schedules-queries";
+import { formatInZone } from "../ui/time-format";
 
 /** Edit: the form starts from the schedule as loaded (not refreshed underneath the operator's typing). */
 export function ScheduleEditor({ id }: { id: string }) {
@@ -15,6 +16,13 @@ export function ScheduleEditor({ id }: { id: string }) {
   return (
     <>
       <h1>Edit {s.name}</h1>
+      {s.managedBy && (
+        <div className="banner warn" role="note" data-testid="managed-warning">
+          <strong>⚠ This schedule is managed by the schedules file {s.managedBy}</strong>
+          {s.managedAt ? ` (last applied ${formatInZone(s.managedAt)})` : ""}. A change saved here is overwritten the next time that file is
+          applied: change the file instead, or remove the schedule from it first.
+        </div>
+      )}
       <ScheduleForm
         key={`${s.revision}-${generation}`}
         mode="edit"
