@@ -12,6 +12,7 @@ const PASSWORD = "roles-console-password-123";
 /** Every control that changes something, by its test id; each answers 403 to a viewer. */
 const OPERATOR_CONTROLS = [
   "new-schedule",
+  "maintenance-button",
   "edit-schedule",
   "pause-schedule",
   "resume-schedule",
