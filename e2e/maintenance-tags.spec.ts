@@ -84,7 +84,7 @@ test("an operator filters by tag, puts a tag into maintenance with a dry run fir
   await dialog.getByTestId("scope-tag").check();
   await dialog.getByTestId("maintenance-tag").locator("input").fill(TAG);
   await dialog.getByTestId("maintenance-confirm").click();
-  await expect(dialog.getByTestId("maintenance-error")).toContainText(/why/i);
+  await expect(dialog.getByTestId("maintenance-reason-error")).toContainText(/say why/i);
   await dialog.getByTestId("maintenance-reason").locator("input").fill("bank API upgrade");
   await dialog.getByTestId("maintenance-confirm").click();
   await expect(dialog.getByTestId("maintenance-preview")).toContainText(`Will pause 1 schedule: e2e-mt-tagged-${suffix}`);

@@ -15,7 +15,7 @@ export function MaintenanceBanner() {
       {data.maintenance.map((w) => (
         <div key={w.id} data-testid="maintenance-window" data-tag={w.tag ?? ""}>
           <strong>
-            <span aria-hidden="true">⏸</span> Maintenance:{" "}
+            Maintenance:{" "}
             {w.tag ? (
               <>
                 schedules tagged <Link href={`/schedules?tag=${encodeURIComponent(w.tag)}`}>{w.tag}</Link>

@@ -8,6 +8,8 @@ import { formatInZone } from "../ui/time-format";
 import { useCan } from "../ui/use-can";
 import { maintenanceQuery, type MaintenanceResultView } from "./maintenance-queries";
 
+const RADIO_LABEL = { display: "inline-flex", gap: 6, alignItems: "center", marginRight: 16 } as const;
+
 type Mode = { kind: "start" } | { kind: "resume"; tag: string | null };
 
 /**
@@ -72,7 +74,7 @@ export function MaintenanceControl() {
   return (
     <>
       <button type="button" onClick={() => open({ kind: "start" })} data-testid="maintenance-button">
-        <span aria-hidden="true">⏸</span> Maintenance…
+        Maintenance…
       </button>
       {list.map((w) => (
         <button
@@ -112,10 +114,10 @@ export function MaintenanceControl() {
               new starts until you resume here (or at the until time). Schedules already paused stay as they are.
             </p>
             <div className="row">
-              <label>
+              <label style={RADIO_LABEL}>
                 <input type="radio" name="scope" checked={scope === "all"} onChange={() => (setScope("all"), setDry(null))} /> All schedules
               </label>
-              <label>
+              <label style={RADIO_LABEL}>
                 <input
                   type="radio"
                   name="scope"
@@ -158,7 +160,7 @@ export function MaintenanceControl() {
             <input value={reason} onChange={(e) => setReason(e.target.value)} autoComplete="off" />
           </FormField>
         )}
-        {error && (
+        {error && Object.keys(fields).length === 0 && (
           <p className="error" role="alert" data-testid="maintenance-error">
             {error.message}
           </p>

@@ -19,7 +19,14 @@ export function TagFilter({ tags }: { tags: string[] }) {
         }}
       >
         <label htmlFor="schedules-tag">Tag</label>
-        <input id="schedules-tag" name="tag" placeholder="e.g. team:payments, then Enter" size={24} autoComplete="off" />
+        <input
+          id="schedules-tag"
+          name="tag"
+          placeholder="e.g. team:payments"
+          size={24}
+          title="Type a tag and press Enter"
+          autoComplete="off"
+        />
       </form>
       {tags.length > 0 && (
         <span className="tag-list" data-testid="active-tags">
