@@ -8,7 +8,7 @@ import { formatInZone } from "../ui/time-format";
 import { useCan } from "../ui/use-can";
 import { maintenanceQuery, type MaintenanceResultView } from "./maintenance-queries";
 
-const RADIO_LABEL = { display: "inline-flex", gap: 6, alignItems: "center", marginRight: 16 } as const;
+const RADIO_LABEL = { display: "inline-flex", gap: 6, alignItems: "center", marginRight: 16, whiteSpace: "nowrap" } as const;
 
 type Mode = { kind: "start" } | { kind: "resume"; tag: string | null };
 
