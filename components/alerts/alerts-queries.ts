@@ -18,13 +18,19 @@ export type LatenessView = Jsonify<ScheduleLateness>;
 export interface AlertFilters {
   state: "open" | "all";
   scheduleId?: string;
+  /** Alerts of schedules with this tag. */
+  tag?: string;
 }
 
 export const alertsQuery = (f: AlertFilters) =>
   queryOptions({
     queryKey: ["alerts", "list", f],
     queryFn: () => {
-      const q = new URLSearchParams({ state: f.state, ...(f.scheduleId ? { scheduleId: f.scheduleId } : {}) });
+      const q = new URLSearchParams({
+        state: f.state,
+        ...(f.scheduleId ? { scheduleId: f.scheduleId } : {}),
+        ...(f.tag ? { tag: f.tag } : {}),
+      });
       return fetchJson<{ alerts: AlertView[]; nextCursor: string | null }>(`/api/alerts?${q}`);
     },
     refetchInterval: 2000,

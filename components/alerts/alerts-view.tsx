@@ -6,6 +6,7 @@ import { AlertsTable } from "./alerts-table";
 /** The alerts page body: open alerts by default, all (history) on request, and what clears each kind. */
 export function AlertsView() {
   const [state, setState] = useState<"open" | "all">("open");
+  const [tag, setTag] = useState("");
   return (
     <>
       <div className="row" role="radiogroup" aria-label="Which alerts" style={{ marginBottom: 12 }}>
@@ -15,8 +16,20 @@ export function AlertsView() {
             {s === "open" ? "Open" : "All, including resolved"}
           </label>
         ))}
+        <label className="row" style={{ gap: 4, margin: 0, color: "var(--text)", fontSize: 14 }}>
+          Tag
+          <input
+            placeholder="e.g. team:payments"
+            size={16}
+            onBlur={(e) => setTag(e.target.value.trim().toLowerCase())}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") setTag(e.currentTarget.value.trim().toLowerCase());
+            }}
+            data-testid="alerts-tag-filter"
+          />
+        </label>
       </div>
-      <AlertsTable filters={{ state }} />
+      <AlertsTable filters={{ state, ...(tag ? { tag } : {}) }} />
       <details style={{ marginTop: 16 }}>
         <summary className="muted">When does each kind resolve?</summary>
         <dl className="kv">
