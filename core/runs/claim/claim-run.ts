@@ -15,6 +15,7 @@ import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./cl
 import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "../operate/cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
+import { applyStartRates, readRateViews } from "./start-rate-limit";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import { plainRunSql } from "../plain-run";
@@ -49,7 +50,7 @@ export type ClaimResult =
   | { kind: "skipped_overlap" }
   | { kind: "paused" }
   | { kind: "cancelled" }
-  | { kind: "waiting"; reason: "overlap" | "concurrency" };
+  | { kind: "waiting"; reason: "overlap" | "concurrency" | "rate_limit" };
 
 export async function claimRun(tx: Queryable, boss: PgBoss, req: ClaimRequest): Promise<ClaimResult> {
   return (await claimRuns(tx, boss, [req]))[0]!;
@@ -152,10 +153,12 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
   const workerId = reqs[0]!.workerId;
   const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);
   const view = await readView(tx, scope);
+  view.rate = await readRateViews(tx, scope.groups, scope.runs.values());
   const results: ClaimResult[] = new Array(reqs.length);
   const events: EventRow[] = [];
   const writes: { id: string; action: "start" | "end" | "wait"; state: string | null; waitReason: string | null; jobId: string }[] = [];
   const toWake: string[] = [];
+  const rateWaits: { runId: string; wakeAt: Date }[] = [];
 
   // Oldest due first, so first-come-first-served holds inside a batch too.
   const order = reqs.map((_, i) => i).filter((i) => scope.runs.has(reqs[i]!.runId));
@@ -198,6 +201,7 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
         writes.push({ id: run.id, action: "wait", state: null, waitReason: action.reason, jobId: req.jobId });
         ev("waiting", action.message, { reason: action.reason, ...action.data });
         if (action.wake) toWake.push(...action.wake);
+        if (action.reason === "rate_limit") rateWaits.push({ runId: run.id, wakeAt: action.wakeAt });
         run.waitReason = action.reason;
         results[i] = { kind: "waiting", reason: action.reason };
         break;
@@ -226,6 +230,7 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
 
   const started = await applyClaims(tx, workerId, writes, events);
   for (const r of results) if (r?.kind === "start") r.run.latenessMs = started.get(r.run.runId) ?? null;
+  if (view.rate) await applyStartRates(tx, boss, started.size > 0 ? [...started.keys()] : [], rateWaits);
   if (toWake.length > 0) await wakeRuns(tx, boss, [...new Set(toWake)], "a slot is free and it waited longer");
   return results;
 }
