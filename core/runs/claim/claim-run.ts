@@ -3,6 +3,7 @@
 // a second delivery runs nothing, an overdue run is missed, the overlap policy and the concurrency
 // group's limit are enforced by the database, and only then does a run become 'running'. The reads
 // and writes are set-based, so a batch of any size costs a handful of round trips.
+// The group's start-rate limit (start-rate-limit.ts) is one more step under the same group lock.
 // Most deliveries need none of that: a queued run of an 'allow' schedule without a concurrency group
 // starts whatever other runs do, so claimPlainRuns starts those in one statement (one round trip, no
 // schedule lock) and hands the rest to claimRuns.
