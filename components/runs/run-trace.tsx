@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
+import { waitingHint, waitingText } from "@/core/runs/waiting-text";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone, formatPrecise, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -130,7 +131,12 @@ export function RunTrace({ runId }: { runId: string }) {
           </span>
         )}
         {run.waitReason && run.state === "queued" && (
-          <span className="pill info">◌ waiting for {run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}</span>
+          <span className="pill info" data-testid="run-waiting" title={waitingHint(run.waitReason, run.concurrencyGroup)}>
+            ◌{" "}
+            {run.waitReason === "rate_limit"
+              ? waitingText(run.waitReason, run.concurrencyGroup)
+              : `waiting for ${run.waitReason === "overlap" ? "the previous run" : "a concurrency slot"}`}
+          </span>
         )}
         <span className="spacer" />
         <Link href={`/audit?target=run:${run.id}`}>Audit trail →</Link>

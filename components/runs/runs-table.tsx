@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { isLate } from "@/core/runs/lateness";
 import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
+import { waitingHint, waitingText } from "@/core/runs/waiting-text";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -82,7 +83,11 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                         ⊘ {stage}
                       </div>
                     )}
-                    {r.waitReason && r.state === "queued" && <div className="small muted">waiting: {r.waitReason}</div>}
+                    {r.waitReason && r.state === "queued" && (
+                      <div className="small muted" data-testid="run-waiting" title={waitingHint(r.waitReason, r.concurrencyGroup ?? null)}>
+                        {waitingText(r.waitReason, r.concurrencyGroup ?? null)}
+                      </div>
+                    )}
                     {r.kind !== "scheduled" && <div className="small muted">{r.kind}</div>}
                     {r.reruns > 0 && <div className="small muted">⟳ re-run ×{r.reruns}</div>}
                   </td>

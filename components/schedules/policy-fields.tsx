@@ -137,6 +137,38 @@ export function PolicyFields({ values, set, errors }: Props) {
           hint="Sets the limit for the whole group, for every schedule in it."
         />
       </div>
+      <div className="grid-2">
+        <FormField
+          label="Group start rate: at most N starts"
+          hint="Start-rate limit of the whole group across all workers (e.g. 10 starts per 1 s for a bank API). Empty = none."
+          error={errors["startRateLimit.maxStarts"] ?? errors["startRateLimit"]}
+          testId="field-startRateMax"
+        >
+          <input
+            type="number"
+            inputMode="numeric"
+            value={values.startRateMax}
+            placeholder="no rate limit"
+            disabled={values.concurrencyGroup.trim() === ""}
+            onChange={(e) => set({ startRateMax: e.target.value })}
+          />
+        </FormField>
+        <FormField
+          label="…per seconds"
+          hint="The sliding window: no window this long ever holds more starts. Held-back runs wait, then start in order."
+          error={errors["startRateLimit.perSeconds"]}
+          testId="field-startRatePer"
+        >
+          <input
+            type="number"
+            inputMode="numeric"
+            value={values.startRatePer}
+            placeholder="e.g. 1"
+            disabled={values.concurrencyGroup.trim() === ""}
+            onChange={(e) => set({ startRatePer: e.target.value })}
+          />
+        </FormField>
+      </div>
       <h4 className="subhead">Alerts</h4>
       <div className="grid-3">
         <NumberField

@@ -37,6 +37,15 @@ function Policies({ s }: { s: ScheduleView }) {
     ],
     ["Start jitter", s.startJitterMs ? formatDuration(s.startJitterMs) : "none"],
     ["Concurrency group", s.concurrencyGroup ? `${s.concurrencyGroup} (max ${s.concurrencyLimit ?? "?"} at once)` : "none"],
+    ...(s.startRateLimit
+      ? [
+          [
+            "Start-rate limit",
+            `${s.concurrencyGroup}: at most ${s.startRateLimit.maxStarts} starts per ${s.startRateLimit.perSeconds} s`,
+            "Shared by the group across all workers; runs over it wait their turn.",
+          ] as [string, string, string],
+        ]
+      : []),
     ["Expected work", s.expectRecordsMin !== null ? `≥ ${s.expectRecordsMin} records, else hollow` : "not checked"],
   ];
   return (

@@ -37,6 +37,9 @@ export interface ScheduleFormValues {
   retryMaxSeconds: string;
   concurrencyGroup: string;
   concurrencyLimit: string;
+  /** The group's start-rate limit: at most startRateMax starts per startRatePer seconds ("" = none). */
+  startRateMax: string;
+  startRatePer: string;
   startJitterMs: string;
   expectRecordsMin: string;
   latenessP95SloMs: string;
@@ -73,6 +76,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   retryMaxSeconds: "300",
   concurrencyGroup: "",
   concurrencyLimit: "",
+  startRateMax: "",
+  startRatePer: "",
   startJitterMs: "0",
   expectRecordsMin: "",
   latenessP95SloMs: "",
@@ -137,6 +142,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     retryMaxSeconds: num(v.retryMaxSeconds),
     concurrencyGroup: v.concurrencyGroup.trim() === "" ? null : v.concurrencyGroup.trim(),
     ...(v.concurrencyGroup.trim() !== "" && v.concurrencyLimit.trim() !== "" ? { concurrencyLimit: num(v.concurrencyLimit) } : {}),
+    ...startRateBody(v),
     startJitterMs: num(v.startJitterMs),
     expectRecordsMin: optionalNum(v.expectRecordsMin),
     latenessP95SloMs: optionalNum(v.latenessP95SloMs),
@@ -164,7 +170,16 @@ export function tagsFromText(text: string): string[] {
 export function editBodyFromForm(initial: ScheduleFormValues, v: ScheduleFormValues): Record<string, unknown> {
   const before = scheduleBodyFromForm(initial);
   const after = scheduleBodyFromForm(v);
+  // Emptying both rate fields of a group that had a rate limit removes it (a new schedule's empty fields keep the group's).
+  if (before.startRateLimit && !("startRateLimit" in after) && v.concurrencyGroup.trim() !== "") after.startRateLimit = null;
   return Object.fromEntries(Object.entries(after).filter(([k, value]) => JSON.stringify(value) !== JSON.stringify(before[k])));
+}
+
+/** The group's start-rate limit when both fields are filled in; left out when both are empty (keep the group's). */
+function startRateBody(v: ScheduleFormValues): Record<string, unknown> {
+  if (v.concurrencyGroup.trim() === "") return {};
+  if (v.startRateMax.trim() === "" && v.startRatePer.trim() === "") return {};
+  return { startRateLimit: { maxStarts: num(v.startRateMax), perSeconds: num(v.startRatePer) } };
 }
 
 const text = (n: number | null | undefined) => (n === null || n === undefined ? "" : String(n));
@@ -197,6 +212,8 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     retryMaxSeconds: text(s.retryMaxSeconds),
     concurrencyGroup: s.concurrencyGroup ?? "",
     concurrencyLimit: text(s.concurrencyLimit),
+    startRateMax: text(s.startRateLimit?.maxStarts),
+    startRatePer: text(s.startRateLimit?.perSeconds),
     startJitterMs: text(s.startJitterMs),
     expectRecordsMin: text(s.expectRecordsMin),
     latenessP95SloMs: text(s.latenessP95SloMs),

@@ -4,7 +4,7 @@
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
-import { ConflictError } from "../errors";
+import { ConflictError, ValidationError } from "../errors";
 import { notifyPlanner } from "./notify-planner";
 import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
@@ -16,7 +16,7 @@ export async function createSchedule(input: unknown, actor: Actor, opts: { db?: 
   return inTransaction({ tx: opts.db }, async (tx) => {
     v.payload = await checkPayload(tx, v.handler, v.payload);
     assertOnceInFuture(v.trigger, await dbNow(tx));
-    await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit);
+    await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit, v.startRateLimit);
     const id = await insertSchedule(tx, v, actor);
     const created = await getScheduleOrThrow(tx, id);
     await recordAudit(tx, { actor, action: "schedule.create", targetType: "schedule", targetId: id, after: auditView(created) });
@@ -84,13 +84,29 @@ export function nameTakenOr(err: unknown, name: string): unknown {
   return err;
 }
 
-/** The group row holds the limit every schedule of the group shares; a new group without a limit gets 1. */
-export async function upsertConcurrencyGroup(tx: Queryable, group: string | null | undefined, limit: number | undefined): Promise<void> {
-  if (!group) return;
+/**
+ * The group row holds the limits every schedule of the group shares; a new group without a limit gets 1.
+ * startRate: undefined keeps the group's start-rate limit, null removes it.
+ */
+export async function upsertConcurrencyGroup(
+  tx: Queryable,
+  group: string | null | undefined,
+  limit: number | undefined,
+  startRate?: { maxStarts: number; perSeconds: number } | null,
+): Promise<void> {
+  if (!group) {
+    if (startRate) {
+      const message = "A start-rate limit belongs to a concurrency group: name the group it limits";
+      throw new ValidationError(message, { startRateLimit: message });
+    }
+    return;
+  }
   await tx.query(
-    `INSERT INTO concurrency_groups (name, max_running) VALUES ($1, coalesce($2::int, 1))
-     ON CONFLICT (name) DO UPDATE SET max_running = coalesce($2::int, concurrency_groups.max_running)`,
-    [group, limit ?? null],
+    `INSERT INTO concurrency_groups (name, max_running, max_starts, per_seconds) VALUES ($1, coalesce($2::int, 1), $4::int, $5::int)
+     ON CONFLICT (name) DO UPDATE SET max_running = coalesce($2::int, concurrency_groups.max_running),
+            max_starts = CASE WHEN $3 THEN $4::int ELSE concurrency_groups.max_starts END,
+            per_seconds = CASE WHEN $3 THEN $5::int ELSE concurrency_groups.per_seconds END`,
+    [group, limit ?? null, startRate !== undefined, startRate?.maxStarts ?? null, startRate?.perSeconds ?? null],
   );
 }
 
@@ -114,6 +130,7 @@ export function auditView(s: Schedule): Record<string, unknown> {
     retryMaxSeconds: s.retryMaxSeconds,
     concurrencyGroup: s.concurrencyGroup,
     concurrencyLimit: s.concurrencyLimit,
+    startRateLimit: s.startRateLimit,
     startJitterMs: s.startJitterMs,
     expectRecordsMin: s.expectRecordsMin,
     latenessP95SloMs: s.latenessP95SloMs,

@@ -92,6 +92,20 @@ const fields = {
   concurrencyGroup: slug("Concurrency group").nullable(),
   /** The group's limit, shared by every schedule in the group (upserted into concurrency_groups). */
   concurrencyLimit: wholeNumber("Concurrency limit", 1, 10_000, "runs").optional(),
+  /**
+   * The group's start-rate limit, shared like its concurrency limit: at most maxStarts starts in any window of
+   * perSeconds seconds (core/runs/claim/start-rate-limit.ts). Left out keeps the group's; null removes it.
+   */
+  startRateLimit: z
+    .strictObject(
+      {
+        maxStarts: wholeNumber("Start-rate limit", 1, 10_000, "starts"),
+        perSeconds: wholeNumber("Start-rate window", 1, 86_400, "seconds"),
+      },
+      { error: "Start-rate limit must be {maxStarts, perSeconds} or null" },
+    )
+    .nullable()
+    .optional(),
   startJitterMs: wholeNumber("Start jitter", 0, 3_600_000, "milliseconds"),
   expectRecordsMin: optionalWhole("Expected records (minimum)", 0, 2_000_000_000),
   latenessP95SloMs: optionalWhole("Lateness p95 objective", 0, 86_400_000, "milliseconds"),

@@ -34,6 +34,8 @@ export interface Schedule {
   concurrencyGroup: string | null;
   /** The group's limit (shared by all schedules of the group); null without a group. */
   concurrencyLimit: number | null;
+  /** The group's start-rate limit (shared by all schedules of the group); null without one. */
+  startRateLimit?: { maxStarts: number; perSeconds: number } | null;
   startJitterMs: number;
   expectRecordsMin: number | null;
   latenessP95SloMs: number | null;
@@ -63,6 +65,8 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.starting_deadline_seconds, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.retry_base_seconds,
   s.retry_max_seconds, s.concurrency_group,
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
+  (SELECT jsonb_build_object('maxStarts', g.max_starts, 'perSeconds', g.per_seconds) FROM concurrency_groups g
+    WHERE g.name = s.concurrency_group AND g.max_starts IS NOT NULL) AS start_rate_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
   s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
@@ -94,6 +98,7 @@ export function toSchedule(r: any): Schedule {
     retryMaxSeconds: r.retry_max_seconds,
     concurrencyGroup: r.concurrency_group,
     concurrencyLimit: r.concurrency_limit ?? null,
+    startRateLimit: r.start_rate_limit ?? null,
     startJitterMs: r.start_jitter_ms,
     expectRecordsMin: r.expect_records_min,
     latenessP95SloMs: r.lateness_p95_slo_ms,

@@ -70,12 +70,13 @@ export async function updateSchedule(id: string, input: unknown, actor: Actor, o
       throw new ValidationError(message, { retryMaxSeconds: message });
     }
     if (changed.has("trigger")) assertOnceInFuture(patch.trigger!, await dbNow(tx));
-    if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined) {
-      await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit);
+    if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined || patch.startRateLimit !== undefined) {
+      await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
     }
     await writeChanges(tx, before, patch, changed);
     const after = await getScheduleOrThrow(tx, id);
-    const limitChanged = after.concurrencyLimit !== before.concurrencyLimit;
+    const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
+    const limitChanged = after.concurrencyLimit !== before.concurrencyLimit || rateChanged;
     const enabledChange = patch.enabled !== undefined && patch.enabled === Boolean(before.paused);
     if (changed.size === 0 && !limitChanged && !enabledChange) return before;
 
@@ -85,7 +86,11 @@ export async function updateSchedule(id: string, input: unknown, actor: Actor, o
         snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
         jitterChanged: changed.has("startJitterMs"),
       });
-      const fields = [...changed, ...(limitChanged ? ["concurrencyLimit"] : [])];
+      const fields = [
+        ...changed,
+        ...(after.concurrencyLimit !== before.concurrencyLimit ? ["concurrencyLimit"] : []),
+        ...(rateChanged ? ["startRateLimit"] : []),
+      ];
       const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
       await recordAudit(tx, {
         actor,

@@ -3,6 +3,7 @@
 // against a shared view, so the second of two runs of a 'skip' schedule sees the first one started.
 import type { LockedGroup, LockedRun, LockedSchedule } from "./lock-run-scope";
 import type { RunEventType } from "../record-run-event";
+import { decideStartRate, type RateView } from "./start-rate-limit";
 
 export interface ClaimItem {
   run: LockedRun;
@@ -21,6 +22,8 @@ export interface ClaimView {
   running: Map<string, number>;
   /** Runs waiting for a slot of a group, oldest first, per group. */
   waiting: Map<string, { id: string; dueAt: Date }[]>;
+  /** Per group with a start-rate limit: the runs waiting for it and this batch's starts. */
+  rate?: Map<string, RateView>;
 }
 
 export type ClaimAction =
@@ -34,6 +37,8 @@ export type ClaimAction =
       data?: Record<string, unknown>;
     }
   | { kind: "wait"; reason: "overlap" | "concurrency"; message: string; data: Record<string, unknown>; wake?: string[] }
+  /** Held back by the group's start-rate limit: a job due at wakeAt tries again. */
+  | { kind: "wait"; reason: "rate_limit"; message: string; data: Record<string, unknown>; wakeAt: Date; wake?: undefined }
   /** cancel_running: cancel these active runs first (as an operator would), then decide again. */
   | { kind: "cancel_active"; runIds: string[] };
 
@@ -128,6 +133,8 @@ export function decideClaim(
       const wake = older.slice(0, group.maxRunning - running).map((w) => w.id);
       return { kind: "wait", reason: "concurrency", message, data: { ...data, yieldedTo: wake }, wake };
     }
+    const rateWait = decideStartRate(run, group, view.rate?.get(group.name));
+    if (rateWait) return rateWait;
   }
   return { kind: "start" };
 }
@@ -138,10 +145,15 @@ export function applyToView(view: ClaimView, run: LockedRun, schedule: LockedSch
     const active = view.active.get(schedule.id) ?? [];
     view.active.set(schedule.id, [...active.filter((a) => a.id !== run.id), { id: run.id, state: "running" }]);
     if (run.concurrencyGroup) view.running.set(run.concurrencyGroup, (view.running.get(run.concurrencyGroup) ?? 0) + 1);
+    const rate = run.concurrencyGroup ? view.rate?.get(run.concurrencyGroup) : undefined;
+    if (rate) rate.batchStarts += 1;
     if (view.buffered.get(schedule.id) === run.id) view.buffered.delete(schedule.id);
   } else if (action.kind === "wait") {
     if (action.reason === "overlap") view.buffered.set(schedule.id, run.id);
-    else if (run.concurrencyGroup) {
+    else if (action.reason === "rate_limit") {
+      const rate = view.rate?.get(run.concurrencyGroup!);
+      if (rate) rate.batchWaiting += 1;
+    } else if (run.concurrencyGroup) {
       const w = (view.waiting.get(run.concurrencyGroup) ?? []).filter((x) => !action.wake?.includes(x.id) && x.id !== run.id);
       view.waiting.set(
         run.concurrencyGroup,

@@ -3,6 +3,7 @@
 // a second delivery runs nothing, an overdue run is missed, the overlap policy and the concurrency
 // group's limit are enforced by the database, and only then does a run become 'running'. The reads
 // and writes are set-based, so a batch of any size costs a handful of round trips.
+// The group's start-rate limit (start-rate-limit.ts) is one more step under the same group lock.
 // Most deliveries need none of that: a queued run of an 'allow' schedule without a concurrency group
 // starts whatever other runs do, so claimPlainRuns starts those in one statement (one round trip, no
 // schedule lock) and hands the rest to claimRuns.
@@ -15,6 +16,7 @@ import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./cl
 import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "../operate/cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
+import { applyStartRates, readRateViews } from "./start-rate-limit";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import { plainRunSql } from "../plain-run";
@@ -49,7 +51,7 @@ export type ClaimResult =
   | { kind: "skipped_overlap" }
   | { kind: "paused" }
   | { kind: "cancelled" }
-  | { kind: "waiting"; reason: "overlap" | "concurrency" };
+  | { kind: "waiting"; reason: "overlap" | "concurrency" | "rate_limit" };
 
 export async function claimRun(tx: Queryable, boss: PgBoss, req: ClaimRequest): Promise<ClaimResult> {
   return (await claimRuns(tx, boss, [req]))[0]!;
@@ -152,10 +154,12 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
   const workerId = reqs[0]!.workerId;
   const scope = await lockRunBatch(tx, [...new Set(reqs.map((r) => r.runId))]);
   const view = await readView(tx, scope);
+  view.rate = await readRateViews(tx, scope.groups, scope.runs.values());
   const results: ClaimResult[] = new Array(reqs.length);
   const events: EventRow[] = [];
   const writes: { id: string; action: "start" | "end" | "wait"; state: string | null; waitReason: string | null; jobId: string }[] = [];
   const toWake: string[] = [];
+  const rateWaits: { runId: string; wakeAt: Date }[] = [];
 
   // Oldest due first, so first-come-first-served holds inside a batch too.
   const order = reqs.map((_, i) => i).filter((i) => scope.runs.has(reqs[i]!.runId));
@@ -198,6 +202,7 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
         writes.push({ id: run.id, action: "wait", state: null, waitReason: action.reason, jobId: req.jobId });
         ev("waiting", action.message, { reason: action.reason, ...action.data });
         if (action.wake) toWake.push(...action.wake);
+        if (action.reason === "rate_limit") rateWaits.push({ runId: run.id, wakeAt: action.wakeAt });
         run.waitReason = action.reason;
         results[i] = { kind: "waiting", reason: action.reason };
         break;
@@ -226,6 +231,7 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
 
   const started = await applyClaims(tx, workerId, writes, events);
   for (const r of results) if (r?.kind === "start") r.run.latenessMs = started.get(r.run.runId) ?? null;
+  if (view.rate) await applyStartRates(tx, boss, started.size > 0 ? [...started.keys()] : [], rateWaits);
   if (toWake.length > 0) await wakeRuns(tx, boss, [...new Set(toWake)], "a slot is free and it waited longer");
   return results;
 }

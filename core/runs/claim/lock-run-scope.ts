@@ -9,6 +9,7 @@
 import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
+import type { StartRate } from "./start-rate-limit";
 
 export interface LockedSchedule {
   id: string;
@@ -24,6 +25,8 @@ export interface LockedSchedule {
 export interface LockedGroup {
   name: string;
   maxRunning: number;
+  /** The group's start-rate limit, if it has one (start-rate-limit.ts). */
+  startRate?: StartRate | null;
 }
 
 export interface LockedRun {
@@ -120,10 +123,15 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
   }
   const groupNames = [...new Set(s.rows.flatMap((r) => r.run_groups as string[]))];
   if (groupNames.length > 0) {
-    const g = await tx.query(`SELECT name, max_running FROM concurrency_groups WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`, [
-      groupNames,
-    ]);
-    for (const gr of g.rows) out.groups.set(gr.name, { name: gr.name, maxRunning: gr.max_running });
+    const g = await tx.query(
+      `SELECT name, max_running, max_starts, per_seconds, recent_starts FROM concurrency_groups
+        WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`,
+      [groupNames],
+    );
+    for (const gr of g.rows) {
+      const startRate = gr.max_starts ? { maxStarts: gr.max_starts, perSeconds: gr.per_seconds, recentStarts: gr.recent_starts } : null;
+      out.groups.set(gr.name, { name: gr.name, maxRunning: gr.max_running, startRate });
+    }
   }
   const r = await tx.query(
     `SELECT r.id, r.schedule_id, r.kind, r.state, r.wait_reason, r.attempt, r.wakes, r.worker_id, r.handler, r.payload,

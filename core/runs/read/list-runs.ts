@@ -13,6 +13,7 @@ export interface RunListItem {
   kind: string;
   state: string;
   waitReason: string | null;
+  concurrencyGroup: string | null;
   handler: string;
   plannedAt: Date;
   dueAt: Date;
@@ -98,7 +99,7 @@ async function queryPhase(
   q: RunFilter & { phase: 0 | 1; phased: boolean; upTo: Date | "now" | null; keyset: Cursor | null; limit: number },
 ): Promise<RunListItem[]> {
   const { rows } = await db.query(
-    `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.handler, r.planned_at, r.due_at,
+    `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.concurrency_group, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.reruns, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
             r.cancel_requested_by, r.cancel_reason,
@@ -137,6 +138,7 @@ async function queryPhase(
     kind: r.kind,
     state: r.state,
     waitReason: r.wait_reason,
+    concurrencyGroup: r.concurrency_group,
     handler: r.handler,
     plannedAt: r.planned_at,
     dueAt: r.due_at,

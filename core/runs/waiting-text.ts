@@ -1,0 +1,21 @@
+// What a queued run is waiting for, in the words the runs list, its tooltip and the run page show.
+
+/** Short form for a queued run's wait_reason ("waiting: rate limit of bank-api"). */
+export function waitingText(waitReason: string, concurrencyGroup: string | null): string {
+  if (waitReason === "rate_limit") return `waiting: rate limit of ${concurrencyGroup ?? "its group"}`;
+  return `waiting: ${waitReason}`;
+}
+
+/** The longer explanation (a tooltip). */
+export function waitingHint(waitReason: string, concurrencyGroup: string | null): string {
+  switch (waitReason) {
+    case "rate_limit":
+      return `Held back by the start-rate limit of group ${concurrencyGroup}: it starts when the window has room (no later than its starting deadline, else it is missed).`;
+    case "concurrency":
+      return `Waiting for a free slot in concurrency group ${concurrencyGroup}.`;
+    case "overlap":
+      return "Waiting for the previous run of this schedule to end.";
+    default:
+      return `Waiting: ${waitReason}.`;
+  }
+}
