@@ -154,8 +154,8 @@ function diffFields(current: Schedule, wanted: Record<string, unknown>): FieldCh
   for (const f of DOCUMENT_FIELDS as readonly DocumentField[]) {
     const to = wanted[f];
     const from = (current as unknown as Record<string, unknown>)[f];
-    // The group's limit: only when the document gives one (a group without it keeps its limit).
-    if (f === "concurrencyLimit" && to === undefined) continue;
+    // The group's limits: only when the document gives them (a group without them keeps its limits).
+    if ((f === "concurrencyLimit" || f === "startRateLimit") && to === undefined) continue;
     if (!sameJson(from ?? null, to ?? null)) out.push({ field: f, from: from ?? null, to: to ?? null });
   }
   return out;

@@ -47,6 +47,7 @@ export const DOCUMENT_FIELDS = [
   "retryMaxSeconds",
   "concurrencyGroup",
   "concurrencyLimit",
+  "startRateLimit",
   "startJitterMs",
   "expectRecordsMin",
   "latenessP95SloMs",
@@ -71,8 +72,8 @@ export function entryFromSchedule(s: Schedule): DocumentEntry {
   for (const f of DOCUMENT_FIELDS) {
     const v = (s as unknown as Record<string, unknown>)[f];
     if (v === null || v === undefined) continue;
-    if (f === "concurrencyLimit") {
-      // The group's limit is part of what the schedule means whenever it has a group.
+    if (f === "concurrencyLimit" || f === "startRateLimit") {
+      // The group's limits are part of what the schedule means whenever it has a group.
       if (s.concurrencyGroup) entry[f] = v;
       continue;
     }

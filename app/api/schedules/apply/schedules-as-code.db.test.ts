@@ -60,6 +60,7 @@ describe("schedules as code: export", () => {
       catchUpLimit: 3,
       concurrencyGroup: "bank-api",
       concurrencyLimit: 2,
+      startRateLimit: { maxStarts: 10, perSeconds: 1 },
       webhookUrl: "https://hooks.example.com/x",
       webhookFormat: "slack",
     });
@@ -89,7 +90,13 @@ describe("schedules as code: export", () => {
     const hook = doc.schedules["nightly-hook"];
     expect(Object.keys(hook)).toEqual([...Object.keys(hook)].sort());
     expect(hook.payload.headers.authorization).toEqual({ $secret: "LEDGER_HOOK_KEY" });
-    expect(hook).toMatchObject({ concurrencyGroup: "bank-api", concurrencyLimit: 2, tags: ["nightly", "team:payments"], catchUpLimit: 3 });
+    expect(hook).toMatchObject({
+      concurrencyGroup: "bank-api",
+      concurrencyLimit: 2,
+      startRateLimit: { maxStarts: 10, perSeconds: 1 },
+      tags: ["nightly", "team:payments"],
+      catchUpLimit: 3,
+    });
     expect(hook.overlapPolicy).toBeUndefined();
 
     const tagged = await exportDoc("?format=json&tag=ops");
