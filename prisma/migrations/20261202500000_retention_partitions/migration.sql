@@ -168,3 +168,8 @@ CREATE TABLE "retention_status" (
     "error" TEXT,
     CONSTRAINT "retention_status_pkey" PRIMARY KEY ("id")
 );
+
+-- ===== Indexes the retention duty deletes by (small tables, batched DELETEs) =====
+CREATE INDEX "once_markers_created_at_idx" ON "once_markers"("created_at");
+CREATE INDEX "login_attempts_at_idx" ON "login_attempts"("at");
+CREATE INDEX "sessions_expires_at_idx" ON "sessions"("expires_at");
