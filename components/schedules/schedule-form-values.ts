@@ -43,6 +43,7 @@ export interface ScheduleFormValues {
   latenessMaxMs: string;
   completionDeadlineSeconds: string;
   failureAlertThreshold: string;
+  retentionDays: string;
   webhookUrl: string;
   webhookFormat: "vigil" | "slack";
 }
@@ -77,6 +78,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   latenessMaxMs: "",
   completionDeadlineSeconds: "",
   failureAlertThreshold: "",
+  retentionDays: "",
   webhookUrl: "",
   webhookFormat: "vigil",
 };
@@ -140,6 +142,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     latenessMaxMs: optionalNum(v.latenessMaxMs),
     completionDeadlineSeconds: optionalNum(v.completionDeadlineSeconds),
     failureAlertThreshold: optionalNum(v.failureAlertThreshold),
+    retentionDays: optionalNum(v.retentionDays),
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
     webhookFormat: v.webhookFormat,
   };
@@ -191,6 +194,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     latenessMaxMs: text(s.latenessMaxMs),
     completionDeadlineSeconds: text(s.completionDeadlineSeconds),
     failureAlertThreshold: text(s.failureAlertThreshold),
+    retentionDays: text(s.retentionDays),
     webhookUrl: s.webhookUrl ?? "",
     webhookFormat: s.webhookFormat,
   };

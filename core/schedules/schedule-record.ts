@@ -40,6 +40,8 @@ export interface Schedule {
   latenessMaxMs: number | null;
   completionDeadlineSeconds: number | null;
   failureAlertThreshold: number | null;
+  /** Days finished runs are kept; null = the global VIGIL_RETENTION_RUNS_DAYS. */
+  retentionDays: number | null;
   webhookUrl: string | null;
   webhookFormat: WebhookFormat;
   revision: number;
@@ -57,7 +59,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.retry_max_seconds, s.concurrency_group,
   (SELECT g.max_running FROM concurrency_groups g WHERE g.name = s.concurrency_group) AS concurrency_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
-  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.failure_alert_threshold, s.retention_days, s.webhook_url, s.webhook_format, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -93,6 +95,7 @@ export function toSchedule(r: any): Schedule {
     latenessMaxMs: r.lateness_max_ms,
     completionDeadlineSeconds: r.completion_deadline_seconds,
     failureAlertThreshold: r.failure_alert_threshold,
+    retentionDays: r.retention_days ?? null,
     webhookUrl: r.webhook_url,
     webhookFormat: r.webhook_format,
     revision: r.revision,
