@@ -1,7 +1,8 @@
 // Daily per-schedule summaries (run_daily_summaries): what a schedule's runs of one UTC day (by planned time) did,
-// kept long after the runs expire. Each pass recomputes the last two days (outcomes of recent runs still change:
-// retries, re-runs, late finishes) and catches up every day not summarized yet; a (schedule, day) whose runs have
-// started to expire is frozen, never recomputed from what is left. "late" is core/runs/lateness.ts's rule;
+// kept long after the runs expire. The first pass of each UTC day recomputes the two days before it (outcomes of
+// recent runs still change: retries, re-runs, late finishes; a day's figures are final once the day after it has
+// ended) and catches up every day not summarized yet; later passes that day do nothing. A (schedule, day) whose runs
+// have started to expire is frozen, never recomputed from what is left. "late" is core/runs/lateness.ts's rule;
 // lateness figures and on-time/late counts leave out manual runs, backfills and re-runs, as every lateness measure does.
 import type { Queryable } from "../db/pool";
 import { lateSql } from "../runs/lateness";
@@ -25,6 +26,7 @@ export async function rollUpDailySummaries(
     [o.fromDay, RESUMMARIZED_DAYS],
   );
   const { from_day: fromDay, today } = r0[0]!;
+  if (o.fromDay !== null && o.fromDay >= today) return { summarizedBefore: o.fromDay, days: 0, rows: 0 };
   let days = 0;
   let rows = 0;
   for (let day = fromDay!; day < today; day = nextDay(day)) {
