@@ -124,8 +124,8 @@ async function batchedDelete(c: pg.Client, day: string): Promise<number> {
 }
 
 async function apiTimes(url: string, label: string, scheduleId: string): Promise<Record<string, number>> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+  // A pool: some read functions run their queries concurrently.
+  const c = new pg.Pool({ connectionString: url, max: 4 });
   const { listRuns } = await import("../core/runs/read/list-runs");
   const { getTimeline } = await import("../core/runs/read/timeline");
   const { getScheduleView } = await import("../core/schedules/list-schedules");
@@ -190,6 +190,43 @@ async function sleepUntil(c: pg.Client, at: Date): Promise<void> {
     if (left <= 0) return;
     await new Promise((r) => setTimeout(r, Math.min(left, 2000)));
   }
+}
+
+/**
+ * Why `runs` is not partitioned: the hot path addresses a run by id alone. A lookup and an UPDATE by id on a table
+ * partitioned into 40 days (the key must include the day) against the same rows in one table.
+ */
+async function partitionedLookupCost(c: pg.Client, rows: number): Promise<void> {
+  await c.query(`CREATE TABLE bench_runs_plain (id uuid PRIMARY KEY, day date NOT NULL, state text NOT NULL, n int NOT NULL)`);
+  await c.query(`CREATE TABLE bench_runs_part (id uuid NOT NULL, day date NOT NULL, state text NOT NULL, n int NOT NULL,
+                   PRIMARY KEY (id, day)) PARTITION BY RANGE (day)`);
+  for (let i = 0; i < 40; i++) {
+    await c.query(
+      `CREATE TABLE bench_runs_part_${i} PARTITION OF bench_runs_part FOR VALUES FROM (current_date - ${40 - i}) TO (current_date - ${39 - i})`,
+    );
+  }
+  await c.query(
+    `INSERT INTO bench_runs_plain SELECT gen_random_uuid(), current_date - 1 - (g % 40), 'succeeded', 0 FROM generate_series(1, $1::int) g`,
+    [rows],
+  );
+  await c.query(`INSERT INTO bench_runs_part SELECT * FROM bench_runs_plain`);
+  await c.query(`VACUUM ANALYZE bench_runs_plain, bench_runs_part`);
+  const ids = (await c.query(`SELECT id FROM bench_runs_plain ORDER BY random() LIMIT 2000`)).rows.map((r) => r.id);
+  const time = async (sql: string) => {
+    const t0 = performance.now();
+    for (const id of ids) await c.query({ name: sql.slice(0, 60), text: sql, values: [id] });
+    return ((performance.now() - t0) * 1000) / ids.length;
+  };
+  const out: string[] = [];
+  for (const t of ["bench_runs_plain", "bench_runs_part"]) {
+    const sel = await time(`SELECT * FROM ${t} WHERE id = $1`);
+    const upd = await time(`UPDATE ${t} SET n = n + 1 WHERE id = $1`);
+    out.push(
+      `${t === "bench_runs_plain" ? "one table" : "40 day partitions"}: SELECT by id ${sel.toFixed(0)} µs, UPDATE by id ${upd.toFixed(0)} µs`,
+    );
+  }
+  say(`runs by id, ${rows.toLocaleString("en")} rows (why runs is not partitioned): ${out.join("; ")}`);
+  await c.query(`DROP TABLE bench_runs_plain, bench_runs_part`);
 }
 
 export default async function retentionBench(): Promise<void> {
@@ -302,6 +339,7 @@ export default async function retentionBench(): Promise<void> {
         `audit kept forever: ${auditRows.toLocaleString("en")} rows inserted in ${insertS.toFixed(1)} s; table ${mb(Number(rows[0].t))}, indexes ${mb(Number(rows[0].i))} (${((Number(rows[0].t) + Number(rows[0].i)) / auditRows) | 0} bytes/row); verify ${verifyS.toFixed(1)} s (ok=${v.ok}, ${v.checked.toLocaleString("en")} rows)`,
       );
     }
+    await partitionedLookupCost(c, Math.min(total, 2_000_000));
     await pool.end();
     await c.end();
   } finally {
