@@ -27,6 +27,10 @@ export interface RetentionReport {
   sideTables: SideTablesExpired;
   jobQueuesUpdated: number;
   durationMs: number;
+  /** Where the time went: summaries, runs (batched DELETE), partitions (move kept rows, detach, drop), the rest. */
+  stepMs: { summaries: number; runs: number; partitions: number; sideTables: number };
+  /** WAL written by the runs and partitions steps (bytes; other sessions' WAL included). */
+  stepWalBytes: { runs: number; partitions: number };
 }
 
 /** Runs a pass unless another worker holds the retention lock (then null). */
@@ -52,12 +56,21 @@ export async function runRetention(
     );
     try {
       const partitionsCreated = await ensureDayPartitions(client, settings.partitionsAheadDays);
+      const t1 = performance.now();
       const sum = await rollUpDailySummaries(client, { fromDay: st[0]?.summarized_before ?? null, defaultRunsDays: settings.runsDays });
+      const t2 = performance.now();
+      const lsn = async () => (await client.query(`SELECT pg_current_wal_lsn()::text AS l`)).rows[0].l as string;
+      const walDiff = async (from: string) =>
+        Number((await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS b`, [from])).rows[0].b);
+      const w2 = await lsn();
       const runs = await expireRuns(client, {
         defaultDays: settings.runsDays,
         batchSize: settings.batchSize,
         summarizedBefore: sum.summarizedBefore,
       });
+      const t3 = performance.now();
+      const walRuns = await walDiff(w2);
+      const w3 = await lsn();
       const partitionsDropped = [
         ...(await expirePartitions(client, {
           table: "run_events",
@@ -72,7 +85,10 @@ export async function runRetention(
           keep: "unfinished_runs",
         })),
       ];
+      const t4 = performance.now();
+      const walPartitions = await walDiff(w3);
       const sideTables = await expireSideTables(client, settings);
+      const t5 = performance.now();
       const jobQueuesUpdated = opts.boss ? await applyJobRetention(opts.boss, settings.jobsDays) : 0;
       const report: RetentionReport = {
         partitionsCreated,
@@ -83,6 +99,13 @@ export async function runRetention(
         sideTables,
         jobQueuesUpdated,
         durationMs: Math.round(performance.now() - t0),
+        stepMs: {
+          summaries: Math.round(t2 - t1),
+          runs: Math.round(t3 - t2),
+          partitions: Math.round(t4 - t3),
+          sideTables: Math.round(t5 - t4),
+        },
+        stepWalBytes: { runs: walRuns, partitions: walPartitions },
       };
       const removed =
         report.runs + report.triggerRequests + partitionsDropped.length + Object.values(sideTables).reduce((a, n) => a + n, 0) > 0;
