@@ -18,6 +18,17 @@ useTestDatabase("retention_settings");
 const alice = { type: "user" as const, id: null, label: "alice@example.com", role: "operator" as const };
 
 describe("retention settings", () => {
+  it("day partitions created by several processes at the same moment: each day once, no error", async () => {
+    const pool = getPool();
+    const day = (await pool.query(`SELECT to_char(current_date + 40, 'YYYY-MM-DD') AS d`)).rows[0].d;
+    await Promise.all(Array.from({ length: 6 }, () => ensurePartitionDays(pool, "run_events", [day])));
+    const n = await pool.query(
+      `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'run_events'::regclass AND inhrelid::regclass::text = $1`,
+      [`run_events_p${day.replaceAll("-", "")}`],
+    );
+    expect(n.rows[0].n).toBe(1);
+  });
+
   it("a schedule keeps its own run history for retentionDays; out of range is refused", async () => {
     const s = await createSchedule(
       { name: "payouts", handler: "demo.noop", trigger: { kind: "interval", everySeconds: 3600 }, retentionDays: 365, enabled: false },

@@ -35,10 +35,15 @@ BEGIN
   IF to_regclass(format('%I', part)) IS NOT NULL THEN
     RETURN false;
   END IF;
-  EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', part, parent);
-  -- The CHECK lets ATTACH skip its validation scan (and documents the slice).
-  EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (day >= %L AND day < %L)', part, part || '_day', d, d + 1);
-  EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', parent, part, d, d + 1);
+  BEGIN
+    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', part, parent);
+    -- The CHECK lets ATTACH skip its validation scan (and documents the slice).
+    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (day >= %L AND day < %L)', part, part || '_day', d, d + 1);
+    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', parent, part, d, d + 1);
+  EXCEPTION WHEN duplicate_table OR unique_violation THEN
+    -- Another process (a second worker, npm start's own check) created it at the same moment.
+    RETURN false;
+  END;
   RETURN true;
 END $$;
 
