@@ -111,6 +111,16 @@ export const envSchema = z.object({
   VIGIL_SECRET_KEY_PREVIOUS: z
     .preprocess((v) => (v === "" ? undefined : v), z.string().optional().transform(secretKeys(Infinity)))
     .transform((keys) => keys ?? []),
+  // Retention (core/retention/): how long history is kept, in days; 0 keeps it forever. See the README's "Retention".
+  VIGIL_RETENTION_RUNS_DAYS: int(30),
+  VIGIL_RETENTION_LOGS_DAYS: int(7),
+  VIGIL_RETENTION_ONCE_MARKERS_DAYS: int(35),
+  VIGIL_RETENTION_ALERTS_DAYS: int(30),
+  VIGIL_RETENTION_LOGIN_ATTEMPTS_DAYS: int(1),
+  VIGIL_RETENTION_SUMMARIES_DAYS: int(400),
+  VIGIL_RETENTION_JOBS_DAYS: int(1),
+  VIGIL_RETENTION_EVERY_SECONDS: int(600),
+  VIGIL_RETENTION_BATCH_SIZE: int(5000),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -128,6 +138,21 @@ function checkTokenLifetimes(env: Env): string[] {
   return problems;
 }
 
+function checkRetention(env: Env): string[] {
+  const problems: string[] = [];
+  for (const k of Object.keys(env) as (keyof Env)[]) {
+    if (k.startsWith("VIGIL_RETENTION_") && k.endsWith("_DAYS") && ((env[k] as number) < 0 || (env[k] as number) > 3650)) {
+      problems.push(`${k}: must be between 0 (keep forever) and 3650 days`);
+    }
+  }
+  if (env.VIGIL_RETENTION_JOBS_DAYS < 1) problems.push("VIGIL_RETENTION_JOBS_DAYS: must be at least 1 day");
+  if (env.VIGIL_RETENTION_EVERY_SECONDS < 10) problems.push("VIGIL_RETENTION_EVERY_SECONDS: must be at least 10");
+  if (env.VIGIL_RETENTION_BATCH_SIZE < 100 || env.VIGIL_RETENTION_BATCH_SIZE > 100_000) {
+    problems.push("VIGIL_RETENTION_BATCH_SIZE: must be between 100 and 100000");
+  }
+  return problems;
+}
+
 let cached: Env | undefined;
 
 export function getEnv(): Env {
@@ -137,7 +162,7 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);
   }
-  const problems = checkTokenLifetimes(parsed.data);
+  const problems = [...checkTokenLifetimes(parsed.data), ...checkRetention(parsed.data)];
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;

@@ -18,6 +18,7 @@ import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/work
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
 import { createPlanner } from "./planner";
+import { createRetentionDuty } from "./retention";
 import { createExecutionServices } from "./create-execution-services";
 import type { WorkerService } from "./service";
 import pkg from "../package.json" with { type: "json" };
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
     }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
+    // Retention: partitions ahead, summaries, expiry (one worker at a time across workers).
+    createRetentionDuty({ pool, boss, env, log, workerId: identity.id }),
     // Settles misfires from downtime before this worker's dispatcher takes jobs (worker/planner.ts).
     planner.settle,
     // Execution: stopped right after the planner on drain (the dispatcher drains the executor within the deadline).

@@ -1,5 +1,6 @@
 import { WorkersTable } from "@/components/workers/workers-table";
 import { HandlersTable } from "@/components/workers/handlers-table";
+import { RetentionSettings } from "@/components/workers/retention-settings";
 
 export default function WorkersPage() {
   return (
@@ -16,6 +17,12 @@ export default function WorkersPage() {
         goes only to a worker that serves its handler; with none live, it waits and the schedule alerts.
       </p>
       <HandlersTable />
+      <h2>Retention</h2>
+      <p className="muted">
+        How long history is kept. Runs still planned, queued, running, retrying or zombie are never removed, whatever their age; daily
+        summaries per schedule outlive the runs (schedule page, <code>/api/metrics</code>). See the README, &quot;Retention&quot;.
+      </p>
+      <RetentionSettings />
     </section>
   );
 }

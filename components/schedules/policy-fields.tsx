@@ -199,6 +199,13 @@ export function PolicyFields({ values, set, errors }: Props) {
           placeholder="none"
           hint="Alert after this many consecutive failures."
         />
+        <NumberField
+          {...common}
+          label="Keep run history (days)"
+          field="retentionDays"
+          placeholder="global"
+          hint="How long finished runs, their events and attempts are kept. Empty = the global setting (Workers page)."
+        />
       </div>
       <div className="grid-2">
         <FormField

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { RunsTable } from "../runs/runs-table";
 import { formatDuration, formatInZone } from "../ui/time-format";
+import { DailyHistory } from "./daily-history";
 import { FirePreview } from "./fire-preview";
 import { LatenessSparkline } from "./lateness-sparkline";
 import { MISFIRE_POLICIES, OVERLAP_POLICIES } from "./policy-fields";
@@ -47,6 +48,11 @@ function Policies({ s }: { s: ScheduleView }) {
         ]
       : []),
     ["Expected work", s.expectRecordsMin !== null ? `≥ ${s.expectRecordsMin} records, else hollow` : "not checked"],
+    [
+      "Run history kept",
+      s.retentionDays !== null ? `${s.retentionDays} days` : "global setting",
+      "Finished runs older than this expire; daily summaries stay (Workers page: retention).",
+    ],
   ];
   return (
     <dl className="kv">
@@ -140,6 +146,8 @@ export function ScheduleDetail({ id }: { id: string }) {
           <Policies s={s} />
         </section>
       </div>
+      <h2>Last 90 days</h2>
+      <DailyHistory scheduleId={s.id} />
       <FirePreview trigger={savedTrigger(s)} count={5} title={s.paused ? "Next fires (after it is resumed)" : "Next fires"} />
       <h2>Recent runs</h2>
       <RunsTable filters={{ scheduleId: s.id }} hideSchedule limit={20} />

@@ -31,6 +31,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     latenessMaxMs: 5000,
     completionDeadlineSeconds: null,
     failureAlertThreshold: null,
+    retentionDays: null,
     webhookUrl: null,
     webhookFormat: "vigil",
     tags: ["nightly", "team:payments"],

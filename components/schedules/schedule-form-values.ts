@@ -46,6 +46,7 @@ export interface ScheduleFormValues {
   latenessMaxMs: string;
   completionDeadlineSeconds: string;
   failureAlertThreshold: string;
+  retentionDays: string;
   webhookUrl: string;
   webhookFormat: "vigil" | "slack";
   /** Comma- or space-separated tags, e.g. "team:payments, nightly". */
@@ -84,6 +85,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   latenessMaxMs: "",
   completionDeadlineSeconds: "",
   failureAlertThreshold: "",
+  retentionDays: "",
   webhookUrl: "",
   webhookFormat: "vigil",
   tagsText: "",
@@ -149,6 +151,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     latenessMaxMs: optionalNum(v.latenessMaxMs),
     completionDeadlineSeconds: optionalNum(v.completionDeadlineSeconds),
     failureAlertThreshold: optionalNum(v.failureAlertThreshold),
+    retentionDays: optionalNum(v.retentionDays),
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
     webhookFormat: v.webhookFormat,
     tags: tagsFromText(v.tagsText),
@@ -220,6 +223,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     latenessMaxMs: text(s.latenessMaxMs),
     completionDeadlineSeconds: text(s.completionDeadlineSeconds),
     failureAlertThreshold: text(s.failureAlertThreshold),
+    retentionDays: text(s.retentionDays),
     webhookUrl: s.webhookUrl ?? "",
     webhookFormat: s.webhookFormat,
     tagsText: (s.tags ?? []).join(", "),

@@ -242,6 +242,7 @@ const FIELD_LABELS: Record<string, string> = {
   latenessMaxMs: "Max lateness",
   completionDeadlineSeconds: "Completion deadline",
   failureAlertThreshold: "Failures before alerting",
+  retentionDays: "Keep run history",
   webhookUrl: "Webhook URL",
   webhookFormat: "Webhook format",
   tags: "Tags",

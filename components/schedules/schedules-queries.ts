@@ -63,3 +63,13 @@ export const scheduleQuery = (id: string) =>
     queryFn: () => fetchJson<{ schedule: ScheduleView }>(`/api/schedules/${id}`),
     refetchInterval: 2000,
   });
+
+/** GET /api/schedules/:id/daily — core/retention/list-daily-summaries.ts: per-day counts kept after the runs expire. */
+export type DailySummariesView = Jsonify<Awaited<ReturnType<typeof import("@/core/retention/list-daily-summaries").listDailySummaries>>>;
+
+export const dailySummariesQuery = (id: string, days = 90) =>
+  queryOptions({
+    queryKey: ["schedules", id, "daily", days],
+    queryFn: () => fetchJson<DailySummariesView>(`/api/schedules/${id}/daily?days=${days}`),
+    staleTime: 60_000,
+  });

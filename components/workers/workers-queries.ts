@@ -12,3 +12,13 @@ export const workersQuery = () =>
     queryFn: () => fetchJson<{ workers: WorkerView[] }>("/api/workers"),
     refetchInterval: 2000,
   });
+
+/** GET /api/retention — core/retention/get-retention-status.ts, dates as ISO text. */
+export type RetentionStatusView = Jsonify<import("@/core/retention/get-retention-status").RetentionStatus>;
+
+export const retentionQuery = () =>
+  queryOptions({
+    queryKey: ["retention"],
+    queryFn: () => fetchJson<RetentionStatusView>("/api/retention"),
+    refetchInterval: 30_000,
+  });

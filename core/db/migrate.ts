@@ -37,9 +37,21 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
+export interface MigrateOptions {
+  /** Apply only migrations whose name sorts before this (the upgrade test builds "the previous release"). */
+  before?: string;
+  /** Where a migration's NOTICEs go (progress of long data moves); default: stdout. */
+  onNotice?: (message: string) => void;
+}
+
 /** Applies pending migrations; safe when several processes start at once (advisory lock). */
-export async function migrate(connectionString: string): Promise<string[]> {
+export async function migrate(connectionString: string, opts: MigrateOptions = {}): Promise<string[]> {
   const client = new pg.Client({ connectionString, application_name: "vigil-migrate" });
+  const onNotice = opts.onNotice ?? ((m: string) => console.log(`[migrate] ${m}`));
+  client.on("notice", (n) => {
+    // "… already exists, skipping" from IF NOT EXISTS is noise; what a migration RAISEs is progress worth printing.
+    if (n.message && !/already exists, skipping$/.test(n.message)) onNotice(n.message);
+  });
   await client.connect();
   const applied: string[] = [];
   try {
@@ -50,6 +62,7 @@ export async function migrate(connectionString: string): Promise<string[]> {
     );
     const byName = new Map(done.rows.map((r) => [r.migration_name, r.checksum]));
     for (const m of listMigrations()) {
+      if (opts.before !== undefined && m.name >= opts.before) break;
       const seen = byName.get(m.name);
       if (seen !== undefined) {
         if (seen !== m.checksum) {

@@ -25,7 +25,7 @@ function gauge(reg: Registry, name: string, help: string, labelNames: string[] =
 export async function collectMetrics(db: Queryable, opts: Options): Promise<Registry> {
   const started = performance.now();
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
-  const [runs, zombies, queue, alerts] = await Promise.all([
+  const [runs, zombies, queue, alerts, daily] = await Promise.all([
     aggregateRuns(db, windowSeconds),
     db.query(
       `SELECT s.name AS schedule, count(*)::int AS n
@@ -36,6 +36,15 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
     ),
     getQueueSummary(db, opts.deadAfterMs),
     db.query(`SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`),
+    // The daily summaries (core/retention/): outlive the runs, so the last 90 days stay visible after retention.
+    db.query(
+      `SELECT s.name AS schedule, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time, sum(d.late)::int AS late,
+              sum(d.failed)::int AS failed, sum(d.missed)::int AS missed, sum(d.skipped)::int AS skipped, sum(d.hollow)::int AS hollow,
+              max(d.lateness_max_ms) AS lateness_max_ms
+         FROM run_daily_summaries d JOIN schedules s ON s.id = d.schedule_id
+        WHERE s.deleted_at IS NULL AND d.day >= (now() AT TIME ZONE 'UTC')::date - 90
+        GROUP BY s.name`,
+    ),
   ]);
 
   const reg = new Registry();
@@ -103,6 +112,22 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const open = gauge(reg, "vigil_alerts_open", "Open (unresolved) alerts by kind and severity", ["kind", "severity"]);
   for (const kind of ALERT_KINDS) open.set({ kind, severity: ALERT_KIND_INFO[kind].severity }, 0);
   for (const a of alerts.rows) open.set({ kind: a.kind, severity: a.severity }, a.n);
+
+  const daily90 = gauge(reg, "vigil_runs_90d", "Runs planned in the 90 UTC days before today, by schedule and outcome (daily summaries)", [
+    "schedule",
+    "outcome",
+  ]);
+  const dailyMax = gauge(
+    reg,
+    "vigil_run_start_lateness_90d_max_seconds",
+    "Largest start lateness in the 90 days before today, by schedule",
+    ["schedule"],
+  );
+  for (const r of daily.rows) {
+    for (const outcome of ["total", "on_time", "late", "failed", "missed", "skipped", "hollow"])
+      daily90.set({ schedule: r.schedule, outcome }, r[outcome]);
+    if (r.lateness_max_ms !== null) dailyMax.set({ schedule: r.schedule }, r.lateness_max_ms / 1000);
+  }
 
   gauge(reg, "vigil_metrics_scrape_duration_seconds", "Time this scrape spent querying the database").set(
     (performance.now() - started) / 1000,

@@ -6,6 +6,7 @@
 // and a run whose handler no live worker serves waits in its queue (visible, alerted) until one starts.
 import { PgBoss } from "pg-boss";
 import type { Logger } from "../log";
+import { getEnv } from "../env";
 
 /** The single queue of releases before per-handler routing; its leftover jobs are re-sent by the stalled-run reaper. */
 export const LEGACY_RUN_QUEUE = "vigil-run";
@@ -34,10 +35,12 @@ export async function ensureRunQueues(boss: PgBoss, handlers: Iterable<string>):
     const name = runQueueFor(handler);
     if (have.has(name)) continue;
     if (!(await boss.getQueue(name))) {
-      await boss.createQueue(name, { policy: "standard", retryLimit: 0, deleteAfterSeconds: 7 * 24 * 3600 }).catch(async (err) => {
-        // Another worker created it first.
-        if (!(await boss.getQueue(name))) throw err;
-      });
+      await boss
+        .createQueue(name, { policy: "standard", retryLimit: 0, deleteAfterSeconds: getEnv().VIGIL_RETENTION_JOBS_DAYS * 24 * 3600 })
+        .catch(async (err) => {
+          // Another worker created it first.
+          if (!(await boss.getQueue(name))) throw err;
+        });
     }
     have.add(name);
   }

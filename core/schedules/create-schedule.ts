@@ -32,10 +32,10 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
          overlap_policy, misfire_policy, catch_up_limit, starting_deadline_seconds, timeout_seconds, grace_seconds,
          retry_max_attempts, retry_base_seconds, retry_max_seconds, concurrency_group, start_jitter_ms, expect_records_min,
          lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, failure_alert_threshold, webhook_url,
-         planned_through, created_by, webhook_format, tags)
+         planned_through, created_by, webhook_format, tags, retention_days)
        VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE now() END, CASE WHEN $7 THEN NULL ELSE $26 END,
          CASE WHEN $7 THEN NULL ELSE 'created disabled' END,
-         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28)
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28, $29)
        RETURNING id`,
       [
         v.name,
@@ -66,6 +66,7 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
         actor.label,
         v.webhookFormat,
         v.tags,
+        v.retentionDays ?? null,
       ],
     );
     return rows[0]!.id;
@@ -137,6 +138,7 @@ export function auditView(s: Schedule): Record<string, unknown> {
     latenessMaxMs: s.latenessMaxMs,
     completionDeadlineSeconds: s.completionDeadlineSeconds,
     failureAlertThreshold: s.failureAlertThreshold,
+    retentionDays: s.retentionDays,
     webhookUrl: s.webhookUrl,
     webhookFormat: s.webhookFormat,
     tags: s.tags,

@@ -112,6 +112,8 @@ const fields = {
   latenessMaxMs: optionalWhole("Maximum lateness", 0, 86_400_000, "milliseconds"),
   completionDeadlineSeconds: optionalWhole("Completion deadline", 1, 7 * 86_400, "seconds"),
   failureAlertThreshold: optionalWhole("Failure alert threshold", 1, 1000, "failures"),
+  /** Days this schedule's finished runs are kept; null = VIGIL_RETENTION_RUNS_DAYS (core/retention/). */
+  retentionDays: optionalWhole("Run retention", 1, 3650, "days"),
   webhookUrl: webhookUrl.nullable().optional(),
   webhookFormat: webhookFormatSchema,
   tags,

@@ -42,6 +42,8 @@ export interface Schedule {
   latenessMaxMs: number | null;
   completionDeadlineSeconds: number | null;
   failureAlertThreshold: number | null;
+  /** Days finished runs are kept; null = the global VIGIL_RETENTION_RUNS_DAYS. */
+  retentionDays: number | null;
   webhookUrl: string | null;
   webhookFormat: WebhookFormat;
   /** Sorted, deduplicated (schedule-input.ts). */
@@ -68,7 +70,8 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   (SELECT jsonb_build_object('maxStarts', g.max_starts, 'perSeconds', g.per_seconds) FROM concurrency_groups g
     WHERE g.name = s.concurrency_group AND g.max_starts IS NOT NULL) AS start_rate_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
-  s.failure_alert_threshold, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at, s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.failure_alert_threshold, s.retention_days, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at,
+  s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -105,6 +108,7 @@ export function toSchedule(r: any): Schedule {
     latenessMaxMs: r.lateness_max_ms,
     completionDeadlineSeconds: r.completion_deadline_seconds,
     failureAlertThreshold: r.failure_alert_threshold,
+    retentionDays: r.retention_days ?? null,
     webhookUrl: r.webhook_url,
     webhookFormat: r.webhook_format,
     tags: r.tags ?? [],

@@ -39,6 +39,7 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   latenessMaxMs: "lateness_max_ms",
   completionDeadlineSeconds: "completion_deadline_seconds",
   failureAlertThreshold: "failure_alert_threshold",
+  retentionDays: "retention_days",
   webhookUrl: "webhook_url",
   webhookFormat: "webhook_format",
   tags: "tags",

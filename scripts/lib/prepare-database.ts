@@ -1,7 +1,9 @@
 // Resolves DATABASE_URL (embedded server or the given one), checks it, applies migrations.
 import net from "node:net";
+import pg from "pg";
 import { getEnv } from "../../core/env";
 import { migrate } from "../../core/db/migrate";
+import { ensureDayPartitions } from "../../core/retention/ensure-partitions";
 import { checkReachable, embeddedUrl, ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from "./postgres";
 
 export async function prepareDatabase(log: (line: string) => void): Promise<{ url: string; embedded?: RunningPostgres }> {
@@ -46,8 +48,17 @@ export async function openDatabaseForCommand(log: (line: string) => void): Promi
 
 async function applyMigrations(url: string, log: (line: string) => void): Promise<void> {
   await checkReachable(url);
-  const applied = await migrate(url);
+  const applied = await migrate(url, { onNotice: (m) => log(`migration: ${m}`) });
   log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is current");
+  // The history tables' day partitions (core/retention/): a worker's retention duty keeps them ahead, but after a
+  // long stop with no worker the console must still be able to write today's events.
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await ensureDayPartitions(c, 7);
+  } finally {
+    await c.end();
+  }
 }
 
 function portInUse(port: number): Promise<boolean> {

@@ -54,6 +54,7 @@ export const DOCUMENT_FIELDS = [
   "latenessMaxMs",
   "completionDeadlineSeconds",
   "failureAlertThreshold",
+  "retentionDays",
   "webhookUrl",
   "webhookFormat",
 ] as const;

@@ -1,0 +1,386 @@
+// Retention at scale. Builds BENCH_RETENTION_RUNS runs of history (default 10,000,000; INSERT … generate_series,
+// each run with an attempt, 3 events and 1 log line) over 8 back-dated UTC days for N schedules (default 1,000),
+// then measures:
+//  (a) expiring one day (the retention pass: day partitions detached and dropped, runs/attempts deleted in batches)
+//      against a plain batched DELETE of another day of the same size (events, logs, runs+attempts, 5,000 runs per
+//      statement): wall time and WAL volume (pg_current_wal_lsn), no workers running, as ratios;
+//  (b) while 2 real workers run the N schedules (each firing once a minute): runs finished per second and start
+//      lateness p99 in a window with a retention pass expiring a day, against the same-length window just before
+//      it without one, as ratios (goal ≤ 1.1×);
+//  (c) the runs list, a 1-hour timeline, the schedule page and a run page (core/ read functions the API calls)
+//      p95 with the full history against a database holding BENCH_RETENTION_SMALL_RUNS (default 100,000) runs of
+//      the same shape (goal ≤ 1.5×);
+//  and the cost of keeping the audit trail forever: BENCH_RETENTION_AUDIT_ROWS (default 10,000,000) hash-chained
+//  rows, their size and the time to verify the chain. Table and index sizes are printed before and after.
+// A reduced run: BENCH_RETENTION_RUNS=300000 BENCH_RETENTION_SMALL_RUNS=30000 BENCH_RETENTION_AUDIT_ROWS=100000
+// BENCH_RETENTION_WINDOW_S=30 npm run bench -- retention
+import os from "node:os";
+import pg from "pg";
+import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
+import { fillHistoryDay } from "../test/history-fixtures";
+import { percentile } from "./lib/stats";
+import { startWarmWorkers } from "./lib/workers";
+import { runBenchWhenMain } from "./lib/main";
+
+const say = (line: string) => process.stdout.write(`[retention.bench] ${line}\n`);
+const num = (name: string, def: number) => Number(process.env[name] ?? def);
+const DAYS = 8;
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" / ");
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+async function createSchedules(url: string, n: number, prefix: string): Promise<string[]> {
+  const { createSchedule } = await import("../core/schedules/create-schedule");
+  const { systemActor } = await import("../core/auth/roles");
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      await c.query("BEGIN");
+      const s = await createSchedule(
+        { name: `${prefix}-${i}`, handler: "demo.noop", trigger: { kind: "cron", cron: `${i % 60} * * * * *`, timezone: "UTC" } },
+        systemActor("bench"),
+        { db: c },
+      );
+      await c.query("COMMIT");
+      ids.push(s.id);
+    }
+  } finally {
+    await c.end();
+  }
+  return ids;
+}
+
+async function days(c: pg.Client): Promise<string[]> {
+  const { rows } = await c.query(`SELECT to_char(current_date - i, 'YYYY-MM-DD') AS d FROM generate_series($1::int, 1, -1) i`, [DAYS]);
+  return rows.map((r) => r.d);
+}
+
+/** Fills DAYS days of history for these schedules, `total` runs in all (as close as whole seconds allow). */
+async function fillHistory(c: pg.Client, ids: string[], total: number): Promise<number> {
+  const every = Math.max(1, Math.round((ids.length * DAYS * 86_400) / total));
+  const { ensurePartitionDays } = await import("../core/retention/ensure-partitions");
+  const ds = await days(c);
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(c, t, ds);
+  let n = 0;
+  for (const d of ds) {
+    const t0 = performance.now();
+    n += await fillHistoryDay(c, { day: d, scheduleIds: ids, everySeconds: every, logsPerRun: 1, partitioned: true });
+    say(
+      `  history ${d}: ${n.toLocaleString("en")} runs so far (${((performance.now() - t0) / 1000).toFixed(1)} s for the day, load ${load()})`,
+    );
+  }
+  await c.query(`VACUUM ANALYZE runs, attempts, run_events, run_logs`);
+  return n;
+}
+
+async function sizes(c: pg.Client, label: string): Promise<void> {
+  const { rows } = await c.query(
+    `SELECT t AS table,
+            (SELECT coalesce(sum(pg_table_size(x)), 0) FROM (SELECT t::regclass AS x UNION ALL SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = t::regclass) q)::bigint AS heap,
+            (SELECT coalesce(sum(pg_indexes_size(x)), 0) FROM (SELECT t::regclass AS x UNION ALL SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = t::regclass) q)::bigint AS idx,
+            (SELECT count(*) FROM pg_inherits WHERE inhparent = t::regclass)::int AS parts
+       FROM unnest(ARRAY['runs', 'attempts', 'run_events', 'run_logs', 'run_daily_summaries', 'audit_events', 'once_markers', 'pgboss.job']) t
+      WHERE to_regclass(t) IS NOT NULL`,
+  );
+  say(`table and index sizes ${label}:`);
+  for (const r of rows) {
+    say(
+      `  ${r.table.padEnd(20)} table ${mb(Number(r.heap)).padStart(10)}  indexes ${mb(Number(r.idx)).padStart(10)}${r.parts ? `  (${r.parts} partitions)` : ""}`,
+    );
+  }
+}
+
+async function walBytes<T>(c: pg.Client, fn: () => Promise<T>): Promise<{ ms: number; wal: number; result: T }> {
+  await c.query("CHECKPOINT");
+  const a = (await c.query(`SELECT pg_current_wal_lsn() AS l`)).rows[0].l;
+  const t0 = performance.now();
+  const result = await fn();
+  const ms = performance.now() - t0;
+  const wal = Number((await c.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint AS b`, [a])).rows[0].b);
+  return { ms, wal, result };
+}
+
+/** The baseline: one day's runs with everything hanging off them, by plain batched DELETEs (children first). */
+async function batchedDelete(c: pg.Client, day: string, what: "children" | "runs"): Promise<number> {
+  let n = 0;
+  const runsOfDay = `SELECT id FROM runs WHERE planned_at >= $1::date::timestamptz AND planned_at < $1::date::timestamptz + interval '1 day'
+                       AND state IN ('succeeded', 'failed', 'missed', 'hollow', 'skipped_overlap')`;
+  if (what === "children") {
+    for (const t of ["run_events", "run_logs"]) {
+      for (;;) {
+        const { rowCount } = await c.query(
+          `DELETE FROM ${t} WHERE (id, day) IN (SELECT id, day FROM ${t} WHERE run_id IN (${runsOfDay}) LIMIT 20000)`,
+          [day],
+        );
+        n += rowCount ?? 0;
+        if ((rowCount ?? 0) < 20000) break;
+      }
+    }
+    return n;
+  }
+  for (;;) {
+    const { rowCount } = await c.query(`DELETE FROM runs WHERE id IN (${runsOfDay} LIMIT 5000)`, [day]);
+    n += rowCount ?? 0;
+    if ((rowCount ?? 0) < 5000) return n;
+  }
+}
+
+async function apiTimes(url: string, label: string, scheduleId: string): Promise<Record<string, number>> {
+  // A pool: some read functions run their queries concurrently.
+  const c = new pg.Pool({ connectionString: url, max: 4 });
+  const { listRuns } = await import("../core/runs/read/list-runs");
+  const { getTimeline } = await import("../core/runs/read/timeline");
+  const { getScheduleView } = await import("../core/schedules/list-schedules");
+  const { getRunTrace } = await import("../core/runs/read/get-run");
+  const { listDailySummaries } = await import("../core/retention/list-daily-summaries");
+  try {
+    const { rows } = await c.query(`SELECT id, planned_at FROM runs WHERE schedule_id = $1 ORDER BY planned_at DESC LIMIT 1 OFFSET 10`, [
+      scheduleId,
+    ]);
+    const run = rows[0];
+    const to = new Date(run.planned_at);
+    const from = new Date(to.getTime() - 3600_000);
+    const cases: [string, () => Promise<unknown>][] = [
+      ["runs list (first page)", () => listRuns({ limit: 50 }, c)],
+      ["runs list (one schedule)", () => listRuns({ scheduleId, limit: 50 }, c)],
+      ["runs list (failed)", () => listRuns({ states: ["failed"], limit: 50 }, c)],
+      ["timeline (1 h, all schedules)", () => getTimeline({ from, to }, c)],
+      ["schedule page (schedule)", () => getScheduleView(scheduleId, c)],
+      ["schedule page (90 days)", () => listDailySummaries(c, scheduleId, 90)],
+      ["run page (trace)", () => getRunTrace(c, run.id)],
+    ];
+    const out: Record<string, number> = {};
+    for (const [name, fn] of cases) {
+      await fn();
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t0 = performance.now();
+        await fn();
+        times.push(performance.now() - t0);
+      }
+      out[name] = percentile(times, 95);
+    }
+    say(
+      `API p95 with ${label}: ${Object.entries(out)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+        .join("; ")}`,
+    );
+    return out;
+  } finally {
+    await c.end();
+  }
+}
+
+/** Runs planned in [from, to): finished per second and start lateness p99 (DB clock). */
+async function windowFigures(c: pg.Client, from: Date, to: Date): Promise<{ perSecond: number; p99: number; n: number }> {
+  const { rows } = await c.query(
+    `SELECT extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms, finished_at IS NOT NULL AS done FROM runs
+      WHERE kind = 'scheduled' AND planned_at >= $1 AND planned_at < $2`,
+    [from, to],
+  );
+  const lat = rows.filter((r) => r.ms !== null).map((r) => r.ms as number);
+  const done = rows.filter((r) => r.done).length;
+  return { perSecond: done / ((to.getTime() - from.getTime()) / 1000), p99: percentile(lat, 99), n: rows.length };
+}
+
+async function dbNow(c: pg.Client): Promise<Date> {
+  return (await c.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
+}
+async function sleepUntil(c: pg.Client, at: Date): Promise<void> {
+  for (;;) {
+    const left = at.getTime() - (await dbNow(c)).getTime();
+    if (left <= 0) return;
+    await new Promise((r) => setTimeout(r, Math.min(left, 2000)));
+  }
+}
+
+/**
+ * Why `runs` is not partitioned: the hot path addresses a run by id alone. A lookup and an UPDATE by id on a table
+ * partitioned into 40 days (the key must include the day) against the same rows in one table.
+ */
+async function partitionedLookupCost(c: pg.Client, rows: number): Promise<void> {
+  await c.query(`CREATE TABLE bench_runs_plain (id uuid PRIMARY KEY, day date NOT NULL, state text NOT NULL, n int NOT NULL)`);
+  await c.query(`CREATE TABLE bench_runs_part (id uuid NOT NULL, day date NOT NULL, state text NOT NULL, n int NOT NULL,
+                   PRIMARY KEY (id, day)) PARTITION BY RANGE (day)`);
+  for (let i = 0; i < 40; i++) {
+    await c.query(
+      `CREATE TABLE bench_runs_part_${i} PARTITION OF bench_runs_part FOR VALUES FROM (current_date - ${40 - i}) TO (current_date - ${39 - i})`,
+    );
+  }
+  await c.query(
+    `INSERT INTO bench_runs_plain SELECT gen_random_uuid(), current_date - 1 - (g % 40), 'succeeded', 0 FROM generate_series(1, $1::int) g`,
+    [rows],
+  );
+  await c.query(`INSERT INTO bench_runs_part SELECT * FROM bench_runs_plain`);
+  await c.query(`VACUUM ANALYZE bench_runs_plain, bench_runs_part`);
+  const ids = (await c.query(`SELECT id FROM bench_runs_plain ORDER BY random() LIMIT 2000`)).rows.map((r) => r.id);
+  const time = async (sql: string) => {
+    const t0 = performance.now();
+    for (const id of ids) await c.query({ name: sql.slice(0, 60), text: sql, values: [id] });
+    return ((performance.now() - t0) * 1000) / ids.length;
+  };
+  const out: string[] = [];
+  for (const t of ["bench_runs_plain", "bench_runs_part"]) {
+    const sel = await time(`SELECT * FROM ${t} WHERE id = $1`);
+    const upd = await time(`UPDATE ${t} SET n = n + 1 WHERE id = $1`);
+    out.push(
+      `${t === "bench_runs_plain" ? "one table" : "40 day partitions"}: SELECT by id ${sel.toFixed(0)} µs, UPDATE by id ${upd.toFixed(0)} µs`,
+    );
+  }
+  say(`runs by id, ${rows.toLocaleString("en")} rows (why runs is not partitioned): ${out.join("; ")}`);
+  await c.query(`DROP TABLE bench_runs_plain, bench_runs_part`);
+}
+
+export default async function retentionBench(): Promise<void> {
+  const total = num("BENCH_RETENTION_RUNS", 10_000_000);
+  const small = num("BENCH_RETENTION_SMALL_RUNS", 100_000);
+  const schedules = num("BENCH_RETENTION_SCHEDULES", 1000);
+  const windowS = num("BENCH_RETENTION_WINDOW_S", 60);
+  const auditRows = num("BENCH_RETENTION_AUDIT_ROWS", 10_000_000);
+  const server = await startTestPostgres({ durable: true });
+  try {
+    say(`machine: ${os.cpus().length} cores, load ${load()}; ${total.toLocaleString("en")} runs of history, ${schedules} schedules`);
+    // (c) first, the small database.
+    const smallUrl = await cloneTemplate(server.adminUrl, "bench_ret_small");
+    const sc = new pg.Client({ connectionString: smallUrl });
+    await sc.connect();
+    const smallIds = await createSchedules(smallUrl, schedules, "ret");
+    say(`small database: ${(await fillHistory(sc, smallIds, small)).toLocaleString("en")} runs`);
+    await sc.end();
+    const smallTimes = await apiTimes(smallUrl, `${small.toLocaleString("en")} runs`, smallIds[7]!);
+
+    const url = await cloneTemplate(server.adminUrl, "bench_ret_big");
+    const c = new pg.Client({ connectionString: url });
+    // A connection ended from outside is reported by the statement that fails, not as an unhandled 'error' event.
+    c.on("error", (err) => say(`bench connection error: ${err.message}`));
+    await c.connect();
+    const ids = await createSchedules(url, schedules, "ret");
+    const t0 = performance.now();
+    const built = await fillHistory(c, ids, total);
+    say(`big database: ${built.toLocaleString("en")} runs in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    await sizes(c, "with the full history");
+    const bigTimes = await apiTimes(url, `${built.toLocaleString("en")} runs`, ids[7]!);
+    for (const k of Object.keys(bigTimes)) {
+      const r = bigTimes[k]! / Math.max(0.1, smallTimes[k]!);
+      say(
+        `  (c) ${k}: ×${r.toFixed(2)} (${bigTimes[k]!.toFixed(1)} vs ${smallTimes[k]!.toFixed(1)} ms)${r <= 1.5 ? "" : "  ← over the 1.5× goal"}`,
+      );
+    }
+
+    // (a) expiring one day vs a plain batched DELETE of another day of the same size, no workers.
+    const { runRetention } = await import("../core/retention/run-retention");
+    const { retentionSettingsFromEnv } = await import("../core/retention/retention-settings");
+    const { getEnv } = await import("../core/env");
+    const pool = new pg.Pool({ connectionString: url, max: 3 });
+    const base = retentionSettingsFromEnv(getEnv());
+    const ds = await days(c);
+    // Autovacuum off on the history tables during (a): otherwise the vacuum the DELETEs make necessary runs in the
+    // middle of the next measurement and its WAL is counted there. It is measured on its own below instead.
+    await c
+      .query(
+        `ALTER TABLE runs SET (autovacuum_enabled = off); ALTER TABLE attempts SET (autovacuum_enabled = off);
+       ALTER TABLE run_events SET (autovacuum_enabled = off); ALTER TABLE run_logs SET (autovacuum_enabled = off)`,
+      )
+      .catch(() => c.query(`ALTER TABLE runs SET (autovacuum_enabled = off); ALTER TABLE attempts SET (autovacuum_enabled = off)`));
+    // Today's summaries first (a pass that keeps everything), so the measured pass is the expiry alone.
+    const warm = await walBytes(c, () => runRetention(pool, { ...base, runsDays: 0, logsDays: 0 }, { workerId: "bench" }));
+    say(
+      `daily summaries of ${warm.result!.summaries.days} days (${warm.result!.summaries.rows} rows): ${(warm.ms / 1000).toFixed(2)} s, WAL ${mb(warm.wal)}`,
+    );
+    const expire = await walBytes(c, () => runRetention(pool, { ...base, runsDays: DAYS - 1, logsDays: DAYS - 1 }, { workerId: "bench" }));
+    const dropped = expire.result!.partitionsDropped;
+    say(
+      `(a) retention pass expiring ${ds[0]}: ${expire.result!.runs.toLocaleString("en")} runs, partitions ${dropped.map((p) => `${p.partition} (${p.rows.toLocaleString("en")} rows)`).join(", ")}: ${(expire.ms / 1000).toFixed(2)} s, WAL ${mb(expire.wal)}`,
+    );
+    say(
+      `(a)   of which: runs+attempts ${expire.result!.stepMs.runs} ms (WAL ${mb(expire.result!.stepWalBytes.runs)}), partitions ${expire.result!.stepMs.partitions} ms (WAL ${mb(expire.result!.stepWalBytes.partitions)}), other tables ${expire.result!.stepMs.sideTables} ms`,
+    );
+    const delChildren = await walBytes(c, () => batchedDelete(c, ds[1]!, "children"));
+    const delRuns = await walBytes(c, () => batchedDelete(c, ds[1]!, "runs"));
+    const delMs = delChildren.ms + delRuns.ms;
+    const delWal = delChildren.wal + delRuns.wal;
+    say(
+      `(a) plain batched DELETE of ${ds[1]}: ${delChildren.result.toLocaleString("en")} events and log lines ${(delChildren.ms / 1000).toFixed(2)} s, WAL ${mb(delChildren.wal)}; ${delRuns.result.toLocaleString("en")} runs with attempts ${(delRuns.ms / 1000).toFixed(2)} s, WAL ${mb(delRuns.wal)}`,
+    );
+    const r = expire.result!;
+    say(
+      `(a) expire a day / batched DELETE, whole day: time ×${(expire.ms / delMs).toFixed(3)}, WAL ×${(expire.wal / Math.max(1, delWal)).toFixed(3)}`,
+    );
+    say(
+      `(a)   events and logs (partitions vs DELETE): time ×${(r.stepMs.partitions / delChildren.ms).toFixed(3)}, WAL ×${(r.stepWalBytes.partitions / Math.max(1, delChildren.wal)).toFixed(3)}; runs and attempts (both batched DELETEs): time ×${(r.stepMs.runs / delRuns.ms).toFixed(3)}, WAL ×${(r.stepWalBytes.runs / Math.max(1, delRuns.wal)).toFixed(3)}`,
+    );
+
+    const vac = await walBytes(c, () => c.query(`VACUUM runs, attempts, run_events, run_logs`));
+    say(
+      `(a) the VACUUM the DELETEs leave behind (dead rows of both days' runs and attempts, the baseline's events and logs): ${(vac.ms / 1000).toFixed(2)} s, WAL ${mb(vac.wal)} — a dropped partition leaves none`,
+    );
+    await c.query(`ALTER TABLE runs RESET (autovacuum_enabled); ALTER TABLE attempts RESET (autovacuum_enabled)`);
+    await c
+      .query(`ALTER TABLE run_events RESET (autovacuum_enabled); ALTER TABLE run_logs RESET (autovacuum_enabled)`)
+      .catch(() => undefined);
+
+    // (b) 2 real workers running the schedules: a window without expiry, then one with a retention pass.
+    const workers = await startWarmWorkers(url, num("BENCH_RETENTION_WORKERS", 2), { VIGIL_RETENTION_EVERY_SECONDS: "86400" });
+    try {
+      const start = new Date(Math.ceil((await dbNow(c)).getTime() / 1000) * 1000 + 20_000);
+      const mid = new Date(start.getTime() + windowS * 1000);
+      await sleepUntil(c, mid);
+      const t1 = await dbNow(c);
+      const pass = await runRetention(pool, { ...base, runsDays: DAYS - 3, logsDays: DAYS - 3 }, { workerId: "bench" });
+      const t2 = await dbNow(c);
+      const end = new Date(Math.max(mid.getTime() + windowS * 1000, Math.ceil(t2.getTime() / 1000) * 1000));
+      await sleepUntil(c, new Date(end.getTime() + 5000));
+      const without = await windowFigures(c, start, mid);
+      const withExpiry = await windowFigures(c, mid, end);
+      say(
+        `(b) retention pass during the window: ${pass?.runs.toLocaleString("en")} runs, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s`,
+      );
+      say(
+        `(b) without expiry: ${without.perSecond.toFixed(2)} runs/s finished, lateness p99 ${without.p99.toFixed(0)} ms (n=${without.n})`,
+      );
+      say(
+        `(b) with expiry:    ${withExpiry.perSecond.toFixed(2)} runs/s finished, lateness p99 ${withExpiry.p99.toFixed(0)} ms (n=${withExpiry.n})`,
+      );
+      say(
+        `(b) ratios with/without: throughput ×${(withExpiry.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(withExpiry.p99 / Math.max(1, without.p99)).toFixed(2)} (goal ≤ 1.1×)`,
+      );
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+    await sizes(c, "after expiring");
+
+    // The audit trail, kept forever: what it costs at this many rows.
+    if (auditRows > 0) {
+      const a0 = performance.now();
+      for (let done = 0; done < auditRows; done += 1_000_000) {
+        await c.query(
+          `INSERT INTO audit_events (actor_type, actor, action, target_type, target_id, after)
+           SELECT 'system', 'bench', 'run.zombie_reaped', 'run', md5(g::text)::uuid::text, jsonb_build_object('n', g)
+             FROM generate_series(1, $1::int) g`,
+          [Math.min(1_000_000, auditRows - done)],
+        );
+      }
+      const insertS = (performance.now() - a0) / 1000;
+      const { rows } = await c.query(`SELECT pg_table_size('audit_events') AS t, pg_indexes_size('audit_events') AS i`);
+      const v0 = performance.now();
+      const { verifyAudit } = await import("../core/audit/verify-audit");
+      const v = await verifyAudit(c);
+      const verifyS = (performance.now() - v0) / 1000;
+      say(
+        `audit kept forever: ${auditRows.toLocaleString("en")} rows inserted in ${insertS.toFixed(1)} s; table ${mb(Number(rows[0].t))}, indexes ${mb(Number(rows[0].i))} (${((Number(rows[0].t) + Number(rows[0].i)) / auditRows) | 0} bytes/row); verify ${verifyS.toFixed(1)} s (ok=${v.ok}, ${v.checked.toLocaleString("en")} rows)`,
+      );
+    }
+    await partitionedLookupCost(c, Math.min(total, 2_000_000));
+    await pool.end();
+    await c.end();
+  } finally {
+    await server.stop();
+  }
+}
+
+runBenchWhenMain(import.meta.url, "retention.bench", () => retentionBench());

@@ -1,0 +1,54 @@
+// What the Workers page shows about retention: the settings the workers apply (as the last pass recorded them;
+// before any pass, this process's own env) and what the last pass did.
+import type { Queryable } from "../db/pool";
+import { getEnv } from "../env";
+import { retentionSettingsFromEnv, type RetentionSettings } from "./retention-settings";
+
+export interface RetentionStatus {
+  settings: RetentionSettings;
+  /** Where the settings come from: the last pass of a worker, or this console's env (no pass yet). */
+  settingsFrom: "worker" | "console";
+  lastPass: {
+    workerId: string | null;
+    startedAt: Date | null;
+    finishedAt: Date | null;
+    error: string | null;
+    runs: number | null;
+    partitionsDropped: string[];
+    durationMs: number | null;
+  } | null;
+  partitions: { table: string; count: number; oldest: string | null; newest: string | null }[];
+  schedulesWithOverride: number;
+}
+
+export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus> {
+  const [status, parts, overrides] = await Promise.all([
+    db.query(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
+    db.query(
+      `SELECT p.relname AS table, count(*)::int AS count, min(right(c.relname, 8)) AS oldest, max(right(c.relname, 8)) AS newest
+         FROM pg_class p JOIN pg_inherits i ON i.inhparent = p.oid JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE p.relname IN ('run_events', 'run_logs') AND p.relkind = 'p'
+        GROUP BY p.relname ORDER BY p.relname`,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM schedules WHERE retention_days IS NOT NULL AND deleted_at IS NULL`),
+  ]);
+  const s = status.rows[0];
+  const ymd = (v: string | null) => (v ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : null);
+  return {
+    settings: s ? { ...retentionSettingsFromEnv(getEnv()), ...s.settings } : retentionSettingsFromEnv(getEnv()),
+    settingsFrom: s ? "worker" : "console",
+    lastPass: s
+      ? {
+          workerId: s.worker_id,
+          startedAt: s.started_at,
+          finishedAt: s.finished_at,
+          error: s.error,
+          runs: s.result?.runs ?? null,
+          partitionsDropped: (s.result?.partitionsDropped ?? []).map((p: { partition: string }) => p.partition),
+          durationMs: s.result?.durationMs ?? null,
+        }
+      : null,
+    partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),
+    schedulesWithOverride: overrides.rows[0].n,
+  };
+}

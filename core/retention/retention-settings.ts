@@ -1,0 +1,49 @@
+// Retention settings, from env (core/env.ts) into one typed object the duty, the Workers page and the README share.
+// Every horizon is in days; 0 keeps that history forever.
+import type { Env } from "../env";
+
+export interface RetentionSettings {
+  /** Finished runs (with their attempts and events); a schedule's retention_days overrides it. */
+  runsDays: number;
+  /** Handler log lines (run_logs); never longer than the runs they belong to. */
+  logsDays: number;
+  /** ctx.once markers: at least this old AND their run gone (a re-run of a kept run must still find them). */
+  onceMarkersDays: number;
+  /** Resolved alerts with their webhook deliveries; finished deliveries of open alerts. */
+  alertsDays: number;
+  /** Sign-in attempts (the throttle reads the last day). */
+  loginAttemptsDays: number;
+  /** Daily per-schedule summaries (they outlive the runs). */
+  summariesDays: number;
+  /** pg-boss's completed jobs (its queues' deleteAfterSeconds). */
+  jobsDays: number;
+  everySeconds: number;
+  batchSize: number;
+  /** How long one retention statement may wait for a lock before it gives up (and retries on the next pass). */
+  lockTimeoutMs: number;
+  /** Daily partitions kept ready ahead of today. */
+  partitionsAheadDays: number;
+}
+
+export function retentionSettingsFromEnv(env: Env): RetentionSettings {
+  return {
+    runsDays: env.VIGIL_RETENTION_RUNS_DAYS,
+    logsDays: env.VIGIL_RETENTION_LOGS_DAYS,
+    onceMarkersDays: env.VIGIL_RETENTION_ONCE_MARKERS_DAYS,
+    alertsDays: env.VIGIL_RETENTION_ALERTS_DAYS,
+    loginAttemptsDays: env.VIGIL_RETENTION_LOGIN_ATTEMPTS_DAYS,
+    summariesDays: env.VIGIL_RETENTION_SUMMARIES_DAYS,
+    jobsDays: env.VIGIL_RETENTION_JOBS_DAYS,
+    everySeconds: env.VIGIL_RETENTION_EVERY_SECONDS,
+    batchSize: env.VIGIL_RETENTION_BATCH_SIZE,
+    lockTimeoutMs: 2000,
+    partitionsAheadDays: 7,
+  };
+}
+
+/** Runs kept in whole UTC days: with N days, runs planned before UTC midnight N days ago expire (today + N full days stay). */
+export function effectiveLogsDays(s: Pick<RetentionSettings, "runsDays" | "logsDays">): number {
+  if (s.runsDays === 0) return s.logsDays;
+  if (s.logsDays === 0) return s.runsDays;
+  return Math.min(s.logsDays, s.runsDays);
+}
