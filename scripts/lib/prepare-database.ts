@@ -50,7 +50,7 @@ async function applyMigrations(url: string, log: (line: string) => void): Promis
   log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is current");
 }
 
-function portInUse(port: number): Promise<boolean> {
+export function portInUse(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ port, host: "127.0.0.1" });
     s.once("connect", () => {
