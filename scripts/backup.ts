@@ -11,6 +11,7 @@ import { embeddedUrl, startEmbeddedPostgres, StartupError, type RunningPostgres 
 import { backupEmbeddedCluster } from "./lib/physical-backup";
 import { LOCAL_SECRET_KEY_FILE } from "./lib/local-secret-key";
 import { portInUse } from "./lib/prepare-database";
+import { ensurePostgresUser, placeDataDir } from "./lib/postgres-as-root";
 
 const say = (line: string) => process.stdout.write(`[backup] ${line}\n`);
 
@@ -49,7 +50,16 @@ async function main(): Promise<number> {
   }
   let started: RunningPostgres | undefined;
   if (await portInUse(env.VIGIL_PG_PORT)) say(`backing up the embedded PostgreSQL of the running Vigil on 127.0.0.1:${env.VIGIL_PG_PORT}`);
-  else started = await startEmbeddedPostgres({ dataDir: env.VIGIL_DATA_DIR, port: env.VIGIL_PG_PORT, say });
+  else {
+    // Vigil is stopped: start its server for the backup, but never create an empty cluster just to back it up.
+    const configured = path.resolve(env.VIGIL_DATA_DIR);
+    const dataDir = process.getuid?.() === 0 ? placeDataDir(configured, ensurePostgresUser(), () => {}) : configured;
+    if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) {
+      say(`there is no database in ${dataDir} to back up (VIGIL_DATA_DIR), and no Vigil runs on port ${env.VIGIL_PG_PORT}`);
+      return 2;
+    }
+    started = await startEmbeddedPostgres({ dataDir: env.VIGIL_DATA_DIR, port: env.VIGIL_PG_PORT, say });
+  }
   try {
     const t0 = performance.now();
     const manifest = await backupEmbeddedCluster({
