@@ -132,5 +132,6 @@ describe("backup and restore of the embedded database", () => {
       await worker?.stop();
       await pool.end();
     }
-  });
+    // Three CLI runs (each starts tsx, one a server) and two cluster starts: ~45 s idle, twice that on a loaded machine.
+  }, 240_000);
 });
