@@ -85,6 +85,16 @@ export const envSchema = z.object({
   VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS: int(300000),
   VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
+  // Audit anchors (core/audit/publish-audit-anchor.ts): how often (seconds; 0 = never) a worker publishes the chain head
+  // outside the database when it changed — always as a log line, and to this JSON-lines file and/or webhook when set.
+  VIGIL_AUDIT_ANCHOR_INTERVAL: int(60),
+  VIGIL_AUDIT_ANCHOR_FILE: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+  VIGIL_AUDIT_ANCHOR_WEBHOOK: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  ),
+  // Signs the anchor webhook like the alert webhooks (X-Vigil-Signature); VIGIL_ALERT_WEBHOOK_SECRET when unset.
+  VIGIL_AUDIT_ANCHOR_WEBHOOK_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
   VIGIL_SECURE_COOKIES: bool,
   // Which proxies' X-Forwarded-For/-Host/-Proto to believe: unset → none (the client is the socket peer),
   // a number of proxies in front, or addresses/CIDR ranges/"loopback"/"private" (core/http/proxy-trust.ts).

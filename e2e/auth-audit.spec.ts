@@ -100,6 +100,13 @@ test("pause a schedule with a reason, find that action on the audit page, and ex
 
   await page.getByRole("button", { name: "Verify chain" }).click();
   await expect(page.getByTestId("verify-result")).toContainText("Intact");
+  // The worker anchors the chain head outside the database (every second here); the page shows the last anchor
+  // and checks the chain against it.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Verify chain" }).click();
+    await expect(page.getByTestId("audit-anchor")).toContainText("Last anchor (anchor file): seq", { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(page.getByTestId("verify-result")).toContainText("matching the last anchor");
   await page.screenshot({ path: "artifacts/screenshots/audit.png", fullPage: true });
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("audit-export").click()]);

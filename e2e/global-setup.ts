@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
 import { launch, terminate, type Managed } from "../scripts/lib/processes";
 import { cloneTemplate, freePort, startTestPostgres } from "../test/postgres-for-tests";
@@ -86,7 +87,11 @@ export default async function globalSetup() {
     VIGIL_ADMIN_PASSWORD: E2E_ADMIN.password,
     // The secret store's key, shared by the console (encrypts) and the worker (decrypts).
     VIGIL_SECRET_KEY: process.env.VIGIL_SECRET_KEY || crypto.randomBytes(32).toString("base64"),
+    // Audit anchors every second to a file the console reads too (the audit page shows the last one).
+    VIGIL_AUDIT_ANCHOR_INTERVAL: "1",
+    VIGIL_AUDIT_ANCHOR_FILE: path.resolve("artifacts/e2e-audit-anchors.jsonl"),
   };
+  fs.rmSync(env.VIGIL_AUDIT_ANCHOR_FILE, { force: true });
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [
     launch(

@@ -15,6 +15,7 @@ const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login"]);
 // POSTs that change nothing: a viewer may call them. Checked below: they store nothing.
 const READ_ONLY_POSTS: Record<string, string> = {
   "POST /api/schedules/preview": "computes the next fire times of a trigger that is not saved",
+  "POST /api/audit/verify": "checks the audit chain against an anchor sent as published (a JSON line)",
 };
 
 // Mutations of the caller's own account that any signed-in user may make. A token (which has no

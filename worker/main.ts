@@ -17,6 +17,7 @@ import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
+import { createAuditAnchorPublisher } from "./audit-anchor-publisher";
 import { createPlanner } from "./planner";
 import { createRetentionDuty } from "./retention";
 import { createExecutionServices } from "./create-execution-services";
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
     createAlerter({ pool, env, log, version: pkg.version }),
     // Retention: partitions ahead, summaries, expiry (one worker at a time across workers).
     createRetentionDuty({ pool, boss, env, log, workerId: identity.id }),
+    // Publishes the audit chain head outside the database (log, file, webhook) when it moved.
+    createAuditAnchorPublisher({ pool, env, log, workerId: identity.id, version: pkg.version }),
     // Settles misfires from downtime before this worker's dispatcher takes jobs (worker/planner.ts).
     planner.settle,
     // Execution: stopped right after the planner on drain (the dispatcher drains the executor within the deadline).

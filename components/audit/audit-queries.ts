@@ -2,6 +2,7 @@ import { infiniteQueryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { AuditEventView as CoreAuditEventView } from "@/core/audit/list-audit";
+import type { AnchoredVerification } from "@/core/audit/verify-audit-anchor";
 
 export interface AuditFilterValues {
   actor?: string;
@@ -22,13 +23,8 @@ export interface AuditPage {
   nextCursor: string | null;
 }
 
-export interface AuditVerification {
-  ok: boolean;
-  checked: number;
-  brokenId: number | null;
-  problem: string | null;
-  verifiedAt: string;
-}
+/** GET /api/audit/verify (core/audit/verify-audit-anchor.ts): the chain check plus the check against the last anchor. */
+export type AuditVerification = Jsonify<AnchoredVerification>;
 
 /** Known actions, offered as suggestions; the filter accepts any. */
 export const KNOWN_ACTIONS = [

@@ -61,7 +61,7 @@ async function applyMigrations(url: string, log: (line: string) => void): Promis
   }
 }
 
-function portInUse(port: number): Promise<boolean> {
+export function portInUse(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ port, host: "127.0.0.1" });
     s.once("connect", () => {

@@ -1,6 +1,39 @@
+import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
-import { verifyAudit } from "@/core/audit/verify-audit";
+import { auditAnchorSchema } from "@/core/audit/audit-anchor";
+import { verifyAuditAgainstKnownAnchor } from "@/core/audit/verify-known-anchor";
+import { getEnv } from "@/core/env";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => verifyAudit());
+// ?anchorSeq=&anchorHash=[&anchorCount=&anchorAt=]: verify against that anchor; without, against the newest known one.
+const anchorQuery = z
+  .object({
+    anchorSeq: z.string().optional(),
+    anchorHash: z.string().optional(),
+    anchorCount: z.string().optional(),
+    anchorAt: z.string().optional(),
+  })
+  .transform((q, ctx) => {
+    if (q.anchorSeq === undefined && q.anchorHash === undefined) return null;
+    const parsed = auditAnchorSchema.safeParse({ seq: q.anchorSeq, hash: q.anchorHash, count: q.anchorCount, at: q.anchorAt });
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) {
+        const key = `anchor${String(i.path[0] ?? "").replace(/^./, (c) => c.toUpperCase())}`;
+        ctx.addIssue({ code: "custom", path: [key], message: i.message });
+      }
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+
+export const GET = apiRoute({ access: "viewer", query: anchorQuery }, async ({ query }) =>
+  verifyAuditAgainstKnownAnchor(query, { anchorFile: getEnv().VIGIL_AUDIT_ANCHOR_FILE }),
+);
+
+// The anchor as published, sent as is (a line of the anchor file, or the webhook's body): {seq, hash, count?, at?}.
+const anchorBody = auditAnchorSchema.extend({ type: z.literal("vigil.audit_anchor").optional() });
+
+export const POST = apiRoute({ access: "viewer", body: anchorBody }, async ({ body: { type: _type, ...anchor } }) =>
+  verifyAuditAgainstKnownAnchor(anchor),
+);
