@@ -11,6 +11,7 @@ import { createSession, type NewSession } from "../sessions";
 import { toUserRecord, USER_COLUMNS, type UserRecord } from "../user-record";
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
+import { emailSchema } from "../user-input";
 import { claimValues, mapRole } from "./role-map";
 
 export function ssoActor(label: string, c: ClientInfo): Actor {
@@ -21,6 +22,14 @@ type UserRow = Record<string, unknown> & { id: string; oidc_issuer: string | nul
 
 function text(v: unknown, max: number): string | null {
   return typeof v === "string" && v.trim() ? v.trim().slice(0, max) : null;
+}
+
+function displayName(v: unknown): string | null {
+  const cleaned = text(v, 200)
+    ?.replace(/[^\p{L}\p{M}\p{N} .,'’()\-_@:/+#]/gu, "")
+    .trim()
+    .slice(0, 100);
+  return cleaned ? cleaned : null;
 }
 
 async function findUser(tx: Queryable, issuer: string, sub: string, email: string | null, emailVerified: boolean) {
@@ -45,9 +54,12 @@ export async function signInOidcUser(
   pool: pg.Pool,
 ): Promise<{ user: UserRecord; session: NewSession }> {
   const sub = String(claims.sub);
-  const email = text(claims.email, 254)?.toLowerCase() ?? null;
+  // An address Vigil would not accept from an admin is no address (refused as no_email when one is needed).
+  const parsedEmail = emailSchema.safeParse(text(claims.email, 254) ?? "");
+  const email = parsedEmail.success ? parsedEmail.data : null;
   const emailVerified = claims.email_verified !== false && claims.email_verified !== "false";
-  const name = text(claims.name, 200) ?? text(claims.preferred_username, 200);
+  // Held to the characters a name typed on the Admin page may have (no markup, quotes or control characters).
+  const name = displayName(claims.name) ?? displayName(claims.preferred_username);
   const role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
