@@ -31,6 +31,11 @@ export interface TestOidcProvider {
   clientSecret: string;
   /** Change an account's groups (or add an account) while the provider runs: the next sign-in sees it. */
   accounts: Map<string, TestOidcAccount>;
+  /**
+   * Rewrites the provider's redirects back to a client (Location headers) while set: how a test stands in for
+   * someone who changes the URL on its way to the browser (a browser follows redirects before Playwright can).
+   */
+  rewriteRedirects: ((location: URL) => URL) | null;
   /** The environment a Vigil console needs to use this provider. */
   env(): Record<string, string>;
   stop(): Promise<void>;
@@ -77,16 +82,30 @@ export async function startTestOidcProvider(opts: {
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
   });
   // The provider warns about development-only settings (devInteractions, its generated signing key) on each start.
-  const server = http.createServer(provider.callback());
+  const callback = provider.callback();
+  const handle: TestOidcProvider = {} as TestOidcProvider;
+  const server = http.createServer((req, res) => {
+    const setHeader = res.setHeader.bind(res);
+    res.setHeader = (name, value) => {
+      const rewrite = handle.rewriteRedirects;
+      if (rewrite && name.toLowerCase() === "location" && typeof value === "string") {
+        const target = new URL(value, issuer);
+        if (opts.redirectUris.some((u) => target.href.startsWith(u))) return setHeader(name, rewrite(target).href);
+      }
+      return setHeader(name, value);
+    };
+    callback(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());
   });
-  return {
+  return Object.assign(handle, {
     issuer,
     clientId,
     clientSecret,
     accounts,
+    rewriteRedirects: null,
     env: () => ({
       VIGIL_OIDC_ISSUER: issuer,
       VIGIL_OIDC_CLIENT_ID: clientId,
@@ -101,7 +120,7 @@ export async function startTestOidcProvider(opts: {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
 }
 
 /** A minimal cookie jar: enough for the provider's interaction cookies over plain http on one host. */
