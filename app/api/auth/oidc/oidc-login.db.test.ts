@@ -9,6 +9,7 @@ import { signInAtTestProvider, startTestOidcProvider, TEST_OIDC_ACCOUNTS, type T
 import { getPool } from "@/core/db/pool";
 import { createUser } from "@/core/auth/create-user";
 import { updateUser } from "@/core/auth/update-user";
+import { listUsers } from "@/core/auth/list-users";
 import { systemActor } from "@/core/auth/roles";
 import { GET as oidcLogin } from "./login/route";
 import { GET as oidcCallback } from "./callback/route";
@@ -110,6 +111,8 @@ describe("single sign-on (OIDC)", () => {
     expect(await me(r.session!)).toMatchObject({ status: 200, body: { actor: { type: "user", label: a.email, role: "admin" } } });
     const row = await userRow(a.email);
     expect(row).toMatchObject({ role: "admin", password_hash: null, oidc_issuer: idp.issuer, oidc_subject: a.login });
+    // The Admin page's user list marks the account as signing in through SSO.
+    expect((await listUsers()).find((u) => u.email === a.email)).toMatchObject({ role: "admin", sso: true, activeSessions: 1 });
 
     const audit = await auditRows(since);
     expect(audit.map((e) => e.action)).toEqual(["user.create", "auth.login"]);
