@@ -65,7 +65,9 @@ async function main(): Promise<number> {
     }, pool);
     say(message);
     if (process.env.VIGIL_LOCAL_LOGIN === "off") {
-      say("VIGIL_LOCAL_LOGIN=off here: a password signs in only on a console started with VIGIL_LOCAL_LOGIN=on (see the README's Single sign-on)");
+      say(
+        "VIGIL_LOCAL_LOGIN=off here: a password signs in only on a console started with VIGIL_LOCAL_LOGIN=on (see the README's Single sign-on)",
+      );
     }
     return 0;
   } finally {
