@@ -21,7 +21,8 @@ interface SsoConsole {
 const ports: { sso: number; ssoOnly: number } = { sso: 0, ssoOnly: 0 };
 let idp: TestOidcProvider;
 let sso: SsoConsole;
-const log = fs.createWriteStream("artifacts/e2e-oidc-consoles.log");
+const LOG = "artifacts/e2e-oidc-consoles.log";
+let log: fs.WriteStream;
 
 async function startConsole(name: string, port: number, env: Record<string, string>): Promise<SsoConsole> {
   const databaseUrl = process.env.VIGIL_E2E_DATABASE_URL;
@@ -55,6 +56,9 @@ async function signInAtProvider(page: Page, login: string) {
 }
 
 test.beforeAll(async () => {
+  // Opened here, not at import: Playwright imports spec files before the global setup has made artifacts/.
+  fs.mkdirSync("artifacts", { recursive: true });
+  log = fs.createWriteStream(LOG);
   ports.sso = await freePort();
   ports.ssoOnly = await freePort();
   idp = await startTestOidcProvider({
@@ -66,7 +70,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   if (sso) await terminate(sso.process);
   await idp?.stop();
-  log.end();
+  log?.end();
 });
 
 test("an admin-group user signs in with the provider and lands on the console as admin", async ({ page }) => {
@@ -169,5 +173,5 @@ test("with VIGIL_LOCAL_LOGIN=off the password form is gone, a password sign-in i
   }
   // Neither console wrote the client secret to its log (every line both printed is in this file).
   await new Promise<void>((resolve) => log.write("", () => resolve()));
-  expect(fs.readFileSync("artifacts/e2e-oidc-consoles.log", "utf8")).not.toContain(idp.clientSecret);
+  expect(fs.readFileSync(LOG, "utf8")).not.toContain(idp.clientSecret);
 });
