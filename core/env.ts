@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { parseProxyTrust } from "./http/proxy-trust";
 import { DomainError } from "./errors";
+import { parseRoleMap } from "./auth/oidc/role-map";
+
+const optionalText = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.string().trim().optional());
 
 const bool = z
   .string()
@@ -131,6 +134,37 @@ export const envSchema = z.object({
   VIGIL_RETENTION_JOBS_DAYS: int(1),
   VIGIL_RETENTION_EVERY_SECONDS: int(600),
   VIGIL_RETENTION_BATCH_SIZE: int(5000),
+  // Single sign-on (OIDC): set the issuer, client id (and secret) and a role map to show "Sign in with …".
+  VIGIL_OIDC_ISSUER: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.url({ protocol: /^https?$/, error: "must be the provider's issuer URL (https://…)" }).optional(),
+  ),
+  VIGIL_OIDC_CLIENT_ID: optionalText,
+  // A secret: never logged, shown or audited. Unset → a public client (PKCE only).
+  VIGIL_OIDC_CLIENT_SECRET: optionalText,
+  // Where the provider sends the browser back; by default this console's own /api/auth/oidc/callback.
+  VIGIL_OIDC_REDIRECT_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL ending in /api/auth/oidc/callback" }).optional(),
+  ),
+  // The provider's name on the sign-in button ("Sign in with <name>"); the issuer's host by default.
+  VIGIL_OIDC_NAME: optionalText,
+  VIGIL_OIDC_SCOPES: z.string().default("openid email profile"),
+  // The claim (dotted path for nested ones) whose values VIGIL_OIDC_ROLE_MAP maps to a role.
+  VIGIL_OIDC_ROLE_CLAIM: z.string().trim().min(1).default("groups"),
+  VIGIL_OIDC_ROLE_MAP: optionalText.transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    try {
+      return parseRoleMap(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
+  // "off" hides the password form and refuses POST /api/auth/login: everyone signs in through OIDC.
+  VIGIL_LOCAL_LOGIN: z
+    .preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"))
+    .transform((v) => v === "on"),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),
@@ -163,6 +197,30 @@ function checkRetention(env: Env): string[] {
   return problems;
 }
 
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+function checkOidc(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.VIGIL_OIDC_ISSUER) {
+    if (!env.VIGIL_OIDC_CLIENT_ID) problems.push("VIGIL_OIDC_CLIENT_ID: required with VIGIL_OIDC_ISSUER");
+    if (!env.VIGIL_OIDC_ROLE_MAP) {
+      problems.push(
+        "VIGIL_OIDC_ROLE_MAP: required with VIGIL_OIDC_ISSUER, e.g. `vigil-admins=admin,payments-oncall=operator` (add `*=viewer` to let everyone else in as viewer)",
+      );
+    }
+    const issuer = new URL(env.VIGIL_OIDC_ISSUER);
+    if (issuer.protocol === "http:" && !isLoopbackHost(issuer.hostname)) {
+      problems.push("VIGIL_OIDC_ISSUER: must be https (plain http only for a provider on this machine: localhost, 127.0.0.1)");
+    }
+    if (!env.VIGIL_OIDC_SCOPES.split(/\s+/).includes("openid")) problems.push('VIGIL_OIDC_SCOPES: must include "openid"');
+  } else if (!env.VIGIL_LOCAL_LOGIN) {
+    problems.push("VIGIL_LOCAL_LOGIN: can be off only when single sign-on is configured (VIGIL_OIDC_ISSUER); nobody could sign in");
+  }
+  return problems;
+}
+
 let cached: Env | undefined;
 
 export function getEnv(): Env {
@@ -172,7 +230,7 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);
   }
-  const problems = [...checkTokenLifetimes(parsed.data), ...checkRetention(parsed.data)];
+  const problems = [...checkTokenLifetimes(parsed.data), ...checkRetention(parsed.data), ...checkOidc(parsed.data)];
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;

@@ -64,6 +64,11 @@ async function main(): Promise<number> {
       return `created admin ${email.data}`;
     }, pool);
     say(message);
+    if (process.env.VIGIL_LOCAL_LOGIN === "off") {
+      say(
+        "VIGIL_LOCAL_LOGIN=off here: a password signs in only on a console started with VIGIL_LOCAL_LOGIN=on (see the README's Single sign-on)",
+      );
+    }
     return 0;
   } finally {
     await pool.end();

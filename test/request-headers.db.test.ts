@@ -12,7 +12,8 @@ import { markPeerHeaderWritten, PEER_HEADER } from "../core/http/peer-header";
 
 const db = useTestDatabase("request_headers");
 
-const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login"]);
+// Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login).
+const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login", "GET /api/auth/oidc/login", "GET /api/auth/oidc/callback"]);
 const HOST = "localhost:3000";
 const ORIGIN_CODES = new Set(["cross_origin", "origin_required"]);
 

@@ -1,7 +1,7 @@
 // Every API route, discovered from the file tree (not a hand-kept list): without credentials each
 // method answers 401, and a viewer's token gets 403 from every mutating method. A route added
 // without going through apiRoute's access check fails here. The only public routes are health
-// (up/down for load balancers) and login; read-only POSTs are listed with the reason they are safe.
+// (up/down for load balancers), login and single sign-on's two redirects; read-only POSTs are listed with the reason they are safe.
 import { describe, expect, it, beforeAll } from "vitest";
 import { useTestDatabase } from "./db";
 import { callRoute } from "./call-route";
@@ -11,7 +11,8 @@ import { discoverEndpoints, MUTATING, type Endpoint } from "./api-endpoints";
 
 const db = useTestDatabase("route_access");
 
-const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login"]);
+// Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login).
+const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login", "GET /api/auth/oidc/login", "GET /api/auth/oidc/callback"]);
 // POSTs that change nothing: a viewer may call them. Checked below: they store nothing.
 const READ_ONLY_POSTS: Record<string, string> = {
   "POST /api/schedules/preview": "computes the next fire times of a trigger that is not saved",

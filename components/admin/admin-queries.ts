@@ -11,6 +11,8 @@ export interface UserView {
   role: Role;
   disabled: boolean;
   createdAt: string;
+  /** Signs in through single sign-on: the identity provider sets the role at each sign-in. */
+  sso: boolean;
   activeSessions: number;
 }
 

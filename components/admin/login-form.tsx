@@ -3,7 +3,8 @@ import { useState, type FormEvent } from "react";
 import { FormField } from "../ui/form-field";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 
-export function LoginForm({ next }: { next: string }) {
+/** `primary`: the form is the main way in (no single sign-on button above it). */
+export function LoginForm({ next, primary = true }: { next: string; primary?: boolean }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -58,7 +59,7 @@ export function LoginForm({ next }: { next: string }) {
           {error}
         </p>
       )}
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className={primary ? "primary" : undefined} disabled={busy}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
     </form>

@@ -84,6 +84,14 @@ function UserRow({ user }: { user: UserView }) {
     <tr data-testid={`user-row-${user.email}`}>
       <td>
         {user.email}
+        {user.sso && (
+          <>
+            {" "}
+            <span className="pill muted" title="Signs in through single sign-on: the identity provider sets the role at each sign-in">
+              SSO
+            </span>
+          </>
+        )}
         {user.name && <div className="muted">{user.name}</div>}
       </td>
       <td>

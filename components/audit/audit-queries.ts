@@ -52,6 +52,7 @@ export const KNOWN_ACTIONS = [
   "user.enable",
   "user.password_reset",
   "user.rename",
+  "user.sso_link",
   "token.create",
   "token.revoke",
   "secret.set",

@@ -9,6 +9,10 @@ interface Health {
   worker: "up" | "down";
 }
 
+// Until the first answer ("…") the state is unknown: neutral, not a red ✕ (the sign-in page showed one on every load).
+const pillClass = (v: string) => (v === "up" ? "ok" : v === "…" ? "muted" : "bad");
+const pillMark = (v: string) => (v === "up" ? "●" : v === "…" ? "○" : "✕");
+
 export function HealthPill() {
   const queryClient = useQueryClient();
   const { data, error, isError } = useQuery({
@@ -37,11 +41,11 @@ export function HealthPill() {
   const consoleUnreachable = isError && !(error instanceof ApiError);
   return (
     <div className="health" data-testid="health" aria-live="polite">
-      <span className={`pill ${db === "up" ? "ok" : "bad"}`} data-testid="health-db" title={`Database ${db}`}>
-        {db === "up" ? "●" : "✕"} DB {db}
+      <span className={`pill ${pillClass(db)}`} data-testid="health-db" title={`Database ${db}`}>
+        {pillMark(db)} DB {db}
       </span>
-      <span className={`pill ${worker === "up" ? "ok" : "bad"}`} data-testid="health-worker">
-        {worker === "up" ? "●" : "✕"} Worker {worker === "up" ? "live" : worker}
+      <span className={`pill ${pillClass(worker)}`} data-testid="health-worker">
+        {pillMark(worker)} Worker {worker === "up" ? "live" : worker}
       </span>
       {db === "down" && (
         <span className="pill bad" role="status" data-testid="db-unavailable">

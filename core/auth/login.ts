@@ -2,7 +2,9 @@
 // The audit row for a failure names the email that was tried, never the password.
 import { z } from "zod";
 import { getPool, withTransaction, type Queryable } from "../db/pool";
-import { TooManyRequestsError, UnauthorizedError } from "../errors";
+import { DomainError, TooManyRequestsError, UnauthorizedError } from "../errors";
+import { getEnv } from "../env";
+import { getOidcSettings } from "./oidc/oidc-settings";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor, Role } from "./roles";
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from "./password";
@@ -47,6 +49,14 @@ export async function login(
   client: ClientInfo,
   pool: pg.Pool = getPool(),
 ): Promise<{ user: UserRecord; session: NewSession }> {
+  if (!getEnv().VIGIL_LOCAL_LOGIN) {
+    const sso = getOidcSettings()?.name ?? "single sign-on";
+    throw new DomainError(
+      403,
+      "local_login_disabled",
+      `Signing in with a password is switched off on this console (VIGIL_LOCAL_LOGIN=off). Use "Sign in with ${sso}".`,
+    );
+  }
   const { email, password } = loginSchema.parse(input);
   const ip = client.ip || "unknown";
 
@@ -67,8 +77,9 @@ export async function login(
   }
 
   const { rows } = await pool.query(`SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`, [email]);
-  const row = rows[0] as (Record<string, unknown> & { password_hash: string }) | undefined;
-  const ok = row ? await verifyPassword(password, row.password_hash) : await burnPasswordCheck(password);
+  const row = rows[0] as (Record<string, unknown> & { password_hash: string | null }) | undefined;
+  // A user created by single sign-on has no password (NULL): the same answer as a wrong one, in the same time.
+  const ok = row?.password_hash ? await verifyPassword(password, row.password_hash) : await burnPasswordCheck(password);
   const outcome: Outcome | null = !row ? "unknown_account" : !ok ? "wrong_password" : row.disabled_at ? "disabled" : null;
 
   if (outcome) {
@@ -77,7 +88,7 @@ export async function login(
   }
 
   const user = toUserRecord(row!);
-  const upgraded = needsRehash(row!.password_hash) ? await hashPassword(password) : null;
+  const upgraded = needsRehash(row!.password_hash!) ? await hashPassword(password) : null;
   const session = await withTransaction(async (tx) => {
     await markLoginSucceeded(tx, reserved.attemptId);
     if (upgraded) await tx.query(`UPDATE users SET password_hash = $2 WHERE id = $1`, [user.id, upgraded]);

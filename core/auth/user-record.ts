@@ -9,9 +9,11 @@ export interface UserRecord {
   disabled: boolean;
   disabledAt: Date | null;
   createdAt: Date;
+  /** Signs in through single sign-on (OIDC): the provider sets the role at each such sign-in. */
+  sso: boolean;
 }
 
-export const USER_COLUMNS = "id, email, name, role, disabled_at, created_at";
+export const USER_COLUMNS = "id, email, name, role, disabled_at, created_at, oidc_issuer IS NOT NULL AS sso";
 
 export function toUserRecord(row: Record<string, unknown>): UserRecord {
   return {
@@ -22,5 +24,6 @@ export function toUserRecord(row: Record<string, unknown>): UserRecord {
     disabled: row.disabled_at !== null,
     disabledAt: (row.disabled_at as Date | null) ?? null,
     createdAt: row.created_at as Date,
+    sso: row.sso === true,
   };
 }

@@ -80,6 +80,11 @@ export function isHttps(req: NextRequest): boolean {
   return req.nextUrl.protocol === "https:" || clientView(req).proto === "https";
 }
 
+/** This console's origin as the browser sees it (`https://vigil.example.com`), through trusted proxies only. */
+export function publicOrigin(req: NextRequest): string {
+  return `${isHttps(req) ? "https" : "http"}://${clientView(req).host ?? req.nextUrl.host}`;
+}
+
 const hostOf = (url: string): string | null => {
   try {
     return new URL(url).host;
