@@ -8,7 +8,7 @@ import type { Actor, Role } from "./roles";
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from "./password";
 import { createSession, type NewSession } from "./sessions";
 import { lockLoginCounters, loginRetryAfterSeconds, markLoginSucceeded, reserveLoginAttempt } from "./login-rate-limit";
-import type { UserRecord } from "./user-record";
+import type { UserRecord, UserRow } from "./user-record";
 import { toUserRecord, USER_COLUMNS } from "./user-record";
 import type pg from "pg";
 
@@ -66,13 +66,16 @@ export async function login(
     );
   }
 
-  const { rows } = await pool.query(`SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`, [email]);
-  const row = rows[0] as (Record<string, unknown> & { password_hash: string }) | undefined;
+  const { rows } = await pool.query<UserRow & { password_hash: string }>(
+    `SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`,
+    [email],
+  );
+  const row = rows[0];
   const ok = row ? await verifyPassword(password, row.password_hash) : await burnPasswordCheck(password);
   const outcome: Outcome | null = !row ? "unknown_account" : !ok ? "wrong_password" : row.disabled_at ? "disabled" : null;
 
   if (outcome) {
-    await withTransaction((tx) => auditFailure(tx, email, client, outcome, (row?.id as string) ?? null), pool);
+    await withTransaction((tx) => auditFailure(tx, email, client, outcome, row?.id ?? null), pool);
     throw new UnauthorizedError("The email or password is not right.");
   }
 

@@ -1,4 +1,17 @@
 // The pg connection pool and the few helpers every SQL-owning module uses.
+//
+// Passing the database handle — one convention for core/ and worker/:
+// - A function that runs its statements on the handle it is given takes it FIRST and required: `db: Queryable`
+//   (the pool, or a client inside the caller's transaction). Nothing defaults to the global pool behind its
+//   caller's back: the process edge (an API route or page with getPool(), the worker's main) says which handle.
+// - A function that must check out connections of its own (opens transactions, LISTENs, works in parallel) takes
+//   `pool: pg.Pool` first, for the same reason.
+// - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,
+//   revokeApiToken…) takes its handle LAST and optional, in `opts: { db?: Queryable }`: given, the operation joins
+//   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below).
+// - Rows are typed where the SQL is: `db.query<Row>(sql, values)`, the Row type naming the selected columns as
+//   Postgres returns them (snake_case; timestamps as Date, bigint as number, numeric as string), beside the SQL
+//   or, for a column list shared by several statements (USER_COLUMNS), beside that list.
 import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 
