@@ -48,7 +48,29 @@ export interface ClaimLimits {
 
 export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (c.limit <= 0) return [];
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    id: number;
+    alert_id: string;
+    event: AlertEvent;
+    url: string;
+    format: WebhookFormat;
+    attempts: number;
+    claimed_at: Date;
+    kind: string;
+    severity: string;
+    message: string;
+    schedule_id: string | null;
+    schedule_name: string | null;
+    run_id: string | null;
+    opened_at: Date;
+    last_seen_at: Date;
+    resolved_at: Date | null;
+    resolution: string | null;
+    occurrences: number;
+    acknowledged_at: Date | null;
+    acknowledged_by: string | null;
+    data: unknown;
+  }>(
     `WITH ranked AS (
        SELECT d.id, row_number() OVER (PARTITION BY d.url ORDER BY d.next_attempt_at, d.id) AS rn, coalesce(f.n, 0) AS sending
          FROM alert_deliveries d LEFT JOIN unnest($3::text[], $5::int[]) AS f(url, n) ON f.url = d.url
