@@ -42,7 +42,7 @@ export async function autoResumeDueSchedules(db: Queryable): Promise<number> {
   let n = 0;
   for (const { id } of rows) {
     const done = await inTransaction({}, async (tx) => {
-      const { rows: locked } = await tx.query(
+      const { rows: locked } = await tx.query<{ id: string }>(
         `SELECT s.id FROM schedules s WHERE s.id = $1 AND ${pauseOverSql("s")}
             AND s.deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
         [id],
