@@ -27,7 +27,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
   const [runs, zombies, queue, alerts] = await Promise.all([
     aggregateRuns(db, windowSeconds),
-    db.query(
+    db.query<{ schedule: string; n: number }>(
       `SELECT s.name AS schedule, count(*)::int AS n
          FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id
         WHERE e.type = 'zombie_detected' AND e.at > now() - make_interval(secs => $1)
@@ -35,7 +35,9 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
       [windowSeconds],
     ),
     getQueueSummary(db, opts.deadAfterMs),
-    db.query(`SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`),
+    db.query<{ kind: string; severity: string; n: number }>(
+      `SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`,
+    ),
   ]);
 
   const reg = new Registry();
