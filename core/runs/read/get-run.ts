@@ -9,9 +9,49 @@ export const RUN_TRACE_LOG_LIMIT = 2000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The columns getRunTrace reads of its run row (r.* with the schedule's and two computed ones). */
+interface RunTraceRow {
+  id: string;
+  schedule_id: string;
+  schedule_name: string;
+  kind: string;
+  state: string;
+  wait_reason: string | null;
+  handler: string;
+  payload: unknown;
+  idempotency_key: string;
+  attempt: number;
+  max_attempts: number;
+  reruns: number;
+  worker_id: string | null;
+  timeout_seconds: number;
+  grace_seconds: number;
+  concurrency_group: string | null;
+  overlap_policy: string;
+  expect_records_min: number | null;
+  records: number | null;
+  result: unknown;
+  error: string | null;
+  next_attempt_at: Date | null;
+  cancel_requested_at: Date | null;
+  cancel_requested_by: string | null;
+  cancel_reason: string | null;
+  planned_at: Date;
+  due_at: Date;
+  enqueued_at: Date | null;
+  started_at: Date | null;
+  heartbeat_at: Date | null;
+  finished_at: Date | null;
+  lateness_ms: number | null;
+  start_jitter_ms: number;
+  duration_ms: number | null;
+  completion_gap_ms: number | null;
+  heartbeat_age_ms: number | null;
+}
+
 export async function getRunTrace(db: Queryable, runId: string) {
   if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
-  const { rows } = await db.query(
+  const { rows } = await db.query<RunTraceRow>(
     `SELECT r.*, s.name AS schedule_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
             (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
             (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
@@ -22,13 +62,26 @@ export async function getRunTrace(db: Queryable, runId: string) {
   const r = rows[0];
   if (!r) throw new NotFoundError("Run", runId);
   const [events, attempts, logs] = await Promise.all([
-    db.query(`SELECT id, at, type, attempt, worker_id, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]),
-    db.query(
+    db.query<{ id: number; at: Date; type: string; attempt: number | null; worker_id: string | null; message: string; data: unknown }>(
+      `SELECT id, at, type, attempt, worker_id, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`,
+      [runId],
+    ),
+    db.query<{
+      number: number;
+      state: string;
+      worker_id: string | null;
+      started_at: Date;
+      heartbeat_at: Date | null;
+      finished_at: Date | null;
+      duration_ms: number | null;
+      records: number | null;
+      error: string | null;
+    }>(
       `SELECT number, state, worker_id, started_at, heartbeat_at, finished_at, duration_ms, records, error
          FROM attempts WHERE run_id = $1 ORDER BY number`,
       [runId],
     ),
-    db.query(
+    db.query<{ id: number; at: Date; attempt: number; level: string; message: string; fields: unknown }>(
       `SELECT id, at, attempt, level, message, fields FROM (
          SELECT * FROM run_logs WHERE run_id = $1 ORDER BY id DESC LIMIT $2) l ORDER BY id`,
       [runId, RUN_TRACE_LOG_LIMIT + 1],

@@ -91,11 +91,43 @@ export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Pr
   return { runs: out, nextCursor: next ? encodeCursor(next) : null };
 }
 
+/** A row of queryPhase: RunListItem's fields as the columns it selects. */
+interface RunListRow {
+  id: string;
+  schedule_id: string;
+  schedule_name: string;
+  kind: string;
+  state: string;
+  wait_reason: string | null;
+  handler: string;
+  planned_at: Date;
+  due_at: Date;
+  enqueued_at: Date | null;
+  started_at: Date | null;
+  heartbeat_at: Date | null;
+  finished_at: Date | null;
+  next_attempt_at: Date | null;
+  lateness_ms: number | null;
+  start_jitter_ms: number;
+  duration_ms: number | null;
+  attempt: number;
+  max_attempts: number;
+  reruns: number;
+  worker_id: string | null;
+  records: number | null;
+  error: string | null;
+  idempotency_key: string;
+  cancel_requested_at: Date | null;
+  cancel_requested_by: string | null;
+  cancel_reason: string | null;
+  last_event_type: string | null;
+}
+
 async function queryPhase(
   db: Queryable,
   q: RunFilter & { phase: 0 | 1; phased: boolean; upTo: Date | "now" | null; keyset: Cursor | null; limit: number },
 ): Promise<RunListItem[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<RunListRow>(
     `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.reruns, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
