@@ -9,9 +9,9 @@
 // - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,
 //   revokeApiToken…) takes its handle LAST and optional, in `opts: { db?: Queryable }`: given, the operation joins
 //   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below).
-// - Rows are typed where the SQL is: `db.query<Row>(sql, values)`, the Row type naming the selected columns as
-//   Postgres returns them (snake_case; timestamps as Date, bigint as number, numeric as string), beside the SQL
-//   or, for a column list shared by several statements (USER_COLUMNS), beside that list.
+// - Rows are typed where the SQL is (Queryable insists): `db.query<Row>(sql, values)`, the Row type naming the
+//   selected columns as Postgres returns them (snake_case; timestamps as Date, bigint as number, numeric as
+//   string), beside the SQL or, for a column list shared by several statements (USER_COLUMNS), beside that list.
 import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 
@@ -19,7 +19,16 @@ import { getEnv, requireDatabaseUrl } from "../env";
 // which is exact below 2^53 — far beyond any balance or count Vigil stores.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export type Queryable = Pick<pg.Pool | pg.PoolClient | pg.Client, "query">;
+/**
+ * A pool or a client (the caller's transaction). pg's own `query` returns rows of `any`; this one returns rows of
+ * `unknown` values unless the caller names the row type, so a column cannot be read untyped: `db.query<Row>(…)`.
+ */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string | pg.QueryConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+}
 
 let pool: pg.Pool | undefined;
 
