@@ -83,13 +83,13 @@ export interface AlertRow {
   deliveries: AlertDeliveryView[];
 }
 
-export function toAlertView(r: AlertRow): AlertView {
+/** What every view of an alert shows (the console's AlertView, the webhook's AlertSnapshot). */
+export function alertFields(r: Omit<AlertRow, "dedupe_key" | "deliveries">) {
   return {
     id: r.id,
     kind: r.kind,
     severity: r.severity,
     message: r.message,
-    dedupeKey: r.dedupe_key,
     scheduleId: r.schedule_id,
     scheduleName: r.schedule_name,
     runId: r.run_id,
@@ -101,8 +101,11 @@ export function toAlertView(r: AlertRow): AlertView {
     acknowledgedAt: r.acknowledged_at,
     acknowledgedBy: r.acknowledged_by,
     data: r.data,
-    deliveries: r.deliveries,
   };
+}
+
+export function toAlertView(r: AlertRow): AlertView {
+  return { ...alertFields(r), dedupeKey: r.dedupe_key, deliveries: r.deliveries };
 }
 
 export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ alerts: AlertView[]; nextCursor: string | null }> {

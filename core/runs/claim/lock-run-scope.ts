@@ -8,6 +8,7 @@
 // of many runs of one schedule need not queue behind each other).
 import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
+import type { RunRow } from "../run-row";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 
 export interface LockedSchedule {
@@ -94,25 +95,27 @@ interface LockedScheduleRow {
   run_groups: string[];
 }
 
-interface LockedRunRow {
-  id: string;
-  schedule_id: string;
-  kind: string;
-  state: string;
-  wait_reason: string | null;
-  attempt: number;
-  wakes: number;
-  worker_id: string | null;
-  handler: string;
-  payload: unknown;
-  timeout_seconds: number;
-  grace_seconds: number;
-  max_attempts: number;
-  concurrency_group: string | null;
-  idempotency_key: string;
-  planned_at: Date;
-  due_at: Date;
-  cancel_requested_at: Date | null;
+interface LockedRunRow extends Pick<
+  RunRow,
+  | "id"
+  | "schedule_id"
+  | "kind"
+  | "state"
+  | "wait_reason"
+  | "attempt"
+  | "wakes"
+  | "worker_id"
+  | "handler"
+  | "payload"
+  | "timeout_seconds"
+  | "grace_seconds"
+  | "max_attempts"
+  | "concurrency_group"
+  | "idempotency_key"
+  | "planned_at"
+  | "due_at"
+  | "cancel_requested_at"
+> {
   now: Date;
   deadline_passed: boolean;
   heartbeat_age_ms: number | null;

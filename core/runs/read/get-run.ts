@@ -4,47 +4,18 @@
 import type { Queryable } from "../../db/pool";
 import { NotFoundError } from "../../errors";
 import { classifyLateness } from "../lateness";
+import type { RunRow } from "../run-row";
 
 export const RUN_TRACE_LOG_LIMIT = 2000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The columns getRunTrace reads of its run row (r.* with the schedule's and two computed ones). */
-interface RunTraceRow {
-  id: string;
-  schedule_id: string;
+/** getRunTrace's run row: r.* with its schedule's columns and two computed ones. */
+interface RunTraceRow extends RunRow {
   schedule_name: string;
-  kind: string;
-  state: string;
-  wait_reason: string | null;
-  handler: string;
-  payload: unknown;
-  idempotency_key: string;
-  attempt: number;
-  max_attempts: number;
-  reruns: number;
-  worker_id: string | null;
-  timeout_seconds: number;
-  grace_seconds: number;
-  concurrency_group: string | null;
-  overlap_policy: string;
-  expect_records_min: number | null;
-  records: number | null;
-  result: unknown;
-  error: string | null;
-  next_attempt_at: Date | null;
-  cancel_requested_at: Date | null;
-  cancel_requested_by: string | null;
-  cancel_reason: string | null;
-  planned_at: Date;
-  due_at: Date;
-  enqueued_at: Date | null;
-  started_at: Date | null;
-  heartbeat_at: Date | null;
-  finished_at: Date | null;
-  lateness_ms: number | null;
   start_jitter_ms: number;
-  duration_ms: number | null;
+  expect_records_min: number | null;
+  overlap_policy: string;
   completion_gap_ms: number | null;
   heartbeat_age_ms: number | null;
 }

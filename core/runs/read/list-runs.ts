@@ -5,6 +5,7 @@
 import { getPool, type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
 import { lateSql, type LatenessClass } from "../lateness";
+import type { RunRow } from "../run-row";
 
 export interface RunListItem {
   id: string;
@@ -91,35 +92,13 @@ export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Pr
   return { runs: out, nextCursor: next ? encodeCursor(next) : null };
 }
 
-/** A row of queryPhase: RunListItem's fields as the columns it selects. */
-interface RunListRow {
-  id: string;
-  schedule_id: string;
+/** A row of queryPhase: the run's columns RunListItem shows, with its schedule's name and jitter. */
+interface RunListRow extends Omit<
+  RunRow,
+  "payload" | "timeout_seconds" | "grace_seconds" | "concurrency_group" | "wakes" | "result" | "created_at" | "updated_at"
+> {
   schedule_name: string;
-  kind: string;
-  state: string;
-  wait_reason: string | null;
-  handler: string;
-  planned_at: Date;
-  due_at: Date;
-  enqueued_at: Date | null;
-  started_at: Date | null;
-  heartbeat_at: Date | null;
-  finished_at: Date | null;
-  next_attempt_at: Date | null;
-  lateness_ms: number | null;
   start_jitter_ms: number;
-  duration_ms: number | null;
-  attempt: number;
-  max_attempts: number;
-  reruns: number;
-  worker_id: string | null;
-  records: number | null;
-  error: string | null;
-  idempotency_key: string;
-  cancel_requested_at: Date | null;
-  cancel_requested_by: string | null;
-  cancel_reason: string | null;
   last_event_type: string | null;
 }
 
