@@ -22,8 +22,9 @@ async function adminExists(db: Queryable): Promise<boolean> {
 
 export async function ensureFirstAdmin(
   creds: { email?: string; password?: string } = { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD },
-  pool: pg.Pool = getPool(),
+  opts: { pool?: pg.Pool } = {},
 ): Promise<FirstAdminResult> {
+  const pool = opts.pool ?? getPool();
   if (await adminExists(pool)) return "exists";
   if (!creds.email || !creds.password) return "not_configured";
   const parsed = createUserSchema.safeParse({ email: creds.email, password: creds.password, role: "admin", name: "Administrator" });
@@ -88,7 +89,7 @@ export function ensureFirstAdminOnce(): Promise<FirstAdminResult> {
 export async function ensureFirstAdminAt(url: string, creds?: { email?: string; password?: string }): Promise<FirstAdminResult> {
   const pool = new pg.Pool({ connectionString: url, max: 2, application_name: "vigil-first-admin" });
   try {
-    return await ensureFirstAdmin(creds ?? { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD }, pool);
+    return await ensureFirstAdmin(creds ?? { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD }, { pool });
   } finally {
     await pool.end();
   }

@@ -45,8 +45,9 @@ async function auditFailure(db: Queryable, email: string, c: ClientInfo, outcome
 export async function login(
   input: LoginInput,
   client: ClientInfo,
-  pool: pg.Pool = getPool(),
+  opts: { pool?: pg.Pool } = {},
 ): Promise<{ user: UserRecord; session: NewSession }> {
+  const pool = opts.pool ?? getPool();
   const { email, password } = loginSchema.parse(input);
   const ip = client.ip || "unknown";
 

@@ -8,7 +8,8 @@
 //   `pool: pg.Pool` first, for the same reason.
 // - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,
 //   revokeApiToken…) takes its handle LAST and optional, in `opts: { db?: Queryable }`: given, the operation joins
-//   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below).
+//   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below). One that
+//   needs connections of its own (login, ensureFirstAdmin) takes `opts.pool` there instead.
 // - Rows are typed where the SQL is (Queryable insists): `db.query<Row>(sql, values)`, the Row type naming the
 //   selected columns as Postgres returns them (snake_case; timestamps as Date, bigint as number, numeric as
 //   string), beside the SQL or, for a column list shared by several statements (USER_COLUMNS), beside that list.
