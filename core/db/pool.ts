@@ -4,6 +4,8 @@
 // - A function that runs its statements on the handle it is given takes it FIRST and required: `db: Queryable`
 //   (the pool, or a client inside the caller's transaction). Nothing defaults to the global pool behind its
 //   caller's back: the process edge (an API route or page with getPool(), the worker's main) says which handle.
+//   (dbNow keeps its default: it only reads the clock. Still to converge: the console's list readers listRuns,
+//   getTimeline, findOccurrence, listSchedules and getScheduleView take theirs last and optional.)
 // - A function that must check out connections of its own (opens transactions, LISTENs, works in parallel) takes
 //   `pool: pg.Pool` first, for the same reason.
 // - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,

@@ -29,7 +29,7 @@ export interface PreviewResult {
 }
 
 /** `v` is parsed by previewInputSchema (the API route's body schema); a one-off's time is checked here against the database clock. */
-export async function previewTrigger(v: PreviewInput, db?: Queryable): Promise<PreviewResult> {
+export async function previewTrigger(db: Queryable, v: PreviewInput): Promise<PreviewResult> {
   const now = await dbNow(db);
   assertOnceInFuture(v.trigger, now);
   const from = v.from ? new Date(v.from) : now;

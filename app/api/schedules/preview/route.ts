@@ -2,8 +2,9 @@
 //   → PreviewResult (core/schedules/preview-trigger.ts) — counted from the database clock.
 //   422 naming trigger fields (invalid cron, unknown zone, interval ≤ 0, one-off in the past).
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { previewInputSchema, previewTrigger } from "@/core/schedules/preview-trigger";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "viewer", body: previewInputSchema }, async ({ body }) => previewTrigger(body));
+export const POST = apiRoute({ access: "viewer", body: previewInputSchema }, async ({ body }) => previewTrigger(getPool(), body));
