@@ -68,7 +68,7 @@ export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_
 
     const { rows: mid } = await client.query(`SELECT id, at FROM audit_events ORDER BY id OFFSET $1 LIMIT 1`, [Math.floor(rowCount / 2)]);
     const { rows: target } = await client.query(`SELECT target_type, target_id FROM audit_events WHERE id = $1`, [mid[0].id]);
-    const cases: [string, Parameters<typeof listAudit>[0]][] = [
+    const cases: [string, Parameters<typeof listAudit>[1]][] = [
       ["first page (no filter)", {}],
       ["page in the middle (cursor)", { cursor: String(mid[0].id) }],
       ["filter: action = run.cancel", { action: "run.cancel" }],
@@ -89,12 +89,12 @@ export default async function auditBench(rowCount = Number(process.argv[2] ?? 1_
       let n = 0;
       for (let i = 0; i < RUNS; i++) {
         t0 = performance.now();
-        const page = await listAudit({ ...filter, limit: 50 }, client);
+        const page = await listAudit(client, { ...filter, limit: 50 });
         times.push(performance.now() - t0);
         n = page.events.length;
       }
       const cpu0 = backendCpuMs(backend);
-      for (let i = 0; i < CPU_RUNS; i++) await listAudit({ ...filter, limit: 50 }, client);
+      for (let i = 0; i < CPU_RUNS; i++) await listAudit(client, { ...filter, limit: 50 });
       const cpu1 = backendCpuMs(backend);
       results.push({ name, median: median(times), cpu: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / CPU_RUNS, rows: n });
     }

@@ -50,17 +50,18 @@ async function main(): Promise<number> {
   const actor = systemActor("cli:create-admin");
   try {
     const message = await withTransaction(async (tx) => {
-      const { rows } = await tx.query(`SELECT id FROM users WHERE email = $1 FOR UPDATE`, [email.data]);
+      const { rows } = await tx.query<{ id: string }>(`SELECT id FROM users WHERE email = $1 FOR UPDATE`, [email.data]);
       if (rows[0]) {
-        await updateUser(rows[0].id, { role: "admin", disabled: false, password: password.data }, actor, tx, "npm run create-admin");
+        await updateUser(rows[0].id, { role: "admin", disabled: false, password: password.data }, actor, {
+          db: tx,
+          reason: "npm run create-admin",
+        });
         return `${email.data} is now an active admin with the new password`;
       }
-      await createUser(
-        { email: email.data, name: values.name ?? "", password: password.data, role: "admin" },
-        actor,
-        tx,
-        "npm run create-admin",
-      );
+      await createUser({ email: email.data, name: values.name ?? "", password: password.data, role: "admin" }, actor, {
+        db: tx,
+        reason: "npm run create-admin",
+      });
       return `created admin ${email.data}`;
     }, pool);
     say(message);

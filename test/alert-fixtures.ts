@@ -17,7 +17,7 @@ export interface AlertScheduleFixture {
 
 export async function insertAlertSchedule(db: Queryable, f: AlertScheduleFixture = {}): Promise<{ id: string; name: string }> {
   const name = f.name ?? `s-${crypto.randomBytes(4).toString("hex")}`;
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ id: string }>(
     `INSERT INTO schedules (name, handler, trigger, lateness_max_ms, lateness_p95_slo_ms, completion_deadline_seconds,
                             expect_records_min, failure_alert_threshold, webhook_url, enabled)
      VALUES ($1, 'demo.noop', '{"kind":"interval","everySeconds":60}', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -32,7 +32,7 @@ export async function insertAlertSchedule(db: Queryable, f: AlertScheduleFixture
       f.enabled ?? true,
     ],
   );
-  return { id: rows[0].id, name };
+  return { id: rows[0]!.id, name };
 }
 
 export interface RunRowFixture {

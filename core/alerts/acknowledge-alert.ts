@@ -5,29 +5,33 @@ import { withTransaction } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "../auth/roles";
 import { ConflictError, NotFoundError } from "../errors";
-import { ALERT_COLUMNS, toAlertView, type AlertView } from "./list-alerts";
+import { ALERT_COLUMNS, toAlertView, type AlertRow, type AlertView } from "./list-alerts";
 
 export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Actor, note: string | null): Promise<AlertView> {
   return withTransaction(async (tx) => {
-    const { rows } = await tx.query(
+    const { rows } = await tx.query<{ id: string }>(
       `UPDATE alerts SET acknowledged_at = clock_timestamp(), acknowledged_by = $2
         WHERE id = $1 AND acknowledged_at IS NULL
        RETURNING id`,
       [alertId, actor.label],
     );
     if (rows.length === 0) {
-      const { rows: existing } = await tx.query(`SELECT acknowledged_by, acknowledged_at FROM alerts WHERE id = $1`, [alertId]);
-      if (existing.length === 0) throw new NotFoundError("Alert", alertId);
+      const { rows: existing } = await tx.query<{ acknowledged_by: string; acknowledged_at: Date }>(
+        `SELECT acknowledged_by, acknowledged_at FROM alerts WHERE id = $1`,
+        [alertId],
+      );
+      const ack = existing[0];
+      if (!ack) throw new NotFoundError("Alert", alertId);
       throw new ConflictError(
-        `This alert was already acknowledged by ${existing[0].acknowledged_by} at ${existing[0].acknowledged_at.toISOString()}.`,
+        `This alert was already acknowledged by ${ack.acknowledged_by} at ${ack.acknowledged_at.toISOString()}.`,
         "already_acknowledged",
       );
     }
-    const { rows: after } = await tx.query(
+    const { rows: after } = await tx.query<AlertRow>(
       `SELECT ${ALERT_COLUMNS} FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1`,
       [alertId],
     );
-    const alert = toAlertView(after[0]);
+    const alert = toAlertView(after[0]!);
     await recordAudit(tx, {
       actor,
       action: "alert.acknowledge",
@@ -44,5 +48,5 @@ export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Ac
       reason: note,
     });
     return alert;
-  });
+  }, pool);
 }

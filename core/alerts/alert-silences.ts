@@ -44,8 +44,20 @@ export const SILENCE_ACTIVE = "x.ended_at IS NULL AND x.until > clock_timestamp(
 
 const COLUMNS = "x.id, x.schedule_id, x.kind, x.until, x.reason, x.created_by, x.created_at, x.ended_at, x.ended_by";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function toView(r: any): AlertSilenceView {
+/** A row of COLUMNS. */
+interface SilenceRow {
+  id: string;
+  schedule_id: string;
+  kind: string;
+  until: Date;
+  reason: string;
+  created_by: string;
+  created_at: Date;
+  ended_at: Date | null;
+  ended_by: string | null;
+}
+
+function toView(r: SilenceRow): AlertSilenceView {
   return {
     id: r.id,
     scheduleId: r.schedule_id,
@@ -67,7 +79,7 @@ async function assertScheduleExists(db: Queryable, scheduleId: string): Promise<
 /** The silences of a schedule in force now, soonest to end first. */
 export async function listActiveSilences(db: Queryable, scheduleId: string): Promise<AlertSilenceView[]> {
   await assertScheduleExists(db, scheduleId);
-  const { rows } = await db.query(
+  const { rows } = await db.query<SilenceRow>(
     `SELECT ${COLUMNS} FROM alert_silences x WHERE x.schedule_id = $1 AND ${SILENCE_ACTIVE} ORDER BY x.until, x.id`,
     [scheduleId],
   );
@@ -77,13 +89,13 @@ export async function listActiveSilences(db: Queryable, scheduleId: string): Pro
 export async function silenceAlertKind(pool: pg.Pool, scheduleId: string, input: SilenceInput, actor: Actor): Promise<AlertSilenceView> {
   return withTransaction(async (tx) => {
     await assertScheduleExists(tx, scheduleId);
-    const { rows } = await tx.query(
+    const { rows } = await tx.query<SilenceRow>(
       `INSERT INTO alert_silences AS x (schedule_id, kind, until, reason, created_by)
        VALUES ($1, $2, clock_timestamp() + $3 * interval '1 minute', $4, $5)
        RETURNING ${COLUMNS}`,
       [scheduleId, input.kind, input.minutes, input.reason, actor.label],
     );
-    const silence = toView(rows[0]);
+    const silence = toView(rows[0]!);
     await recordAudit(tx, {
       actor,
       action: "schedule.alerts_silence",
@@ -99,7 +111,7 @@ export async function silenceAlertKind(pool: pg.Pool, scheduleId: string, input:
 /** Ends a silence before its time; 409 when it already ended (early or by running out). */
 export async function endAlertSilence(pool: pg.Pool, scheduleId: string, silenceId: string, actor: Actor): Promise<AlertSilenceView> {
   return withTransaction(async (tx) => {
-    const { rows } = await tx.query(
+    const { rows } = await tx.query<SilenceRow>(
       `UPDATE alert_silences x SET ended_at = clock_timestamp(), ended_by = $3
         WHERE x.id = $1 AND x.schedule_id = $2 AND ${SILENCE_ACTIVE}
        RETURNING ${COLUMNS}`,
@@ -110,7 +122,7 @@ export async function endAlertSilence(pool: pg.Pool, scheduleId: string, silence
       if (!rowCount) throw new NotFoundError("Alert silence", silenceId);
       throw new ConflictError("This silence has already ended.", "silence_ended");
     }
-    const silence = toView(rows[0]);
+    const silence = toView(rows[0]!);
     await recordAudit(tx, {
       actor,
       action: "schedule.alerts_unsilence",

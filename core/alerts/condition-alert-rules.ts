@@ -16,7 +16,7 @@ export const P95_MIN_SAMPLES = 3;
 
 /** Runs that started in the window; found among runs planned within twice the window (index range per schedule). */
 export async function evaluateLatenessP95(db: Queryable, windowSeconds: number): Promise<ConditionResult> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ schedule_id: string; name: string; slo_ms: number; n: number; p95_ms: number }>(
     `SELECT s.id AS schedule_id, s.name, s.lateness_p95_slo_ms AS slo_ms, count(*)::int AS n,
             percentile_cont(0.95) WITHIN GROUP (ORDER BY r.lateness_ms) AS p95_ms
        FROM schedules s
@@ -61,7 +61,16 @@ const SUCCEEDED = `('succeeded', 'hollow')`;
 
 export async function evaluateFailureStreaks(db: Queryable): Promise<ConditionResult> {
   // Failures counted back to the last success within a day: the streak a failing schedule is on.
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    schedule_id: string;
+    name: string;
+    threshold: number;
+    last_success_at: Date | null;
+    streak: number;
+    last_run_id: string | null;
+    last_error: string | null;
+    last_state: string | null;
+  }>(
     `SELECT s.id AS schedule_id, s.name, s.failure_alert_threshold AS threshold, ok.at AS last_success_at,
             f.streak, f.last_run_id, f.last_error, f.last_state
        FROM schedules s
@@ -105,7 +114,13 @@ export async function evaluateWorkerHealth(
   db: Queryable,
   opts: { deadAfterMs: number; plannerLagThresholdMs: number },
 ): Promise<ConditionResult> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    registered: number;
+    live: number;
+    silent_ms: number | null;
+    lag_ms: number | null;
+    lag_worker: string | null;
+  }>(
     `WITH w AS (
        SELECT id, heartbeat_at, planner_lag_ms,
               stopped_at IS NULL AND state <> 'stopped'
@@ -118,7 +133,7 @@ export async function evaluateWorkerHealth(
             (SELECT id FROM w WHERE live AND planner_lag_ms IS NOT NULL ORDER BY planner_lag_ms DESC LIMIT 1) AS lag_worker`,
     [opts.deadAfterMs],
   );
-  const h = rows[0];
+  const h = rows[0]!;
   const out: ConditionResult = { firing: [], clear: [] };
   // A fresh install that never had a worker is not an incident; one whose workers all went silent is.
   if (h.live === 0 && h.registered > 0) {
@@ -165,7 +180,7 @@ export const HANDLER_WAIT_GRACE_MS = 5000;
  * sitting queued in silence; it clears once a worker serving the handler is live or nothing waits.
  */
 export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs: number }): Promise<ConditionResult> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ schedule_id: string; name: string; handler: string; n: number; waited_ms: number }>(
     `WITH waiting AS (
        SELECT r.schedule_id, r.handler, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
          FROM runs r

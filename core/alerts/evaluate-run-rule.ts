@@ -7,7 +7,14 @@ import { ALERT_KIND_INFO, type AlertKind } from "./alert-kinds";
 import type { RunAlertRule } from "./run-alert-rules";
 
 export async function detectRunCauses(db: Queryable, rule: RunAlertRule): Promise<AlertCandidate[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    schedule_id: string;
+    schedule_name: string;
+    run_id: string;
+    mark: Date;
+    causes: number;
+    detail: Record<string, unknown> | null;
+  }>(
     `WITH seen AS (
        SELECT a.schedule_id, max(a.last_cause_at) AS mark
          FROM alerts a
@@ -40,7 +47,7 @@ export async function detectRunCauses(db: Queryable, rule: RunAlertRule): Promis
 }
 
 export async function resolveRunAlerts(db: Queryable, rule: RunAlertRule): Promise<AlertChange[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<AlertChangeRow>(
     `WITH cleared AS (
        SELECT a.id, g.id AS good_run_id
          FROM alerts a
@@ -63,7 +70,8 @@ export async function resolveRunAlerts(db: Queryable, rule: RunAlertRule): Promi
   return rows.map(toChange);
 }
 
-interface AlertChangeRow {
+/** The columns every alert-changing statement returns (upsert-alerts.ts too). */
+export interface AlertChangeRow {
   id: string;
   kind: AlertKind;
   dedupe_key: string;

@@ -10,7 +10,13 @@ export interface AlertSummary {
 }
 
 export async function getAlertSummary(db: Queryable): Promise<AlertSummary> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    open: number;
+    unacknowledged: number;
+    critical: number;
+    /** jsonb: openedAt arrives as an ISO string. */
+    newest: (Omit<NonNullable<AlertSummary["newest"]>, "openedAt"> & { openedAt: string }) | null;
+  }>(
     `SELECT count(*)::int AS open,
             count(*) FILTER (WHERE acknowledged_at IS NULL)::int AS unacknowledged,
             count(*) FILTER (WHERE severity = 'critical')::int AS critical,
@@ -18,7 +24,7 @@ export async function getAlertSummary(db: Queryable): Promise<AlertSummary> {
                FROM alerts WHERE resolved_at IS NULL ORDER BY opened_at DESC, id DESC LIMIT 1) AS newest
        FROM alerts WHERE resolved_at IS NULL`,
   );
-  const r = rows[0];
+  const r = rows[0]!;
   return {
     open: r.open,
     unacknowledged: r.unacknowledged,

@@ -64,30 +64,54 @@ export const ALERT_COLUMNS = `
             'deliveredAt', d.delivered_at, 'log', d.log) ORDER BY d.id), '[]'::jsonb)
      FROM alert_deliveries d WHERE d.alert_id = a.id) AS deliveries`;
 
-export function toAlertView(r: Record<string, unknown>): AlertView {
+/** A row of ALERT_COLUMNS. */
+export interface AlertRow {
+  id: string;
+  kind: AlertKind;
+  severity: AlertSeverity;
+  message: string;
+  dedupe_key: string;
+  schedule_id: string | null;
+  schedule_name: string | null;
+  run_id: string | null;
+  opened_at: Date;
+  last_seen_at: Date;
+  resolved_at: Date | null;
+  resolution: string | null;
+  occurrences: number;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  data: Record<string, unknown> | null;
+  deliveries: AlertDeliveryView[];
+}
+
+/** What every view of an alert shows (the console's AlertView, the webhook's AlertSnapshot). */
+export function alertFields(r: Omit<AlertRow, "dedupe_key" | "deliveries">) {
   return {
-    id: r.id as string,
-    kind: r.kind as AlertKind,
-    severity: r.severity as AlertSeverity,
-    message: r.message as string,
-    dedupeKey: r.dedupe_key as string,
-    scheduleId: r.schedule_id as string | null,
-    scheduleName: r.schedule_name as string | null,
-    runId: r.run_id as string | null,
-    openedAt: r.opened_at as Date,
-    lastSeenAt: r.last_seen_at as Date,
-    resolvedAt: r.resolved_at as Date | null,
-    resolution: r.resolution as string | null,
-    occurrences: r.occurrences as number,
-    acknowledgedAt: r.acknowledged_at as Date | null,
-    acknowledgedBy: r.acknowledged_by as string | null,
-    data: r.data as Record<string, unknown> | null,
-    deliveries: r.deliveries as AlertDeliveryView[],
+    id: r.id,
+    kind: r.kind,
+    severity: r.severity,
+    message: r.message,
+    scheduleId: r.schedule_id,
+    scheduleName: r.schedule_name,
+    runId: r.run_id,
+    openedAt: r.opened_at,
+    lastSeenAt: r.last_seen_at,
+    resolvedAt: r.resolved_at,
+    resolution: r.resolution,
+    occurrences: r.occurrences,
+    acknowledgedAt: r.acknowledged_at,
+    acknowledgedBy: r.acknowledged_by,
+    data: r.data,
   };
 }
 
+export function toAlertView(r: AlertRow): AlertView {
+  return { ...alertFields(r), dedupeKey: r.dedupe_key, deliveries: r.deliveries };
+}
+
 export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ alerts: AlertView[]; nextCursor: string | null }> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<AlertRow>(
     `SELECT ${ALERT_COLUMNS}
        FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id
       WHERE ($1 = 'all' OR a.resolved_at IS NULL)

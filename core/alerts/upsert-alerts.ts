@@ -2,7 +2,7 @@
 // alerts_open_dedupe_key (one open alert per key) makes a second raise an update, never a duplicate.
 import type { Queryable } from "../db/pool";
 import type { AlertCandidate, AlertChange } from "./alert-change";
-import { toChange } from "./evaluate-run-rule";
+import { toChange, type AlertChangeRow } from "./evaluate-run-rule";
 
 /** Returns the alerts this call opened (not the ones it refreshed). */
 export async function upsertAlerts(db: Queryable, candidates: AlertCandidate[]): Promise<AlertChange[]> {
@@ -18,7 +18,7 @@ export async function upsertAlerts(db: Queryable, candidates: AlertCandidate[]):
     last_cause_at: c.causeAt?.toISOString() ?? null,
     causes: c.causes,
   }));
-  const { rows: out } = await db.query(
+  const { rows: out } = await db.query<AlertChangeRow & { inserted: boolean }>(
     `INSERT INTO alerts AS a (kind, schedule_id, run_id, dedupe_key, severity, message, data, last_cause_at, occurrences)
      SELECT x.kind, x.schedule_id, x.run_id, x.dedupe_key, x.severity, x.message, x.data, x.last_cause_at, x.causes
        FROM jsonb_to_recordset($1::jsonb) AS x(kind text, schedule_id uuid, run_id uuid, dedupe_key text, severity text,
@@ -40,7 +40,7 @@ export async function upsertAlerts(db: Queryable, candidates: AlertCandidate[]):
 /** Resolves the open alerts with these keys (conditions that cleared), each with its reason. */
 export async function resolveAlertsByKey(db: Queryable, clear: { dedupeKey: string; resolution: string }[]): Promise<AlertChange[]> {
   if (clear.length === 0) return [];
-  const { rows } = await db.query(
+  const { rows } = await db.query<AlertChangeRow>(
     `UPDATE alerts a SET resolved_at = clock_timestamp(), resolution = x.resolution
        FROM unnest($1::text[], $2::text[]) AS x(dedupe_key, resolution)
       WHERE a.dedupe_key = x.dedupe_key AND a.resolved_at IS NULL
@@ -52,7 +52,7 @@ export async function resolveAlertsByKey(db: Queryable, clear: { dedupeKey: stri
 
 /** Resolves open schedule alerts whose schedule is gone or no longer sets the expectation. */
 export async function resolveUnconfiguredAlerts(db: Queryable, kind: string, prefix: string, configSql: string): Promise<AlertChange[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<AlertChangeRow>(
     `UPDATE alerts a SET resolved_at = clock_timestamp(), resolution = $3
       WHERE a.kind = $1 AND starts_with(a.dedupe_key, $2) AND a.resolved_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM schedules s WHERE s.id = a.schedule_id AND s.deleted_at IS NULL AND (${configSql}))

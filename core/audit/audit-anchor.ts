@@ -22,7 +22,7 @@ export interface AuditHead {
 
 /** The newest row of the chain, or null while the trail is empty. */
 export async function readAuditHead(db: Queryable): Promise<AuditHead | null> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ id: string; hash: string; count: string }>(
     `SELECT h.id, h.hash, (SELECT count(*) FROM audit_events) AS count
        FROM (SELECT id, hash FROM audit_events ORDER BY id DESC LIMIT 1) h`,
   );
@@ -32,7 +32,9 @@ export async function readAuditHead(db: Queryable): Promise<AuditHead | null> {
 
 /** The last anchor the workers recorded as published (audit_anchors), or null. */
 export async function findLastPublishedAnchor(db: Queryable): Promise<Required<AuditAnchor> | null> {
-  const { rows } = await db.query(`SELECT audit_id, hash, count, published_at FROM audit_anchors ORDER BY id DESC LIMIT 1`);
+  const { rows } = await db.query<{ audit_id: string; hash: string; count: string; published_at: Date }>(
+    `SELECT audit_id, hash, count, published_at FROM audit_anchors ORDER BY id DESC LIMIT 1`,
+  );
   const r = rows[0];
   return r ? { seq: Number(r.audit_id), hash: r.hash, count: Number(r.count), at: (r.published_at as Date).toISOString() } : null;
 }

@@ -1,7 +1,7 @@
 // The filtered audit trail as CSV, produced batch by batch so a million rows stream out without
 // being held in memory. Rows appended while the export runs are not included (it starts below the
 // newest id at the moment it began), so the file is one consistent cut of the trail.
-import { getPool, type Queryable } from "../db/pool";
+import type { Queryable } from "../db/pool";
 import type { AuditFilter } from "./audit-filter";
 import { listAudit, type AuditEventView } from "./list-audit";
 import { csvRow } from "./csv-cell";
@@ -44,12 +44,12 @@ function row(e: AuditEventView): string {
   ]);
 }
 
-export async function* exportAuditCsv(filter: AuditFilter & { mask?: boolean }, db: Queryable = getPool()): AsyncGenerator<string> {
+export async function* exportAuditCsv(db: Queryable, filter: AuditFilter & { mask?: boolean }): AsyncGenerator<string> {
   yield csvRow(AUDIT_CSV_HEADER);
-  const { rows } = await db.query(`SELECT COALESCE(max(id), 0) + 1 AS top FROM audit_events`);
-  let cursor: string | null = String(rows[0].top);
+  const { rows } = await db.query<{ top: number }>(`SELECT COALESCE(max(id), 0) + 1 AS top FROM audit_events`);
+  let cursor: string | null = String(rows[0]!.top);
   while (cursor) {
-    const page = await listAudit({ ...filter, cursor, limit: BATCH }, db);
+    const page = await listAudit(db, { ...filter, cursor, limit: BATCH });
     if (page.events.length) yield page.events.map(row).join("");
     cursor = page.nextCursor;
   }

@@ -12,11 +12,11 @@ useTestDatabase("list_audit");
 const alice: Actor = { type: "user", id: null, label: "alice@example.com", role: "operator" };
 const bob: Actor = { type: "user", id: null, label: "bob@example.com", role: "operator" };
 
-async function all(filter: Parameters<typeof listAudit>[0]) {
+async function all(filter: Parameters<typeof listAudit>[1]) {
   const out = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await listAudit({ ...filter, cursor, limit: 3 });
+    const page = await listAudit(getPool(), { ...filter, cursor, limit: 3 });
     out.push(...page.events);
     if (!page.nextCursor) return out;
     cursor = page.nextCursor;
@@ -96,7 +96,7 @@ describe("listing the audit trail", () => {
 
   it("exports the filtered set as CSV", async () => {
     let csv = "";
-    for await (const chunk of exportAuditCsv({ action: "run.cancel" })) csv += chunk;
+    for await (const chunk of exportAuditCsv(getPool(), { action: "run.cancel" })) csv += chunk;
     const lines = csv.trimEnd().split("\r\n");
     expect(lines[0]).toMatch(/^id,at,actor_type,actor_id,actor,action,target_type,target_id,reason,/);
     expect(lines).toHaveLength(5);
@@ -116,6 +116,6 @@ describe("listing the audit trail", () => {
   });
 
   it("verifies an intact chain", async () => {
-    expect(await verifyAudit()).toMatchObject({ ok: true, checked: 11, brokenId: null });
+    expect(await verifyAudit(getPool())).toMatchObject({ ok: true, checked: 11, brokenId: null });
   });
 });

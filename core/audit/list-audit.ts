@@ -1,7 +1,7 @@
 // Reads the audit trail newest first with keyset pagination on id (a page never skips or repeats
 // rows, however many are appended meanwhile). Every filter is a bound parameter.
 import { maskCredentials } from "../secrets/mask-credentials";
-import { getPool, type Queryable } from "../db/pool";
+import type { Queryable } from "../db/pool";
 import { parseTarget, type AuditFilter } from "./audit-filter";
 
 // Must match the index expression in migration 20261129300000_audit_search exactly.
@@ -27,22 +27,40 @@ export interface AuditEventView {
 
 const COLUMNS = "id, at, actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent, hash";
 
-function toView(r: Record<string, unknown>): AuditEventView {
+/** A row of COLUMNS. */
+interface AuditRow {
+  id: number;
+  at: Date;
+  actor_type: string;
+  actor_id: string | null;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: unknown;
+  after: unknown;
+  reason: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  hash: string;
+}
+
+function toView(r: AuditRow): AuditEventView {
   return {
     id: Number(r.id),
-    at: r.at as Date,
-    actorType: r.actor_type as string,
-    actorId: (r.actor_id as string | null) ?? null,
-    actor: r.actor as string,
-    action: r.action as string,
-    targetType: r.target_type as string,
-    targetId: (r.target_id as string | null) ?? null,
+    at: r.at,
+    actorType: r.actor_type,
+    actorId: r.actor_id ?? null,
+    actor: r.actor,
+    action: r.action,
+    targetType: r.target_type,
+    targetId: r.target_id ?? null,
     before: r.before ?? null,
     after: r.after ?? null,
-    reason: (r.reason as string | null) ?? null,
-    ip: (r.ip as string | null) ?? null,
-    userAgent: (r.user_agent as string | null) ?? null,
-    hash: r.hash as string,
+    reason: r.reason ?? null,
+    ip: r.ip ?? null,
+    userAgent: r.user_agent ?? null,
+    hash: r.hash,
   };
 }
 
@@ -89,16 +107,13 @@ export interface AuditPage {
 }
 
 /** mask: rows written before masking existed may hold plain credentials in before/after; a viewer sees them masked. */
-export async function listAudit(
-  f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean },
-  db: Queryable = getPool(),
-): Promise<AuditPage> {
+export async function listAudit(db: Queryable, f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean }): Promise<AuditPage> {
   const limit = f.limit ?? 50;
   const where = auditWhere(f, f.cursor);
-  const { rows } = await db.query(`SELECT ${COLUMNS} FROM audit_events ${where.sql} ORDER BY id DESC LIMIT $${where.params.length + 1}`, [
-    ...where.params,
-    limit + 1,
-  ]);
+  const { rows } = await db.query<AuditRow>(
+    `SELECT ${COLUMNS} FROM audit_events ${where.sql} ORDER BY id DESC LIMIT $${where.params.length + 1}`,
+    [...where.params, limit + 1],
+  );
   const events = rows
     .slice(0, limit)
     .map(toView)

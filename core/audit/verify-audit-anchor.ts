@@ -24,11 +24,11 @@ export async function checkAnchor(db: Queryable, anchor: AuditAnchor, head: Audi
   if (!head || head.seq < anchor.seq) {
     return `the chain ends at seq ${head?.seq ?? 0} but ${published(anchor)} records seq ${anchor.seq}: rows at or before the anchor were removed`;
   }
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ hash: string | null; count: string }>(
     `SELECT (SELECT hash FROM audit_events WHERE id = $1) AS hash, (SELECT count(*) FROM audit_events WHERE id <= $1) AS count`,
     [anchor.seq],
   );
-  const r = rows[0];
+  const r = rows[0]!;
   if (r.hash === null) return `the row at seq ${anchor.seq} that ${published(anchor)} records is missing`;
   if (r.hash !== anchor.hash) {
     return `the row at seq ${anchor.seq} has hash ${r.hash.slice(0, 12)}… but ${published(anchor)} records ${anchor.hash.slice(0, 12)}…: the chain was rewritten`;

@@ -30,17 +30,31 @@ export const TOKEN_COLUMNS = `t.id, t.name, t.prefix, t.role, t.created_at, t.la
        WHEN NOT ${TOKEN_OWNER_ACTIVE_SQL} THEN 'owner_inactive'
        ELSE 'active' END AS state`;
 
-export function toApiTokenRecord(r: Record<string, unknown>): ApiTokenRecord {
+/** A row of TOKEN_COLUMNS. */
+export interface ApiTokenRow {
+  id: string;
+  name: string;
+  prefix: string;
+  role: Role;
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  expires_at: Date;
+  state: ApiTokenRecord["state"];
+}
+
+export function toApiTokenRecord(r: ApiTokenRow): ApiTokenRecord {
   return {
-    id: r.id as string,
-    name: r.name as string,
-    prefix: r.prefix as string,
-    role: r.role as Role,
-    createdBy: (r.created_by as string | null) ?? null,
-    createdAt: r.created_at as Date,
-    lastUsedAt: (r.last_used_at as Date | null) ?? null,
-    revokedAt: (r.revoked_at as Date | null) ?? null,
-    expiresAt: r.expires_at as Date,
-    state: r.state as ApiTokenRecord["state"],
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    role: r.role,
+    createdBy: r.created_by ?? null,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at ?? null,
+    revokedAt: r.revoked_at ?? null,
+    expiresAt: r.expires_at,
+    state: r.state,
   };
 }

@@ -20,7 +20,7 @@ export interface Credentials {
 /** Returns the actor, or null when the credentials are missing, unknown, expired or revoked. */
 export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
   if (c.bearerToken) {
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ id: string; name: string; role: Role }>(
       // Expired, or its creator disabled or no longer holding the token's role: the token is refused,
       // checked on every call so a change to the account takes effect at once.
       `UPDATE api_tokens t SET last_used_at = clock_timestamp()
@@ -29,10 +29,10 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
       [sha256Hex(c.bearerToken)],
     );
     const t = rows[0];
-    return t ? { type: "token", id: t.id, label: `token:${t.name}`, role: t.role as Role, ip: c.ip, userAgent: c.userAgent } : null;
+    return t ? { type: "token", id: t.id, label: `token:${t.name}`, role: t.role, ip: c.ip, userAgent: c.userAgent } : null;
   }
   if (c.sessionToken) {
-    const { rows } = await db.query(
+    const { rows } = await db.query<{ id: string; email: string; role: Role }>(
       `UPDATE sessions s SET last_seen_at = clock_timestamp()
          FROM users u
         WHERE s.id = $1 AND s.user_id = u.id AND s.expires_at > clock_timestamp() AND u.disabled_at IS NULL
@@ -40,7 +40,7 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
       [sha256Hex(c.sessionToken)],
     );
     const u = rows[0];
-    return u ? { type: "user", id: u.id, label: u.email, role: u.role as Role, ip: c.ip, userAgent: c.userAgent } : null;
+    return u ? { type: "user", id: u.id, label: u.email, role: u.role, ip: c.ip, userAgent: c.userAgent } : null;
   }
   return null;
 }

@@ -8,7 +8,7 @@ import { ValidationError } from "../errors";
 import type { Actor } from "./roles";
 import { sha256Hex } from "./authenticate";
 import { createTokenSchema, type CreateTokenInput } from "./user-input";
-import { TOKEN_COLUMNS, toApiTokenRecord, type ApiTokenRecord } from "./api-token-record";
+import { TOKEN_COLUMNS, toApiTokenRecord, type ApiTokenRecord, type ApiTokenRow } from "./api-token-record";
 import { inTransaction } from "../db/pool";
 
 export const TOKEN_PREFIX_LENGTH = 12;
@@ -16,7 +16,7 @@ export const TOKEN_PREFIX_LENGTH = 12;
 export async function createApiToken(
   input: CreateTokenInput,
   actor: Actor,
-  db?: Queryable,
+  opts: { db?: Queryable } = {},
 ): Promise<{ token: ApiTokenRecord; secret: string }> {
   const t = createTokenSchema.parse(input);
   const env = getEnv();
@@ -27,15 +27,15 @@ export async function createApiToken(
     });
   }
   const secret = `vgl_${crypto.randomBytes(32).toString("base64url")}`;
-  return inTransaction({ tx: db }, async (tx) => {
-    const { rows } = await tx.query(
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    const { rows } = await tx.query<ApiTokenRow>(
       `WITH t AS (
          INSERT INTO api_tokens (name, token_hash, prefix, role, created_by, expires_at)
          VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(days => $6)) RETURNING *
        ) SELECT ${TOKEN_COLUMNS} FROM t`,
       [t.name, sha256Hex(secret), secret.slice(0, TOKEN_PREFIX_LENGTH), t.role, actor.type === "user" ? actor.id : null, days],
     );
-    const token = toApiTokenRecord(rows[0]);
+    const token = toApiTokenRecord(rows[0]!);
     await recordAudit(tx, {
       actor,
       action: "token.create",

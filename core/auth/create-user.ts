@@ -5,11 +5,11 @@ import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "./roles";
 import { hashPassword } from "./password";
 import { createUserSchema, type CreateUserInput } from "./user-input";
-import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
+import { USER_COLUMNS, toUserRecord, type UserRecord, type UserRow } from "./user-record";
 import { inTransaction } from "../db/pool";
 
 export async function insertUserRow(db: Queryable, u: { email: string; name: string; passwordHash: string; role: string }) {
-  const { rows } = await db.query(
+  const { rows } = await db.query<UserRow>(
     `INSERT INTO users (email, name, password_hash, role) VALUES ($1, $2, $3, $4)
      ON CONFLICT (email) DO NOTHING
      RETURNING ${USER_COLUMNS}`,
@@ -18,7 +18,12 @@ export async function insertUserRow(db: Queryable, u: { email: string; name: str
   return rows[0] ? toUserRecord(rows[0]) : null;
 }
 
-export async function createUser(input: CreateUserInput, actor: Actor, db?: Queryable, reason?: string): Promise<UserRecord> {
+export async function createUser(
+  input: CreateUserInput,
+  actor: Actor,
+  opts: { db?: Queryable; reason?: string } = {},
+): Promise<UserRecord> {
+  const { db, reason } = opts;
   const u = createUserSchema.parse(input);
   // Hash outside the transaction: ~300 ms of CPU should not hold a connection and its locks.
   const passwordHash = await hashPassword(u.password);

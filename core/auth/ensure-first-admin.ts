@@ -4,7 +4,7 @@
 // processes may call it at once: an advisory lock makes the check-and-create happen once.
 import pg from "pg";
 import { getEnv } from "../env";
-import { getPool, withTransaction } from "../db/pool";
+import { getPool, withTransaction, type Queryable } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import { systemActor } from "./roles";
 import { hashPassword } from "./password";
@@ -15,15 +15,16 @@ const LOCK_FIRST_ADMIN = 746349;
 
 export type FirstAdminResult = "created" | "promoted" | "exists" | "not_configured";
 
-async function adminExists(db: pg.Pool | pg.PoolClient): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM users WHERE role = 'admin' AND disabled_at IS NULL LIMIT 1`);
+async function adminExists(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ one: 1 }>(`SELECT 1 AS one FROM users WHERE role = 'admin' AND disabled_at IS NULL LIMIT 1`);
   return rows.length > 0;
 }
 
 export async function ensureFirstAdmin(
   creds: { email?: string; password?: string } = { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD },
-  pool: pg.Pool = getPool(),
+  opts: { pool?: pg.Pool } = {},
 ): Promise<FirstAdminResult> {
+  const pool = opts.pool ?? getPool();
   if (await adminExists(pool)) return "exists";
   if (!creds.email || !creds.password) return "not_configured";
   const parsed = createUserSchema.safeParse({ email: creds.email, password: creds.password, role: "admin", name: "Administrator" });
@@ -51,8 +52,11 @@ export async function ensureFirstAdmin(
     }
     // The email already has an account (e.g. the only admin was disabled): make it an active admin
     // again with the configured password — whoever controls the environment controls the console.
-    const { rows: found } = await tx.query(`SELECT id, role, disabled_at FROM users WHERE email = $1 FOR UPDATE`, [u.email]);
-    const old = found[0];
+    const { rows: found } = await tx.query<{ id: string; role: string; disabled_at: Date | null }>(
+      `SELECT id, role, disabled_at FROM users WHERE email = $1 FOR UPDATE`,
+      [u.email],
+    );
+    const old = found[0]!;
     await tx.query(
       `UPDATE users SET role = 'admin', disabled_at = NULL, password_hash = $2, updated_at = clock_timestamp() WHERE id = $1`,
       [old.id, passwordHash],
@@ -85,7 +89,7 @@ export function ensureFirstAdminOnce(): Promise<FirstAdminResult> {
 export async function ensureFirstAdminAt(url: string, creds?: { email?: string; password?: string }): Promise<FirstAdminResult> {
   const pool = new pg.Pool({ connectionString: url, max: 2, application_name: "vigil-first-admin" });
   try {
-    return await ensureFirstAdmin(creds ?? { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD }, pool);
+    return await ensureFirstAdmin(creds ?? { email: getEnv().VIGIL_ADMIN_EMAIL, password: getEnv().VIGIL_ADMIN_PASSWORD }, { pool });
   } finally {
     await pool.end();
   }

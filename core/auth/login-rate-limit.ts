@@ -19,7 +19,7 @@ export async function lockLoginCounters(tx: Queryable, email: string, ip: string
 
 /** Seconds until the next attempt is allowed, or 0 when it is allowed now. */
 export async function loginRetryAfterSeconds(tx: Queryable, email: string, ip: string): Promise<number> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ wait: number }>(
     `WITH last_ok AS (
        SELECT max(at) AS at FROM login_attempts WHERE email = $1 AND success
      ),
@@ -41,17 +41,17 @@ export async function loginRetryAfterSeconds(tx: Queryable, email: string, ip: s
             )::int AS wait`,
     [email, ip, LOGIN_WINDOW_SECONDS, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS],
   );
-  return rows[0].wait as number;
+  return rows[0]!.wait;
 }
 
 /** Recorded as failed up front; the login flips it to success once the password checks out. */
 export async function reserveLoginAttempt(tx: Queryable, email: string, ip: string): Promise<string> {
   await tx.query(`DELETE FROM login_attempts WHERE email = $1 AND at < clock_timestamp() - interval '1 day'`, [email]);
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ id: string | number }>(
     `INSERT INTO login_attempts (email, ip, success, at) VALUES ($1, $2, false, clock_timestamp()) RETURNING id`,
     [email, ip],
   );
-  return String(rows[0].id);
+  return String(rows[0]!.id);
 }
 
 export async function markLoginSucceeded(tx: Queryable, attemptId: string): Promise<void> {

@@ -10,7 +10,7 @@ import type { Actor, Role } from "./roles";
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from "./password";
 import { createSession, type NewSession } from "./sessions";
 import { lockLoginCounters, loginRetryAfterSeconds, markLoginSucceeded, reserveLoginAttempt } from "./login-rate-limit";
-import type { UserRecord } from "./user-record";
+import type { UserRecord, UserRow } from "./user-record";
 import { toUserRecord, USER_COLUMNS } from "./user-record";
 import type pg from "pg";
 
@@ -47,7 +47,7 @@ async function auditFailure(db: Queryable, email: string, c: ClientInfo, outcome
 export async function login(
   input: LoginInput,
   client: ClientInfo,
-  pool: pg.Pool = getPool(),
+  opts: { pool?: pg.Pool } = {},
 ): Promise<{ user: UserRecord; session: NewSession }> {
   if (!getEnv().VIGIL_LOCAL_LOGIN) {
     const sso = getOidcSettings()?.name ?? "single sign-on";
@@ -57,6 +57,7 @@ export async function login(
       `Signing in with a password is switched off on this console (VIGIL_LOCAL_LOGIN=off). Use "Sign in with ${sso}".`,
     );
   }
+  const pool = opts.pool ?? getPool();
   const { email, password } = loginSchema.parse(input);
   const ip = client.ip || "unknown";
 
@@ -76,14 +77,17 @@ export async function login(
     );
   }
 
-  const { rows } = await pool.query(`SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`, [email]);
-  const row = rows[0] as (Record<string, unknown> & { password_hash: string | null }) | undefined;
+  const { rows } = await pool.query<UserRow & { password_hash: string | null }>(
+    `SELECT ${USER_COLUMNS}, password_hash FROM users WHERE email = $1`,
+    [email],
+  );
+  const row = rows[0];
   // A user created by single sign-on has no password (NULL): the same answer as a wrong one, in the same time.
   const ok = row?.password_hash ? await verifyPassword(password, row.password_hash) : await burnPasswordCheck(password);
   const outcome: Outcome | null = !row ? "unknown_account" : !ok ? "wrong_password" : row.disabled_at ? "disabled" : null;
 
   if (outcome) {
-    await withTransaction((tx) => auditFailure(tx, email, client, outcome, (row?.id as string) ?? null), pool);
+    await withTransaction((tx) => auditFailure(tx, email, client, outcome, row?.id ?? null), pool);
     throw new UnauthorizedError("The email or password is not right.");
   }
 

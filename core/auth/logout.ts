@@ -5,8 +5,8 @@ import type { Actor } from "./roles";
 import { deleteSession } from "./sessions";
 import { inTransaction } from "../db/pool";
 
-export async function logout(sessionToken: string, actor: Actor, db?: Queryable): Promise<void> {
-  await inTransaction({ tx: db }, async (tx) => {
+export async function logout(sessionToken: string, actor: Actor, opts: { db?: Queryable } = {}): Promise<void> {
+  await inTransaction({ tx: opts.db }, async (tx) => {
     const gone = await deleteSession(tx, sessionToken);
     if (!gone) return;
     await recordAudit(tx, { actor, action: "auth.logout", targetType: "user", targetId: gone.userId });

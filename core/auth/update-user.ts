@@ -6,19 +6,27 @@ import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "./roles";
 import { hashPassword } from "./password";
 import { updateUserSchema, type UpdateUserInput } from "./user-input";
-import { USER_COLUMNS, toUserRecord, type UserRecord } from "./user-record";
+import { USER_COLUMNS, toUserRecord, type UserRecord, type UserRow } from "./user-record";
 import { getUserOrThrow } from "./list-users";
 import { inTransaction } from "../db/pool";
 
 async function assertAnotherActiveAdmin(tx: Queryable, userId: string): Promise<void> {
   // Locking every active admin row serialises two admins demoting each other at the same time.
-  const { rows } = await tx.query(`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`);
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`,
+  );
   if (!rows.some((r) => r.id !== userId)) {
     throw new ConflictError("This is the last active admin: make another user admin first.", "last_admin");
   }
 }
 
-export async function updateUser(id: string, input: UpdateUserInput, actor: Actor, db?: Queryable, reason?: string): Promise<UserRecord> {
+export async function updateUser(
+  id: string,
+  input: UpdateUserInput,
+  actor: Actor,
+  opts: { db?: Queryable; reason?: string } = {},
+): Promise<UserRecord> {
+  const { db, reason } = opts;
   const change = updateUserSchema.parse(input);
   const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
   return inTransaction({ tx: db }, async (tx) => {
@@ -27,7 +35,7 @@ export async function updateUser(id: string, input: UpdateUserInput, actor: Acto
     const disables = change.disabled === true && !before.disabled && before.role === "admin";
     if (demotes || disables) await assertAnotherActiveAdmin(tx, id);
 
-    const { rows } = await tx.query(
+    const { rows } = await tx.query<UserRow>(
       `UPDATE users SET
          role = COALESCE($2, role),
          name = COALESCE($3, name),

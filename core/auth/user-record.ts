@@ -15,15 +15,26 @@ export interface UserRecord {
 
 export const USER_COLUMNS = "id, email, name, role, disabled_at, created_at, oidc_issuer IS NOT NULL AS sso";
 
-export function toUserRecord(row: Record<string, unknown>): UserRecord {
+/** A row of USER_COLUMNS. */
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled_at: Date | null;
+  created_at: Date;
+  sso: boolean;
+}
+
+export function toUserRecord(row: UserRow): UserRecord {
   return {
-    id: row.id as string,
-    email: row.email as string,
-    name: row.name as string,
-    role: row.role as Role,
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
     disabled: row.disabled_at !== null,
-    disabledAt: (row.disabled_at as Date | null) ?? null,
-    createdAt: row.created_at as Date,
+    disabledAt: row.disabled_at ?? null,
+    createdAt: row.created_at,
     sso: row.sso === true,
   };
 }

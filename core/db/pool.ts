@@ -1,4 +1,20 @@
 // The pg connection pool and the few helpers every SQL-owning module uses.
+//
+// Passing the database handle — one convention for core/ and worker/:
+// - A function that runs its statements on the handle it is given takes it FIRST and required: `db: Queryable`
+//   (the pool, or a client inside the caller's transaction). Nothing defaults to the global pool behind its
+//   caller's back: the process edge (an API route or page with getPool(), the worker's main) says which handle.
+//   (dbNow keeps its default: it only reads the clock. Still to converge: the console's list readers listRuns,
+//   getTimeline, findOccurrence, listSchedules and getScheduleView take theirs last and optional.)
+// - A function that must check out connections of its own (opens transactions, LISTENs, works in parallel) takes
+//   `pool: pg.Pool` first, for the same reason.
+// - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,
+//   revokeApiToken…) takes its handle LAST and optional, in `opts: { db?: Queryable }`: given, the operation joins
+//   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below). One that
+//   needs connections of its own (login, ensureFirstAdmin) takes `opts.pool` there instead.
+// - Rows are typed where the SQL is (Queryable insists): `db.query<Row>(sql, values)`, the Row type naming the
+//   selected columns as Postgres returns them (snake_case; timestamps as Date, bigint as number, numeric as
+//   string), beside the SQL or, for a column list shared by several statements (USER_COLUMNS), beside that list.
 import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 
@@ -6,7 +22,16 @@ import { getEnv, requireDatabaseUrl } from "../env";
 // which is exact below 2^53 — far beyond any balance or count Vigil stores.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export type Queryable = Pick<pg.Pool | pg.PoolClient | pg.Client, "query">;
+/**
+ * A pool or a client (the caller's transaction). pg's own `query` returns rows of `any`; this one returns rows of
+ * `unknown` values unless the caller names the row type, so a column cannot be read untyped: `db.query<Row>(…)`.
+ */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string | pg.QueryConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+}
 
 let pool: pg.Pool | undefined;
 

@@ -53,7 +53,7 @@ export const liveWorkerSql = (w: string, deadAfterParam: string) =>
   `(${w}.stopped_at IS NULL AND ${w}.state <> 'stopped' AND ${w}.heartbeat_at > clock_timestamp() - make_interval(secs => ${deadAfterParam} / 1000.0))`;
 
 async function catalogRows(db: Queryable, deadAfterMs: number, name?: string): Promise<CatalogRow[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<CatalogRow>(
     `SELECT h.name, h.description, h.payload_schema, h.builtin, h.source, h.hash, h.last_seen_at,
             coalesce(l.n, 0)::int AS live_workers, coalesce(l.versions, 0)::int AS live_versions
        FROM handlers h
@@ -65,7 +65,7 @@ async function catalogRows(db: Queryable, deadAfterMs: number, name?: string): P
       ORDER BY h.name`,
     [deadAfterMs, name ?? null],
   );
-  return rows as CatalogRow[];
+  return rows;
 }
 
 /** Every handler a schedule can use: the catalog, plus built-ins no worker has advertised yet. Sorted by name. */

@@ -51,6 +51,24 @@ const SQL = `
        GROUP BY 1, 2, 3, 4, 5) g
     JOIN schedules s ON s.id = g.schedule_id`;
 
+/** A row of SQL: one (schedule, state, buckets) group; a bucket is null where its value is null for the whole group. */
+interface AggregateRow {
+  schedule: string;
+  schedule_id: string;
+  state: string;
+  lat_k: number | null;
+  gap_k: number | null;
+  dur_k: number | null;
+  n: number;
+  retries: number;
+  lat_n: number;
+  lat_sum: number;
+  gap_n: number;
+  gap_sum: number;
+  dur_n: number;
+  dur_sum: number;
+}
+
 const empty = (n: number): HistogramCounts => ({ cumulative: new Array(n).fill(0), count: 0, sum: 0 });
 
 function add(h: HistogramCounts, k: number | null, n: number, sumMs: number): void {
@@ -62,7 +80,11 @@ function add(h: HistogramCounts, k: number | null, n: number, sumMs: number): vo
 }
 
 export async function aggregateRuns(db: Queryable, windowSeconds: number): Promise<ScheduleRunAggregate[]> {
-  const { rows } = await db.query(SQL, [windowSeconds, negatedBoundsMs(LATENESS_BUCKETS), negatedBoundsMs(COMPLETION_BUCKETS)]);
+  const { rows } = await db.query<AggregateRow>(SQL, [
+    windowSeconds,
+    negatedBoundsMs(LATENESS_BUCKETS),
+    negatedBoundsMs(COMPLETION_BUCKETS),
+  ]);
   const out = new Map<string, ScheduleRunAggregate>();
   for (const r of rows) {
     let a = out.get(r.schedule);

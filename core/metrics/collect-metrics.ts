@@ -27,7 +27,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
   const [runs, zombies, queue, alerts, daily] = await Promise.all([
     aggregateRuns(db, windowSeconds),
-    db.query(
+    db.query<{ schedule: string; n: number }>(
       `SELECT s.name AS schedule, count(*)::int AS n
          FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id
         WHERE e.type = 'zombie_detected' AND e.at > now() - make_interval(secs => $1)
@@ -35,9 +35,21 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
       [windowSeconds],
     ),
     getQueueSummary(db, opts.deadAfterMs),
-    db.query(`SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`),
+    db.query<{ kind: string; severity: string; n: number }>(
+      `SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`,
+    ),
     // The daily summaries (core/retention/): outlive the runs, so the last 90 days stay visible after retention.
-    db.query(
+    db.query<{
+      schedule: string;
+      total: number;
+      on_time: number;
+      late: number;
+      failed: number;
+      missed: number;
+      skipped: number;
+      hollow: number;
+      lateness_max_ms: number | null;
+    }>(
       `SELECT s.name AS schedule, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time, sum(d.late)::int AS late,
               sum(d.failed)::int AS failed, sum(d.missed)::int AS missed, sum(d.skipped)::int AS skipped, sum(d.hollow)::int AS hollow,
               max(d.lateness_max_ms) AS lateness_max_ms
@@ -124,7 +136,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
     ["schedule"],
   );
   for (const r of daily.rows) {
-    for (const outcome of ["total", "on_time", "late", "failed", "missed", "skipped", "hollow"])
+    for (const outcome of ["total", "on_time", "late", "failed", "missed", "skipped", "hollow"] as const)
       daily90.set({ schedule: r.schedule, outcome }, r[outcome]);
     if (r.lateness_max_ms !== null) dailyMax.set({ schedule: r.schedule }, r.lateness_max_ms / 1000);
   }

@@ -19,7 +19,7 @@ export interface QueueSummary {
 
 export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promise<QueueSummary> {
   const [runs, jobs, workers, alerts] = await Promise.all([
-    db.query(
+    db.query<{ queued: number; waiting: number; running: number; retrying: number }>(
       `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued,
               count(*) FILTER (WHERE state = 'queued' AND wait_reason IS NOT NULL)::int AS waiting,
               count(*) FILTER (WHERE state = 'running')::int AS running,
@@ -27,7 +27,7 @@ export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promi
          FROM runs WHERE state IN ('queued', 'running', 'retrying')`,
     ),
     db
-      .query(
+      .query<{ queued: number | null; active: number | null }>(
         `SELECT count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS queued,
                 count(*) FILTER (WHERE state = 'active')::int AS active
            FROM pgboss.job
@@ -39,25 +39,25 @@ export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promi
         if (err.code === "42P01" || err.code === "3F000") return { rows: [{ queued: null, active: null }] };
         throw err;
       }),
-    db.query(
+    db.query<{ id: string; planner_lag_ms: number | null }>(
       `SELECT id, planner_lag_ms FROM workers
         WHERE stopped_at IS NULL AND state <> 'stopped'
           AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)
         ORDER BY id`,
       [deadAfterMs],
     ),
-    db.query(`SELECT count(*)::int AS n FROM alerts WHERE resolved_at IS NULL`),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE resolved_at IS NULL`),
   ]);
-  const r = runs.rows[0];
+  const r = runs.rows[0]!;
   return {
     runsQueued: r.queued,
     runsWaiting: r.waiting,
     runsRunning: r.running,
     runsRetrying: r.retrying,
-    jobsQueued: jobs.rows[0].queued,
-    jobsActive: jobs.rows[0].active,
+    jobsQueued: jobs.rows[0]!.queued,
+    jobsActive: jobs.rows[0]!.active,
     liveWorkers: workers.rows.length,
-    plannerLag: workers.rows.filter((w) => w.planner_lag_ms !== null).map((w) => ({ workerId: w.id, plannerLagMs: w.planner_lag_ms })),
-    openAlerts: alerts.rows[0].n,
+    plannerLag: workers.rows.filter((w) => w.planner_lag_ms !== null).map((w) => ({ workerId: w.id, plannerLagMs: w.planner_lag_ms! })),
+    openAlerts: alerts.rows[0]!.n,
   };
 }

@@ -30,13 +30,29 @@ export interface ScheduleLateness {
 export const MAX_LATENESS_POINTS = 2000;
 
 export async function getScheduleLateness(db: Queryable, scheduleId: string, hours: number): Promise<ScheduleLateness> {
-  const { rows: s } = await db.query(
+  const { rows: s } = await db.query<{
+    id: string;
+    name: string;
+    lateness_p95_slo_ms: number | null;
+    lateness_max_ms: number | null;
+    completion_deadline_seconds: number | null;
+    to: Date;
+    from: Date;
+  }>(
     `SELECT id, name, lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, now() AS to, now() - make_interval(hours => $2) AS from
        FROM schedules WHERE id = $1 AND deleted_at IS NULL`,
     [scheduleId, hours],
   );
-  if (s.length === 0) throw new NotFoundError("Schedule", scheduleId);
-  const { rows } = await db.query(
+  const schedule = s[0];
+  if (!schedule) throw new NotFoundError("Schedule", scheduleId);
+  const { rows } = await db.query<{
+    id: string;
+    planned_at: Date;
+    started_at: Date | null;
+    state: string;
+    lateness_ms: number;
+    gap_ms: number | null;
+  }>(
     `SELECT * FROM (
        SELECT r.id, r.planned_at, r.started_at, r.state,
               coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint) AS lateness_ms,
@@ -60,14 +76,14 @@ export async function getScheduleLateness(db: Queryable, scheduleId: string, hou
   const p95 = started.length > 0 ? Math.round(started[lo]! + (started[Math.ceil(pos)]! - started[lo]!) * (pos - lo)) : null;
   return {
     schedule: {
-      id: s[0].id,
-      name: s[0].name,
-      latenessP95SloMs: s[0].lateness_p95_slo_ms,
-      latenessMaxMs: s[0].lateness_max_ms,
-      completionDeadlineSeconds: s[0].completion_deadline_seconds,
+      id: schedule.id,
+      name: schedule.name,
+      latenessP95SloMs: schedule.lateness_p95_slo_ms,
+      latenessMaxMs: schedule.lateness_max_ms,
+      completionDeadlineSeconds: schedule.completion_deadline_seconds,
     },
-    from: s[0].from,
-    to: s[0].to,
+    from: schedule.from,
+    to: schedule.to,
     p95Ms: p95,
     points: rows.map((r) => ({
       runId: r.id,

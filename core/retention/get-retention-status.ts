@@ -23,14 +23,21 @@ export interface RetentionStatus {
 
 export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus> {
   const [status, parts, overrides] = await Promise.all([
-    db.query(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
-    db.query(
+    db.query<{
+      settings: Record<string, unknown> | null;
+      worker_id: string | null;
+      started_at: Date | null;
+      finished_at: Date | null;
+      error: string | null;
+      result: { runs?: number; partitionsDropped?: { partition: string }[]; durationMs?: number } | null;
+    }>(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
+    db.query<{ table: string; count: number; oldest: string | null; newest: string | null }>(
       `SELECT p.relname AS table, count(*)::int AS count, min(right(c.relname, 8)) AS oldest, max(right(c.relname, 8)) AS newest
          FROM pg_class p JOIN pg_inherits i ON i.inhparent = p.oid JOIN pg_class c ON c.oid = i.inhrelid
         WHERE p.relname IN ('run_events', 'run_logs') AND p.relkind = 'p'
         GROUP BY p.relname ORDER BY p.relname`,
     ),
-    db.query(`SELECT count(*)::int AS n FROM schedules WHERE retention_days IS NOT NULL AND deleted_at IS NULL`),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM schedules WHERE retention_days IS NOT NULL AND deleted_at IS NULL`),
   ]);
   const s = status.rows[0];
   const ymd = (v: string | null) => (v ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : null);
@@ -44,11 +51,11 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
           finishedAt: s.finished_at,
           error: s.error,
           runs: s.result?.runs ?? null,
-          partitionsDropped: (s.result?.partitionsDropped ?? []).map((p: { partition: string }) => p.partition),
+          partitionsDropped: (s.result?.partitionsDropped ?? []).map((p) => p.partition),
           durationMs: s.result?.durationMs ?? null,
         }
       : null,
     partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),
-    schedulesWithOverride: overrides.rows[0].n,
+    schedulesWithOverride: overrides.rows[0]?.n ?? 0,
   };
 }

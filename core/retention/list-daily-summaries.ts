@@ -27,7 +27,21 @@ export async function listDailySummaries(
   days: number,
 ): Promise<{ scheduleId: string; days: DailySummary[]; totals: DailyTotals }> {
   await getScheduleOrThrow(db, scheduleId);
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    day: string;
+    total: number;
+    on_time: number;
+    late: number;
+    succeeded: number;
+    failed: number;
+    missed: number;
+    skipped: number;
+    hollow: number;
+    cancelled: number;
+    lateness_p50_ms: number | null;
+    lateness_p95_ms: number | null;
+    lateness_max_ms: number | null;
+  }>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, total, on_time, late, succeeded, failed, missed, skipped, hollow, cancelled,
             lateness_p50_ms, lateness_p95_ms, lateness_max_ms
        FROM run_daily_summaries

@@ -15,7 +15,6 @@ import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import type { Trigger } from "./trigger";
-import { parseOrThrow } from "./validate-schedule-input";
 
 export const MAX_BACKFILL = 10_000;
 
@@ -29,6 +28,8 @@ export const backfillInputSchema = z.strictObject({
   reason: z.string({ error: "Reason must be a string" }).max(500, { error: "Reason must be at most 500 characters" }).optional(),
 });
 
+export type BackfillInput = z.output<typeof backfillInputSchema>;
+
 export interface BackfillResult extends ActionResult {
   /** Fires of the trigger in [from, to]. */
   fires: number;
@@ -36,8 +37,8 @@ export interface BackfillResult extends ActionResult {
   alreadyCovered: number;
 }
 
-export async function backfillSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<BackfillResult> {
-  const v = parseOrThrow(backfillInputSchema, input);
+/** `v` is parsed by backfillInputSchema (the API route's body schema); the range is checked here against the database clock. */
+export async function backfillSchedule(id: string, v: BackfillInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<BackfillResult> {
   const dryRun = v.dryRun ?? false;
   const from = new Date(v.from);
   const to = new Date(v.to);

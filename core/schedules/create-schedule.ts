@@ -11,8 +11,13 @@ import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 
+/** Unparsed input (written in code: tests, benches, seeds): its defaults are filled and its fields checked here. */
 export async function createSchedule(input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
-  const v = parseOrThrow(scheduleInputSchema, input);
+  return createParsedSchedule(parseOrThrow(scheduleInputSchema, input), actor, opts);
+}
+
+/** Input already parsed by scheduleInputSchema (the API route's body schema): the checks that need the database follow. */
+export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   return inTransaction({ tx: opts.db }, async (tx) => {
     v.payload = await checkPayload(tx, v.handler, v.payload);
     assertOnceInFuture(v.trigger, await dbNow(tx));

@@ -6,7 +6,7 @@ import { lateSql } from "../runs/lateness";
 import { TERMINAL_STATES } from "../runs/run-states";
 import { computeNextFireTimes } from "./compute-next-fire-times";
 import { NotFoundError } from "../errors";
-import { SCHEDULE_COLUMNS, isUuid, toSchedule, type Schedule } from "./schedule-record";
+import { SCHEDULE_COLUMNS, isUuid, toSchedule, type Schedule, type ScheduleRow } from "./schedule-record";
 
 export interface ScheduleListItem extends Schedule {
   nextFireAt: Date | null;
@@ -18,6 +18,18 @@ export interface ScheduleListItem extends Schedule {
 
 export const RECENT_LATENESS = 30;
 
+/** A row of listSchedules' query: SCHEDULE_COLUMNS and the list's extras. */
+interface ListRow extends ScheduleRow {
+  next_fire_at: Date | null;
+  /** The last ended run; the other last_* columns are set when this is. */
+  last_id: string | null;
+  last_state: string;
+  last_planned_at: Date;
+  last_finished_at: Date | null;
+  last_lateness_ms: number | null;
+  recent_lateness: number[] | null;
+}
+
 export async function listSchedules(
   opts: {
     db?: Queryable;
@@ -28,7 +40,7 @@ export async function listSchedules(
   } = {},
 ): Promise<ScheduleListItem[]> {
   const db = opts.db ?? getPool();
-  const { rows } = await db.query(
+  const { rows } = await db.query<ListRow>(
     `SELECT ${SCHEDULE_COLUMNS},
             (SELECT min(r.planned_at) FROM runs r
               WHERE r.schedule_id = s.id AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued')
@@ -103,7 +115,7 @@ function nextFireFromTrigger(s: Schedule, now: Date): Date | null {
 
 async function counts24h(db: Queryable, ids: string[]): Promise<Map<string, ScheduleListItem["counts24h"]>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ schedule_id: string; late: number; missed: number; hollow: number; failed: number }>(
     `SELECT r.schedule_id,
             count(*) FILTER (WHERE ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
             count(*) FILTER (WHERE r.state = 'missed')::int AS missed,

@@ -14,7 +14,7 @@ import { ConflictError, ValidationError } from "../errors";
 import { pauseInTransaction } from "./pause-schedule";
 import { resumeInTransaction } from "./resume-schedule";
 import { tagSchema } from "./schedule-input";
-import { SCHEDULE_COLUMNS, toSchedule, type Schedule } from "./schedule-record";
+import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "./schedule-record";
 import { parseOrThrow } from "./validate-schedule-input";
 
 export const maintenanceInputSchema = z
@@ -202,7 +202,7 @@ async function findOpenWindow(tx: Queryable, tag: string | null, opts: { lock?: 
 
 // In name order, so two maintenance actions lock schedules in the same order (no deadlock between them).
 async function lockSchedules(tx: Queryable, where: string, params: unknown[]): Promise<Schedule[]> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<ScheduleRow>(
     `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE ${where} ORDER BY s.name, s.id FOR UPDATE OF s`,
     params,
   );

@@ -11,7 +11,6 @@ import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { recordRunEvents } from "../runs/record-run-event";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
-import { parseOrThrow } from "./validate-schedule-input";
 
 export const pauseInputSchema = z.strictObject({
   reason: z
@@ -24,7 +23,7 @@ export const pauseInputSchema = z.strictObject({
     .optional(),
   dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
 });
-export type PauseInput = z.input<typeof pauseInputSchema>;
+export type PauseInput = z.output<typeof pauseInputSchema>;
 
 /** What an operator action will enqueue (dry run) or enqueued: the same shape for every action. */
 export interface ActionResult {
@@ -40,8 +39,8 @@ export interface PauseResult extends ActionResult {
   pausedUntil: string | null;
 }
 
-export async function pauseSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<PauseResult> {
-  const v = parseOrThrow(pauseInputSchema, input);
+/** `v` is parsed by pauseInputSchema (the API route's body schema). */
+export async function pauseSchedule(id: string, v: PauseInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<PauseResult> {
   const dryRun = v.dryRun ?? false;
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id, { lock: true });

@@ -5,7 +5,6 @@ import { dbNow, type Queryable } from "../db/pool";
 import { computeNextFireTimes, type FireTime } from "./compute-next-fire-times";
 import { describeTrigger } from "./describe-trigger";
 import { assertOnceInFuture, triggerSchema } from "./trigger";
-import { parseOrThrow } from "./validate-schedule-input";
 
 export const MAX_PREVIEW = 500;
 
@@ -21,14 +20,16 @@ export const previewInputSchema = z.strictObject({
   from: z.iso.datetime({ offset: true, error: "From must be an ISO 8601 date-time with an offset" }).optional(),
 });
 
+export type PreviewInput = z.output<typeof previewInputSchema>;
+
 export interface PreviewResult {
   now: string;
   description: string;
   fires: { at: string; localTime: string; utcOffset: string; dst?: FireTime["dst"] }[];
 }
 
-export async function previewTrigger(input: unknown, db?: Queryable): Promise<PreviewResult> {
-  const v = parseOrThrow(previewInputSchema, input);
+/** `v` is parsed by previewInputSchema (the API route's body schema); a one-off's time is checked here against the database clock. */
+export async function previewTrigger(db: Queryable, v: PreviewInput): Promise<PreviewResult> {
   const now = await dbNow(db);
   assertOnceInFuture(v.trigger, now);
   const from = v.from ? new Date(v.from) : now;

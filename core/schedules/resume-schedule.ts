@@ -14,11 +14,12 @@ import { planScheduleThrough } from "../runs/plan/plan-due-schedules";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
-import { parseOrThrow } from "./validate-schedule-input";
 
 export const resumeInputSchema = z.strictObject({
   dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
 });
+
+export type ResumeInput = z.output<typeof resumeInputSchema>;
 
 export interface ResumeResult extends ActionResult {
   /** Fires of this pause recorded as `paused` (not run), by the planner as they passed or by the resume. */
@@ -26,8 +27,8 @@ export interface ResumeResult extends ActionResult {
   misfirePolicy: Schedule["misfirePolicy"];
 }
 
-export async function resumeSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<ResumeResult> {
-  const v = parseOrThrow(resumeInputSchema, input ?? {});
+/** `v` is parsed by resumeInputSchema (the API route's body schema). */
+export async function resumeSchedule(id: string, v: ResumeInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<ResumeResult> {
   const dryRun = v.dryRun ?? false;
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id, { lock: true });
@@ -41,7 +42,7 @@ export async function autoResumeDueSchedules(db: Queryable): Promise<number> {
   let n = 0;
   for (const { id } of rows) {
     const done = await inTransaction({}, async (tx) => {
-      const { rows: locked } = await tx.query(
+      const { rows: locked } = await tx.query<{ id: string }>(
         `SELECT s.id FROM schedules s WHERE s.id = $1 AND ${pauseOverSql("s")}
             AND s.deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
         [id],

@@ -74,8 +74,56 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function toSchedule(r: any): Schedule {
+/** A row of SCHEDULE_COLUMNS. */
+export interface ScheduleRow {
+  id: string;
+  name: string;
+  description: string;
+  handler: string;
+  payload: Record<string, unknown> | null;
+  /** jsonb as stored: validated on the way in (storedTrigger). */
+  trigger: unknown;
+  timezone: string;
+  enabled: boolean;
+  paused_at: Date | null;
+  paused_by: string | null;
+  pause_reason: string | null;
+  paused_until: Date | null;
+  overlap_policy: OverlapPolicy;
+  misfire_policy: MisfirePolicy;
+  catch_up_limit: number;
+  starting_deadline_seconds: number;
+  timeout_seconds: number;
+  grace_seconds: number;
+  retry_max_attempts: number;
+  retry_base_seconds: number;
+  retry_max_seconds: number;
+  concurrency_group: string | null;
+  concurrency_limit: number | null;
+  start_jitter_ms: number;
+  expect_records_min: number | null;
+  lateness_p95_slo_ms: number | null;
+  lateness_max_ms: number | null;
+  completion_deadline_seconds: number | null;
+  failure_alert_threshold: number | null;
+  start_rate_limit: { maxStarts: number; perSeconds: number } | null;
+  retention_days: number | null;
+  webhook_url: string | null;
+  webhook_format: WebhookFormat;
+  tags: string[] | null;
+  maintenance_id: string | null;
+  managed_by: string | null;
+  managed_at: Date | null;
+  revision: number;
+  planned_through: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  read_at: Date;
+}
+
+export function toSchedule(r: ScheduleRow): Schedule {
   const trigger = storedTrigger(r.trigger);
   // A pause whose `until` has passed is over for every reader, before the planner's auto-resume clears it.
   const paused = isPaused({ at: r.paused_at, until: r.paused_until }, r.read_at);
@@ -89,7 +137,7 @@ export function toSchedule(r: any): Schedule {
     triggerDescription: describeTrigger(trigger),
     timezone: r.timezone,
     enabled: r.enabled || !paused,
-    paused: paused ? { at: r.paused_at, by: r.paused_by, reason: r.pause_reason, until: r.paused_until } : null,
+    paused: paused && r.paused_at ? { at: r.paused_at, by: r.paused_by, reason: r.pause_reason, until: r.paused_until } : null,
     overlapPolicy: r.overlap_policy,
     misfirePolicy: r.misfire_policy,
     catchUpLimit: r.catch_up_limit,
@@ -137,7 +185,7 @@ export function storedTrigger(json: unknown): Trigger {
 /** A live (not deleted) schedule, or null. */
 export async function findSchedule(db: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<Schedule | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query(
+  const { rows } = await db.query<ScheduleRow>(
     `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.id = $1 AND s.deleted_at IS NULL${opts.lock ? " FOR UPDATE OF s" : ""}`,
     [id],
   );

@@ -17,7 +17,6 @@ import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
 import { MAX_PAYLOAD_BYTES } from "./schedule-input";
-import { parseOrThrow } from "./validate-schedule-input";
 
 export const MAX_CLIENT_KEY_LENGTH = 200;
 
@@ -32,6 +31,8 @@ export const triggerNowInputSchema = z.strictObject({
   payload: z.record(z.string(), z.unknown(), { error: "payload must be a JSON object" }).optional(),
 });
 
+export type TriggerNowInput = z.output<typeof triggerNowInputSchema>;
+
 export interface TriggerNowResult extends ActionResult {
   /** The new run (null on a dry run); with replayed, the run an earlier request with the same key created. */
   runId: string | null;
@@ -39,13 +40,13 @@ export interface TriggerNowResult extends ActionResult {
   replayed: boolean;
 }
 
+/** `v` is parsed by triggerNowInputSchema (the API route's body schema); the payload override is checked here. */
 export async function triggerNow(
   id: string,
-  input: unknown,
+  v: TriggerNowInput,
   actor: Actor,
   opts: { db?: Queryable; idempotencyKey?: string | null } = {},
 ): Promise<TriggerNowResult> {
-  const v = parseOrThrow(triggerNowInputSchema, input ?? {});
   const dryRun = v.dryRun ?? false;
   const clientKey = checkClientKey(opts.idempotencyKey);
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {

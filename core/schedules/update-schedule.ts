@@ -11,10 +11,10 @@ import { notifyPlanner } from "./notify-planner";
 import { pauseInTransaction } from "./pause-schedule";
 import { replanAfterEdit } from "./replan-schedule";
 import { resumeInTransaction } from "./resume-schedule";
-import { scheduleUpdateSchema, type ScheduleUpdate } from "./schedule-input";
+import type { ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
-import { checkPayload, parseOrThrow } from "./validate-schedule-input";
+import { checkPayload } from "./validate-schedule-input";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
@@ -47,8 +47,8 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
 
-export async function updateSchedule(id: string, input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
-  const patch = parseOrThrow(scheduleUpdateSchema, input);
+/** `patch` is parsed by scheduleUpdateSchema (the API route's body schema); the checks that need the stored schedule follow. */
+export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = await getScheduleOrThrow(tx, id, { lock: true });
     if (patch.revision !== before.revision) {

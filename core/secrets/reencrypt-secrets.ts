@@ -6,7 +6,7 @@ import type pg from "pg";
 import { recordAudit } from "../audit/record-audit";
 import { systemActor } from "../auth/roles";
 import { withTransaction } from "../db/pool";
-import { decryptSecretValue, encryptSecretValue, secretKeyId } from "./secret-crypto";
+import { decryptSecretValue, encryptSecretValue, secretKeyId, type EncryptedSecretRow } from "./secret-crypto";
 
 export interface ReencryptResult {
   reencrypted: string[];
@@ -18,7 +18,7 @@ export async function reencryptSecrets(pool: pg.Pool, current: Buffer, previous:
   const currentId = secretKeyId(current);
   const known = new Set(previous.map(secretKeyId));
   return withTransaction(async (tx) => {
-    const { rows } = await tx.query(
+    const { rows } = await tx.query<EncryptedSecretRow>(
       `SELECT name, ciphertext, iv, auth_tag, key_id FROM secrets WHERE key_id <> $1 ORDER BY name FOR UPDATE SKIP LOCKED`,
       [currentId],
     );

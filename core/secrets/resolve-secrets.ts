@@ -2,7 +2,7 @@
 // just before an attempt's payload is handed to the attempt's thread; nothing resolved is ever stored.
 import type { Queryable } from "../db/pool";
 import { requireSecretKeyring } from "../env";
-import { decryptSecretValue } from "./secret-crypto";
+import { decryptSecretValue, type EncryptedSecretRow } from "./secret-crypto";
 import { findSecretRefs, replaceSecretRefs } from "./secret-refs";
 
 export interface ResolvedPayload {
@@ -17,7 +17,10 @@ export async function resolvePayloadSecrets(db: Queryable, payload: unknown): Pr
   const refs = findSecretRefs(payload);
   if (refs.length === 0) return { payload, secrets: [] };
   const names = [...new Set(refs.map((r) => r.name))];
-  const { rows } = await db.query(`SELECT name, ciphertext, iv, auth_tag, key_id FROM secrets WHERE name = ANY($1::text[])`, [names]);
+  const { rows } = await db.query<EncryptedSecretRow>(
+    `SELECT name, ciphertext, iv, auth_tag, key_id FROM secrets WHERE name = ANY($1::text[])`,
+    [names],
+  );
   const missing = names.filter((n) => !rows.some((r) => r.name === n));
   if (missing.length > 0) {
     const where = refs.filter((r) => missing.includes(r.name)).map((r) => r.path || "payload");
@@ -28,7 +31,7 @@ export async function resolvePayloadSecrets(db: Queryable, payload: unknown): Pr
   const keys = requireSecretKeyring();
   const values = new Map<string, string>(
     rows.map((r) => [
-      r.name as string,
+      r.name,
       decryptSecretValue(keys, r.name, { ciphertext: r.ciphertext, iv: r.iv, authTag: r.auth_tag, keyId: r.key_id }),
     ]),
   );

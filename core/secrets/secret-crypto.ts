@@ -26,6 +26,15 @@ export function encryptSecretValue(key: Buffer, name: string, value: string): En
  * Decrypts with whichever of keys (the current one, then previous ones during a rotation) encrypted the value.
  * Throws naming the secret, never a value, when none did or the row was altered.
  */
+/** A `secrets` row's encrypted columns as selected by resolvePayloadSecrets and reencryptSecrets. */
+export interface EncryptedSecretRow {
+  name: string;
+  ciphertext: Buffer;
+  iv: Buffer;
+  auth_tag: Buffer;
+  key_id: string;
+}
+
 export function decryptSecretValue(keys: Buffer | Buffer[], name: string, v: EncryptedValue): string {
   const ring = Array.isArray(keys) ? keys : [keys];
   const key = ring.find((k) => secretKeyId(k) === v.keyId);

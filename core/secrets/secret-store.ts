@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "../auth/roles";
-import { getPool, withTransaction, type Queryable } from "../db/pool";
+import { inTransaction, type Queryable } from "../db/pool";
 import { requireSecretKey } from "../env";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { encryptSecretValue } from "./secret-crypto";
@@ -35,8 +35,16 @@ export interface SecretListing {
 const refersTo = (param: string) =>
   `jsonb_path_exists(s.payload, 'strict $.**."$secret" ? (@ == $n)', jsonb_build_object('n', ${param}::text))`;
 
-export async function listSecrets(db: Queryable = getPool()): Promise<SecretListing[]> {
-  const { rows } = await db.query(
+export async function listSecrets(db: Queryable): Promise<SecretListing[]> {
+  const { rows } = await db.query<{
+    name: string;
+    key_id: string;
+    created_at: Date;
+    created_by: string;
+    updated_at: Date;
+    updated_by: string;
+    used_by: string[];
+  }>(
     `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by,
             coalesce((SELECT array_agg(s.name ORDER BY s.name) FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '{}') AS used_by
        FROM secrets x ORDER BY x.name`,
@@ -57,7 +65,7 @@ export async function setSecret(
   name: string,
   value: string,
   actor: Actor,
-  db?: Queryable,
+  opts: { db?: Queryable } = {},
 ): Promise<{ secret: SecretListing; replaced: boolean }> {
   if (!SECRET_NAME_PATTERN.test(name)) throw new ValidationError("Not a secret name.", { name: `A secret name uses ${SECRET_NAME_RULE}` });
   const v = secretValueSchema.safeParse(value);
@@ -82,13 +90,13 @@ export async function setSecret(
     const secret = (await listSecrets(tx)).find((s) => s.name === name)!;
     return { secret, replaced };
   };
-  return db ? run(db) : withTransaction(run);
+  return inTransaction({ tx: opts.db }, run);
 }
 
 /** Deletes a secret no live schedule refers to (409 naming the schedules otherwise). */
-export async function deleteSecret(name: string, actor: Actor, db?: Queryable): Promise<{ name: string; deleted: true }> {
+export async function deleteSecret(name: string, actor: Actor, opts: { db?: Queryable } = {}): Promise<{ name: string; deleted: true }> {
   const run = async (tx: Queryable) => {
-    const { rows } = await tx.query(`SELECT name FROM secrets WHERE name = $1 FOR UPDATE`, [name]);
+    const { rows } = await tx.query<{ name: string }>(`SELECT name FROM secrets WHERE name = $1 FOR UPDATE`, [name]);
     if (!rows[0]) throw new NotFoundError("Secret", name);
     const { rows: users } = await tx.query<{ name: string }>(
       `SELECT s.name FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("$1")} ORDER BY s.name`,
@@ -111,5 +119,5 @@ export async function deleteSecret(name: string, actor: Actor, db?: Queryable): 
     });
     return { name, deleted: true as const };
   };
-  return db ? run(db) : withTransaction(run);
+  return inTransaction({ tx: opts.db }, run);
 }

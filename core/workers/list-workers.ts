@@ -21,7 +21,21 @@ export interface WorkerRow {
 }
 
 export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { limit?: number } = {}): Promise<WorkerRow[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{
+    id: string;
+    host: string;
+    pid: number;
+    version: string;
+    capacity: number;
+    state: string;
+    started_at: Date;
+    heartbeat_at: Date;
+    stopped_at: Date | null;
+    planner_lag_ms: number | null;
+    age_ms: number;
+    running: number;
+    handlers: string[];
+  }>(
     `SELECT w.id, w.host, w.pid, w.version, w.capacity, w.state, w.started_at, w.heartbeat_at, w.stopped_at,
             w.planner_lag_ms,
             (extract(epoch FROM clock_timestamp() - w.heartbeat_at) * 1000)::int AS age_ms,
@@ -52,11 +66,11 @@ export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { li
 }
 
 export async function countLiveWorkers(db: Queryable, deadAfterMs: number): Promise<number> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM workers
       WHERE stopped_at IS NULL AND state <> 'stopped'
         AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)`,
     [deadAfterMs],
   );
-  return rows[0].n;
+  return rows[0]!.n;
 }

@@ -7,9 +7,9 @@
 //     409 code name_taken (field name). Nothing is stored on an error.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
-import { createSchedule } from "@/core/schedules/create-schedule";
+import { createParsedSchedule } from "@/core/schedules/create-schedule";
 import { listSchedules } from "@/core/schedules/list-schedules";
-import { tagListSchema } from "@/core/schedules/schedule-input";
+import { scheduleInputSchema, tagListSchema } from "@/core/schedules/schedule-input";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -32,9 +32,9 @@ export const GET = apiRoute(
   }),
 );
 
-// The body is validated by core (one place owns the rules and their messages).
+// The body's rules and messages are core's schema; the checks that need the database (payload, one-off time) follow in core.
 // `warnings` lists payload values that look like plain-text credentials (they belong in the secret store).
-export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
-  const schedule = await createSchedule(body, actor);
+export const POST = apiRoute({ access: "operator", body: scheduleInputSchema }, async ({ body, actor }) => {
+  const schedule = await createParsedSchedule(body, actor);
   return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
 });

@@ -1,11 +1,12 @@
 import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { createUser } from "@/core/auth/create-user";
 import { listUsers } from "@/core/auth/list-users";
 import { createUserSchema } from "@/core/auth/user-input";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "admin" }, async () => ({ users: await listUsers() }));
+export const GET = apiRoute({ access: "admin" }, async () => ({ users: await listUsers(getPool()) }));
 
 export const POST = apiRoute({ access: "admin", body: createUserSchema }, async ({ body, actor }) => ({
   user: await createUser(body, actor),

@@ -4,6 +4,7 @@
 // worker if this one dies mid-send.
 import type { Queryable } from "../../db/pool";
 import type { AlertEvent } from "../enqueue-alert-deliveries";
+import { alertFields, type AlertRow } from "../list-alerts";
 import type { WebhookFormat } from "./webhook-format";
 
 export interface AlertSnapshot {
@@ -46,9 +47,20 @@ export interface ClaimLimits {
   inFlightByUrl: ReadonlyMap<string, number>;
 }
 
+/** The claimed delivery's columns, then its alert's (ALERT_COLUMNS without the key and the deliveries). */
+interface ClaimedDeliveryRow extends Omit<AlertRow, "id" | "dedupe_key" | "deliveries"> {
+  id: number;
+  alert_id: string;
+  event: AlertEvent;
+  url: string;
+  format: WebhookFormat;
+  attempts: number;
+  claimed_at: Date;
+}
+
 export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (c.limit <= 0) return [];
-  const { rows } = await db.query(
+  const { rows } = await db.query<ClaimedDeliveryRow>(
     `WITH ranked AS (
        SELECT d.id, row_number() OVER (PARTITION BY d.url ORDER BY d.next_attempt_at, d.id) AS rn, coalesce(f.n, 0) AS sending
          FROM alert_deliveries d LEFT JOIN unnest($3::text[], $5::int[]) AS f(url, n) ON f.url = d.url
@@ -79,22 +91,6 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
     format: r.format,
     attempt: r.attempts,
     claimedAt: r.claimed_at,
-    alert: {
-      id: r.alert_id,
-      kind: r.kind,
-      severity: r.severity,
-      message: r.message,
-      scheduleId: r.schedule_id,
-      scheduleName: r.schedule_name,
-      runId: r.run_id,
-      openedAt: r.opened_at,
-      lastSeenAt: r.last_seen_at,
-      resolvedAt: r.resolved_at,
-      resolution: r.resolution,
-      occurrences: r.occurrences,
-      acknowledgedAt: r.acknowledged_at,
-      acknowledgedBy: r.acknowledged_by,
-      data: r.data,
-    },
+    alert: alertFields({ ...r, id: r.alert_id }),
   }));
 }

@@ -24,7 +24,7 @@ export async function recordDeliveryAttempt(
   db: Queryable,
   o: DeliveryAttemptOutcome,
 ): Promise<{ state: DeliveryState; nextAttemptAt: Date } | null> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ state: DeliveryState; next_attempt_at: Date }>(
     `UPDATE alert_deliveries SET
         state = CASE WHEN $3 THEN 'delivered' WHEN attempts >= $9 THEN 'failed' ELSE 'pending' END,
         delivered_at = CASE WHEN $3 THEN clock_timestamp() END,

@@ -8,7 +8,7 @@ import { recordAudit } from "../../audit/record-audit";
 import type { ClientInfo } from "../login";
 import { type Actor, type Role } from "../roles";
 import { createSession, type NewSession } from "../sessions";
-import { toUserRecord, USER_COLUMNS, type UserRecord } from "../user-record";
+import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUserRow } from "../user-record";
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
 import { emailSchema } from "../user-input";
@@ -18,7 +18,7 @@ export function ssoActor(label: string, c: ClientInfo): Actor {
   return { type: "system", id: null, label, role: "admin", ip: c.ip ?? null, userAgent: c.userAgent ?? null };
 }
 
-type UserRow = Record<string, unknown> & { id: string; oidc_issuer: string | null; disabled_at: Date | null };
+type UserRow = StoredUserRow & { oidc_issuer: string | null };
 
 function text(v: unknown, max: number): string | null {
   return typeof v === "string" && v.trim() ? v.trim().slice(0, max) : null;

@@ -96,7 +96,20 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
   reqs.forEach((r, i) => first.has(r.runId) || first.set(r.runId, i));
   // Rows are locked in id order (SKIP LOCKED never waits, but a fixed order keeps it obviously safe).
   const idx = [...first.values()].sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1));
-  const { rows } = await db.query({
+  const { rows } = await db.query<{
+    id: string;
+    schedule_id: string;
+    idempotency_key: string;
+    attempt: number;
+    handler: string;
+    payload: unknown;
+    timeout_seconds: number;
+    grace_seconds: number;
+    max_attempts: number;
+    lateness_ms: number | null;
+    job_id: string;
+    now: Date;
+  }>({
     name: "vigil-claim-plain-runs",
     text: `WITH t AS (SELECT clock_timestamp() AS now),
      q AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS q(id, attempt, job_id)),
@@ -177,9 +190,10 @@ export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[
       const actor = systemActor("overlap");
       for (const id of action.runIds)
         await cancelRunInTransaction(tx, id, actor, `superseded by run ${run.id} (overlap policy cancel_running)`);
-      const { rows } = await tx.query(`SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying')`, [
-        schedule.id,
-      ]);
+      const { rows } = await tx.query<{ id: string; state: string }>(
+        `SELECT id, state FROM runs WHERE schedule_id = $1 AND state IN ('running', 'retrying')`,
+        [schedule.id],
+      );
       view.active.set(schedule.id, rows);
       action = decideClaim(item, schedule, group, view, true);
     }
@@ -242,7 +256,12 @@ async function readView(tx: Queryable, scope: Awaited<ReturnType<typeof lockRunB
   const scheduleIds = [...scope.schedules.values()].filter((s) => s.overlapPolicy !== "allow").map((s) => s.id);
   const groups = [...scope.groups.keys()];
   if (scheduleIds.length === 0 && groups.length === 0) return view;
-  const { rows } = await tx.query(
+  // 'running' rows carry the group's count (as text) in state; 'active' rows have no due_at.
+  const { rows } = await tx.query<
+    | { k: "active"; key: string; id: string; state: string; due_at: null }
+    | { k: "buffered" | "waiting"; key: string; id: string; state: string; due_at: Date }
+    | { k: "running"; key: string; id: null; state: string; due_at: null }
+  >(
     `SELECT 'active' AS k, schedule_id::text AS key, id, state, NULL::timestamptz AS due_at FROM runs
       WHERE schedule_id = ANY($1::uuid[]) AND state IN ('running', 'retrying')
      UNION ALL

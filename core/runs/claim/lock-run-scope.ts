@@ -8,6 +8,7 @@
 // of many runs of one schedule need not queue behind each other).
 import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
+import type { RunRow } from "../run-row";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import type { StartRate } from "./start-rate-limit";
 
@@ -85,6 +86,45 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
   };
 }
 
+interface LockedScheduleRow {
+  id: string;
+  overlap_policy: LockedSchedule["overlapPolicy"];
+  starting_deadline_seconds: number;
+  expect_records_min: number | null;
+  retry_base_seconds: number;
+  retry_max_seconds: number;
+  deleted: boolean;
+  paused: boolean;
+  run_groups: string[];
+}
+
+interface LockedRunRow extends Pick<
+  RunRow,
+  | "id"
+  | "schedule_id"
+  | "kind"
+  | "state"
+  | "wait_reason"
+  | "attempt"
+  | "wakes"
+  | "worker_id"
+  | "handler"
+  | "payload"
+  | "timeout_seconds"
+  | "grace_seconds"
+  | "max_attempts"
+  | "concurrency_group"
+  | "idempotency_key"
+  | "planned_at"
+  | "due_at"
+  | "cancel_requested_at"
+> {
+  now: Date;
+  deadline_passed: boolean;
+  heartbeat_age_ms: number | null;
+  attempt_state: string | null;
+}
+
 /**
  * The same for many runs in one transaction (a fetched batch, a batch of outcomes): all their
  * schedules in id order, then all their groups in name order, then all the runs in id order. Every
@@ -95,7 +135,7 @@ export async function lockRunScope(tx: Queryable, runId: string, opts: { skipLoc
 export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skipLocked?: boolean } = {}): Promise<BatchScope> {
   const out: BatchScope = { schedules: new Map(), groups: new Map(), runs: new Map() };
   if (runIds.length === 0) return out;
-  const s = await tx.query(
+  const s = await tx.query<LockedScheduleRow>(
     `SELECT s.id, s.overlap_policy, s.starting_deadline_seconds, s.expect_records_min, s.retry_base_seconds,
             s.retry_max_seconds, s.deleted_at IS NOT NULL AS deleted,
             ${pausedSql("s")} AS paused,
@@ -107,7 +147,7 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
         FOR KEY SHARE`,
     [runIds],
   );
-  const exclusive = s.rows.filter((r) => r.overlap_policy !== "allow").map((r) => r.id as string);
+  const exclusive = s.rows.filter((r) => r.overlap_policy !== "allow").map((r) => r.id);
   if (exclusive.length > 0) await tx.query(`SELECT 1 FROM schedules WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [exclusive]);
   for (const sr of s.rows) {
     out.schedules.set(sr.id, {
@@ -121,19 +161,28 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
       retryMaxSeconds: sr.retry_max_seconds,
     });
   }
-  const groupNames = [...new Set(s.rows.flatMap((r) => r.run_groups as string[]))];
+  const groupNames = [...new Set(s.rows.flatMap((r) => r.run_groups))];
   if (groupNames.length > 0) {
-    const g = await tx.query(
+    const g = await tx.query<{
+      name: string;
+      max_running: number;
+      max_starts: number | null;
+      per_seconds: number | null;
+      recent_starts: Date[] | null;
+    }>(
       `SELECT name, max_running, max_starts, per_seconds, recent_starts FROM concurrency_groups
         WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE`,
       [groupNames],
     );
     for (const gr of g.rows) {
-      const startRate = gr.max_starts ? { maxStarts: gr.max_starts, perSeconds: gr.per_seconds, recentStarts: gr.recent_starts } : null;
+      const startRate =
+        gr.max_starts && gr.per_seconds
+          ? { maxStarts: gr.max_starts, perSeconds: gr.per_seconds, recentStarts: gr.recent_starts ?? [] }
+          : null;
       out.groups.set(gr.name, { name: gr.name, maxRunning: gr.max_running, startRate });
     }
   }
-  const r = await tx.query(
+  const r = await tx.query<LockedRunRow>(
     `SELECT r.id, r.schedule_id, r.kind, r.state, r.wait_reason, r.attempt, r.wakes, r.worker_id, r.handler, r.payload,
             r.timeout_seconds, r.grace_seconds, r.max_attempts, r.concurrency_group, r.idempotency_key,
             r.planned_at, r.due_at, r.cancel_requested_at, clock_timestamp() AS now,

@@ -120,7 +120,15 @@ export async function applyStartRates(
 ): Promise<void> {
   if (startedRunIds.length === 0 && waits.length === 0) return;
   // One statement: the attempts were inserted by an earlier statement of this transaction, so they are visible.
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{
+    id: string;
+    handler: string;
+    attempt: number;
+    wakes: number;
+    timeout_seconds: number;
+    grace_seconds: number;
+    next_attempt_at: Date;
+  }>(
     `WITH g AS (
        UPDATE concurrency_groups g
           SET recent_starts = ARRAY(SELECT x FROM (SELECT x FROM unnest(g.recent_starts || n.starts) AS x ORDER BY x DESC LIMIT g.max_starts) y ORDER BY x)

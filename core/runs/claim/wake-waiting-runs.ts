@@ -46,7 +46,15 @@ export async function wakeWaitingRuns(
 
 /** Clears the wait of these (locked) runs and sends each a fresh job due now. */
 export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], why = "a slot was freed"): Promise<void> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{
+    id: string;
+    handler: string;
+    attempt: number;
+    wakes: number;
+    timeout_seconds: number;
+    grace_seconds: number;
+    now: Date;
+  }>(
     `UPDATE runs SET wait_reason = NULL, wakes = wakes + 1, updated_at = clock_timestamp()
       WHERE id = ANY($1::uuid[])
       RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now`,

@@ -56,7 +56,7 @@ export const bulkRunActionSchema = z
       ctx.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
   });
 
-export type BulkRunActionInput = z.input<typeof bulkRunActionSchema>;
+export type BulkRunActionInput = z.output<typeof bulkRunActionSchema>;
 
 export type BulkItemResult =
   { runId: string; ok: true; state: string; outcome?: string } | { runId: string; ok: false; error: { code: string; message: string } };
@@ -100,17 +100,10 @@ async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>
 }
 
 export async function bulkRunAction(
-  input: unknown,
+  v: BulkRunActionInput,
   actor: Actor,
   opts: { boss: PgBoss | null; db?: import("pg").Pool },
 ): Promise<BulkRunActionResult> {
-  const parsed = bulkRunActionSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const fields: Record<string, string> = {};
-    for (const i of parsed.error.issues) fields[i.path.join(".") || "_"] ??= i.message;
-    throw new ValidationError("Some fields are not valid.", fields);
-  }
-  const v = parsed.data;
   const pool = opts.db ?? getPool();
   const ids = await selectRuns(pool, v);
   if (ids.length > MAX_BULK_RUNS) {

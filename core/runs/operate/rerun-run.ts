@@ -12,12 +12,12 @@
 import type { PgBoss } from "pg-boss";
 import type { Actor } from "../../auth/roles";
 import { recordAudit } from "../../audit/record-audit";
-import { getPool, withTransaction, type Queryable } from "../../db/pool";
+import { withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
 import { sendRunJob } from "../../queue/send-run-job";
 import { jobExpireSeconds, lockRunScope, type LockedRun } from "../claim/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
-import { RERUNNABLE_STATES } from "../run-states";
+import { RERUNNABLE_STATES, type RunState } from "../run-states";
 
 export interface RerunRefusal {
   code: string;
@@ -76,8 +76,17 @@ async function onceMarkers(db: Queryable, runId: string): Promise<{ count: numbe
   return { count: rows[0]?.n ?? 0, keys: rows[0]?.keys ?? [] };
 }
 
-export async function previewRerun(runId: string, db: Queryable = getPool()): Promise<RerunPreview> {
-  const { rows } = await db.query(
+export async function previewRerun(db: Queryable, runId: string): Promise<RerunPreview> {
+  const { rows } = await db.query<{
+    id: string;
+    state: RunState;
+    idempotency_key: string;
+    handler: string;
+    attempt: number;
+    reruns: number;
+    deleted: boolean;
+    current_attempt_state: string | null;
+  }>(
     `SELECT r.id, r.state, r.idempotency_key, r.handler, r.attempt, r.reruns, s.deleted_at IS NOT NULL AS deleted,
             (SELECT a.state FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt) AS current_attempt_state
        FROM runs r JOIN schedules s ON s.id = r.schedule_id WHERE r.id = $1`,

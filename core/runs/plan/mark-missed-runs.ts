@@ -9,6 +9,7 @@ import { systemActor } from "../../auth/roles";
 import { recordAudit } from "../../audit/record-audit";
 import { withTransaction, type Queryable } from "../../db/pool";
 import type { Schedule } from "../../schedules/schedule-record";
+import type { MisfirePolicy } from "../../schedules/schedule-input";
 import { decideMisfires, type MisfireDecision, type PendingRun } from "./mark-missed-decision";
 import { pausedSql } from "../paused";
 import { recordRunEvents } from "../record-run-event";
@@ -55,7 +56,15 @@ export async function sweepMisfires(pool: pg.Pool, scheduleIds: readonly string[
 
 /** Locks the schedule (skipping it when another transaction holds it) and applies the misfire policy. */
 export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: PgBoss): Promise<SweepOutcome | null> {
-  const { rows: sched } = await tx.query(
+  const { rows: sched } = await tx.query<{
+    id: string;
+    misfire_policy: MisfirePolicy;
+    catch_up_limit: number;
+    starting_deadline_seconds: number;
+    paused: boolean;
+    /** null while nothing was planned yet (planned_through NULL): not caught up. */
+    caught_up: boolean | null;
+  }>(
     `SELECT s.id, s.misfire_policy, s.catch_up_limit, s.starting_deadline_seconds, ${pausedSql("s")} AS paused,
             s.planned_through >= clock_timestamp() AS caught_up
        FROM schedules s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE OF s SKIP LOCKED`,
@@ -67,7 +76,7 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: Pg
   const decision = decideMisfires(
     pending,
     { misfirePolicy: s.misfire_policy, catchUpLimit: s.catch_up_limit, paused: s.paused },
-    s.caught_up,
+    s.caught_up === true,
   );
   await applyMisfireDecision(
     tx,
@@ -82,7 +91,18 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: Pg
 
 /** The schedule's not-started runs whose planned time has come, locked (rows being claimed are skipped). */
 export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promise<PendingRun[]> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{
+    id: string;
+    handler: string;
+    planned_at: Date;
+    kind: PendingRun["kind"];
+    wait_reason: string | null;
+    state: string;
+    attempt: number;
+    wakes: number;
+    overdue: boolean;
+    rescued_before: boolean;
+  }>(
     `SELECT r.id, r.handler, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
             (r.due_at <= clock_timestamp() AND ${startingDeadlinePassedSql("r", "s")}) AS overdue,
             EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data ? 'rescue') AS rescued_before

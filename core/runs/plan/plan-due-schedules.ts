@@ -6,7 +6,7 @@
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../../db/pool";
 import { getLogger } from "../../log";
-import { SCHEDULE_COLUMNS, toSchedule, type Schedule } from "../../schedules/schedule-record";
+import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "../../schedules/schedule-record";
 import { insertOccurrencesOfSchedules, occurrencesBetween, type OccurrenceInput } from "./plan-occurrences";
 
 export interface PlanStepResult {
@@ -22,7 +22,7 @@ export async function planDueSchedules(
   const result: PlanStepResult = { schedules: 0, inserted: 0 };
   for (let i = 0; i < (opts.maxBatches ?? 25); i++) {
     const n = await withTransaction(async (tx) => {
-      const { rows } = await tx.query(
+      const { rows } = await tx.query<ScheduleRow & { db_now: Date }>(
         `SELECT ${SCHEDULE_COLUMNS}, clock_timestamp() AS db_now
            FROM schedules s
           WHERE s.deleted_at IS NULL
@@ -33,7 +33,7 @@ export async function planDueSchedules(
         [opts.horizonSeconds, batchSize],
       );
       if (rows.length === 0) return 0;
-      const until = new Date((rows[0].db_now as Date).getTime() + opts.horizonSeconds * 1000);
+      const until = new Date(rows[0]!.db_now.getTime() + opts.horizonSeconds * 1000);
       result.inserted += await planSchedulesThrough(tx, rows.map(toSchedule), until);
       return rows.length;
     }, pool);

@@ -4,14 +4,25 @@
 import type { Queryable } from "../../db/pool";
 import { NotFoundError } from "../../errors";
 import { classifyLateness } from "../lateness";
+import type { RunRow } from "../run-row";
 
 export const RUN_TRACE_LOG_LIMIT = 2000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** getRunTrace's run row: r.* with its schedule's columns and two computed ones. */
+interface RunTraceRow extends RunRow {
+  schedule_name: string;
+  start_jitter_ms: number;
+  expect_records_min: number | null;
+  overlap_policy: string;
+  completion_gap_ms: number | null;
+  heartbeat_age_ms: number | null;
+}
+
 export async function getRunTrace(db: Queryable, runId: string) {
   if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
-  const { rows } = await db.query(
+  const { rows } = await db.query<RunTraceRow>(
     `SELECT r.*, s.name AS schedule_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
             (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
             (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
@@ -22,13 +33,26 @@ export async function getRunTrace(db: Queryable, runId: string) {
   const r = rows[0];
   if (!r) throw new NotFoundError("Run", runId);
   const [events, attempts, logs] = await Promise.all([
-    db.query(`SELECT id, at, type, attempt, worker_id, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`, [runId]),
-    db.query(
+    db.query<{ id: number; at: Date; type: string; attempt: number | null; worker_id: string | null; message: string; data: unknown }>(
+      `SELECT id, at, type, attempt, worker_id, message, data FROM run_events WHERE run_id = $1 ORDER BY at, id`,
+      [runId],
+    ),
+    db.query<{
+      number: number;
+      state: string;
+      worker_id: string | null;
+      started_at: Date;
+      heartbeat_at: Date | null;
+      finished_at: Date | null;
+      duration_ms: number | null;
+      records: number | null;
+      error: string | null;
+    }>(
       `SELECT number, state, worker_id, started_at, heartbeat_at, finished_at, duration_ms, records, error
          FROM attempts WHERE run_id = $1 ORDER BY number`,
       [runId],
     ),
-    db.query(
+    db.query<{ id: number; at: Date; attempt: number; level: string; message: string; fields: unknown }>(
       `SELECT id, at, attempt, level, message, fields FROM (
          SELECT * FROM run_logs WHERE run_id = $1 ORDER BY id DESC LIMIT $2) l ORDER BY id`,
       [runId, RUN_TRACE_LOG_LIMIT + 1],

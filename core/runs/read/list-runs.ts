@@ -5,6 +5,7 @@
 import { getPool, type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
 import { lateSql, type LatenessClass } from "../lateness";
+import type { RunRow } from "../run-row";
 
 export interface RunListItem {
   id: string;
@@ -94,11 +95,21 @@ export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Pr
   return { runs: out, nextCursor: next ? encodeCursor(next) : null };
 }
 
+/** A row of queryPhase: the run's columns RunListItem shows, with its schedule's name and jitter. */
+interface RunListRow extends Omit<
+  RunRow,
+  "payload" | "timeout_seconds" | "grace_seconds" | "wakes" | "result" | "created_at" | "updated_at"
+> {
+  schedule_name: string;
+  start_jitter_ms: number;
+  last_event_type: string | null;
+}
+
 async function queryPhase(
   db: Queryable,
   q: RunFilter & { phase: 0 | 1; phased: boolean; upTo: Date | "now" | null; keyset: Cursor | null; limit: number },
 ): Promise<RunListItem[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<RunListRow>(
     `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.concurrency_group, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.reruns, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,

@@ -22,7 +22,7 @@ export interface RunsOverview {
 
 /** Counts of late, missed, hollow, zombie and failed runs whose moment (start or end) fell in the last `windowMinutes`. */
 export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promise<RunsOverview> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<AttentionCounts & { now: Date; running: number; queued: number }>(
     `WITH w AS (SELECT clock_timestamp() AS now, clock_timestamp() - make_interval(mins => $1) AS since)
      SELECT w.now,
        (SELECT count(*) FROM runs r JOIN schedules s ON s.id = r.schedule_id
@@ -36,7 +36,7 @@ export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promis
      FROM w`,
     [windowMinutes],
   );
-  const r = rows[0];
+  const r = rows[0]!;
   return {
     now: r.now,
     windowMinutes,

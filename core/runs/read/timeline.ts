@@ -104,10 +104,15 @@ export async function getTimeline(
   if (retried.length > 0) {
     const at = new Map(retried.map((r) => [r.id, r.at]));
     const off = (d: Date | null) => (d ? d.getTime() - t0 : null);
-    const { rows: arows } = await db.query(
-      `SELECT run_id, number, started_at, finished_at, state FROM attempts WHERE run_id = ANY($1::uuid[]) ORDER BY run_id, number`,
-      [retried.map((r) => r.id)],
-    );
+    const { rows: arows } = await db.query<{
+      run_id: string;
+      number: number;
+      started_at: Date | null;
+      finished_at: Date | null;
+      state: string;
+    }>(`SELECT run_id, number, started_at, finished_at, state FROM attempts WHERE run_id = ANY($1::uuid[]) ORDER BY run_id, number`, [
+      retried.map((r) => r.id),
+    ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
   const { rows: nowRows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");

@@ -132,7 +132,7 @@ async function reapOne(
 async function describeWhy(tx: Queryable, workerId: string | null, heartbeatAgeMs: number, zombieAfterMs: number): Promise<string> {
   const base = `no heartbeat for ${(heartbeatAgeMs / 1000).toFixed(1)} s`;
   if (!workerId) return `${base}; no owning worker recorded`;
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ state: string; stopped: boolean; age_ms: number }>(
     `SELECT state, stopped_at IS NOT NULL AS stopped, (extract(epoch FROM clock_timestamp() - heartbeat_at) * 1000)::float8 AS age_ms
        FROM workers WHERE id = $1`,
     [workerId],

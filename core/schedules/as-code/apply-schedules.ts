@@ -21,7 +21,7 @@ import { DomainError, ValidationError } from "../../errors";
 import { createSchedule } from "../create-schedule";
 import { deleteSchedule } from "../delete-schedule";
 import { pauseInTransaction } from "../pause-schedule";
-import { SCHEDULE_COLUMNS, getScheduleOrThrow, toSchedule, type Schedule } from "../schedule-record";
+import { SCHEDULE_COLUMNS, getScheduleOrThrow, toSchedule, type Schedule, type ScheduleRow } from "../schedule-record";
 import { sameJson, updateSchedule } from "../update-schedule";
 import { parseOrThrow } from "../validate-schedule-input";
 import { maskedPaths } from "./export-schedules";
@@ -144,7 +144,9 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
 
 // Every live schedule, locked in name order: nothing changes under the diff while it is applied.
 async function lockLiveSchedules(tx: Queryable): Promise<(Schedule & { managedBy: string | null })[]> {
-  const { rows } = await tx.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.name FOR UPDATE OF s`);
+  const { rows } = await tx.query<ScheduleRow>(
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.name FOR UPDATE OF s`,
+  );
   return rows.map(toSchedule);
 }
 

@@ -4,7 +4,7 @@
 import type { Role } from "../../auth/roles";
 import { getPool, type Queryable } from "../../db/pool";
 import { MASKED, payloadForRole } from "../../secrets/mask-credentials";
-import { SCHEDULE_COLUMNS, toSchedule } from "../schedule-record";
+import { SCHEDULE_COLUMNS, toSchedule, type ScheduleRow } from "../schedule-record";
 import { DOCUMENT_VERSION, entryFromSchedule, renderDocument, type SchedulesDocument } from "./schedules-document";
 
 export interface ExportFilter {
@@ -19,7 +19,7 @@ export interface ExportResult {
 }
 
 export async function exportSchedules(role: Role, filter: ExportFilter = {}, db: Queryable = getPool()): Promise<ExportResult> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<ScheduleRow>(
     `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
       WHERE s.deleted_at IS NULL
         AND ($1::text[] IS NULL OR s.tags @> $1::text[])

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = apiRoute({ access: "viewer", query: auditFilterSchema }, async ({ query, actor }) => {
   await recordAudit(getPool(), { actor: actor, action: "audit.export", targetType: "audit", after: { filter: query } });
-  const rows = exportAuditCsv({ ...query, mask: actor.role === "viewer" });
+  const rows = exportAuditCsv(getPool(), { ...query, mask: actor.role === "viewer" });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {

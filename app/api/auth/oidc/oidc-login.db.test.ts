@@ -112,7 +112,7 @@ describe("single sign-on (OIDC)", () => {
     const row = await userRow(a.email);
     expect(row).toMatchObject({ role: "admin", password_hash: null, oidc_issuer: idp.issuer, oidc_subject: a.login });
     // The Admin page's user list marks the account as signing in through SSO.
-    expect((await listUsers()).find((u) => u.email === a.email)).toMatchObject({ role: "admin", sso: true, activeSessions: 1 });
+    expect((await listUsers(getPool())).find((u) => u.email === a.email)).toMatchObject({ role: "admin", sso: true, activeSessions: 1 });
 
     const audit = await auditRows(since);
     expect(audit.map((e) => e.action)).toEqual(["user.create", "auth.login"]);

@@ -3,14 +3,12 @@
 //   in states (default failed), optionally of one schedule; or exactly runIds. At most 500 runs (more → 422
 //   too_many_runs). Dry run → { count, runIds }; otherwise → { bulkId, count, succeeded, failed, items: per run
 //   { runId, ok, state | error{code,message} } } — one audit row per run plus one for the bulk action.
-import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
-import { bulkRunAction } from "@/core/runs/operate/bulk-run-action";
+import { bulkRunAction, bulkRunActionSchema } from "@/core/runs/operate/bulk-run-action";
 import { getConsoleBoss } from "@/core/queue/console-boss";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => {
-  const dry = typeof body === "object" && body !== null && (body as { dryRun?: unknown }).dryRun === true;
-  return bulkRunAction(body, actor, { boss: dry ? null : await getConsoleBoss() });
-});
+export const POST = apiRoute({ access: "operator", body: bulkRunActionSchema }, async ({ body, actor }) =>
+  bulkRunAction(body, actor, { boss: body.dryRun ? null : await getConsoleBoss() }),
+);

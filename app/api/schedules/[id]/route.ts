@@ -8,6 +8,7 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { deleteSchedule } from "@/core/schedules/delete-schedule";
 import { getScheduleView } from "@/core/schedules/list-schedules";
+import { scheduleUpdateSchema } from "@/core/schedules/schedule-input";
 import { updateSchedule } from "@/core/schedules/update-schedule";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
@@ -22,7 +23,7 @@ export const GET = apiRoute({ access: "viewer", params }, async ({ params, actor
   return { schedule: { ...schedule, payload: payloadForRole(actor.role, schedule.payload) } };
 });
 
-export const PATCH = apiRoute({ access: "operator", params, body: z.unknown() }, async ({ params, body, actor }) => {
+export const PATCH = apiRoute({ access: "operator", params, body: scheduleUpdateSchema }, async ({ params, body, actor }) => {
   const schedule = await updateSchedule(params.id, body, actor);
   return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
 });

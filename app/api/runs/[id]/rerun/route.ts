@@ -6,6 +6,7 @@
 //   ended → 409 run_not_rerunnable.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { previewRerun, rerunRun } from "@/core/runs/operate/rerun-run";
 import { getConsoleBoss } from "@/core/queue/console-boss";
 
@@ -19,7 +20,9 @@ const rerunBodySchema = z.strictObject({
     .max(500, { error: "reason must be at most 500 characters" }),
 });
 
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) => previewRerun(params.id));
+export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) =>
+  previewRerun(getPool(), params.id),
+);
 
 export const POST = apiRoute(
   { access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema },

@@ -4,11 +4,11 @@
 //   422 code backfill_too_large beyond 10,000 fires (split the range); 422 on from/to.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { backfillSchedule } from "@/core/schedules/backfill-schedule";
+import { backfillSchedule, backfillInputSchema } from "@/core/schedules/backfill-schedule";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  { access: "operator", params: z.object({ id: z.uuid() }), body: backfillInputSchema },
   async ({ params, body, actor }) => backfillSchedule(params.id, body, actor),
 );

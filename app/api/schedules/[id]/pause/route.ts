@@ -3,11 +3,11 @@
 //   409 code already_paused; 422 on reason/until.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { pauseSchedule } from "@/core/schedules/pause-schedule";
+import { pauseSchedule, pauseInputSchema } from "@/core/schedules/pause-schedule";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  { access: "operator", params: z.object({ id: z.uuid() }), body: pauseInputSchema },
   async ({ params, body, actor }) => pauseSchedule(params.id, body, actor),
 );

@@ -4,11 +4,11 @@
 //   A dry run changes nothing and reports exactly what a resume would enqueue. 409 code not_paused.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { resumeSchedule } from "@/core/schedules/resume-schedule";
+import { resumeSchedule, resumeInputSchema } from "@/core/schedules/resume-schedule";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  { access: "operator", params: z.object({ id: z.uuid() }), body: resumeInputSchema },
   async ({ params, body, actor }) => resumeSchedule(params.id, body, actor),
 );

@@ -4,11 +4,11 @@
 //   → { dryRun, count, plannedAt: [ISO], runId: string|null, replayed } — one manual run, due now (also while paused).
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
-import { triggerNow } from "@/core/schedules/trigger-now";
+import { triggerNow, triggerNowInputSchema } from "@/core/schedules/trigger-now";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: z.unknown() },
+  { access: "operator", params: z.object({ id: z.uuid() }), body: triggerNowInputSchema },
   async ({ req, params, body, actor }) => triggerNow(params.id, body, actor, { idempotencyKey: req.headers.get("idempotency-key") }),
 );
