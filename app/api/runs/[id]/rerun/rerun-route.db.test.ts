@@ -162,7 +162,7 @@ describe("re-run an occurrence", () => {
     for (const m of missed) expect((await finished(m.id, ["succeeded"])).lateness_ms).toBeGreaterThan(2 * 3600_000);
     expect(await balances("m1", "m2")).toEqual({ m1: -9, m2: 9 });
     await evaluateAlerts(h.pool, { deadAfterMs: 10_000, plannerLagThresholdMs: 60_000, latenessWindowSeconds: 4 * 3600, kinds: ["late"] });
-    expect(await q(`SELECT dedupe_key FROM alerts WHERE schedule_id = $1 AND resolved_at IS NULL`, [s])).toEqual([]);
+    expect(await q(`SELECT dedupe_key FROM alerts WHERE schedule_id = $1 AND kind = 'late' AND resolved_at IS NULL`, [s])).toEqual([]);
   });
 });
 
