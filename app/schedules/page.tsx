@@ -1,5 +1,6 @@
 import { NewScheduleLink } from "@/components/schedules/new-schedule-link";
-import { SchedulesTable } from "@/components/schedules/schedules-table";
+import { Suspense } from "react";
+import { SchedulesList } from "@/components/schedules/schedules-list";
 
 export default function SchedulesPage() {
   return (
@@ -12,7 +13,9 @@ export default function SchedulesPage() {
       <p className="muted">
         What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.
       </p>
-      <SchedulesTable />
+      <Suspense fallback={<p className="muted">Loading schedules…</p>}>
+        <SchedulesList />
+      </Suspense>
     </section>
   );
 }

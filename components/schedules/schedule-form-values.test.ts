@@ -8,6 +8,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     name: "anchored",
     description: "before",
     handler: "demo.noop",
+    tags: [],
     payload: { a: 1 },
     trigger,
     triggerDescription: "",

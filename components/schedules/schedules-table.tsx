@@ -1,14 +1,12 @@
 "use client";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatInZone, formatRelative, viewerZone } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
 import { LatenessSparkline } from "./lateness-sparkline";
 import { ScheduleState } from "./schedule-state";
-import { schedulesQuery, type ScheduleView } from "./schedules-queries";
+import type { ScheduleView } from "./schedules-queries";
 import { HandlerName } from "./handler-availability";
-import { useCan } from "../ui/use-can";
 
 function zoneOf(s: ScheduleView): string {
   return s.trigger.kind === "cron" ? s.trigger.timezone : s.timezone || "UTC";
@@ -36,27 +34,10 @@ function Counts({ c }: { c: ScheduleView["counts24h"] }) {
   );
 }
 
-/** Every schedule with its state, next fire, last outcome, lateness and the last 24 h at a glance. */
-export function SchedulesTable() {
-  const schedules = useQuery(schedulesQuery());
+/** One page of schedules with their state, next fire, last outcome, lateness and the last 24 h at a glance. */
+export function SchedulesTable({ list }: { list: ScheduleView[] }) {
   const now = useNow(1000);
   const me = viewerZone();
-  const canOperate = useCan("operate");
-  if (schedules.isLoading) return <p className="muted">Loading schedules…</p>;
-  if (schedules.error) return <p className="error">Could not load schedules: {schedules.error.message}</p>;
-  const list = schedules.data?.schedules ?? [];
-  if (list.length === 0) {
-    return (
-      <div className="card empty">
-        <p>No schedules yet.</p>
-        {canOperate && (
-          <Link href="/schedules/new" className="button primary-link">
-            Create the first schedule
-          </Link>
-        )}
-      </div>
-    );
-  }
   return (
     <table className="table" data-testid="schedules-table">
       <thead>
@@ -83,6 +64,15 @@ export function SchedulesTable() {
                   <HandlerName name={s.handler} />
                 </div>
                 {s.description && <div className="small muted clamp">{s.description}</div>}
+                {s.tags.length > 0 && (
+                  <div className="small" data-testid="schedule-tags">
+                    {s.tags.map((t) => (
+                      <span key={t} className="pill tag">
+                        {t}
+                      </span>
+                    ))}
+                  </div>
+                )}
               </td>
               <td>
                 <div>{s.triggerDescription}</div>
