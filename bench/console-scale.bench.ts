@@ -21,7 +21,7 @@ import { createTestSession, createTestToken } from "../test/auth";
 import { median, percentile } from "./lib/stats";
 import { runBenchWhenMain } from "./lib/main";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
-import { seedScheduleHistory } from "./lib/seed-history";
+import { seedScheduleHistory } from "../test/seed-history";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SMALL = env("CONSOLE_SCALE_SMALL", 50);

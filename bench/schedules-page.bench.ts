@@ -6,7 +6,7 @@
 import pg from "pg";
 import { percentile } from "./lib/stats";
 import { runBenchWhenMain } from "./lib/main";
-import { seedScheduleHistory } from "./lib/seed-history";
+import { seedScheduleHistory } from "../test/seed-history";
 
 const SAMPLES = Number(process.env.SCHEDULES_PAGE_SAMPLES ?? 60);
 

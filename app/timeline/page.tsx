@@ -1,8 +1,8 @@
 import { Suspense } from "react";
 import { TimelineView } from "@/components/timeline/timeline-view";
 
-export default async function TimelinePage({ searchParams }: { searchParams: Promise<{ scheduleId?: string }> }) {
-  const { scheduleId } = await searchParams;
+export default async function TimelinePage({ searchParams }: { searchParams: Promise<{ scheduleId?: string; q?: string }> }) {
+  const { scheduleId, q } = await searchParams;
   return (
     <section>
       <h1>Timeline</h1>
@@ -11,7 +11,7 @@ export default async function TimelinePage({ searchParams }: { searchParams: Pro
         marker to the bar.
       </p>
       <Suspense fallback={<p className="muted">Loading timeline…</p>}>
-        <TimelineView initialScheduleId={scheduleId} />
+        <TimelineView initialScheduleId={scheduleId} initialQuery={q} />
       </Suspense>
     </section>
   );

@@ -43,11 +43,11 @@ const NON_PLOT_PX = 190 + 8 + 24;
 type LaneFilters = Omit<TimelineLaneView, "width" | "laneOffset" | "laneLimit">;
 
 /** Planned versus actual for every schedule over a window: controls, legend-as-filter and the chart. */
-export function TimelineView({ initialScheduleId }: { initialScheduleId?: string }) {
+export function TimelineView({ initialScheduleId, initialQuery }: { initialScheduleId?: string; initialQuery?: string }) {
   const [win, setWin] = useState<TimelineWindow>(DEFAULT_WINDOW);
-  const [filters, setFilters] = useState<LaneFilters>({ scheduleId: initialScheduleId });
+  const [filters, setFilters] = useState<LaneFilters>({ scheduleId: initialScheduleId, q: initialQuery || undefined });
   const [laneOffset, setLaneOffset] = useState(0);
-  const [nameText, setNameText] = useState("");
+  const [nameText, setNameText] = useState(initialQuery ?? "");
   const [tagText, setTagText] = useState("");
   const [visible, setVisible] = useState<ReadonlySet<string>>(() => new Set(ALL_BUCKETS));
   const wrap = useRef<HTMLDivElement>(null);
