@@ -1,6 +1,6 @@
-// CPU time of a process tree, read from /proc (Linux): utime + stime of each live process in the tree, plus the
-// root's cutime + cstime (children that exited and were reaped in between, e.g. Postgres backends of closed
-// connections). In seconds of one core.
+// CPU time of a process tree, read from /proc (Linux): utime + stime of each live process in the tree plus its
+// cutime + cstime (children that exited and were reaped, e.g. Postgres backends of closed connections: a
+// process's cutime holds only dead descendants, so nothing is counted twice). In seconds of one core.
 import fs from "node:fs";
 
 const TICKS = 100; // USER_HZ on Linux
@@ -36,15 +36,15 @@ export function treeCpuSeconds(roots: number[]): number {
   for (const s of all) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s]);
   let total = 0;
   const seen = new Set<number>();
-  const visit = (pid: number, isRoot: boolean) => {
+  const visit = (pid: number) => {
     if (seen.has(pid)) return;
     seen.add(pid);
     const s = all.find((x) => x.pid === pid);
     if (!s) return;
-    total += s.own + (isRoot ? s.children : 0);
-    for (const c of byParent.get(pid) ?? []) visit(c.pid, false);
+    total += s.own + s.children;
+    for (const c of byParent.get(pid) ?? []) visit(c.pid);
   };
-  for (const r of roots) visit(r, true);
+  for (const r of roots) visit(r);
   return total;
 }
 
