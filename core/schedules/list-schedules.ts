@@ -5,7 +5,9 @@
 // The page is chosen first (filter, sort key, LIMIT/OFFSET over `schedules` joined with the small read models
 // of 20261202700000_console_read_models: schedule_last_runs and schedule_hourly_outcomes), then the page's rows
 // get their extras. Sort keys that need the runs table (next fire) are computed only when asked for.
-// "Last 24 h" is counted by planned hour: the current hour and the 24 before it.
+// "Last 24 h" is counted by planned hour: the current hour and the 24 before it. Times are statement_timestamp()
+// (the database clock, stable within the statement) so they bound index scans; clock_timestamp() is volatile
+// and would make every per-schedule lookup walk all of its history.
 import { dbNow, getPool, type Queryable } from "../db/pool";
 import { computeNextFireTimes } from "./compute-next-fire-times";
 import { NotFoundError } from "../errors";
@@ -64,10 +66,10 @@ const PAGE_SQL = `
      CASE $5
        WHEN 'next_fire' THEN extract(epoch FROM (
          SELECT min(r.planned_at) FROM runs r
-          WHERE r.schedule_id = s.id AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued') AND r.planned_at > clock_timestamp()))
+          WHERE r.schedule_id = s.id AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued') AND r.planned_at > statement_timestamp()))
        WHEN 'last_state' THEN coalesce(array_position($8::text[], l.state), 99)
        WHEN 'trouble' THEN -(SELECT coalesce(sum(h.late + h.missed + h.hollow + h.failed), 0) FROM schedule_hourly_outcomes h
-                              WHERE h.schedule_id = s.id AND h.hour >= date_trunc('hour', clock_timestamp()) - interval '24 hours')
+                              WHERE h.schedule_id = s.id AND h.hour >= date_trunc('hour', statement_timestamp()) - interval '24 hours')
        ELSE 0 END * $9 NULLS LAST,
      CASE WHEN $9 < 0 AND $5 = 'name' THEN s.name END DESC,
      s.name, s.id
@@ -77,12 +79,12 @@ const DETAIL_SQL = `
   SELECT ${SCHEDULE_COLUMNS}, s.tags AS list_tags,
          (SELECT min(r.planned_at) FROM runs r
            WHERE r.schedule_id = s.id AND r.kind = 'scheduled' AND r.state IN ('planned', 'queued')
-             AND r.planned_at > clock_timestamp()) AS next_fire_at,
+             AND r.planned_at > statement_timestamp()) AS next_fire_at,
          l.run_id AS last_id, l.state AS last_state, l.planned_at AS last_planned_at,
          l.finished_at AS last_finished_at, l.lateness_ms AS last_lateness_ms,
          (SELECT array_agg(x.lateness_ms ORDER BY x.planned_at)
             FROM (SELECT r.lateness_ms, r.planned_at FROM runs r
-                   WHERE r.schedule_id = s.id AND r.planned_at <= clock_timestamp() AND r.lateness_ms IS NOT NULL
+                   WHERE r.schedule_id = s.id AND r.planned_at <= statement_timestamp() AND r.lateness_ms IS NOT NULL
                    ORDER BY r.planned_at DESC LIMIT $2) x) AS recent_lateness,
          c.late, c.missed, c.hollow, c.failed
     FROM schedules s
@@ -91,7 +93,7 @@ const DETAIL_SQL = `
           SELECT coalesce(sum(h.late), 0)::int AS late, coalesce(sum(h.missed), 0)::int AS missed,
                  coalesce(sum(h.hollow), 0)::int AS hollow, coalesce(sum(h.failed), 0)::int AS failed
             FROM schedule_hourly_outcomes h
-           WHERE h.schedule_id = s.id AND h.hour >= date_trunc('hour', clock_timestamp()) - interval '24 hours') c ON true
+           WHERE h.schedule_id = s.id AND h.hour >= date_trunc('hour', statement_timestamp()) - interval '24 hours') c ON true
    WHERE s.id = ANY($1::uuid[])`;
 
 export async function listSchedulePage(query: ScheduleListQuery = {}, db: Queryable = getPool()): Promise<SchedulePage> {
