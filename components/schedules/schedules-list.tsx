@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { SCHEDULE_SORTS, type ScheduleSort } from "@/core/schedules/schedule-sorts";
 import { useCan } from "../ui/use-can";
@@ -38,7 +38,6 @@ function paramsFromUrl(sp: URLSearchParams): ScheduleListParams & { page: number
 
 /** Schedules, searched, sorted and paged by the server: the page costs the same at 50 schedules and at 5,000. */
 export function SchedulesList() {
-  const router = useRouter();
   const pathname = usePathname();
   const sp = useSearchParams();
   const p = paramsFromUrl(new URLSearchParams(sp.toString()));
@@ -53,7 +52,9 @@ export function SchedulesList() {
       else next.set(k, String(v));
     }
     const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    // The browser's own history call (Next.js syncs useSearchParams with it): no navigation, no server round
+    // trip, and the text fields keep what is being typed.
+    window.history.replaceState(null, "", qs ? `${pathname}?${qs}` : pathname);
   }
 
   // Typing searches after a short pause, not on every key.

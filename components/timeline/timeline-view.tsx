@@ -125,7 +125,7 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
       <div className="row toolbar" role="search" aria-label="Timeline lanes">
         <div className="field inline">
           <label htmlFor="tl-name">Schedule</label>
-          <input id="tl-name" type="search" placeholder="name contains" value={nameText} onChange={(e) => setNameText(e.target.value)} />
+          <input id="tl-name" type="search" placeholder="name or handler" value={nameText} onChange={(e) => setNameText(e.target.value)} />
         </div>
         <div className="field inline">
           <label htmlFor="tl-tag">Tag</label>

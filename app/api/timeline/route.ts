@@ -2,7 +2,7 @@
 //   from/to: ISO (default: the last hour and the next 10 minutes, by the database clock); at most 7 days.
 //   width: the chart's plot width in px (default 1200): sizes the summary. Lanes: laneOffset (0) / laneLimit (1..200,
 //   default 50) page through the schedules; sort=name|trouble (most late/missed/hollow/failed in the window first);
-//   q (part of the name), handler, tag, trouble=any|late|missed|hollow|failed narrow them.
+//   q (part of the name or handler), handler (exact), tag, trouble=any|late|missed|hollow|failed narrow them.
 //   → { from, to, now (ISO), t0 (epoch ms), states: string[], kinds: string[],
 //       schedules: [{ id, name, paused }] (this page of lanes), startJitterMs: number[] (by lane index),
 //       lanes: { total, offset }, mode: "runs" | "summary",

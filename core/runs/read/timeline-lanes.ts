@@ -14,7 +14,7 @@ export interface TimelineLaneQuery {
   from: Date;
   to: Date;
   scheduleId?: string;
-  /** Part of the name (case-insensitive). */
+  /** Part of the name or handler (case-insensitive). */
   q?: string;
   handler?: string;
   tag?: string;
@@ -48,7 +48,7 @@ export async function listTimelineLanes(db: Queryable, q: TimelineLaneQuery): Pr
                 AND ($7 IS NOT NULL OR $8 = 'trouble')) t ON true
       WHERE s.deleted_at IS NULL
         AND ($3::uuid IS NULL OR s.id = $3::uuid)
-        AND ($4::text IS NULL OR s.name ILIKE '%' || $4 || '%')
+        AND ($4::text IS NULL OR s.name ILIKE '%' || $4 || '%' OR s.handler ILIKE '%' || $4 || '%')
         AND ($5::text IS NULL OR s.handler = $5)
         AND ($6::text IS NULL OR s.tags @> ARRAY[$6::text])
         AND ($7::text IS NULL OR t.trouble > 0)
