@@ -54,6 +54,7 @@ test("the schedules page pages, searches and sorts 120 schedules on the server, 
     await expect(page).toHaveURL(/sort=trouble/);
     await expect(page.getByTestId("schedules-range")).toHaveText("1–50 of 120");
     await expect(page.getByTestId("schedule-row").first()).toHaveAttribute("data-name", `${prefix}00077`);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: "artifacts/screenshots/schedules-most-trouble-first.png", fullPage: false });
 
     // A reload keeps the view (the URL holds it); a search narrows it to one schedule.

@@ -140,7 +140,12 @@ export function SchedulesList() {
           <label className="inline small" htmlFor="schedules-size">
             Per page
           </label>
-          <select id="schedules-size" value={size} onChange={(e) => update({ size: Number(e.target.value), page: 1 })}>
+          <select
+            id="schedules-size"
+            style={{ width: "auto" }}
+            value={size}
+            onChange={(e) => update({ size: Number(e.target.value), page: 1 })}
+          >
             {SCHEDULE_PAGE_SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
