@@ -161,7 +161,7 @@ describe("alerts from real runs", () => {
       /real-flaky: 2 consecutive runs failed \(threshold 2; last ended failed\); last error: .*demo\.flaky failed on purpose/,
     );
     const m = await metrics();
-    expect(value(m, "vigil_runs", { schedule: "real-flaky", state: "failed" })).toBe(2);
+    expect(value(m, "vigil_runs_failed", { schedule: "real-flaky" })).toBe(2);
     expect(value(m, "vigil_alerts_open", { kind: "failures" })).toBe(1);
 
     await setPayload(s.id, { p: 0 });
