@@ -4,7 +4,7 @@
 // History is seeded in bulk SQL (test/seed-history.ts, the shape e2e/timeline-perf.spec.ts uses).
 import { expect, test, type Page } from "@playwright/test";
 import pg from "pg";
-import { seedScheduleHistory } from "../test/seed-history";
+import { removeSeededSchedules, seedScheduleHistory } from "../test/seed-history";
 
 async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: process.env.VIGIL_E2E_DATABASE_URL });
@@ -16,10 +16,7 @@ async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const unseed = (prefix: string) =>
-  withClient((c) =>
-    c.query(`UPDATE schedules SET deleted_at = clock_timestamp() WHERE name LIKE $1 AND deleted_at IS NULL`, [`${prefix}%`]),
-  );
+const unseed = (prefix: string) => withClient((c) => removeSeededSchedules(c, prefix));
 
 /** Every run of one schedule in the last `hours` becomes a failure: the schedule with the most trouble. */
 const makeTroubled = (name: string, hours: number) =>

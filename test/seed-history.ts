@@ -56,3 +56,16 @@ export async function seedScheduleHistory(
   }
   return { ids, runs };
 }
+
+/**
+ * Removes seeded schedules with everything they left (runs and their children, alerts raised on them), so a
+ * spec's bulk history does not crowd the runs list, the header's counts or the alerts of the specs after it.
+ */
+export async function removeSeededSchedules(c: pg.Client | pg.Pool, prefix: string): Promise<void> {
+  const { rows } = await c.query(`SELECT id FROM schedules WHERE name LIKE $1`, [`${prefix}%`]);
+  const ids = rows.map((r) => r.id as string);
+  if (ids.length === 0) return;
+  await c.query(`DELETE FROM alerts WHERE schedule_id = ANY($1::uuid[])`, [ids]);
+  await c.query(`DELETE FROM runs WHERE schedule_id = ANY($1::uuid[])`, [ids]);
+  await c.query(`DELETE FROM schedules WHERE id = ANY($1::uuid[])`, [ids]);
+}
