@@ -6,10 +6,22 @@ import { getConsoleVersion } from "@/core/console/console-version";
 import { jsonResponse } from "./api-route";
 
 export async function conditionalJson(req: NextRequest, variant: string, compute: () => Promise<unknown>): Promise<Response> {
+  const started = performance.now();
   const etag = `W/"${await getConsoleVersion()}.${variant}"`;
+  const versionMs = performance.now() - started;
   // no-cache (not no-store): the browser may keep it but must ask first; the console's fetcher asks itself.
-  const headers = { etag, "cache-control": "private, no-cache" };
+  const headers: Record<string, string> = { etag, "cache-control": "private, no-cache" };
   const sent = req.headers.get("if-none-match");
-  if (sent && sent.split(",").some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
-  return jsonResponse(await compute(), 200, headers);
+  if (sent && sent.split(",").some((t) => t.trim() === etag)) {
+    return new Response(null, { status: 304, headers: { ...headers, "server-timing": `version;dur=${versionMs.toFixed(1)}` } });
+  }
+  const appStart = performance.now();
+  const data = await compute();
+  const jsonStart = performance.now();
+  const res = jsonResponse(data, 200, headers);
+  res.headers.set(
+    "server-timing",
+    `version;dur=${versionMs.toFixed(1)}, app;dur=${(jsonStart - appStart).toFixed(1)}, json;dur=${(performance.now() - jsonStart).toFixed(1)}`,
+  );
+  return res;
 }
