@@ -113,7 +113,7 @@ test("a viewer walks the console and is offered no control the API would refuse"
   test.setTimeout(120_000);
   const page = await signedInPage(browser, baseURL!, "viewer");
 
-  await page.goto("/schedules");
+  await page.goto(`/schedules?q=${fx.schedule.name}`);
   await expect(page.locator('[data-testid="schedule-row"]', { hasText: fx.schedule.name })).toBeVisible();
   await expect(page.getByTestId("user-menu")).toContainText("viewer");
   await expectNone(page, OPERATOR_CONTROLS);

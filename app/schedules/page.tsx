@@ -1,11 +1,9 @@
 import { MaintenanceControl } from "@/components/schedules/maintenance-control";
 import { NewScheduleLink } from "@/components/schedules/new-schedule-link";
-import { SchedulesTable } from "@/components/schedules/schedules-table";
-import { TagFilter } from "@/components/schedules/tag-filter";
+import { Suspense } from "react";
+import { SchedulesList } from "@/components/schedules/schedules-list";
 
-export default async function SchedulesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { tag } = await searchParams;
-  const tags = [...new Set((Array.isArray(tag) ? tag : tag ? [tag] : []).map((t) => t.trim().toLowerCase()).filter(Boolean))].sort();
+export default function SchedulesPage() {
   return (
     <section>
       <div className="row page-head">
@@ -17,8 +15,9 @@ export default async function SchedulesPage({ searchParams }: { searchParams: Pr
       <p className="muted">
         What is supposed to run, when it runs next, and how the recent runs went. Times show the schedule&apos;s zone and yours.
       </p>
-      <TagFilter tags={tags} />
-      <SchedulesTable key={tags.join(",")} tags={tags} />
+      <Suspense fallback={<p className="muted">Loading schedules…</p>}>
+        <SchedulesList />
+      </Suspense>
     </section>
   );
 }

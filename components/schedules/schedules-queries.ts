@@ -2,10 +2,12 @@
 // shared by every component that reads them.
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { HandlerListing } from "@/core/handlers/handler-registry";
 import type { BackfillResult } from "@/core/schedules/backfill-schedule";
 import type { ScheduleListItem } from "@/core/schedules/list-schedules";
+import type { ScheduleSort } from "@/core/schedules/schedule-sorts";
 import type { ActionResult, PauseResult } from "@/core/schedules/pause-schedule";
 import type { PreviewResult } from "@/core/schedules/preview-trigger";
 import type { ResumeResult } from "@/core/schedules/resume-schedule";
@@ -46,14 +48,44 @@ export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10) =>
  */
 export type ScheduleView = Jsonify<ScheduleListItem>;
 
-/** `tags`: only schedules having every one of them (GET /api/schedules?tag=…). */
-export const schedulesQuery = (tags: string[] = []) =>
+/** One page of GET /api/schedules (core/schedules/list-schedules.ts SchedulePage). */
+export interface SchedulePageView {
+  schedules: ScheduleView[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+/** The list's controls, as the page's URL carries them (empty values are left out). */
+export interface ScheduleListParams {
+  q?: string;
+  tag?: string;
+  sort?: ScheduleSort;
+  dir?: "asc" | "desc";
+  offset?: number;
+  limit?: number;
+}
+
+export function schedulesUrl(p: ScheduleListParams): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(p)) if (v !== undefined && v !== "" && v !== null) qs.set(k, String(v));
+  const text = qs.toString();
+  return text ? `/api/schedules?${text}` : "/api/schedules";
+}
+
+/** A page of schedules, polled with the last answer's ETag: an unchanged list costs the server one cheap read. */
+export const schedulesPageQuery = (p: ScheduleListParams) =>
   queryOptions({
-    queryKey: tags.length ? ["schedules", { tags }] : ["schedules"],
-    queryFn: () =>
-      fetchJson<{ schedules: ScheduleView[] }>(
-        `/api/schedules${tags.length ? `?${tags.map((t) => `tag=${encodeURIComponent(t)}`).join("&")}` : ""}`,
-      ),
+    queryKey: ["schedules", "page", p],
+    queryFn: () => fetchJsonConditional<SchedulePageView>(schedulesUrl(p)),
+    refetchInterval: 2000,
+  });
+
+/** The first 500 schedules by name, for pickers (not polled by default). */
+export const schedulesQuery = () =>
+  queryOptions({
+    queryKey: ["schedules", "pick"],
+    queryFn: () => fetchJsonConditional<SchedulePageView>(schedulesUrl({ limit: 500 })),
     refetchInterval: 2000,
   });
 
@@ -63,7 +95,6 @@ export const scheduleQuery = (id: string) =>
     queryFn: () => fetchJson<{ schedule: ScheduleView }>(`/api/schedules/${id}`),
     refetchInterval: 2000,
   });
-
 /** GET /api/schedules/:id/daily — core/retention/list-daily-summaries.ts: per-day counts kept after the runs expire. */
 export type DailySummariesView = Jsonify<Awaited<ReturnType<typeof import("@/core/retention/list-daily-summaries").listDailySummaries>>>;
 

@@ -1,14 +1,12 @@
 "use client";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatInZone, formatRelative, viewerZone } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
 import { LatenessSparkline } from "./lateness-sparkline";
 import { ScheduleState } from "./schedule-state";
-import { schedulesQuery, type ScheduleView } from "./schedules-queries";
+import type { ScheduleView } from "./schedules-queries";
 import { HandlerName } from "./handler-availability";
-import { useCan } from "../ui/use-can";
 import { TagList } from "./tag-list";
 
 function zoneOf(s: ScheduleView): string {
@@ -37,34 +35,10 @@ function Counts({ c }: { c: ScheduleView["counts24h"] }) {
   );
 }
 
-/** Every schedule with its state, next fire, last outcome, lateness and the last 24 h at a glance. */
-export function SchedulesTable({ tags = [] }: { tags?: string[] }) {
-  const schedules = useQuery(schedulesQuery(tags));
+/** One page of schedules with their state, next fire, last outcome, lateness and the last 24 h at a glance. */
+export function SchedulesTable({ list }: { list: ScheduleView[] }) {
   const now = useNow(1000);
   const me = viewerZone();
-  const canOperate = useCan("operate");
-  if (schedules.isLoading) return <p className="muted">Loading schedules…</p>;
-  if (schedules.error) return <p className="error">Could not load schedules: {schedules.error.message}</p>;
-  const list = schedules.data?.schedules ?? [];
-  if (list.length === 0 && tags.length > 0) {
-    return (
-      <div className="card empty" data-testid="no-tagged-schedules">
-        <p>No schedule has every tag of this filter.</p>
-      </div>
-    );
-  }
-  if (list.length === 0) {
-    return (
-      <div className="card empty">
-        <p>No schedules yet.</p>
-        {canOperate && (
-          <Link href="/schedules/new" className="button primary-link">
-            Create the first schedule
-          </Link>
-        )}
-      </div>
-    );
-  }
   return (
     <table className="table" data-testid="schedules-table">
       <thead>

@@ -28,6 +28,10 @@ describe("the timeline's late connector follows the one rule for late (core/runs
       from: 0,
       to: 10_000,
       now: 10_000,
+      mode: "runs",
+      bucketMs: 0,
+      laneOffset: 0,
+      laneTotal: 1,
       lanes: [finishLane("s", "s", [startedRun("s", 1000, latenessMs)], 10_000, false, jitterMs)],
     };
     return buildTimelinePaths(model, plot, visible).some((p) => p.key === "late");
@@ -40,5 +44,49 @@ describe("the timeline's late connector follows the one rule for late (core/runs
   it("draws one beyond jitter + tolerance, and for the same 1.5 s start without jitter", () => {
     expect(lateConnector(1000, 2500)).toBe(true);
     expect(lateConnector(0, 1500)).toBe(true);
+  });
+});
+
+describe("a summarised lane", () => {
+  const plot = { x: 0, y: 0, width: 1000, height: 100 };
+  const bucket = (start: number, counts: Record<string, number>, late = 0, maxLatenessMs: number | null = null) => ({
+    start,
+    end: start + 1000,
+    worst: Object.keys(counts)[0]!,
+    total: Object.values(counts).reduce((a, b) => a + b, 0),
+    late,
+    maxLatenessMs,
+    counts,
+  });
+  const model = (buckets: ReturnType<typeof bucket>[]): TimelineModel => ({
+    from: 0,
+    to: 100_000,
+    now: 100_000,
+    mode: "summary",
+    bucketMs: 1000,
+    laneOffset: 0,
+    laneTotal: 1,
+    lanes: [finishLane("s", "s", [], 100_000, false, 0, buckets)],
+  });
+  const all = new Set(["succeeded", "failed", "missed", "planned", "running", "hollow"]);
+
+  it("colours each bucket by its worst visible outcome, marks missed runs and draws late connectors as long as the lateness", () => {
+    const paths = buildTimelinePaths(
+      model([
+        bucket(0, { succeeded: 3 }),
+        bucket(10_000, { succeeded: 2, failed: 1 }, 1, 5_000),
+        bucket(20_000, { succeeded: 1, missed: 1 }),
+      ]),
+      plot,
+      all,
+    );
+    const keys = paths.map((p) => p.key);
+    expect(keys).toEqual(expect.arrayContaining(["bar:succeeded", "bar:failed", "marker:missed", "late", "marker:planned"]));
+    // 5 s of lateness at 100 s across 1000 px: a 50 px connector (in tenths of a pixel).
+    expect(paths.find((p) => p.key === "late")!.d).toContain("h500");
+    // The failure hides nothing: with failures filtered out, that bucket shows its successes.
+    const noFailed = buildTimelinePaths(model([bucket(10_000, { succeeded: 2, failed: 1 })]), plot, new Set(["succeeded"]));
+    expect(noFailed.map((p) => p.key)).toContain("bar:succeeded");
+    expect(noFailed.map((p) => p.key)).not.toContain("bar:failed");
   });
 });

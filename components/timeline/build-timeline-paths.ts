@@ -95,6 +95,10 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
     const markH = Math.max(laneH * 0.28, 3);
     const barTop = y0 + laneH * 0.45;
     const barH = Math.max(laneH * 0.42, 3);
+    if (lane.buckets.length > 0) {
+      drawBuckets(set, lane, visible, { xOf, pxPerMs, markTop, markH, barTop, barH });
+      return;
+    }
     let lastMarkerX = -Infinity;
     let lastMarkerKey = "";
     // Zoomed out, markers closer than a triangle's width merge into a tick strip (one rectangle per run of
@@ -153,6 +157,63 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
       return { key, d, fill: color, stroke: "none", strokeWidth: 0 };
     });
 }
+
+/**
+ * A summarised lane: per bucket a tick in the marker band (occurrences were planned), a bar across the bucket in
+ * the colour of its worst outcome among the visible ones, a missed marker where a run was missed, and a late
+ * connector from the bucket's start as long as its largest lateness — the planned-versus-actual reading at a
+ * zoom where single runs would be sub-pixel.
+ */
+function drawBuckets(
+  set: PathSet,
+  lane: TimelineModel["lanes"][number],
+  visible: ReadonlySet<string>,
+  g: { xOf: (t: number) => number; pxPerMs: number; markTop: number; markH: number; barTop: number; barH: number },
+): void {
+  for (const b of lane.buckets) {
+    let worst: string | null = null;
+    for (const state of WORST_FIRST) {
+      if ((b.counts[state] ?? 0) > 0 && visible.has(outcomeBucket(state))) {
+        worst = state;
+        break;
+      }
+    }
+    if (worst === null) continue;
+    const x1 = g.xOf(b.start);
+    const x2 = Math.max(g.xOf(b.end) - 0.5, x1 + 1);
+    set.rect("marker:planned", x1, x2, g.markTop, g.markH * 0.5, 1);
+    if ((b.counts.missed ?? 0) > 0 && visible.has("missed")) {
+      const mx = (x1 + x2) / 2;
+      const w = 3;
+      set.raw("marker:missed", `M${r1(mx - w)} ${r1(g.markTop)}h${r1(2 * w)}l${r1(-w)} ${r1(g.markH)}Z`);
+    }
+    if (worst === "planned") continue;
+    const key = worst === "hollow" ? "outline:hollow" : MARKER_OUTCOMES.has(worst) ? `stub:${worst}` : `bar:${worst}`;
+    set.rect(key, x1, x2, g.barTop, g.barH, 0.6);
+    if (b.late > 0 && b.maxLatenessMs !== null) {
+      const len = Math.max(b.maxLatenessMs * g.pxPerMs, 3);
+      set.raw("late", `M${r1(x1)} ${r1(g.markTop + g.markH * 0.5)}V${r1(g.barTop + g.barH / 2)}h${r1(len)}`);
+    }
+  }
+  set.flush();
+}
+
+/** The order a summary bucket picks its colour in: its worst visible outcome (core/runs/read/timeline.ts). */
+const WORST_FIRST = [
+  "zombie",
+  "failed",
+  "timed_out",
+  "missed",
+  "hollow",
+  "skipped_overlap",
+  "cancelled",
+  "running",
+  "retrying",
+  "queued",
+  "succeeded",
+  "paused",
+  "planned",
+];
 
 const DRAW_ORDER = [
   "marker:planned",

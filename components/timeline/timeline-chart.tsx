@@ -5,7 +5,7 @@ import { ComposedChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recha
 import { useElementWidth } from "../ui/use-element-width";
 import { formatDayClock, formatHourMinute } from "../ui/time-format";
 import { TimelineMarks, type HoverInfo } from "./timeline-marks";
-import { timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { laneOccurrences, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { timelineRunId } from "./timeline-queries";
 import { TimelineTooltip, type TimelineTooltipHandle } from "./timeline-tooltip";
 
@@ -39,10 +39,10 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
       href={`/schedules/${lane.scheduleId}`}
       data-testid="timeline-lane"
       data-schedule={lane.name}
-      data-occurrences={lane.runs.length}
+      data-occurrences={laneOccurrences(lane)}
       data-ran={ran}
     >
-      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${lane.runs.length} occurrences in view, ${ran} started`}</title>
+      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${laneOccurrences(lane)} occurrences in view, ${ran} started`}</title>
       <text x={x - 6} y={y} dy={4} textAnchor="end" style={{ fill: lane.paused ? "var(--muted)" : "var(--lane-text)" }} fontSize={12}>
         {label}
       </text>
@@ -78,7 +78,15 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
   const tick = useCallback((p: object) => <LaneTick {...p} lanes={lanes} />, [lanes]);
 
   return (
-    <div className="timeline-chart" ref={wrap} data-testid="timeline-chart" data-lanes={lanes.length} style={{ minHeight: height }}>
+    <div
+      className="timeline-chart"
+      ref={wrap}
+      data-testid="timeline-chart"
+      data-lanes={lanes.length}
+      data-mode={model.mode}
+      data-lane-offset={model.laneOffset}
+      style={{ minHeight: height }}
+    >
       {width > 0 && (
         <ComposedChart width={width} height={height} data={[]} margin={MARGIN}>
           <XAxis

@@ -2,14 +2,25 @@
 import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
 import { usePlotArea, ZIndexLayer } from "recharts";
 import { buildTimelinePaths, PATH_SCALE } from "./build-timeline-paths";
-import { hitTest, nearestRun, outcomeBucket, stepRun, type TimelineLane, type TimelineModel, type TimelineRun } from "./timeline-model";
+import {
+  hitBucket,
+  hitTest,
+  nearestRun,
+  outcomeBucket,
+  stepRun,
+  type TimelineBucket,
+  type TimelineLane,
+  type TimelineModel,
+  type TimelineRun,
+} from "./timeline-model";
 
-export interface HoverInfo {
-  run: TimelineRun;
-  lane: TimelineLane;
-  clientX: number;
-  clientY: number;
-}
+/** What the pointer is over: one run, or (in a summarised window) one time bucket of a lane. */
+export type HoverInfo = { lane: TimelineLane; clientX: number; clientY: number } & (
+  { run: TimelineRun; bucket?: undefined } | { run?: undefined; bucket: TimelineBucket }
+);
+
+/** Buckets on either side of a clicked one that the zoom keeps in view. */
+const ZOOM_BUCKETS_AROUND = 10;
 
 interface Props {
   model: TimelineModel;
@@ -66,7 +77,12 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
   for (let i = 1; i < lanes.length; i += 2) stripes += `M${plot.x} ${plot.y + i * laneH}h${plot.width}v${laneH}h${-plot.width}Z`;
   const msPerPx = (to - from) / plot.width;
 
-  function locate(e: PointerEvent<SVGRectElement>): { x: number; run: TimelineRun | null; lane: TimelineLane | null } {
+  function locate(e: PointerEvent<SVGRectElement>): {
+    x: number;
+    run: TimelineRun | null;
+    lane: TimelineLane | null;
+    bucket?: TimelineBucket | null;
+  } {
     const box = e.currentTarget.getBoundingClientRect();
     const x = e.clientX - box.left;
     const y = e.clientY - box.top;
@@ -74,6 +90,7 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     const lane = lanes[Math.floor(lanePos)] ?? null;
     if (!lane) return { x, run: null, lane: null };
     const t = from + x * msPerPx;
+    if (lane.buckets.length > 0) return { x, run: null, lane, bucket: hitBucket(lane, t, 2 * msPerPx) };
     // Markers sit in the top part of a lane (see buildTimelinePaths), bars below them.
     const band = lanePos - Math.floor(lanePos) < 0.42 ? "marker" : "bar";
     const run = hitTest(lane, t, HIT_PX * msPerPx, now, (r) => visible.has(outcomeBucket(r.state)), band);
@@ -208,7 +225,8 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
               onHover(null);
               return;
             }
-            onHover(hit.run && hit.lane ? { run: hit.run, lane: hit.lane, clientX: e.clientX, clientY: e.clientY } : null);
+            if (hit.bucket && hit.lane) onHover({ bucket: hit.bucket, lane: hit.lane, clientX: e.clientX, clientY: e.clientY });
+            else onHover(hit.run && hit.lane ? { run: hit.run, lane: hit.lane, clientX: e.clientX, clientY: e.clientY } : null);
           }}
           onPointerUp={(e) => {
             const hit = locate(e);
@@ -219,6 +237,11 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
               const a = from + Math.min(x0, hit.x) * msPerPx;
               const b = from + Math.max(x0, hit.x) * msPerPx;
               onZoom(a, b);
+            } else if (hit.bucket) {
+              // A summary bucket opens nothing: it zooms in around itself, towards single runs.
+              const around = ZOOM_BUCKETS_AROUND * (hit.bucket.end - hit.bucket.start);
+              onHover(null);
+              onZoom(Math.max(from, hit.bucket.start - around), Math.min(to, hit.bucket.end + around));
             } else if (hit.run) {
               onOpen(hit.run);
             }

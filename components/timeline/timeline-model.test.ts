@@ -65,6 +65,8 @@ describe("timeline model", () => {
   });
 });
 
+const RUNS_MODE = { mode: "runs", bucketMs: 0, laneOffset: 0, laneTotal: 1 } as const;
+
 describe("timeline paths", () => {
   const plot = { x: 0, y: 0, width: 1000, height: 100 };
 
@@ -73,6 +75,7 @@ describe("timeline paths", () => {
       from: 0,
       to: 60 * MIN,
       now: 60 * MIN,
+      ...RUNS_MODE,
       lanes: [finishLane("s", "a", [run(10, "succeeded", 5 * MIN), run(30, "succeeded", 50)], 60 * MIN)],
     };
     const paths = buildTimelinePaths(model, plot, everything);
@@ -91,7 +94,7 @@ describe("timeline paths", () => {
         420 * MIN,
       ),
     );
-    const paths = buildTimelinePaths({ from: 0, to: 420 * MIN, now: 420 * MIN, lanes }, plot, everything);
+    const paths = buildTimelinePaths({ from: 0, to: 420 * MIN, now: 420 * MIN, lanes, ...RUNS_MODE }, plot, everything);
     expect(paths.length).toBeLessThanOrEqual(4);
     // Bars a minute apart on a 1000 px axis overlap at this zoom: one merged rectangle per lane.
     expect(paths.find((p) => p.key === "bar:succeeded")?.d.match(/M/g)).toHaveLength(50);
@@ -102,6 +105,7 @@ describe("timeline paths", () => {
       from: 0,
       to: 60 * MIN,
       now: 60 * MIN,
+      ...RUNS_MODE,
       lanes: [finishLane("s", "a", [run(10, "hollow", 10), run(20, "missed", null)], 60 * MIN)],
     };
     const keys = buildTimelinePaths(model, plot, everything).map((p) => p.key);
@@ -134,7 +138,10 @@ describe("toTimelineModel", () => {
         [1, 1, 121_000, 150_000, "failed"],
         [1, 2, 160_000, 200_000, "succeeded"],
       ],
-      truncated: false,
+      mode: "runs",
+      bucketMs: 0,
+      buckets: [],
+      lanes: { total: 2, offset: 0 },
     };
     const m = toTimelineModel(api);
     expect(m.lanes.map((l) => [l.name, l.paused, l.runs.map((r) => r.runId)])).toEqual([

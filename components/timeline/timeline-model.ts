@@ -23,6 +23,19 @@ export interface TimelineRun {
   attempts: TimelineAttempt[];
 }
 
+/** A summary of the runs planned in one time bucket of a lane (when the window holds too many to draw apart). */
+export interface TimelineBucket {
+  start: number;
+  end: number;
+  /** The worst state among the bucket's runs (colours its bar). */
+  worst: string;
+  total: number;
+  /** Runs that started late (lateness.ts's rule), and the largest lateness of a run in the bucket. */
+  late: number;
+  maxLatenessMs: number | null;
+  counts: Record<string, number>;
+}
+
 export interface TimelineLane {
   scheduleId: string;
   name: string;
@@ -35,6 +48,8 @@ export interface TimelineLane {
   runs: TimelineRun[];
   /** Longest planned → finished (or now) span in the lane: bounds the hit-test scan. */
   maxSpanMs: number;
+  /** Set instead of runs when the window is summarised; sorted by start. */
+  buckets: TimelineBucket[];
 }
 
 export interface TimelineModel {
@@ -43,6 +58,12 @@ export interface TimelineModel {
   /** The database's now when the window was read; drawing running bars and the now-line use it. */
   now: number;
   lanes: TimelineLane[];
+  /** "summary": lanes carry buckets, not runs. */
+  mode: "runs" | "summary";
+  bucketMs: number;
+  /** This page of lanes is laneOffset … laneOffset + lanes.length − 1 of laneTotal. */
+  laneOffset: number;
+  laneTotal: number;
 }
 
 export const TIMELINE_OUTCOMES = [
@@ -71,6 +92,7 @@ export function finishLane(
   now: number,
   paused = false,
   startJitterMs = 0,
+  buckets: TimelineBucket[] = [],
 ): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
@@ -80,7 +102,8 @@ export function finishLane(
     const end = r.finishedAt ?? (r.startedAt !== null ? now : r.plannedAt);
     maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
   }
-  return { scheduleId, name, paused, startJitterMs, started, runs, maxSpanMs };
+  for (const b of buckets) started += b.total - (b.counts.planned ?? 0) - (b.counts.missed ?? 0) - (b.counts.skipped_overlap ?? 0);
+  return { scheduleId, name, paused, startJitterMs, started, runs, maxSpanMs, buckets };
 }
 
 /** Index of the first run planned at or after `t` (binary search). */
@@ -133,6 +156,25 @@ export function hitTest(
     }
   }
   return band === "marker" ? (marker ?? bar) : (bar ?? marker);
+}
+
+/** The bucket of a summarised lane at time `t` (within `toleranceMs` of its edges), or null. */
+export function hitBucket(lane: TimelineLane, t: number, toleranceMs: number): TimelineBucket | null {
+  const bs = lane.buckets;
+  let lo = 0;
+  let hi = bs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (bs[mid]!.end < t - toleranceMs) lo = mid + 1;
+    else hi = mid;
+  }
+  const b = bs[lo];
+  return b && b.start <= t + toleranceMs ? b : null;
+}
+
+/** Runs counted in a lane (single runs, or the buckets' totals). */
+export function laneOccurrences(lane: TimelineLane): number {
+  return lane.runs.length + lane.buckets.reduce((n, b) => n + b.total, 0);
 }
 
 const STEPS_MS = [1, 5, 10, 15, 30]

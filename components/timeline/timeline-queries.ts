@@ -1,10 +1,11 @@
 // Query key and fetcher for the timeline window; the response is mapped once into the drawing model.
 import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
+import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { Timeline } from "@/core/runs/read/timeline";
-import { finishLane, type TimelineModel, type TimelineRun } from "./timeline-model";
-import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineWindow } from "./timeline-window";
+import { finishLane, type TimelineBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineLaneView, type TimelineWindow } from "./timeline-window";
 
 /** GET /api/timeline (core/runs/read/timeline.ts getTimeline): compact on purpose, see the tuple layouts there. */
 export type TimelineApi = Jsonify<Timeline>;
@@ -13,12 +14,19 @@ export interface TimelineData {
   model: TimelineModel;
   /** The database's now at this fetch (the now-line); model.now is when the model was last rebuilt. */
   now: number;
-  truncated: boolean;
 }
 
 /** Same window and same runs as the previous fetch: nothing to redraw but the now-line. */
 function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
+  if (a === b) return true;
   if (a.from !== b.from || a.to !== b.to || a.runs.length !== b.runs.length || a.attempts.length !== b.attempts.length) return false;
+  if (
+    a.mode !== b.mode ||
+    a.buckets.length !== b.buckets.length ||
+    a.schedules.map((s) => s.id).join() !== b.schedules.map((s) => s.id).join()
+  )
+    return false;
+  for (let i = 0; i < a.buckets.length; i++) if (a.buckets[i]!.join() !== b.buckets[i]!.join()) return false;
   if (a.startJitterMs.join() !== b.startJitterMs.join()) return false;
   for (let i = 0; i < a.runs.length; i++) {
     const x = a.runs[i]!;
@@ -74,8 +82,39 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     const run = runs[ri];
     if (run) run.attempts = attempts.sort((a, b) => a.number - b.number);
   }
-  const lanes = api.schedules.map((s, i) => finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, api.startJitterMs[i] ?? 0));
-  return { from: Date.parse(api.from), to: Date.parse(api.to), now, lanes };
+  const laneBuckets: TimelineBucket[][] = api.schedules.map(() => []);
+  for (const [si, b, worst, late, maxLate, ...pairs] of api.buckets) {
+    const counts: Record<string, number> = {};
+    let total = 0;
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const state = api.states[pairs[i]!] ?? "planned";
+      counts[state] = (counts[state] ?? 0) + pairs[i + 1]!;
+      total += pairs[i + 1]!;
+    }
+    const start = t0 + b! * api.bucketMs;
+    laneBuckets[si!]?.push({
+      start,
+      end: start + api.bucketMs,
+      worst: api.states[worst!] ?? "planned",
+      total,
+      late: late!,
+      maxLatenessMs: maxLate! < 0 ? null : maxLate!,
+      counts,
+    });
+  }
+  const lanes = api.schedules.map((s, i) =>
+    finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, api.startJitterMs[i] ?? 0, laneBuckets[i]!),
+  );
+  return {
+    from: Date.parse(api.from),
+    to: Date.parse(api.to),
+    now,
+    lanes,
+    mode: api.mode,
+    bucketMs: api.bucketMs,
+    laneOffset: api.lanes.offset,
+    laneTotal: api.lanes.total,
+  };
 }
 
 /** The id of a run on the timeline: sent for manual and backfill runs, looked up for scheduled ones. */
@@ -85,13 +124,14 @@ export async function timelineRunId(run: TimelineRun): Promise<string> {
   return (await fetchJson<{ id: string }>(`/api/runs/occurrence?${p}`)).id;
 }
 
-export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined) =>
+export const timelineQuery = (w: TimelineWindow, lanes: TimelineLaneView) =>
   queryOptions({
-    queryKey: ["timeline", windowKey(w), scheduleId ?? null],
+    queryKey: ["timeline", windowKey(w), lanes],
     queryFn: async (): Promise<TimelineData> => {
-      // A relative window is resolved at fetch time so every refresh slides with the clock (in ~1 px steps).
-      const api = await fetchJson<TimelineApi>(timelineUrl(snappedWindow(w, Date.now()), scheduleId));
-      const cacheKey = `${windowKey(w)}|${scheduleId ?? ""}`;
+      // A relative window is resolved at fetch time so every refresh slides with the clock (in ~1 px steps);
+      // within a step an unchanged window answers 304 and costs the server one cheap read.
+      const api = await fetchJsonConditional<TimelineApi>(timelineUrl(snappedWindow(w, Date.now()), lanes));
+      const cacheKey = `${windowKey(w)}|${JSON.stringify(lanes)}`;
       const prev = previous.get(cacheKey);
       // Polling every 2 s must not redraw 20k marks when nothing changed: keep the same model object.
       const start = performance.now();
@@ -99,7 +139,7 @@ export const timelineQuery = (w: TimelineWindow, scheduleId: string | undefined)
       performance.measure("vigil:timeline-model", { start });
       previous.set(cacheKey, { api, model });
       // The now-line moves in the same ~1 px steps, so an unchanged poll re-renders nothing at all.
-      return { model, now: snapToStep(w, Date.parse(api.now)), truncated: api.truncated };
+      return { model, now: snapToStep(w, Date.parse(api.now)) };
     },
     // The model is rebuilt or reused whole (above); a deep structural comparison would only cost time.
     structuralSharing: false,

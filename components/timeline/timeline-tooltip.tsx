@@ -4,6 +4,7 @@ import { isLate } from "@/core/runs/lateness";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone } from "../ui/time-format";
 import type { HoverInfo } from "./timeline-marks";
+import type { TimelineBucket } from "./timeline-model";
 
 export interface TimelineTooltipHandle {
   show: (info: HoverInfo | null) => void;
@@ -31,9 +32,10 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
   );
   const box = container()?.getBoundingClientRect();
   if (!info || !box) return null;
-  const { run, lane } = info;
   const left = Math.min(info.clientX - box.left + 14, box.width - 300);
   const top = info.clientY - box.top + 14;
+  if (info.bucket) return <BucketCard info={info} left={left} top={top} />;
+  const { run, lane } = info;
   const lateness = run.latenessMs ?? (run.startedAt !== null ? run.startedAt - run.plannedAt : null);
   const duration = run.startedAt !== null && run.finishedAt !== null ? run.finishedAt - run.startedAt : null;
   return (
@@ -73,6 +75,40 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
           Click (or press Enter) to open the run
         </div>
       )}
+    </div>
+  );
+}
+
+/** A summarised bucket: what its runs did, and that a click zooms in to them. */
+function BucketCard({ info, left, top }: { info: HoverInfo & { bucket: TimelineBucket }; left: number; top: number }) {
+  const { bucket, lane } = info;
+  const states = Object.entries(bucket.counts).sort((a, b) => b[1] - a[1]);
+  return (
+    <div className="timeline-tooltip" style={{ left, top }} role="tooltip" data-testid="timeline-tooltip" data-bucket="true">
+      <div className="row" style={{ gap: 8 }}>
+        <strong>{lane.name}</strong>
+        <RunStatePill state={bucket.worst} />
+      </div>
+      <dl className="kv">
+        <dt>Planned</dt>
+        <dd>
+          {formatInZone(bucket.start)} – {formatInZone(bucket.end)}
+        </dd>
+        <dt>Occurrences</dt>
+        <dd data-testid="bucket-counts">
+          {bucket.total}: {states.map(([state, n]) => `${n} ${state.replace("_", " ")}`).join(", ")}
+        </dd>
+        <dt>Late starts</dt>
+        <dd>
+          {bucket.late}
+          {bucket.late > 0 && bucket.maxLatenessMs !== null && (
+            <span className="late-flag"> ⚠ up to {formatDuration(bucket.maxLatenessMs)}</span>
+          )}
+        </dd>
+      </dl>
+      <div className="muted" style={{ fontSize: 12 }}>
+        Click to zoom in to these runs
+      </div>
     </div>
   );
 }

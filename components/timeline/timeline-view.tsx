@@ -1,13 +1,21 @@
 "use client";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import dynamic from "next/dynamic";
 import { useQuery } from "@tanstack/react-query";
-import { schedulesQuery } from "../schedules/schedules-queries";
 import { formatInZone, viewerZone } from "../ui/time-format";
+import { useElementWidth } from "../ui/use-element-width";
 import { TimelineLegend } from "./timeline-legend";
-import { outcomeBucket, TIMELINE_OUTCOMES, type TimelineModel } from "./timeline-model";
+import { laneOccurrences, outcomeBucket, TIMELINE_OUTCOMES, type TimelineModel } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
-import { DEFAULT_WINDOW, panWindow, WINDOW_PRESETS, windowKey, zoomWindow, type TimelineWindow } from "./timeline-window";
+import {
+  DEFAULT_WINDOW,
+  panWindow,
+  WINDOW_PRESETS,
+  windowKey,
+  zoomWindow,
+  type TimelineLaneView,
+  type TimelineWindow,
+} from "./timeline-window";
 
 // The chart (recharts) loads as its own chunk after the page hydrates, so the window's data is already being
 // fetched while it downloads and compiles instead of after.
@@ -20,21 +28,55 @@ const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused"];
 
 function countByOutcome(model: TimelineModel | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const lane of model?.lanes ?? [])
+  for (const lane of model?.lanes ?? []) {
     for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
+    for (const b of lane.buckets)
+      for (const [state, n] of Object.entries(b.counts)) counts[outcomeBucket(state)] = (counts[outcomeBucket(state)] ?? 0) + n;
+  }
   return counts;
 }
 
+/** Lanes per page: the chart draws (and the server reads) only these. */
+export const LANES_PER_PAGE = 50;
+/** The chart's label column and margins (timeline-chart.tsx): the plot is the rest of the width. */
+const NON_PLOT_PX = 190 + 8 + 24;
+type LaneFilters = Omit<TimelineLaneView, "width" | "laneOffset" | "laneLimit">;
+
 /** Planned versus actual for every schedule over a window: controls, legend-as-filter and the chart. */
-export function TimelineView({ initialScheduleId }: { initialScheduleId?: string }) {
+export function TimelineView({ initialScheduleId, initialQuery }: { initialScheduleId?: string; initialQuery?: string }) {
   const [win, setWin] = useState<TimelineWindow>(DEFAULT_WINDOW);
-  const [scheduleId, setScheduleId] = useState<string | undefined>(initialScheduleId);
+  const [filters, setFilters] = useState<LaneFilters>({ scheduleId: initialScheduleId, q: initialQuery || undefined });
+  const [laneOffset, setLaneOffset] = useState(0);
+  const [nameText, setNameText] = useState(initialQuery ?? "");
+  const [tagText, setTagText] = useState("");
   const [visible, setVisible] = useState<ReadonlySet<string>>(() => new Set(ALL_BUCKETS));
-  const schedules = useQuery({ ...schedulesQuery(), refetchInterval: 10_000 });
-  const q = useQuery({ ...timelineQuery(win, scheduleId), placeholderData: (prev) => prev });
+  const wrap = useRef<HTMLDivElement>(null);
+  const measured = useElementWidth(wrap);
+  // In 50 px steps: a resize by a few pixels asks for the same answer.
+  const width = measured > 0 ? Math.max(200, Math.floor((measured - NON_PLOT_PX) / 50) * 50) : 0;
+  const lanes: TimelineLaneView = { ...filters, width, laneOffset, laneLimit: LANES_PER_PAGE };
+  const q = useQuery({ ...timelineQuery(win, lanes), enabled: width > 0, placeholderData: (prev) => prev });
+  const setFilter = (change: Partial<LaneFilters>) => {
+    setFilters((f) => ({ ...f, ...change }));
+    setLaneOffset(0);
+  };
+  // Typing filters after a short pause, not on every key.
+  useEffect(() => {
+    const name = nameText.trim() || undefined;
+    const tag = tagText.trim() || undefined;
+    if (name === filters.q && tag === filters.tag) return;
+    const t = setTimeout(() => {
+      setFilters((f) => ({ ...f, q: name, tag }));
+      setLaneOffset(0);
+    }, 250);
+    return () => clearTimeout(t);
+  }, [nameText, tagText, filters.q, filters.tag]);
   const model = q.data?.model;
   const counts = useMemo(() => countByOutcome(model), [model]);
-  const onZoom = useCallback((from: number, to: number) => setWin({ kind: "fixed", from: Math.round(from), to: Math.round(to) }), []);
+  const onZoom = useCallback(
+    (from: number, to: number) => setWin({ kind: "fixed", from: Math.round(from), to: Math.round(Math.max(to, from + 60_000)) }),
+    [],
+  );
   const presetKey = WINDOW_PRESETS.find((p) => windowKey(p.window) === windowKey(win)) ? windowKey(win) : "custom";
   const toggle = (bucket: string) =>
     setVisible((v) => {
@@ -43,7 +85,8 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
       else next.add(bucket);
       return next;
     });
-  const total = model?.lanes.reduce((n, l) => n + l.runs.length, 0) ?? 0;
+  const total = model?.lanes.reduce((n, l) => n + laneOccurrences(l), 0) ?? 0;
+  const laneTotal = model?.laneTotal ?? 0;
 
   return (
     <div data-testid="timeline-view">
@@ -78,32 +121,87 @@ export function TimelineView({ initialScheduleId }: { initialScheduleId?: string
         <button type="button" onClick={() => setWin(DEFAULT_WINDOW)} disabled={windowKey(win) === windowKey(DEFAULT_WINDOW)}>
           ⟲ Back to now
         </button>
+      </div>
+      <div className="row toolbar" role="search" aria-label="Timeline lanes">
         <div className="field inline">
-          <label htmlFor="tl-schedule">Schedule</label>
-          <select id="tl-schedule" value={scheduleId ?? ""} onChange={(e) => setScheduleId(e.target.value || undefined)}>
+          <label htmlFor="tl-name">Schedule</label>
+          <input id="tl-name" type="search" placeholder="name or handler" value={nameText} onChange={(e) => setNameText(e.target.value)} />
+        </div>
+        <div className="field inline">
+          <label htmlFor="tl-tag">Tag</label>
+          <input id="tl-tag" type="search" placeholder="e.g. payments" value={tagText} onChange={(e) => setTagText(e.target.value)} />
+        </div>
+        <div className="field inline">
+          <label htmlFor="tl-trouble">Showing</label>
+          <select
+            id="tl-trouble"
+            value={filters.trouble ?? ""}
+            onChange={(e) => setFilter({ trouble: (e.target.value || undefined) as LaneFilters["trouble"] })}
+          >
             <option value="">All schedules</option>
-            {(schedules.data?.schedules ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
+            <option value="any">With trouble in the window</option>
+            <option value="failed">With failed runs</option>
+            <option value="missed">With missed runs</option>
+            <option value="late">With late starts</option>
+            <option value="hollow">With hollow runs</option>
           </select>
         </div>
+        <div className="field inline">
+          <label htmlFor="tl-sort">Order</label>
+          <select
+            id="tl-sort"
+            value={filters.sort ?? "name"}
+            onChange={(e) => setFilter({ sort: e.target.value === "trouble" ? "trouble" : undefined })}
+            data-testid="timeline-sort"
+          >
+            <option value="name">By name</option>
+            <option value="trouble">Most trouble first</option>
+          </select>
+        </div>
+        {filters.scheduleId && (
+          <button type="button" onClick={() => setFilter({ scheduleId: undefined })}>
+            × One schedule only
+          </button>
+        )}
+        {laneTotal > LANES_PER_PAGE && (
+          <span className="row" data-testid="timeline-lane-pager">
+            <button type="button" disabled={laneOffset === 0} onClick={() => setLaneOffset((o) => Math.max(0, o - LANES_PER_PAGE))}>
+              ↑ Previous lanes
+            </button>
+            <span className="small" data-testid="timeline-lane-range">
+              lanes {laneOffset + 1}–{Math.min(laneOffset + LANES_PER_PAGE, laneTotal)} of {laneTotal}
+            </span>
+            <button
+              type="button"
+              disabled={laneOffset + LANES_PER_PAGE >= laneTotal}
+              onClick={() => setLaneOffset((o) => o + LANES_PER_PAGE)}
+            >
+              ↓ Next lanes
+            </button>
+          </span>
+        )}
       </div>
       <TimelineLegend visible={visible} onToggle={toggle} counts={counts} />
       {model && (
         <p className="muted small" data-testid="timeline-summary">
           {formatInZone(model.from)} → {formatInZone(model.to)} (your zone, {viewerZone()}) · {model.lanes.length} schedule(s) · {total}{" "}
-          occurrence(s) · drag across the chart to zoom; hover a mark for details, click to open the run.
+          occurrence(s) ·{" "}
+          {model.mode === "summary" ? (
+            <span data-testid="timeline-summarised">
+              summarised in {Math.round(model.bucketMs / 1000)} s buckets (each bar: its worst outcome; click one or drag to zoom into
+              single runs)
+            </span>
+          ) : (
+            "drag across the chart to zoom; hover a mark for details, click to open the run."
+          )}
         </p>
       )}
-      {q.data?.truncated && (
-        <p className="banner warn">⚠ More than 60,000 runs in this window: only the first are drawn. Zoom in or pick one schedule.</p>
-      )}
       {q.error && <p className="error">Could not load the timeline: {q.error.message}</p>}
-      {q.isLoading && <p className="muted">Loading timeline…</p>}
+      {(q.isLoading || width === 0) && <p className="muted">Loading timeline…</p>}
       {model && model.lanes.length === 0 && <p className="muted">No schedules have occurrences in this window.</p>}
-      {model && model.lanes.length > 0 && <TimelineChart model={model} now={q.data!.now} visible={visible} onZoom={onZoom} />}
+      <div ref={wrap}>
+        {model && model.lanes.length > 0 && <TimelineChart model={model} now={q.data!.now} visible={visible} onZoom={onZoom} />}
+      </div>
     </div>
   );
 }

@@ -58,9 +58,23 @@ export function windowKey(w: TimelineWindow): string {
   return w.kind === "relative" ? `rel:${w.backMs}:${w.aheadMs}` : `fix:${w.from}:${w.to}`;
 }
 
-/** The API address of a resolved window (also preloaded by the timeline page: keep the two identical). */
-export function timelineUrl(range: { from: number; to: number }, scheduleId: string | undefined): string {
+/** Which lanes the chart shows: one page of schedules, sorted and filtered on the server. */
+export interface TimelineLaneView {
+  scheduleId?: string;
+  /** The chart's plot width in px (rounded, so a resize by a few pixels asks for the same answer). */
+  width: number;
+  laneOffset: number;
+  laneLimit: number;
+  sort?: "name" | "trouble";
+  q?: string;
+  tag?: string;
+  handler?: string;
+  trouble?: "any" | "late" | "missed" | "hollow" | "failed";
+}
+
+/** The API address of a resolved window and a page of lanes. */
+export function timelineUrl(range: { from: number; to: number }, lanes: TimelineLaneView): string {
   const p = new URLSearchParams({ from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() });
-  if (scheduleId) p.set("scheduleId", scheduleId);
+  for (const [k, v] of Object.entries(lanes)) if (v !== undefined && v !== "") p.set(k, String(v));
   return `/api/timeline?${p}`;
 }

@@ -1,5 +1,8 @@
 // The console's one way to call the JSON API: errors come back as ApiError with the server's code,
 // message and per-field messages, so forms can show them where they belong.
+/** What fetchJson returns for a 304 (a conditional GET, fetch-json-conditional.ts): "the answer you have". */
+export const NOT_MODIFIED = Symbol("not modified");
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -11,14 +14,17 @@ export class ApiError extends Error {
   }
 }
 
-export async function fetchJson<T>(url: string, init?: RequestInit & { json?: unknown }): Promise<T> {
-  const { json, ...rest } = init ?? {};
+export async function fetchJson<T>(url: string, init?: RequestInit & { json?: unknown; onResponse?: (res: Response) => void }): Promise<T> {
+  const { json, onResponse, ...rest } = init ?? {};
   const res = await fetch(url, {
     ...rest,
     headers: { ...(json !== undefined ? { "content-type": "application/json" } : {}), ...(rest.headers ?? {}) },
     body: json !== undefined ? JSON.stringify(json) : rest.body,
     cache: "no-store",
   });
+  onResponse?.(res);
+  // A conditional GET's "unchanged" (fetch-json-conditional.ts hands back its last answer).
+  if (res.status === 304) return NOT_MODIFIED as T;
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (!res.ok) {

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import { fetchJson } from "./fetch-json";
+import { fetchJsonConditional } from "./fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { RunsOverview } from "@/core/runs/read/overview";
 
@@ -11,6 +11,7 @@ export type OverviewView = Jsonify<RunsOverview>;
 export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"],
-    queryFn: () => fetchJson<OverviewView>("/api/overview"),
+    // Polled by every page's header: an unchanged answer is a 304 (app/api/_lib/conditional-json.ts).
+    queryFn: () => fetchJsonConditional<OverviewView>("/api/overview"),
     refetchInterval: 2000,
   });

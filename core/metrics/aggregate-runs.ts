@@ -47,12 +47,13 @@ const SQL = `
                  CASE WHEN r.kind <> 'backfill' AND r.reruns = 0 THEN (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 END AS gap,
                  r.duration_ms::float8 AS dur
             FROM runs r
-           WHERE r.planned_at > now() - make_interval(secs => $1) AND r.planned_at <= now()) x
+           WHERE r.planned_at > now() - make_interval(secs => $1) AND r.planned_at <= now()
+             AND r.schedule_id IN (SELECT t.id FROM schedules t WHERE t.tags @> ARRAY[$4::text])) x
        GROUP BY 1, 2, 3, 4, 5) g
     JOIN schedules s ON s.id = g.schedule_id`;
 
 /** A row of SQL: one (schedule, state, buckets) group; a bucket is null where its value is null for the whole group. */
-interface AggregateRow {
+export interface AggregateRow {
   schedule: string;
   schedule_id: string;
   state: string;
@@ -69,9 +70,9 @@ interface AggregateRow {
   dur_sum: number;
 }
 
-const empty = (n: number): HistogramCounts => ({ cumulative: new Array(n).fill(0), count: 0, sum: 0 });
+export const empty = (n: number): HistogramCounts => ({ cumulative: new Array(n).fill(0), count: 0, sum: 0 });
 
-function add(h: HistogramCounts, k: number | null, n: number, sumMs: number): void {
+export function add(h: HistogramCounts, k: number | null, n: number, sumMs: number): void {
   if (n === 0 || k === null) return;
   const size = h.cumulative.length;
   for (let j = Math.max(0, size - k); j < size; j++) h.cumulative[j]! += n;
@@ -79,11 +80,13 @@ function add(h: HistogramCounts, k: number | null, n: number, sumMs: number): vo
   h.sum += sumMs / 1000;
 }
 
-export async function aggregateRuns(db: Queryable, windowSeconds: number): Promise<ScheduleRunAggregate[]> {
+/** Per-schedule aggregates of the schedules carrying `tag` (the opt-in detail series of collect-metrics.ts). */
+export async function aggregateRuns(db: Queryable, windowSeconds: number, tag: string): Promise<ScheduleRunAggregate[]> {
   const { rows } = await db.query<AggregateRow>(SQL, [
     windowSeconds,
     negatedBoundsMs(LATENESS_BUCKETS),
     negatedBoundsMs(COMPLETION_BUCKETS),
+    tag,
   ]);
   const out = new Map<string, ScheduleRunAggregate>();
   for (const r of rows) {

@@ -76,12 +76,16 @@ describe("GET /api/metrics", () => {
 
     expect(m.get("vigil_runs")?.type).toBe("gauge");
     for (const [state, n] of Object.entries({ succeeded: 2, hollow: 1, missed: 1, failed: 1, zombie: 1, running: 1, queued: 1 })) {
-      expect(sample(m.get("vigil_runs"), "vigil_runs", { ...s, state })).toBe(n);
+      expect(sample(m.get("vigil_runs"), "vigil_runs", { state })).toBe(n);
     }
+    // Fleet-wide families carry no schedule label (bounded cardinality, issue 17).
+    expect(m.get("vigil_runs")?.samples.every((x) => !("schedule" in x.labels))).toBe(true);
+    expect(sample(m.get("vigil_runs_failed"), "vigil_runs_failed", s)).toBe(1);
+    expect(sample(m.get("vigil_runs_late"), "vigil_runs_late", s)).toBe(1);
     expect(sample(m.get("vigil_runs_missed"), "vigil_runs_missed", s)).toBe(1);
     expect(sample(m.get("vigil_runs_hollow"), "vigil_runs_hollow", s)).toBe(1);
     expect(sample(m.get("vigil_runs_zombie"), "vigil_runs_zombie", s)).toBe(1);
-    expect(sample(m.get("vigil_run_retries"), "vigil_run_retries", s)).toBe(2);
+    expect(sample(m.get("vigil_run_retries"), "vigil_run_retries", {})).toBe(2);
     expect(sample(m.get("vigil_runs_running"), "vigil_runs_running", {})).toBe(1);
     expect(sample(m.get("vigil_queue_depth"), "vigil_queue_depth", { source: "runs" })).toBe(1);
     expect(sample(m.get("vigil_queue_depth"), "vigil_queue_depth", { source: "pgboss" })).toBe(0);
@@ -94,20 +98,38 @@ describe("GET /api/metrics", () => {
     // Start lateness: 6 started runs — 10 ms, 3 s, 50 ms, 10 ms, 10 ms, 10 ms.
     const lateness = m.get("vigil_run_start_lateness_seconds");
     expect(lateness?.type).toBe("histogram");
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_count", s)).toBe(6);
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { ...s, le: "0.01" })).toBe(4);
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { ...s, le: "0.05" })).toBe(5);
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { ...s, le: "2.5" })).toBe(5);
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { ...s, le: "5" })).toBe(6);
-    expect(sample(lateness, "vigil_run_start_lateness_seconds_sum", s)).toBeCloseTo(3.09, 2);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_count", {})).toBe(6);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { le: "0.01" })).toBe(4);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { le: "0.05" })).toBe(5);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { le: "2.5" })).toBe(5);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_bucket", { le: "5" })).toBe(6);
+    expect(sample(lateness, "vigil_run_start_lateness_seconds_sum", {})).toBeCloseTo(3.09, 2);
     // Completion gap (finished − planned) for the 5 finished runs: 1, 4, 1, 5, 10 s.
     const gap = m.get("vigil_run_completion_gap_seconds");
-    expect(sample(gap, "vigil_run_completion_gap_seconds_count", s)).toBe(5);
-    expect(sample(gap, "vigil_run_completion_gap_seconds_bucket", { ...s, le: "1" })).toBe(2);
-    expect(sample(gap, "vigil_run_completion_gap_seconds_bucket", { ...s, le: "5" })).toBe(4);
-    expect(sample(m.get("vigil_run_duration_seconds"), "vigil_run_duration_seconds_count", s)).toBe(5);
+    expect(sample(gap, "vigil_run_completion_gap_seconds_count", {})).toBe(5);
+    expect(sample(gap, "vigil_run_completion_gap_seconds_bucket", { le: "1" })).toBe(2);
+    expect(sample(gap, "vigil_run_completion_gap_seconds_bucket", { le: "5" })).toBe(4);
+    expect(sample(m.get("vigil_run_duration_seconds"), "vigil_run_duration_seconds_count", {})).toBe(5);
     expect(sample(m.get("vigil_metrics_scrape_duration_seconds"), "vigil_metrics_scrape_duration_seconds", {})).toBeGreaterThan(0);
     console.log(`[metrics] scrape ${Math.round(r.ms)} ms, ${r.text.length} bytes, ${m.size} families`);
+  });
+
+  it("adds per-schedule histograms only for schedules tagged metrics:detail", async () => {
+    const { GET } = await import("./route");
+    const before = parsePrometheusText((await scrape(GET, token)).text);
+    expect(before.get("vigil_schedule_run_start_lateness_seconds")?.samples ?? []).toHaveLength(0);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query(`UPDATE schedules SET tags = ARRAY['metrics:detail'] WHERE name = $1`, [scheduleName]);
+      const m = parsePrometheusText((await scrape(GET, token)).text);
+      const s = { schedule: scheduleName };
+      expect(sample(m.get("vigil_schedule_run_start_lateness_seconds"), "vigil_schedule_run_start_lateness_seconds_count", s)).toBe(6);
+      expect(sample(m.get("vigil_schedule_runs"), "vigil_schedule_runs", { ...s, state: "succeeded" })).toBe(2);
+    } finally {
+      await c.query(`UPDATE schedules SET tags = '{}' WHERE name = $1`, [scheduleName]);
+      await c.end();
+    }
   });
 
   it("is public when VIGIL_METRICS_PUBLIC=true", async () => {

@@ -1,14 +1,19 @@
-// GET  /api/schedules?q=&limit=&tag=   (viewer) tag: repeatable (or comma-separated); only schedules having every tag
-//   → { schedules: ScheduleListItem[] } (core/schedules/list-schedules.ts: a Schedule of schedule-record.ts plus next
-//     fire, last run, 24 h counts and recent lateness). Dates are ISO strings.
+// GET  /api/schedules?q=&tag=&handler=&sort=&dir=&offset=&limit=   (viewer)
+//   q: part of the name, handler or description; tag: schedules carrying it (repeatable or comma-separated: every one of them); handler: exact handler name;
+//   sort: name (default) | next_fire | last_state (worst first) | trouble (most late/missed/hollow/failed in 24 h
+//   first); dir=desc reverses it; offset (default 0) and limit (1..500, default 100) page through the result.
+//   → { schedules: ScheduleListItem[], total, offset, limit } (core/schedules/list-schedules.ts: a Schedule of
+//     schedule-record.ts plus tags, next fire, last run, 24 h counts and recent lateness). Dates are ISO strings.
+//   Conditional: answers 304 to an If-None-Match naming its current ETag (nothing the page shows has changed).
 // POST /api/schedules   (operator) body: scheduleInputSchema (core/schedules/schedule-input.ts)
 //   → 200 { schedule: Schedule }; 422 { error: { code, message, fields: { "<field>": "<message>" } } } naming each
 //     bad field (trigger.cron, trigger.timezone, trigger.everySeconds, trigger.at, handler, payload.<path>…);
 //     409 code name_taken (field name). Nothing is stored on an error.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
+import { conditionalJson } from "../_lib/conditional-json";
 import { createParsedSchedule } from "@/core/schedules/create-schedule";
-import { listSchedules } from "@/core/schedules/list-schedules";
+import { listSchedulePage, MAX_SCHEDULE_PAGE, SCHEDULE_SORTS } from "@/core/schedules/list-schedules";
 import { scheduleInputSchema, tagListSchema } from "@/core/schedules/schedule-input";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
@@ -21,15 +26,18 @@ export const GET = apiRoute(
     query: z.object({
       q: z.string().max(200).optional(),
       tag: tagListSchema.optional(),
-      limit: z.coerce.number().int().min(1).max(5000).optional(),
+      handler: z.string().max(200).optional(),
+      sort: z.enum(SCHEDULE_SORTS, { error: `sort must be one of ${SCHEDULE_SORTS.join(", ")}` }).optional(),
+      dir: z.enum(["asc", "desc"], { error: "dir must be asc or desc" }).optional(),
+      offset: z.coerce.number().int().min(0).max(1_000_000).optional(),
+      limit: z.coerce.number().int().min(1).max(MAX_SCHEDULE_PAGE).optional(),
     }),
   },
-  async ({ query, actor }) => ({
-    schedules: (await listSchedules({ q: query.q, limit: query.limit, tags: query.tag })).map((s) => ({
-      ...s,
-      payload: payloadForRole(actor.role, s.payload),
-    })),
-  }),
+  async ({ req, query, actor }) =>
+    conditionalJson(req, actor.role, async () => {
+      const page = await listSchedulePage({ ...query, tags: query.tag, desc: query.dir === "desc", limit: query.limit ?? 100 });
+      return { ...page, schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(actor.role, s.payload) })) };
+    }),
 );
 
 // The body's rules and messages are core's schema; the checks that need the database (payload, one-off time) follow in core.

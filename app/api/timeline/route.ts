@@ -1,18 +1,26 @@
-// GET /api/timeline?from=&to=&scheduleId=   (viewer) from/to: ISO (default: the last hour and the next 10 minutes,
-//   by the database clock); at most 7 days.
+// GET /api/timeline?from=&to=&scheduleId=&width=&laneOffset=&laneLimit=&sort=&q=&handler=&tag=&trouble=   (viewer)
+//   from/to: ISO (default: the last hour and the next 10 minutes, by the database clock); at most 7 days.
+//   width: the chart's plot width in px (default 1200): sizes the summary. Lanes: laneOffset (0) / laneLimit (1..200,
+//   default 50) page through the schedules; sort=name|trouble (most late/missed/hollow/failed in the window first);
+//   q (part of the name or handler), handler (exact), tag, trouble=any|late|missed|hollow|failed narrow them.
 //   → { from, to, now (ISO), t0 (epoch ms), states: string[], kinds: string[],
-//       schedules: [{ id, name, paused }], startJitterMs: number[] (by schedule index),
-//       runs: [[scheduleIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId|null]],
+//       schedules: [{ id, name, paused }] (this page of lanes), startJitterMs: number[] (by lane index),
+//       lanes: { total, offset }, mode: "runs" | "summary",
+//       runs: [[laneIndex, planned, stateIndex, kindIndex, due, started|null, finished|null, runId|null]],
 //       attempts: [[runIndex, number, startedAt, finishedAt|null, state]] (only runs with more than one attempt),
-//       truncated: boolean (more than 60,000 runs in the window: zoom in) }
+//       bucketMs, buckets: [[laneIndex, bucketIndex, worstStateIndex, late, maxLatenessMs (−1: none), stateIndex, count, …]] }
+//   "summary" when the lanes hold more runs than the width can draw apart (or more than 60,000): every run of the
+//   window is counted in a bucket, none is dropped; a narrower window brings back single runs.
 //   planned and attempt times are millisecond offsets from t0; due/started/finished are milliseconds after the
 //   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`. runId is null for
 //   scheduled runs (unique by schedule and planned time: GET /api/runs/occurrence finds one).
-//   Compact on purpose: 50 schedules × 6 h at one fire a minute is 18,000 runs.
+//   Conditional: answers 304 to an If-None-Match naming its current ETag.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
+import { conditionalJson } from "../_lib/conditional-json";
 import { dbNow } from "@/core/db/pool";
 import { getTimeline } from "@/core/runs/read/timeline";
+import { MAX_TIMELINE_LANES, TIMELINE_LANE_SORTS, TIMELINE_TROUBLE_FILTERS } from "@/core/runs/read/timeline-lanes";
 
 export const dynamic = "force-dynamic";
 
@@ -26,12 +34,21 @@ export const GET = apiRoute(
       from: isoDate("from").optional(),
       to: isoDate("to").optional(),
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }).optional(),
+      width: z.coerce.number().int().min(100).max(8000).optional(),
+      laneOffset: z.coerce.number().int().min(0).max(1_000_000).optional(),
+      laneLimit: z.coerce.number().int().min(1).max(MAX_TIMELINE_LANES).optional(),
+      sort: z.enum(TIMELINE_LANE_SORTS, { error: `sort must be one of ${TIMELINE_LANE_SORTS.join(", ")}` }).optional(),
+      q: z.string().max(200).optional(),
+      handler: z.string().max(200).optional(),
+      tag: z.string().max(100).optional(),
+      trouble: z.enum(TIMELINE_TROUBLE_FILTERS, { error: `trouble must be one of ${TIMELINE_TROUBLE_FILTERS.join(", ")}` }).optional(),
     }),
   },
-  async ({ query }) => {
-    const now = query.from && query.to ? null : await dbNow();
-    const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
-    const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
-    return getTimeline({ from, to, scheduleId: query.scheduleId });
-  },
+  async ({ req, query }) =>
+    conditionalJson(req, "timeline", async () => {
+      const now = query.from && query.to ? null : await dbNow();
+      const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
+      const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
+      return getTimeline({ ...query, from, to });
+    }),
 );

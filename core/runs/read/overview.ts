@@ -1,7 +1,9 @@
 // What the console's header needs at a glance, read straight from the runs table on the database clock:
-// what went wrong in the last hour. "Late" is lateness.ts's rule, as everywhere.
+// what went wrong in the last hour. "Late" is lateness.ts's rule, as everywhere. Every count reads a partial
+// index that holds only runs in trouble (or started late; 20261202700000_console_read_models), so the header
+// costs the same over 21 k runs as over 420 k.
 import type { Queryable } from "../../db/pool";
-import { lateSql } from "../lateness";
+import { LATE_AFTER_MS, lateSql } from "../lateness";
 
 export interface AttentionCounts {
   late: number;
@@ -26,14 +28,16 @@ export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promis
     `WITH w AS (SELECT clock_timestamp() AS now, clock_timestamp() - make_interval(mins => $1) AS since)
      SELECT w.now,
        (SELECT count(*) FROM runs r JOIN schedules s ON s.id = r.schedule_id
-         WHERE r.started_at >= w.since AND ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
-       (SELECT count(*) FROM runs r WHERE r.state = 'missed' AND r.updated_at >= w.since)::int AS missed,
-       (SELECT count(*) FROM runs r WHERE r.state = 'hollow' AND r.updated_at >= w.since)::int AS hollow,
-       (SELECT count(*) FROM runs r WHERE r.state = 'zombie' AND r.updated_at >= w.since)::int AS zombie,
-       (SELECT count(*) FROM runs r WHERE r.state IN ('failed', 'timed_out') AND r.updated_at >= w.since)::int AS failed,
+         WHERE r.started_at >= w.since AND r.lateness_ms > ${LATE_AFTER_MS} AND ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
+       t.missed, t.hollow, t.zombie, t.failed,
        (SELECT count(*) FROM runs r WHERE r.state IN ('running', 'retrying'))::int AS running,
        (SELECT count(*) FROM runs r WHERE r.state = 'queued')::int AS queued
-     FROM w`,
+     FROM w, LATERAL (
+       SELECT count(*) FILTER (WHERE r.state = 'missed')::int AS missed, count(*) FILTER (WHERE r.state = 'hollow')::int AS hollow,
+              count(*) FILTER (WHERE r.state = 'zombie')::int AS zombie,
+              count(*) FILTER (WHERE r.state IN ('failed', 'timed_out'))::int AS failed
+         FROM runs r
+        WHERE r.state IN ('missed', 'hollow', 'zombie', 'failed', 'timed_out') AND r.updated_at >= w.since) t`,
     [windowMinutes],
   );
   const r = rows[0]!;

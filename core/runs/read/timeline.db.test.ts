@@ -1,6 +1,6 @@
 // The timeline window as the console draws it: which runs are in it (planned inside, or started before it and
 // still running or finishing inside), superseded occurrences left out, times as millisecond offsets from t0,
-// attempts only for retried runs and pointing at the right run, and the truncation flag.
+// attempts only for retried runs and pointing at the right run, and the summary that replaces truncation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase, testPool } from "../../../test/db";
@@ -79,7 +79,8 @@ describe("getTimeline", () => {
     const tl = await getTimeline({ from, to });
     expect(tl.schedules.map((s) => s.name)).toEqual(["a-first", "b-second"]);
     expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids["ended-inside"], ids.inside, ids.retried, null, ids.future]);
-    expect(tl.truncated).toBe(false);
+    expect(tl.mode).toBe("runs");
+    expect(tl.lanes).toEqual({ total: 2, offset: 0 });
     expect(Date.parse(tl.now)).toBeGreaterThan(Date.parse("2026-01-01"));
   });
 
@@ -103,14 +104,18 @@ describe("getTimeline", () => {
     ]);
   });
 
-  it("narrows to one schedule, flags a window holding more than the limit, and refuses a bad window", async () => {
+  it("narrows to one schedule, summarises a window holding more than the limit, and refuses a bad window", async () => {
     const one = await getTimeline({ from, to, scheduleId: b });
     expect(one.schedules.map((s) => s.id)).toEqual([b]);
     expect(one.runs.map((r) => r[7])).toEqual([ids["ended-inside"], ids.retried, ids.future]);
     expect(one.runs.every((r) => r[0] === 0)).toBe(true);
     const capped = await getTimeline({ from, to, maxRuns: 3 });
-    expect(capped.truncated).toBe(true);
-    expect(capped.runs).toHaveLength(3);
+    expect(capped.mode).toBe("summary");
+    expect(capped.runs).toHaveLength(0);
+    // Every run planned in the window is in some bucket: nothing is dropped.
+    const counted = capped.buckets.reduce((n, b) => n + b.slice(5).reduce((m, v, i) => (i % 2 === 1 ? m + v : m), 0), 0);
+    const inWindow = (await getTimeline({ from, to })).runs.filter((r) => r[1] >= 0).length;
+    expect(counted).toBe(inWindow);
     await expect(getTimeline({ from: to, to: from })).rejects.toMatchObject({ code: "invalid_query" });
     await expect(getTimeline({ from: new Date(0), to })).rejects.toMatchObject({ code: "invalid_query" });
   });
@@ -132,6 +137,40 @@ describe("getTimeline", () => {
       expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids.inside, null]);
     } finally {
       await pool.query(`UPDATE schedules SET deleted_at = NULL WHERE id = $1`, [b]);
+    }
+  });
+
+  it("summarises when the runs outnumber the chart's pixels: per-lane buckets with counts, worst state and lateness", async () => {
+    const tl = await getTimeline({ from, to, width: 100 }); // 100 px for 2 lanes: at most 100 runs before summarising
+    expect(tl.mode).toBe("runs");
+    const narrow = await getTimeline({ from, to, width: 100, maxRuns: 1 });
+    expect(narrow.mode).toBe("summary");
+    expect(narrow.bucketMs).toBe(Math.ceil((to.getTime() - from.getTime()) / 25));
+    const retriedBucket = narrow.buckets.find((b) => b[0] === 1 && b[1] === Math.floor((30 * 60_000) / narrow.bucketMs))!;
+    expect(retriedBucket).toBeDefined();
+    expect(narrow.states[retriedBucket[2]!]).toBe("succeeded");
+  });
+
+  it("pages lanes and sorts them by trouble in the window", async () => {
+    const first = await getTimeline({ from, to, laneLimit: 1 });
+    expect(first.schedules.map((s) => s.name)).toEqual(["a-first"]);
+    expect(first.lanes.total).toBe(2);
+    expect(first.runs.every((r) => r[0] === 0)).toBe(true);
+    const second = await getTimeline({ from, to, laneLimit: 1, laneOffset: 1 });
+    expect(second.schedules.map((s) => s.name)).toEqual(["b-second"]);
+    const { rows } = await pool.query(
+      `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds)
+       VALUES ($1, $2, $2, 'tl-trouble', 'missed', 'demo.noop', 60, 5) RETURNING id`,
+      [b, new Date(from.getTime() + 15 * 60_000)],
+    );
+    try {
+      const byTrouble = await getTimeline({ from, to, sort: "trouble" });
+      expect(byTrouble.schedules.map((s) => s.name)).toEqual(["b-second", "a-first"]);
+      const missedOnly = await getTimeline({ from, to, trouble: "missed" });
+      expect(missedOnly.schedules.map((s) => s.name)).toEqual(["b-second"]);
+      expect((await getTimeline({ from, to, q: "FIRST" })).schedules.map((s) => s.name)).toEqual(["a-first"]);
+    } finally {
+      await pool.query(`DELETE FROM runs WHERE id = $1`, [rows[0].id]);
     }
   });
 });

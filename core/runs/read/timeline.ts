@@ -6,13 +6,41 @@
 // Run ids (the bulk of the answer, and incompressible) are sent only for manual and backfill runs: a scheduled
 // run is its schedule and planned instant (find-occurrence.ts).
 // Superseded occurrences (cancelled by a re-plan, replaced at the same instant) are left out.
+//
+// At fleet scale (issue 17) the window is read one page of lanes at a time (timeline-lanes.ts), and when those
+// lanes hold more runs than the chart can draw apart (more than one per SUMMARY_PX_PER_RUN pixels of its width,
+// which the client sends), the answer is a summary instead of runs: per lane and per time bucket a few pixels
+// wide, the counts by state, the worst state, how many started late and the largest lateness. The whole window
+// is always drawn; zooming in brings back single runs.
 import { getPool, type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
-import { pausedSql } from "../paused";
 import { RUN_KINDS, RUN_STATES, type RunKind, type RunState } from "../run-states";
+import { lateSql } from "../lateness";
+import { listTimelineLanes, type TimelineLaneQuery } from "./timeline-lanes";
 
 export const MAX_TIMELINE_WINDOW_MS = 7 * 86_400_000;
 export const MAX_TIMELINE_RUNS = 60_000;
+/** Below this many pixels per run (on average per lane) the window is summarised. */
+export const SUMMARY_PX_PER_RUN = 2;
+/** Width of one summary bucket in pixels. */
+export const SUMMARY_BUCKET_PX = 4;
+export const DEFAULT_TIMELINE_WIDTH = 1200;
+/** Worst first: the state a summary bucket is coloured by. */
+export const WORST_STATE_ORDER: readonly RunState[] = [
+  "zombie",
+  "failed",
+  "timed_out",
+  "missed",
+  "hollow",
+  "skipped_overlap",
+  "cancelled",
+  "running",
+  "retrying",
+  "queued",
+  "succeeded",
+  "paused",
+  "planned",
+];
 /** Runs that started before the window but may still show in it: looked for this far back. */
 const LOOKBACK = "1 day";
 
@@ -23,6 +51,11 @@ const LOOKBACK = "1 day";
 export type TimelineRun = [number, number, number, number, number, number | null, number | null, string | null];
 /** [runIndex, number, started (ms after t0), finished (ms after t0) | null, stateName] — only for runs with more than one attempt. */
 export type TimelineAttempt = [number, number, number, number | null, string];
+/**
+ * [laneIndex, bucketIndex (its start is t0 + bucketIndex × bucketMs), worstStateIndex, late (runs that started late),
+ *  maxLatenessMs (−1: none started), then pairs of stateIndex, count]
+ */
+export type TimelineBucket = number[];
 
 export interface Timeline {
   from: string;
@@ -34,28 +67,54 @@ export interface Timeline {
   schedules: { id: string; name: string; paused: boolean }[];
   /** Each schedule's start jitter window (ms), by schedule index: whether a run is late depends on it (lateness.ts). */
   startJitterMs: number[];
+  /** "runs": single runs (runs, attempts); "summary": per-lane time buckets (buckets, bucketMs). */
+  mode: "runs" | "summary";
   runs: TimelineRun[];
   attempts: TimelineAttempt[];
-  truncated: boolean;
+  bucketMs: number;
+  buckets: TimelineBucket[];
+  /** The lanes of this answer are lanes.offset … offset + schedules.length − 1 of lanes.total matching lanes. */
+  lanes: { total: number; offset: number };
 }
 
-export async function getTimeline(
-  q: { from: Date; to: Date; scheduleId?: string; maxRuns?: number },
-  db: Queryable = getPool(),
-): Promise<Timeline> {
+export type TimelineQuery = TimelineLaneQuery & {
+  /** The chart's plot width in pixels: decides between runs and a summary, and sizes the buckets. */
+  width?: number;
+  maxRuns?: number;
+};
+
+export async function getTimeline(q: TimelineQuery, db: Queryable = getPool()): Promise<Timeline> {
   const span = q.to.getTime() - q.from.getTime();
   if (span <= 0) throw new BadRequestError("`to` must be after `from`.", "invalid_query", { to: "must be after from" });
   if (span > MAX_TIMELINE_WINDOW_MS) {
     throw new BadRequestError("The window may span at most 7 days; zoom in.", "invalid_query", { to: "window longer than 7 days" });
   }
   const maxRuns = q.maxRuns ?? MAX_TIMELINE_RUNS;
-  const { rows: scheduleRows } = await db.query<{ id: string; name: string; paused: boolean; start_jitter_ms: number }>(
-    `SELECT s.id, s.name, ${pausedSql("s")} AS paused, s.start_jitter_ms FROM schedules s
-      WHERE s.deleted_at IS NULL AND ($1::uuid IS NULL OR s.id = $1::uuid) ORDER BY s.name`,
-    [q.scheduleId ?? null],
-  );
+  const { rows: scheduleRows, total: laneTotal } = await listTimelineLanes(db, q);
   const schedules = scheduleRows.map(({ id, name, paused }) => ({ id, name, paused }));
+  const ids = schedules.map((s) => s.id);
   const t0 = q.from.getTime();
+  const width = Math.max(100, Math.min(q.width ?? DEFAULT_TIMELINE_WIDTH, 8000));
+  const { rows: countRows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM runs r WHERE r.schedule_id = ANY($1::uuid[]) AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz`,
+    [ids, q.from.toISOString(), q.to.toISOString()],
+  );
+  const inWindow = countRows[0]?.n ?? 0;
+  const base = {
+    from: q.from.toISOString(),
+    to: q.to.toISOString(),
+    t0,
+    states: RUN_STATES,
+    kinds: RUN_KINDS,
+    schedules,
+    startJitterMs: scheduleRows.map((s) => s.start_jitter_ms),
+    lanes: { total: laneTotal, offset: Math.max(0, q.laneOffset ?? 0) },
+  };
+  if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
+    const bucketMs = Math.max(1000, Math.ceil(span / Math.max(1, Math.floor(width / SUMMARY_BUCKET_PX))));
+    const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
+    return { ...base, now: await clockNow(db), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
+  }
   const { rows } = await db.query<{
     id: string;
     si: number | null;
@@ -73,16 +132,15 @@ export async function getTimeline(
             round(extract(epoch FROM r.started_at - r.planned_at) * 1000)::int AS started,
             round(extract(epoch FROM r.finished_at - r.planned_at) * 1000)::int AS finished
        FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
-      WHERE ($3::uuid IS NULL OR r.schedule_id = $3::uuid)
+      WHERE r.schedule_id = ANY($3::uuid[])
         AND r.planned_at <= $2::timestamptz
         AND r.planned_at >= $1::timestamptz - $4::interval
         AND (r.planned_at >= $1::timestamptz OR r.state IN ('running', 'retrying') OR r.finished_at >= $1::timestamptz)
         AND r.idempotency_key NOT LIKE 'superseded:%'
       ORDER BY r.planned_at, r.id
       LIMIT $5`,
-    [q.from.toISOString(), q.to.toISOString(), q.scheduleId ?? null, LOOKBACK, maxRuns + 1, schedules.map((s) => s.id), t0],
+    [q.from.toISOString(), q.to.toISOString(), ids, LOOKBACK, maxRuns + 1, ids, t0],
   );
-  const truncated = rows.length > maxRuns;
   const runs: TimelineRun[] = [];
   const retried: { id: string; at: number }[] = [];
   for (const r of rows.slice(0, maxRuns)) {
@@ -115,18 +173,43 @@ export async function getTimeline(
     ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
-  const { rows: nowRows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");
-  return {
-    from: q.from.toISOString(),
-    to: q.to.toISOString(),
-    now: nowRows[0]!.now.toISOString(),
-    t0,
-    states: RUN_STATES,
-    kinds: RUN_KINDS,
-    schedules,
-    startJitterMs: scheduleRows.map((s) => s.start_jitter_ms),
-    runs,
-    attempts,
-    truncated,
+  return { ...base, now: await clockNow(db), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
+}
+
+async function clockNow(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");
+  return rows[0]!.now.toISOString();
+}
+
+/** Per lane and bucket: counts by state, the worst state, late starts and the largest lateness, grouped by Postgres. */
+async function summarise(db: Queryable, ids: string[], from: Date, to: Date, bucketMs: number): Promise<TimelineBucket[]> {
+  const { rows } = await db.query<{ si: number; b: number; state: RunState; n: number; late: number; max_late: number | null }>(
+    `SELECT array_position($1::uuid[], r.schedule_id) - 1 AS si,
+            floor((extract(epoch FROM r.planned_at) * 1000 - $4::bigint) / $5::bigint)::int AS b,
+            r.state, count(*)::int AS n,
+            count(*) FILTER (WHERE ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late, max(r.lateness_ms)::int AS max_late
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+      WHERE r.schedule_id = ANY($1::uuid[]) AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz
+        AND r.idempotency_key NOT LIKE 'superseded:%'
+      GROUP BY 1, 2, 3
+      ORDER BY 1, 2`,
+    [ids, from.toISOString(), to.toISOString(), from.getTime(), bucketMs],
+  );
+  const out: TimelineBucket[] = [];
+  let cur: { si: number; b: number; worst: number; late: number; maxLate: number | null; pairs: number[] } | null = null;
+  const flush = () => {
+    if (cur) out.push([cur.si, cur.b, RUN_STATES.indexOf(WORST_STATE_ORDER[cur.worst]!), cur.late, cur.maxLate ?? -1, ...cur.pairs]);
   };
+  for (const r of rows) {
+    if (!cur || cur.si !== r.si || cur.b !== r.b) {
+      flush();
+      cur = { si: r.si, b: r.b, worst: WORST_STATE_ORDER.length - 1, late: 0, maxLate: null, pairs: [] };
+    }
+    cur.worst = Math.min(cur.worst, WORST_STATE_ORDER.indexOf(r.state));
+    cur.late += r.late;
+    if (r.max_late !== null) cur.maxLate = Math.max(cur.maxLate ?? 0, r.max_late);
+    cur.pairs.push(RUN_STATES.indexOf(r.state), r.n);
+  }
+  flush();
+  return out;
 }

@@ -1,0 +1,27 @@
+// Conditional GETs for the console's polled reads: the answer's ETag is the console version
+// (core/console/console-version.ts) plus what else the answer depends on (the caller's role, the query), and a
+// request whose If-None-Match names it gets 304 without the query behind the answer being run.
+import type { NextRequest } from "next/server";
+import { getConsoleVersion } from "@/core/console/console-version";
+import { jsonResponse } from "./api-route";
+
+export async function conditionalJson(req: NextRequest, variant: string, compute: () => Promise<unknown>): Promise<Response> {
+  const started = performance.now();
+  const etag = `W/"${await getConsoleVersion()}.${variant}"`;
+  const versionMs = performance.now() - started;
+  // no-cache (not no-store): the browser may keep it but must ask first; the console's fetcher asks itself.
+  const headers: Record<string, string> = { etag, "cache-control": "private, no-cache" };
+  const sent = req.headers.get("if-none-match");
+  if (sent && sent.split(",").some((t) => t.trim() === etag)) {
+    return new Response(null, { status: 304, headers: { ...headers, "server-timing": `version;dur=${versionMs.toFixed(1)}` } });
+  }
+  const appStart = performance.now();
+  const data = await compute();
+  const jsonStart = performance.now();
+  const res = jsonResponse(data, 200, headers);
+  res.headers.set(
+    "server-timing",
+    `version;dur=${versionMs.toFixed(1)}, app;dur=${(jsonStart - appStart).toFixed(1)}, json;dur=${(performance.now() - jsonStart).toFixed(1)}`,
+  );
+  return res;
+}

@@ -1,0 +1,273 @@
+// The console at fleet scale (issue 17): seeds SMALL (50) and then LARGE (1,000) schedules × HOURS (7) of
+// one-a-minute history, the way e2e/timeline-perf.spec.ts seeds them, against the production console build
+// (no worker: what is measured is the console's own cost), and prints at both sizes with the ratio:
+//   - each polled read (p50/p95 and answer size): the timeline as the page asks for it (last 6 h + next 1 h,
+//     a 1,100 px plot, the first 50 lanes), the schedules list's first page, the header's overview, a metrics
+//     scrape; and each read's unchanged poll (If-None-Match → 304);
+//   - the timeline's navigation → marks drawn in Chromium (median of VISITS);
+//   - the CPU of Postgres + the console (from /proc) while 1 and then CONSOLES open consoles sit on their pages
+//     (half /schedules, half /timeline) for CPU_SECONDS.
+// `npm run bench -- console-scale`. Sized by CONSOLE_SCALE_SMALL, CONSOLE_SCALE_LARGE, CONSOLE_SCALE_HOURS,
+// CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60).
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import pg from "pg";
+import { chromium, type Browser } from "playwright";
+import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
+import { launch, terminate } from "../scripts/lib/processes";
+import { freePort } from "../test/postgres-for-tests";
+import { createTestSession, createTestToken } from "../test/auth";
+import { median, percentile } from "./lib/stats";
+import { runBenchWhenMain } from "./lib/main";
+import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
+import { seedScheduleHistory } from "../test/seed-history";
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const SMALL = env("CONSOLE_SCALE_SMALL", 50);
+const LARGE = env("CONSOLE_SCALE_LARGE", 1000);
+const HOURS = env("CONSOLE_SCALE_HOURS", 7);
+const SAMPLES = env("CONSOLE_SCALE_SAMPLES", 20);
+const VISITS = env("CONSOLE_SCALE_VISITS", 3);
+const CONSOLES = env("CONSOLE_SCALE_CONSOLES", 10);
+const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
+const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const say = (line: string) => process.stdout.write(`[console-scale.bench] ${line}\n`);
+
+interface ReadFigures {
+  p50: number;
+  p95: number;
+  bytes: number;
+  p50Unchanged: number | null;
+}
+
+interface SizeFigures {
+  reads: Map<string, ReadFigures>;
+  drawn: number[];
+  mode: string;
+  cpu: { consoles: number; pct: number; requests: number }[];
+}
+
+async function measureRead(base: string, token: string, path: string): Promise<ReadFigures> {
+  const headers = { authorization: `Bearer ${token}` };
+  const times: number[] = [];
+  let bytes = 0;
+  let etag = "";
+  for (let i = 0; i <= SAMPLES; i++) {
+    const t = performance.now();
+    const res = await fetch(base + path, { headers });
+    const body = await res.arrayBuffer();
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+    if (i > 0) times.push(performance.now() - t);
+    bytes = body.byteLength;
+    etag = res.headers.get("etag") ?? "";
+  }
+  let p50Unchanged: number | null = null;
+  if (etag) {
+    const unchanged: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t = performance.now();
+      const res: Response = await fetch(base + path, { headers: { ...headers, "if-none-match": etag } });
+      await res.arrayBuffer();
+      if (res.status === 304) unchanged.push(performance.now() - t);
+      else etag = res.headers.get("etag") ?? etag;
+    }
+    p50Unchanged = unchanged.length > 0 ? percentile(unchanged, 50) : null;
+  }
+  return { p50: percentile(times, 50), p95: percentile(times, 95), bytes, p50Unchanged };
+}
+
+async function dbNowMs(c: pg.Client): Promise<number> {
+  const { rows } = await c.query<{ now: Date }>("SELECT clock_timestamp() AS now");
+  return rows[0]!.now.getTime();
+}
+
+async function measureSize(
+  label: string,
+  c: pg.Client,
+  base: string,
+  token: string,
+  browser: Browser,
+  cookie: { name: string; value: string; url: string },
+  pids: { console: number; postgres: number },
+): Promise<SizeFigures> {
+  const now = await dbNowMs(c);
+  const H = 3_600_000;
+  const step = Math.max(1000, Math.round((7 * H) / 1200));
+  const to = Math.floor((now + H) / step) * step;
+  const from = to - 7 * H;
+  const timeline = `/api/timeline?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&width=1100&laneOffset=0&laneLimit=50`;
+  const reads = new Map<string, ReadFigures>();
+  for (const [name, path] of [
+    ["GET /api/timeline (6 h + 1 h, 50 lanes)", timeline],
+    ["GET /api/schedules (first page)", "/api/schedules?limit=50"],
+    ["GET /api/overview", "/api/overview"],
+    ["GET /api/metrics", "/api/metrics"],
+  ] as const) {
+    const f = await measureRead(base, token, path);
+    reads.set(name, f);
+    say(
+      `${label}: ${name}: p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, ${(f.bytes / 1024).toFixed(1)} KB` +
+        (f.p50Unchanged !== null ? `; unchanged (304) p50 ${f.p50Unchanged.toFixed(1)} ms` : ""),
+    );
+  }
+  const mode = await (async () => {
+    const res = await fetch(base + timeline, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as { mode: string; lanes: { total: number }; buckets: unknown[]; runs: unknown[] };
+    return `${body.mode} (${body.runs.length} runs, ${body.buckets.length} buckets, ${body.lanes.total} lanes in all)`;
+  })();
+
+  // Navigation → marks drawn, in Chromium.
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await ctx.addCookies([cookie]);
+  const page = await ctx.newPage();
+  await page.goto(`${base}/timeline`);
+  await page.getByTestId("timeline-chart").waitFor({ timeout: 60_000 });
+  const drawn: number[] = [];
+  for (let i = 0; i < VISITS; i++) {
+    await page.goto(`${base}/timeline`);
+    await page.waitForFunction(() => performance.getEntriesByName("vigil:timeline-drawn").length > 0, null, {
+      timeout: 60_000,
+      polling: 50,
+    });
+    drawn.push(await page.evaluate(() => performance.getEntriesByName("vigil:timeline-drawn")[0]!.startTime));
+  }
+  const chartMode = await page.getByTestId("timeline-chart").getAttribute("data-mode");
+  say(
+    `${label}: timeline navigation → marks drawn: ${drawn.map((d) => `${Math.round(d)} ms`).join(", ")} (median ${Math.round(median(drawn))} ms; chart ${chartMode}; API answer ${mode})`,
+  );
+  await ctx.close();
+
+  // CPU of Postgres + console while consoles sit open.
+  const cpu: SizeFigures["cpu"] = [];
+  for (const n of [1, CONSOLES]) {
+    const contexts = [];
+    let requests = 0;
+    for (let i = 0; i < n; i++) {
+      const cx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      await cx.addCookies([cookie]);
+      const p = await cx.newPage();
+      p.on("request", (r) => {
+        if (r.url().includes("/api/")) requests++;
+      });
+      await p.goto(`${base}${i % 2 === 0 ? "/schedules" : "/timeline"}`);
+      contexts.push(cx);
+    }
+    // Settle: first loads done, then measure the steady polling.
+    await new Promise((r) => setTimeout(r, 5000));
+    requests = 0;
+    const roots = [pids.console, pids.postgres];
+    const c0 = treeCpuSeconds(roots);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, CPU_SECONDS * 1000));
+    const used = treeCpuSeconds(roots) - c0;
+    const elapsed = (performance.now() - t0) / 1000;
+    const pct = (used / elapsed) * 100;
+    cpu.push({ consoles: n, pct, requests });
+    say(
+      `${label}: ${n} open console(s) for ${elapsed.toFixed(0)} s: Postgres + console ${pct.toFixed(1)} % of a core, ${requests} API requests`,
+    );
+    for (const cx of contexts) await cx.close();
+  }
+  return { reads, drawn, mode, cpu };
+}
+
+async function postmasterPid(c: pg.Client): Promise<number> {
+  const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
+  const pid = parentPid(rows[0]!.pid);
+  if (!pid) throw new Error("could not find the postmaster");
+  return pid;
+}
+
+export default async function consoleScaleBench(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("run through `npm run bench -- console-scale` (it provides DATABASE_URL)");
+  if (!buildIsCurrent()) {
+    say("building the console (next build)…");
+    const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    if (r.status !== 0) throw new Error("next build failed");
+    stampBuild();
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  fs.mkdirSync("artifacts", { recursive: true });
+  const logFile = fs.createWriteStream("artifacts/console-scale-console.log");
+  const consoleProc = launch(
+    "console",
+    ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)],
+    {
+      ...process.env,
+      DATABASE_URL: url,
+      NEXT_TELEMETRY_DISABLED: "1",
+      VIGIL_LOG_FORMAT: "json",
+      VIGIL_PROCESS: "console",
+      VIGIL_SECRET_KEY: crypto.randomBytes(32).toString("base64"),
+    },
+    { quiet: true, sink: logFile },
+  );
+  let browser: Browser | null = null;
+  try {
+    const deadline = performance.now() + 120_000;
+    for (;;) {
+      const ok = await fetch(`${base}/api/health?probe=live`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (performance.now() > deadline) throw new Error("the console did not start");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const token = await createTestToken(url, "viewer");
+    const session = await createTestSession(url, "viewer");
+    const cookie = { name: "vigil_session", value: session.cookie, url: base };
+    const pids = { console: consoleProc.child.pid!, postgres: await postmasterPid(c) };
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+
+    let t = performance.now();
+    const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
+    await c.query("VACUUM ANALYZE");
+    say(
+      `seeded ${SMALL} schedules × ${HOURS} h: ${small.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+    );
+    const a = await measureSize(`${SMALL} schedules`, c, base, token, browser, cookie, pids);
+
+    t = performance.now();
+    const more = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE - SMALL, hours: HOURS, first: SMALL + 1 });
+    await c.query("VACUUM ANALYZE");
+    say(
+      `seeded ${LARGE - SMALL} more schedules: ${(small.runs + more.runs).toLocaleString("en")} runs in all (${((performance.now() - t) / 1000).toFixed(0)} s)`,
+    );
+    const b = await measureSize(`${LARGE} schedules`, c, base, token, browser, cookie, pids);
+
+    say(`--- ${SMALL} → ${LARGE} schedules (goal: every read ≤ ×2; drawn < 1.5 s; 1 console < 3 %, ${CONSOLES} < 15 % of a core)`);
+    for (const [name, x] of a.reads) {
+      const y = b.reads.get(name)!;
+      say(
+        `${name}: p50 ${x.p50.toFixed(0)} → ${y.p50.toFixed(0)} ms (×${(y.p50 / x.p50).toFixed(2)}), p95 ${x.p95.toFixed(0)} → ${y.p95.toFixed(0)} ms (×${(y.p95 / x.p95).toFixed(2)}), ` +
+          `size ${(x.bytes / 1024).toFixed(1)} → ${(y.bytes / 1024).toFixed(1)} KB (×${(y.bytes / x.bytes).toFixed(2)})`,
+      );
+    }
+    say(
+      `timeline drawn (median): ${Math.round(median(a.drawn))} → ${Math.round(median(b.drawn))} ms (×${(median(b.drawn) / median(a.drawn)).toFixed(2)})`,
+    );
+    for (let i = 0; i < a.cpu.length; i++) {
+      say(
+        `CPU, ${a.cpu[i]!.consoles} open console(s): ${a.cpu[i]!.pct.toFixed(1)} % → ${b.cpu[i]!.pct.toFixed(1)} % of a core (${a.cpu[i]!.requests} / ${b.cpu[i]!.requests} API requests in ${CPU_SECONDS} s)`,
+      );
+    }
+  } finally {
+    await browser?.close();
+    await terminate(consoleProc);
+    logFile.end();
+    await c.end();
+  }
+}
+
+runBenchWhenMain(import.meta.url, "console-scale.bench", () => consoleScaleBench());

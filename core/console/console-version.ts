@@ -1,0 +1,20 @@
+// The console's change counter: a sequence bumped (by triggers, 20261202700000_console_read_models) whenever a
+// run's state or times or a schedule's definition change. Polled reads put it in their ETag, so an unchanged
+// answer costs this one read instead of the query behind it.
+//
+// The bump happens inside the writing transaction, before its commit is visible: a reader can see the new value
+// and still read the old rows. The time slice in the tag bounds how long such an answer can be reused (and lets
+// answers that slide with the clock, like "the last hour", move on); CONSOLE_VERSION_SLICE_SECONDS long.
+import { getPool, type Queryable } from "../db/pool";
+
+export const CONSOLE_VERSION_SLICE_SECONDS = 15;
+
+export async function getConsoleVersion(db: Queryable = getPool()): Promise<string> {
+  const { rows } = await db.query<{ v: string; slice: string }>(
+    `SELECT last_value::text || CASE WHEN is_called THEN '' ELSE '-' END AS v,
+            floor(extract(epoch FROM clock_timestamp()) / $1)::bigint::text AS slice
+       FROM vigil_console_version`,
+    [CONSOLE_VERSION_SLICE_SECONDS],
+  );
+  return `${rows[0]!.v}.${rows[0]!.slice}`;
+}
