@@ -60,7 +60,7 @@ const PAGE_SQL = `
    WHERE s.deleted_at IS NULL
      AND ($1::uuid IS NULL OR s.id = $1::uuid)
      AND ($2::text IS NULL OR s.name ILIKE '%' || $2 || '%' OR s.handler ILIKE '%' || $2 || '%' OR s.description ILIKE '%' || $2 || '%')
-     AND ($3::text IS NULL OR s.tags @> ARRAY[$3::text])
+     AND ($3::text[] IS NULL OR s.tags @> $3::text[])
      AND ($4::text IS NULL OR s.handler = $4)
    ORDER BY
      CASE $5
