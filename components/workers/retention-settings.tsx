@@ -38,7 +38,7 @@ export function RetentionSettings() {
             <th>History</th>
             <th>Kept</th>
             <th>Setting</th>
-            <th></th>
+            <th>Note</th>
           </tr>
         </thead>
         <tbody>
