@@ -53,7 +53,10 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
          FROM generate_series(1, $2::int) g`,
       [pairs, grouped, GROUPS],
     );
-    const { rows: t } = await pool.query(`SELECT date_trunc('milliseconds', clock_timestamp() + interval '4 seconds') AS at`);
+    // Lead time for sending every job (500 per statement) before the instant they are all due.
+    const { rows: t } = await pool.query(`SELECT date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $1)) AS at`, [
+      3 + RUNS / 500,
+    ]);
     const at: Date = t[0].at;
     const { rows: runs } = await pool.query(
       `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds,
