@@ -2,8 +2,8 @@
 // (sent with every job) and from the runs table, converts them to this process's monotonic clock
 // through a measured database-clock offset (never the wall clock), and fetches exactly when a run
 // is due; a poll every second catches anything a lost notification hid. Each fetched batch is claimed
-// (core/runs/claim/claim-run.ts: one statement for runs plainly free to start, a transaction under full locks
-// for the rest) and the runs that may start are handed to the executor.
+// (core/runs/claim/claim-free-runs.ts: one statement for runs free to start, whatever their overlap policy or
+// group; claim-run.ts: a transaction under full locks for the rest) and the runs that may start are handed to the executor.
 // Runs are routed by handler: each handler has its own pg-boss queue (core/queue/boss.ts) and this
 // dispatcher fetches only from the queues of the handlers its worker serves, and among those only
 // from queues that may hold due jobs (woken by a due time naming the handler, by the poll, or still
@@ -15,7 +15,8 @@ import { withTransaction } from "../core/db/pool";
 import type { Logger } from "../core/log";
 import { runQueueFor } from "../core/queue/boss";
 import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
-import { claimPlainRuns, claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim/claim-run";
+import { claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim/claim-run";
+import { claimFreeRuns } from "../core/runs/claim/claim-free-runs";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./lib/pg-listener";
 import { DueTimer, type DueHandlers } from "./lib/due-timer";
@@ -164,13 +165,11 @@ export function createDispatcher(opts: {
   /** Claims a fetched batch and hands the runs that may start to the executor. */
   async function handle(jobs: Job<unknown>[]): Promise<void> {
     const reqs: ClaimRequest[] = [];
-    const plain: boolean[] = [];
     for (const job of jobs) {
       opts.executor.settler.track(job);
       const data = runJobDataSchema.safeParse(job.data);
       if (data.success) {
         reqs.push({ runId: data.data.runId, attempt: data.data.attempt, jobId: job.id, workerId: opts.workerId });
-        plain.push(data.data.plain === true);
       } else {
         log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
         opts.executor.unreserve(1, true);
@@ -178,20 +177,13 @@ export function createDispatcher(opts: {
       }
     }
     if (reqs.length === 0) return;
-    // Runs plainly free to start (as their jobs say, and the statement checks) are started by one
+    // Runs free to start under every rule (whatever their overlap policy and group) are started by one
     // statement; the rest are decided under full locks.
-    const results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
-    const tryPlain = reqs.map((_, i) => i).filter((i) => plain[i]);
-    if (tryPlain.length > 0) {
-      try {
-        const started = await claimPlainRuns(
-          opts.hotPool,
-          tryPlain.map((i) => reqs[i]!),
-        );
-        tryPlain.forEach((i, k) => (results[i] = started[k]));
-      } catch (err) {
-        log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
-      }
+    let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
+    try {
+      results = await claimFreeRuns(opts.hotPool, reqs);
+    } catch (err) {
+      log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
     }
     const rest = reqs.map((_, i) => i).filter((i) => results[i] === undefined);
     if (rest.length > 0) {

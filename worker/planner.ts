@@ -6,6 +6,7 @@ import type { PgBoss } from "pg-boss";
 import type { Logger } from "../core/log";
 import { measurePlannerLag } from "../core/runs/plan/plan-lag";
 import { runPlannerTick } from "../core/runs/plan/plan-tick";
+import { enqueueDueRuns } from "../core/runs/plan/enqueue-due-runs";
 import { SCHEDULES_CHANNEL } from "../core/schedules/notify-planner";
 import { createPgListener } from "./lib/pg-listener";
 import { every, type WorkerService } from "./service";
@@ -35,8 +36,12 @@ export function createPlanner(opts: {
   let pokeQueued = false;
 
   const tick = async (catchUp = true) => {
+    const poked = pokeQueued;
     pokeQueued = false;
     const started = performance.now();
+    // Woken by a schedule change, most often a trigger now: its manual run is enqueued first, so its job reaches a
+    // dispatcher without waiting for the rest of the tick (planning, misfire sweep), which only concerns scheduled runs.
+    if (poked && catchUp) await enqueueDueRuns(opts.pool, opts.boss);
     const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds, catchUp });
     lag = await measurePlannerLag(opts.pool);
     const ms = Math.round(performance.now() - started);

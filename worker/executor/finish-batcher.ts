@@ -1,11 +1,12 @@
 // Records attempt outcomes in batches: an outcome is written at once when the worker is quiet, otherwise
 // (linger.ts) a few ms later or with the write in progress, together with everything that arrived
-// meanwhile: under load, one statement records many outcomes (plain successes, core/runs/finish/finish-run.ts
-// finishPlainRuns) and one transaction the rest.
+// meanwhile: under load, one statement records many outcomes (successes nobody waits on, whatever the overlap
+// policy or group: core/runs/finish/finish-free-runs.ts) and one transaction the rest.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../core/db/pool";
-import { finishPlainRuns, finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish/finish-run";
+import { finishRuns, type FinishRequest, type FinishResult } from "../../core/runs/finish/finish-run";
+import { finishFreeRuns } from "../../core/runs/finish/finish-free-runs";
 import type { JobSettler } from "./job-settler";
 import { afterLinger } from "../lib/linger";
 
@@ -60,11 +61,11 @@ export class FinishBatcher {
     this.writing = false;
   }
 
-  /** Plain successes in one statement; returns the outcomes it did not record (all of them if it failed). */
+  /** Successes nobody waits on in one statement; returns the outcomes it did not record (all of them if it failed). */
   private async recordPlain(batch: Pending[]): Promise<Pending[]> {
     let results: (FinishResult | undefined)[];
     try {
-      results = await finishPlainRuns(
+      results = await finishFreeRuns(
         this.hotPool,
         batch.map((p) => p.req),
       );

@@ -67,17 +67,17 @@ interface EventRow {
 
 // What starting an attempt writes besides the run row, shared by both claim paths: `from` yields the
 // started runs (id, attempt, max_attempts, lateness_ms, job_id, now), `worker` is the worker id's SQL.
-const attemptRowsSql = (from: string, worker: string) =>
+export const attemptRowsSql = (from: string, worker: string) =>
   `INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at)
    SELECT id, attempt, 'running', ${worker}, now, now FROM ${from}`;
-const startedEventsSql = (from: string, worker: string) =>
+export const startedEventsSql = (from: string, worker: string) =>
   `SELECT id, 'started', attempt, ${worker},
           CASE WHEN attempt = 1 THEN 'started ' || lateness_ms || ' ms after planned'
                ELSE 'attempt ' || attempt || ' of ' || max_attempts || ' started' END,
           jsonb_build_object('jobId', job_id, 'latenessMs', lateness_ms)
      FROM ${from}`;
 /** The run row of a started attempt (alias r, the database's time t.now), shared by both claim paths. */
-const START_LATENESS_SQL = `coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)`;
+export const START_LATENESS_SQL = `coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)`;
 
 /**
  * The common case in one statement, without a transaction around it: a run that is plainly free to start

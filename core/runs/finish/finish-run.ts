@@ -66,7 +66,7 @@ interface Decided {
 }
 
 /** When attempt a really ended: the database's now (t.now) minus how long ago it ended, never before it started. */
-const attemptFinishedAtSql = (endedAgoMs: string) =>
+export const attemptFinishedAtSql = (endedAgoMs: string) =>
   `greatest(a.started_at, t.now - make_interval(secs => greatest(${endedAgoMs}, 0) / 1000.0))`;
 
 /**
@@ -339,7 +339,13 @@ async function applyOutcomes(
   );
 }
 
-function finishMessage(state: string, records: number | null, expectMin: number | null, error: string | null, durationMs: number): string {
+export function finishMessage(
+  state: string,
+  records: number | null,
+  expectMin: number | null,
+  error: string | null,
+  durationMs: number,
+): string {
   if (state === "hollow") return `succeeded with ${records ?? 0} record(s), fewer than the ${expectMin} expected: hollow`;
   if (state === "succeeded") return `succeeded in ${durationMs} ms${records !== null ? ` with ${records} record(s)` : ""}`;
   return `${state.replace("_", " ")} after ${durationMs} ms${error ? `: ${error}` : ""}`;

@@ -26,10 +26,14 @@ export async function runPlannerTick(
   boss: PgBoss,
   opts: { horizonSeconds: number; catchUp?: boolean },
 ): Promise<PlannerTickResult> {
+  // Runs already due soon are enqueued before planning too: a large planning backlog (100,000 schedules created at
+  // once take many ticks) must not hold back the jobs of a bunched second. Safe to do first: enqueueDueRuns takes a
+  // scheduled run only once its schedule is planned through now, and never a paused, deleted or overdue one.
+  const early = await enqueueDueRuns(pool, boss);
   const plan = await planDueSchedules(pool, { horizonSeconds: opts.horizonSeconds });
   const resumed = await autoResumeDueSchedules(pool);
   const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool), boss);
-  const enqueued = (await enqueueDueRuns(pool, boss)) + (opts.catchUp === false ? 0 : await enqueueCatchUpRuns(pool, boss));
+  const enqueued = early + (await enqueueDueRuns(pool, boss)) + (opts.catchUp === false ? 0 : await enqueueCatchUpRuns(pool, boss));
   return {
     planned: plan.inserted,
     missed: swept.reduce((n, s) => n + s.missed, 0),

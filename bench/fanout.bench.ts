@@ -1,0 +1,257 @@
+// Top-of-the-hour fan-out (issue 16): N schedules of the default policies (overlap 'skip', no group; or, with
+// BENCH_FANOUT_GROUPED=true, each also in one of 10 concurrency groups whose limits never bind) with one fire
+// each, all at the same second, planned and enqueued by the workers' own planners, run by 2 worker processes ×
+// 8 threads with the no-op handler. Printed: due second → last start, start lateness p50/p99, runs/s (due second
+// → last outcome), and where the database time went (pg_stat_statements). In the same run, on the same server:
+//  - graphile-worker 0.18 (2 processes × concurrency 8, poll 100 ms) draining N no-op jobs all due at one instant,
+//  - raw pg-boss (2 processes × localConcurrency 8, one job per handler call, its fastest polling) the same.
+// Ratios are Vigil / baseline of the drain time (due → last start): ≤ 1.0 means Vigil started them sooner.
+// `npm run bench -- fanout` (BENCH_FANOUT_N=1000,10000 by default; BENCH_FANOUT_SYSTEMS=vigil,graphile,boss).
+import { spawn } from "node:child_process";
+import os from "node:os";
+import pg from "pg";
+import { PgBoss } from "pg-boss";
+import { cloneTemplate, dropDatabase, startTestPostgres } from "../test/postgres-for-tests";
+import { waitFor } from "../test/wait-for";
+import { percentile } from "./lib/stats";
+import { startWarmWorkers } from "./lib/workers";
+import { runBenchWhenMain } from "./lib/main";
+import { graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
+import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
+
+const say = (line: string) => process.stdout.write(`[fanout.bench] ${line}\n`);
+const WORKERS = 2;
+const CONCURRENCY = 8;
+const RAW_QUEUE = "bench-raw-fanout";
+const GRAPHILE_POLL_MS = 100;
+
+export interface Drain {
+  /** Due instant → last start. */
+  lastStartMs: number;
+  p50: number;
+  p99: number;
+  /** n / (due instant → last outcome); for graphile-worker and pg-boss, → last start (their no-op ends at once). */
+  perSecond: number;
+}
+
+const line = (d: Drain) =>
+  `last start ${Math.round(d.lastStartMs)} ms after due, lateness p50 ${Math.round(d.p50)} ms, p99 ${Math.round(d.p99)} ms, ${Math.round(d.perSecond)}/s`;
+
+async function dbNow(pool: pg.Pool): Promise<Date> {
+  return (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
+}
+
+/** Vigil: N once-schedules due at one second, planned and enqueued by the workers' planners. */
+export async function vigilFanout(adminUrl: string, n: number, grouped: boolean): Promise<Drain> {
+  const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  const workers = await startWarmWorkers(url, WORKERS, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY) });
+  try {
+    // The default policies but a starting deadline of an hour: on a loaded machine the last of 10,000 runs may start
+    // later than the default minute, and would then be (rightly) missed instead of measured.
+    // Lead time: planning, then enqueueing (from 10 s before due) must be over before the second comes.
+    const leadS = 12 + Math.ceil(n / 1000);
+    const { rows: t } = await pool.query(`SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`, [leadS]);
+    const at: Date = t[0].at;
+    if (grouped) {
+      await pool.query(`INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`, [n]);
+    }
+    await pool.query(
+      `INSERT INTO schedules (name, handler, trigger, overlap_policy, concurrency_group, starting_deadline_seconds)
+       SELECT 'fan-' || g, 'demo.noop', jsonb_build_object('kind', 'once', 'at', to_char($1::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+              'skip', CASE WHEN $3 THEN 'fan-' || (g % 10) END, 3600
+         FROM generate_series(1, $2::int) g`,
+      [at, n, grouped],
+    );
+    const profile = await startProfile(pool);
+    await waitFor(
+      "every fan-out run to end",
+      async () => {
+        const { rows } = await pool.query(`SELECT count(*)::int AS n, count(finished_at)::int AS done FROM runs`);
+        return rows[0].n === n && rows[0].done === n;
+      },
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    const { rows } = await pool.query(
+      `SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS ok, count(*) FILTER (WHERE enqueued_at > planned_at)::int AS enqueued_late,
+              extract(epoch FROM max(started_at) - $1)::float8 * 1000 AS last_start_ms,
+              extract(epoch FROM max(finished_at) - $1)::float8 * 1000 AS last_finish_ms,
+              percentile_disc(0.5) WITHIN GROUP (ORDER BY lateness_ms) AS p50,
+              percentile_disc(0.99) WITHIN GROUP (ORDER BY lateness_ms) AS p99
+         FROM runs`,
+      [at],
+    );
+    const r = rows[0];
+    if (r.ok !== n) {
+      const { rows: st } = await pool.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state`);
+      throw new Error(`only ${r.ok} of ${n} fan-out runs succeeded: ${st.map((x) => `${x.state} ${x.n}`).join(", ")}`);
+    }
+    if (r.enqueued_late > 0) say(`  note: ${r.enqueued_late} runs were enqueued after their due second (planning was still going on)`);
+    for (const l of (await profile?.report(n)) ?? []) say(`  ${l}`);
+    return { lastStartMs: r.last_start_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.last_finish_ms) * 1000 };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await pool.end();
+    await dropDatabase(adminUrl, url).catch(() => undefined);
+  }
+}
+
+/** graphile-worker: N no-op jobs with run_at at one instant (added before it), drained by its worker processes. */
+export async function graphileFanout(adminUrl: string, n: number, benchFile: string): Promise<Drain> {
+  const url = await cloneTemplate(adminUrl, `bench_fanout_graphile_${n}`);
+  await migrateGraphile(url);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const procs = await Promise.all(
+    Array.from({ length: WORKERS }, () => startGraphileProcess(benchFile, url, { concurrency: CONCURRENCY, pollMs: GRAPHILE_POLL_MS })),
+  );
+  try {
+    const { makeWorkerUtils, Logger } = await import("graphile-worker");
+    const utils = await makeWorkerUtils({ connectionString: url, logger: new Logger(() => () => {}) });
+    const leadS = 3 + Math.ceil(n / 2000);
+    const at = new Date(Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + leadS * 1000);
+    for (let i = 0; i < n; i += 1000) {
+      await utils.addJobs(Array.from({ length: Math.min(1000, n - i) }, () => ({ identifier: "noop", payload: {}, runAt: at })));
+    }
+    await utils.release();
+    if ((await dbNow(pool)).getTime() > at.getTime()) throw new Error("adding the graphile-worker jobs took longer than the lead time");
+    await waitFor("graphile-worker to start every job", () => procs.reduce((k, p) => k + p.starts.length, 0) >= n, {
+      timeoutMs: 600_000,
+      intervalMs: 50,
+    });
+    const lat = procs.flatMap((p) => p.starts).map((ms) => ms - at.getTime());
+    const last = Math.max(...lat);
+    return { lastStartMs: last, p50: percentile(lat, 50), p99: percentile(lat, 99), perSecond: (n / last) * 1000 };
+  } finally {
+    await Promise.all(procs.map((p) => p.stop()));
+    await pool.end();
+    await dropDatabase(adminUrl, url).catch(() => undefined);
+  }
+}
+
+/** Raw pg-boss: N no-op jobs with start_after at one instant, one job per handler call. */
+export async function bossFanout(adminUrl: string, n: number, benchFile: string): Promise<Drain> {
+  const url = await cloneTemplate(adminUrl, `bench_fanout_boss_${n}`);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const boss = new PgBoss({ connectionString: url, max: 2, schedule: false, supervise: false, migrate: false });
+  boss.on("error", () => undefined);
+  await boss.start();
+  await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 });
+  const procs = Array.from({ length: WORKERS }, () =>
+    spawn(process.execPath, ["--import", "tsx", benchFile, "--raw-worker", `boss|${url}`], { stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  try {
+    await Promise.all(procs.map((p) => new Promise<void>((res) => p.stdout!.once("data", () => res()))));
+    const at = new Date(Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + (3 + Math.ceil(n / 2000)) * 1000);
+    for (let i = 0; i < n; i += 500) {
+      await boss.insert(
+        RAW_QUEUE,
+        Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter: at })),
+      );
+    }
+    await waitFor(
+      "pg-boss to complete every job",
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n ===
+        0,
+      { timeoutMs: 600_000, intervalMs: 100 },
+    );
+    const { rows } = await pool.query(
+      `SELECT extract(epoch FROM max(started_on) - $2)::float8 * 1000 AS last_ms,
+              extract(epoch FROM max(completed_on) - $2)::float8 * 1000 AS done_ms,
+              percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_on - $2)::float8 * 1000) AS p50,
+              percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM started_on - $2)::float8 * 1000) AS p99
+         FROM pgboss.job WHERE name = $1`,
+      [RAW_QUEUE, at],
+    );
+    const r = rows[0];
+    return { lastStartMs: r.last_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.done_ms) * 1000 };
+  } finally {
+    for (const p of procs) p.kill("SIGTERM");
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))));
+    await boss.stop({ graceful: false, close: true });
+    await pool.end();
+    await dropDatabase(adminUrl, url).catch(() => undefined);
+  }
+}
+
+/** pg-boss work() at its fastest settings (as bench/execution.bench.ts): one job per call, burst fetching. */
+async function bossWorkerMain(url: string): Promise<void> {
+  const boss = new PgBoss({
+    connectionString: url,
+    max: 4,
+    schedule: false,
+    migrate: false,
+    supervise: true,
+    superviseIntervalSeconds: 1,
+    monitorIntervalSeconds: 1,
+    queueCacheIntervalSeconds: 1,
+  });
+  boss.on("error", () => undefined);
+  await boss.start();
+  await boss.work(
+    RAW_QUEUE,
+    { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
+    async () => undefined,
+  );
+  process.stdout.write("ready\n");
+  process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
+}
+
+export async function helperMain(arg: string): Promise<void> {
+  if (arg.startsWith("graphile|")) return graphileWorkerMain(arg);
+  if (arg.startsWith("boss|")) return bossWorkerMain(arg.slice("boss|".length));
+  throw new Error(`unknown helper ${arg}`);
+}
+
+export default async function fanoutBench(): Promise<void> {
+  const ns = (process.env.BENCH_FANOUT_N ?? "1000,10000").split(",").map(Number);
+  const systems = new Set((process.env.BENCH_FANOUT_SYSTEMS ?? "vigil,graphile,boss").split(","));
+  const grouped = process.env.BENCH_FANOUT_GROUPED === "true";
+  const server = await startTestPostgres({ durable: true, settings: PROFILE_SETTINGS });
+  const file = new URL(import.meta.url).pathname;
+  try {
+    say(
+      `machine: ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
+    for (const n of ns) {
+      const got: Record<string, Drain> = {};
+      if (systems.has("vigil")) {
+        got.vigil = await vigilFanout(server.adminUrl, n, grouped);
+        say(`N=${n} Vigil (overlap skip${grouped ? ", 10 groups" : ""}; ${WORKERS}×${CONCURRENCY}): ${line(got.vigil)}`);
+      }
+      if (systems.has("graphile")) {
+        got.graphile = await graphileFanout(server.adminUrl, n, file);
+        say(`N=${n} graphile-worker 0.18 (${WORKERS}×${CONCURRENCY}, poll ${GRAPHILE_POLL_MS} ms): ${line(got.graphile)}`);
+      }
+      if (systems.has("boss")) {
+        got.boss = await bossFanout(server.adminUrl, n, file);
+        say(`N=${n} raw pg-boss (${WORKERS}×${CONCURRENCY}, batchSize 1): ${line(got.boss)}`);
+      }
+      if (got.vigil && got.graphile) {
+        say(
+          `N=${n} Vigil / graphile-worker: drain time ×${(got.vigil.lastStartMs / got.graphile.lastStartMs).toFixed(2)} (goal ≤ 1.0), ` +
+            `throughput ×${(got.vigil.perSecond / got.graphile.perSecond).toFixed(2)} (goal ≥ 1.0)`,
+        );
+      }
+      if (got.vigil && got.boss) {
+        say(
+          `N=${n} Vigil / raw pg-boss: drain time ×${(got.vigil.lastStartMs / got.boss.lastStartMs).toFixed(2)}, ` +
+            `throughput ×${(got.vigil.perSecond / got.boss.perSecond).toFixed(2)} (goal ≥ 1.2)`,
+        );
+      }
+    }
+    say(
+      `load at the end: ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+runBenchWhenMain(import.meta.url, "fanout.bench", fanoutBench, helperMain);

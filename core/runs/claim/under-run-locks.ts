@@ -1,0 +1,29 @@
+// The one-round-trip claim and outcome paths (claim-free-runs.ts, finish/finish-free-runs.ts) run as SQL functions
+// (migration 20261202600000) whose bodies this builds: first the locks every execution-side transaction takes, in
+// the same order (lock-run-scope.ts) — the schedules of these runs that do not allow overlap in id order (FOR NO
+// KEY UPDATE), then their concurrency groups in name order (FOR UPDATE), waiting for them like the locked claim —
+// then the decision and its writes. A VOLATILE PL/pgSQL function's statements each take a fresh snapshot, so the
+// decision sees everything committed by whoever held those locks before: it is made on current rows, as in the
+// locked claim's transaction, in one call instead of a transaction of eight statements. A function (not one
+// statement) because a statement's snapshot predates the locks it waits for; a static body (not EXECUTE of text)
+// because its plans are cached, where EXECUTE planned the decision anew on every call (×3 the cost).
+// The bodies are TypeScript constants built from the shared rules (pausedSql, startingDeadlinePassedSql), and
+// the migration holds them verbatim: claim-free-runs.db.test.ts fails when they drift apart, and a change to the
+// SQL then ships as a new migration replacing the functions.
+
+/** PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows). */
+export function underRunLocksSql(decision: string): string {
+  return `
+BEGIN
+  PERFORM 1 FROM schedules s
+    WHERE s.id IN (SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids)) AND s.overlap_policy <> 'allow'
+    ORDER BY s.id
+    FOR NO KEY UPDATE OF s;
+  PERFORM 1 FROM concurrency_groups g
+    WHERE g.name IN (SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids))
+    ORDER BY g.name
+    FOR UPDATE OF g;
+  RETURN QUERY ${decision};
+END
+`;
+}

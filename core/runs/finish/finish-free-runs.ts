@@ -1,0 +1,102 @@
+// The default path's outcomes in one round trip (issue 16): a successful attempt of any run — 'skip' and other
+// exclusive schedules, runs in concurrency groups — is recorded here when nothing follows from it: no run waits
+// for the slot it frees. In the SQL function vigil_finish_free_runs (claim/under-run-locks.ts), which first locks
+// the runs' exclusive schedules and their groups in the engine's order and waits for them, the statement below
+// sees with a fresh snapshot every wait a claim recorded under those locks: a run waiting for this schedule's overlap or this
+// group's slot sends the outcome to finishRuns (finish-run.ts), which records it and wakes the waiter in one
+// transaction. So a claim deciding to wait and a finish freeing the slot cannot miss each other, as before.
+// Also left to finishRuns: failures, timeouts, cancels (retries, events), hollow results, pending stage events,
+// attempts no longer this worker's, and runs another transaction holds.
+import type { Queryable } from "../../db/pool";
+import type { ParsedHandlerResult } from "../../handlers/handler-result";
+import { underRunLocksSql } from "../claim/under-run-locks";
+import { stageEventAtSql } from "../record-stage-events";
+import { attemptFinishedAtSql, finishMessage, type FinishRequest, type FinishResult } from "./finish-run";
+
+const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
+     f AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs')
+                  AS f(id uuid, attempt int, worker_id text, duration_ms int, records int, result jsonb, ended_ago_ms float8, message text, data jsonb)),
+     c AS (
+       SELECT f.*
+         FROM f, LATERAL (SELECT * FROM runs WHERE runs.id = f.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
+         JOIN schedules s ON s.id = r.schedule_id
+        WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id
+          AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
+          AND (s.overlap_policy = 'allow'
+               OR NOT EXISTS (SELECT 1 FROM runs w WHERE w.schedule_id = r.schedule_id AND w.state = 'queued' AND w.wait_reason = 'overlap'))
+          AND (r.concurrency_group IS NULL
+               OR NOT EXISTS (SELECT 1 FROM runs w
+                               WHERE w.concurrency_group = r.concurrency_group AND w.state = 'queued' AND w.wait_reason = 'concurrency'))
+     ),
+     ua AS (
+       UPDATE attempts a SET state = 'succeeded',
+              finished_at = ${attemptFinishedAtSql("c.ended_ago_ms")},
+              duration_ms = c.duration_ms, records = c.records, error = NULL
+         FROM c, t
+        WHERE a.run_id = c.id AND a.number = c.attempt
+        RETURNING a.run_id, a.finished_at
+     ),
+     ur AS (
+       UPDATE runs r SET state = 'succeeded', finished_at = ua.finished_at, duration_ms = c.duration_ms, records = c.records,
+              result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
+         FROM c JOIN ua ON ua.run_id = c.id, t
+        WHERE r.id = c.id
+        RETURNING r.id
+     ),
+     e AS (
+       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
+       SELECT c.id, 'finished', c.attempt, c.worker_id, c.message, c.data,
+              ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
+         FROM c JOIN ur ON ur.id = c.id, t
+     )
+     SELECT to_jsonb(ur) FROM ur`;
+
+/** The body of vigil_finish_free_runs (migration 20261202600000; claim-free-runs.db.test.ts keeps them equal). */
+export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL);
+
+/**
+ * Records, in one statement (its own transaction), the successes nothing else depends on; returns, in request
+ * order, the outcomes recorded and undefined for everything left to finishRuns.
+ */
+export async function finishFreeRuns(db: Queryable, reqs: FinishRequest[]): Promise<(FinishResult | undefined)[]> {
+  const out: (FinishResult | undefined)[] = new Array(reqs.length).fill(undefined);
+  const seen = new Set<string>();
+  const idx: number[] = [];
+  reqs.forEach((r, i) => {
+    if (r.outcome.kind !== "succeeded" || (r.pendingEvents?.length ?? 0) > 0 || seen.has(r.runId)) return;
+    seen.add(r.runId);
+    idx.push(i);
+  });
+  if (idx.length === 0) return out;
+  idx.sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1)); // rows locked in id order
+  const args = {
+    reqs: idx.map((i) => {
+      const r = reqs[i]!;
+      const result = (r.outcome as { result: ParsedHandlerResult }).result;
+      const records = result.records ?? null;
+      const durationMs = Math.max(0, Math.round(r.durationMs));
+      return {
+        id: r.runId,
+        attempt: r.attempt,
+        worker_id: r.workerId,
+        duration_ms: durationMs,
+        records,
+        result,
+        ended_ago_ms: Math.max(0, r.endedAgoMs ?? 0),
+        message: finishMessage("succeeded", records, null, null, durationMs),
+        data: { state: "succeeded", records, durationMs },
+      };
+    }),
+  };
+  const { rows } = await db.query<{ r: { id: string } }>({
+    name: "vigil-finish-free-runs",
+    text: `SELECT r FROM vigil_finish_free_runs($1::uuid[], $2::jsonb) AS r`,
+    values: [idx.map((i) => reqs[i]!.runId), JSON.stringify(args)],
+  });
+  const done = new Set(rows.map(({ r }) => r.id));
+  for (const i of idx) {
+    const r = reqs[i]!;
+    if (done.has(r.runId)) out[i] = { state: "succeeded", recorded: true, settle: r.jobId ? { jobId: r.jobId, how: "complete" } : null };
+  }
+  return out;
+}
