@@ -21,7 +21,15 @@ import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import { underRunLocksSql } from "./under-run-locks";
-import { attemptRowsSql, START_LATENESS_SQL, startedEventsSql, type ClaimRequest, type ClaimResult } from "./claim-run";
+import {
+  attemptRowsSql,
+  START_LATENESS_SQL,
+  startedEventsSql,
+  startedRun,
+  type ClaimRequest,
+  type ClaimResult,
+  type StartedRunRow,
+} from "./claim-run";
 
 /**
  * SQL boolean: candidate `o` (its group, due_at, id, and grank: its place among the batch's candidates of the
@@ -75,19 +83,6 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
 /** The body of vigil_claim_free_runs (migration 20261202600000; claim-free-runs.db.test.ts keeps them equal). */
 export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL);
 
-interface StartedRow {
-  id: string;
-  schedule_id: string;
-  idempotency_key: string;
-  attempt: number;
-  handler: string;
-  payload: unknown;
-  timeout_seconds: number;
-  grace_seconds: number;
-  max_attempts: number;
-  lateness_ms: number | null;
-}
-
 /**
  * Starts, in one statement (one round trip, its own transaction), the deliveries whose runs are free to start
  * under every rule; returns, in request order, the started runs and undefined for every delivery left to
@@ -104,27 +99,13 @@ export async function claimFreeRuns(db: Queryable, reqs: ClaimRequest[]): Promis
     worker: reqs[0]!.workerId,
     reqs: idx.map((i) => ({ id: reqs[i]!.runId, attempt: reqs[i]!.attempt, job_id: reqs[i]!.jobId })),
   };
-  const { rows } = await db.query<{ r: StartedRow }>({
+  const { rows } = await db.query<{ r: StartedRunRow }>({
     name: "vigil-claim-free-runs",
     text: `SELECT r FROM vigil_claim_free_runs($1::uuid[], $2::jsonb) AS r`,
     values: [idx.map((i) => reqs[i]!.runId), JSON.stringify(args)],
   });
   for (const { r } of rows) {
-    out[first.get(r.id)!] = {
-      kind: "start",
-      run: {
-        runId: r.id,
-        scheduleId: r.schedule_id,
-        idempotencyKey: r.idempotency_key,
-        attempt: r.attempt,
-        handler: r.handler,
-        payload: r.payload,
-        timeoutSeconds: r.timeout_seconds,
-        graceSeconds: r.grace_seconds,
-        maxAttempts: r.max_attempts,
-        latenessMs: r.lateness_ms,
-      },
-    };
+    out[first.get(r.id)!] = startedRun(r);
   }
   return out;
 }

@@ -43,6 +43,38 @@ export interface ClaimedRun {
   latenessMs: number | null;
 }
 
+/** A started run as the claim statements return it (RETURNING r.id, r.schedule_id, …). */
+export interface StartedRunRow {
+  id: string;
+  schedule_id: string;
+  idempotency_key: string;
+  attempt: number;
+  handler: string;
+  payload: unknown;
+  timeout_seconds: number;
+  grace_seconds: number;
+  max_attempts: number;
+  lateness_ms: number | null;
+}
+
+export function startedRun(r: StartedRunRow): ClaimResult {
+  return {
+    kind: "start",
+    run: {
+      runId: r.id,
+      scheduleId: r.schedule_id,
+      idempotencyKey: r.idempotency_key,
+      attempt: r.attempt,
+      handler: r.handler,
+      payload: r.payload,
+      timeoutSeconds: r.timeout_seconds,
+      graceSeconds: r.grace_seconds,
+      maxAttempts: r.max_attempts,
+      latenessMs: r.lateness_ms,
+    },
+  };
+}
+
 export type ClaimResult =
   | { kind: "start"; run: ClaimedRun }
   | { kind: "suppressed"; reason: string }
@@ -96,20 +128,7 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
   reqs.forEach((r, i) => first.has(r.runId) || first.set(r.runId, i));
   // Rows are locked in id order (SKIP LOCKED never waits, but a fixed order keeps it obviously safe).
   const idx = [...first.values()].sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1));
-  const { rows } = await db.query<{
-    id: string;
-    schedule_id: string;
-    idempotency_key: string;
-    attempt: number;
-    handler: string;
-    payload: unknown;
-    timeout_seconds: number;
-    grace_seconds: number;
-    max_attempts: number;
-    lateness_ms: number | null;
-    job_id: string;
-    now: Date;
-  }>({
+  const { rows } = await db.query<StartedRunRow & { job_id: string; now: Date }>({
     name: "vigil-claim-plain-runs",
     text: `WITH t AS (SELECT clock_timestamp() AS now),
      q AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS q(id, attempt, job_id)),
@@ -142,21 +161,7 @@ export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promi
     values: [idx.map((i) => reqs[i]!.runId), idx.map((i) => reqs[i]!.attempt), idx.map((i) => reqs[i]!.jobId), reqs[0]!.workerId],
   });
   for (const r of rows) {
-    out[first.get(r.id)!] = {
-      kind: "start",
-      run: {
-        runId: r.id,
-        scheduleId: r.schedule_id,
-        idempotencyKey: r.idempotency_key,
-        attempt: r.attempt,
-        handler: r.handler,
-        payload: r.payload,
-        timeoutSeconds: r.timeout_seconds,
-        graceSeconds: r.grace_seconds,
-        maxAttempts: r.max_attempts,
-        latenessMs: r.lateness_ms,
-      },
-    };
+    out[first.get(r.id)!] = startedRun(r);
   }
   return out;
 }

@@ -10,8 +10,7 @@
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
 import { underRunLocksSql } from "../claim/under-run-locks";
-import { stageEventAtSql } from "../record-stage-events";
-import { attemptFinishedAtSql, finishMessage, type FinishRequest, type FinishResult } from "./finish-run";
+import { finishMessage, succeededWritesSql, type FinishRequest, type FinishResult } from "./finish-run";
 
 const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      f AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs')
@@ -28,27 +27,7 @@ const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
                OR NOT EXISTS (SELECT 1 FROM runs w
                                WHERE w.concurrency_group = r.concurrency_group AND w.state = 'queued' AND w.wait_reason = 'concurrency'))
      ),
-     ua AS (
-       UPDATE attempts a SET state = 'succeeded',
-              finished_at = ${attemptFinishedAtSql("c.ended_ago_ms")},
-              duration_ms = c.duration_ms, records = c.records, error = NULL
-         FROM c, t
-        WHERE a.run_id = c.id AND a.number = c.attempt
-        RETURNING a.run_id, a.finished_at
-     ),
-     ur AS (
-       UPDATE runs r SET state = 'succeeded', finished_at = ua.finished_at, duration_ms = c.duration_ms, records = c.records,
-              result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
-         FROM c JOIN ua ON ua.run_id = c.id, t
-        WHERE r.id = c.id
-        RETURNING r.id
-     ),
-     e AS (
-       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
-       SELECT c.id, 'finished', c.attempt, c.worker_id, c.message, c.data,
-              ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
-         FROM c JOIN ur ON ur.id = c.id, t
-     )
+     ${succeededWritesSql()}
      SELECT to_jsonb(ur) FROM ur`;
 
 /** The body of vigil_finish_free_runs (migration 20261202600000; claim-free-runs.db.test.ts keeps them equal). */

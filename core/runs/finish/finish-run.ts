@@ -70,6 +70,33 @@ export const attemptFinishedAtSql = (endedAgoMs: string) =>
   `greatest(a.started_at, t.now - make_interval(secs => greatest(${endedAgoMs}, 0) / 1000.0))`;
 
 /**
+ * The writes of a plain success, as CTEs over `c` (the runs to finish: id, attempt, worker_id, ended_ago_ms,
+ * duration_ms, records, result, message, data) and `t` (now): the attempt, the run and its 'finished' event.
+ * Shared by finishPlainRuns and the one-round-trip vigil_finish_free_runs (finish-free-runs.ts).
+ */
+export const succeededWritesSql = () => `ua AS (
+       UPDATE attempts a SET state = 'succeeded',
+              finished_at = ${attemptFinishedAtSql("c.ended_ago_ms")},
+              duration_ms = c.duration_ms, records = c.records, error = NULL
+         FROM c, t
+        WHERE a.run_id = c.id AND a.number = c.attempt
+        RETURNING a.run_id, a.finished_at
+     ),
+     ur AS (
+       UPDATE runs r SET state = 'succeeded', finished_at = ua.finished_at, duration_ms = c.duration_ms, records = c.records,
+              result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
+         FROM c JOIN ua ON ua.run_id = c.id, t
+        WHERE r.id = c.id
+        RETURNING r.id
+     ),
+     e AS (
+       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
+       SELECT c.id, 'finished', c.attempt, c.worker_id, c.message, c.data,
+              ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
+         FROM c JOIN ur ON ur.id = c.id, t
+     )`;
+
+/**
  * The common case in one statement, without a transaction around it: a successful attempt with no stage
  * events left to write, still this worker's, of an 'allow' schedule without a concurrency group, with
  * enough records — its run succeeds and nothing else follows (no retry, nobody waits for its slot). A run
@@ -114,27 +141,7 @@ export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Pro
         WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id AND ${plainRunSql()}
           AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
      ),
-     ua AS (
-       UPDATE attempts a SET state = 'succeeded',
-              finished_at = ${attemptFinishedAtSql("c.ended_ago_ms")},
-              duration_ms = c.duration_ms, records = c.records, error = NULL
-         FROM c, t
-        WHERE a.run_id = c.id AND a.number = c.attempt
-        RETURNING a.run_id, a.finished_at
-     ),
-     ur AS (
-       UPDATE runs r SET state = 'succeeded', finished_at = ua.finished_at, duration_ms = c.duration_ms, records = c.records,
-              result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
-         FROM c JOIN ua ON ua.run_id = c.id, t
-        WHERE r.id = c.id
-        RETURNING r.id
-     ),
-     e AS (
-       INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
-       SELECT c.id, 'finished', c.attempt, c.worker_id, c.message, c.data,
-              ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
-         FROM c JOIN ur ON ur.id = c.id, t
-     )
+     ${succeededWritesSql()}
      SELECT id FROM ur`,
     values: [
       one.map((o) => o.r.runId),
