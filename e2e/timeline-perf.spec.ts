@@ -4,72 +4,25 @@
 // figure is what matters.
 import { expect, test, type Page } from "@playwright/test";
 import pg from "pg";
+import { removeSeededSchedules, seedScheduleHistory } from "../test/seed-history";
 
 const SCHEDULES = 50;
 const PREFIX = "perf-tl-";
 
-async function seed(url: string): Promise<number> {
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query("BEGIN");
-    // Paused and planned a week ahead: the planner and dispatcher leave these schedules alone.
-    const { rows: schedules } = await c.query(
-      `INSERT INTO schedules (name, handler, trigger, paused_at, paused_by, pause_reason, planned_through)
-       SELECT $1 || lpad(i::text, 2, '0'), 'demo.noop', '{"kind":"cron","cron":"* * * * *","timezone":"UTC"}',
-              clock_timestamp(), 'timeline benchmark', 'seeded history', clock_timestamp() + interval '7 days'
-         FROM generate_series(1, $2) i
-       RETURNING id`,
-      [PREFIX, SCHEDULES],
-    );
-    // One occurrence a minute from 6 h ago to 1 h ahead. Past ones mostly succeeded (some late, failed, hollow,
-    // missed, timed out, skipped), future ones planned.
-    const { rowCount } = await c.query(
-      `WITH base AS (
-         SELECT s.id AS schedule_id, t AS planned_at, t > now() AS future, (abs(hashtext(s.id::text || t::text)) % 100) AS roll
-           FROM unnest($1::uuid[]) AS s(id)
-          CROSS JOIN generate_series(date_trunc('minute', now()) - interval '6 hours', date_trunc('minute', now()) + interval '1 hour', interval '1 minute') t
-       ), shaped AS (
-         SELECT *, CASE WHEN future THEN 'planned'
-                        WHEN roll < 80 THEN 'succeeded' WHEN roll < 85 THEN 'failed' WHEN roll < 88 THEN 'hollow'
-                        WHEN roll < 91 THEN 'missed' WHEN roll < 93 THEN 'timed_out' WHEN roll < 96 THEN 'skipped_overlap'
-                        ELSE 'succeeded' END AS state,
-                   CASE WHEN roll >= 96 THEN 20000 + roll * 300 ELSE roll * 7 END AS lateness
-           FROM base
-       )
-       INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
-                         attempt, started_at, finished_at, lateness_ms, duration_ms)
-       SELECT schedule_id, 'scheduled', planned_at, planned_at, schedule_id || ':' || planned_at, state, 'demo.noop', 60, 5,
-              CASE WHEN state IN ('planned', 'missed', 'skipped_overlap') THEN 0 ELSE 1 END,
-              CASE WHEN state IN ('planned', 'missed', 'skipped_overlap') THEN NULL ELSE planned_at + make_interval(secs => lateness / 1000.0) END,
-              CASE WHEN state IN ('planned', 'missed', 'skipped_overlap') THEN NULL ELSE planned_at + make_interval(secs => lateness / 1000.0 + 5 + roll % 20) END,
-              CASE WHEN state IN ('planned', 'missed', 'skipped_overlap') THEN NULL ELSE lateness END,
-              CASE WHEN state IN ('planned', 'missed', 'skipped_overlap') THEN NULL ELSE (5 + roll % 20) * 1000 END
-         FROM shaped`,
-      [schedules.map((s) => s.id)],
-    );
-    await c.query(
-      `INSERT INTO attempts (run_id, number, state, started_at, finished_at, duration_ms)
-       SELECT id, 1, state, started_at, finished_at, duration_ms FROM runs
-        WHERE schedule_id = ANY($1::uuid[]) AND started_at IS NOT NULL`,
-      [schedules.map((s) => s.id)],
-    );
-    await c.query("COMMIT");
-    return rowCount ?? 0;
+    return await fn(c);
   } finally {
     await c.end();
   }
 }
 
-async function unseed(url: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(`UPDATE schedules SET deleted_at = clock_timestamp() WHERE name LIKE $1 AND deleted_at IS NULL`, [`${PREFIX}%`]);
-  } finally {
-    await c.end();
-  }
-}
+// Paused and planned a week ahead (the planner and dispatcher leave them alone): 6 h of history and the next hour.
+const seed = (url: string) =>
+  withClient(url, async (c) => (await seedScheduleHistory(c, { prefix: PREFIX, schedules: SCHEDULES, hours: 6, aheadHours: 1 })).runs);
+const unseed = (url: string) => withClient(url, (c) => removeSeededSchedules(c, PREFIX));
 
 interface RenderFigures {
   /** Navigation start → the frame after the first marks were painted (in page). */
@@ -171,7 +124,7 @@ test("the timeline renders 50 schedules × 6 h of history without freezing (repo
     const figures = samples.at(-1)!;
     const occurrences = await page.getByTestId("timeline-summary").textContent();
     // Then ten seconds of live refreshes (every 2 s) and a hover: does the page stay responsive?
-    const laneLabel = page.locator(`[data-testid="timeline-lane"][data-schedule="${PREFIX}05"]`);
+    const laneLabel = page.locator(`[data-testid="timeline-lane"][data-schedule="${PREFIX}00005"]`);
     await laneLabel.scrollIntoViewIfNeeded();
     let hoverMs = 0;
     // Measured on each try: the header can change height when an alert badge appears.
