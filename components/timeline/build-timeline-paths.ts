@@ -3,6 +3,7 @@
 // ~20 path strings draws in milliseconds. Marks closer than a pixel are merged, which is the aggregation when
 // zoomed out.
 import { isLate } from "@/core/runs/lateness";
+import { WORST_STATE_ORDER } from "@/core/runs/run-states";
 import { stateStyle } from "../ui/run-state-style";
 import { lowerBound, outcomeBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
 
@@ -172,7 +173,7 @@ function drawBuckets(
 ): void {
   for (const b of lane.buckets) {
     let worst: string | null = null;
-    for (const state of WORST_FIRST) {
+    for (const state of WORST_STATE_ORDER) {
       if ((b.counts[state] ?? 0) > 0 && visible.has(outcomeBucket(state))) {
         worst = state;
         break;
@@ -197,23 +198,6 @@ function drawBuckets(
   }
   set.flush();
 }
-
-/** The order a summary bucket picks its colour in: its worst visible outcome (core/runs/read/timeline.ts). */
-const WORST_FIRST = [
-  "zombie",
-  "failed",
-  "timed_out",
-  "missed",
-  "hollow",
-  "skipped_overlap",
-  "cancelled",
-  "running",
-  "retrying",
-  "queued",
-  "succeeded",
-  "paused",
-  "planned",
-];
 
 const DRAW_ORDER = [
   "marker:planned",

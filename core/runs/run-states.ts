@@ -43,3 +43,20 @@ export function isTerminal(state: string): boolean {
 
 export const RUN_KINDS = ["scheduled", "manual", "backfill"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
+
+/** Worst first: the state a timeline summary bucket is coloured by (core/runs/read/timeline.ts, the console's drawing). */
+export const WORST_STATE_ORDER: readonly RunState[] = [
+  "zombie",
+  "failed",
+  "timed_out",
+  "missed",
+  "hollow",
+  "skipped_overlap",
+  "cancelled",
+  "running",
+  "retrying",
+  "queued",
+  "succeeded",
+  "paused",
+  "planned",
+];

@@ -14,7 +14,7 @@
 // is always drawn; zooming in brings back single runs.
 import { getPool, type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
-import { RUN_KINDS, RUN_STATES, type RunKind, type RunState } from "../run-states";
+import { RUN_KINDS, RUN_STATES, WORST_STATE_ORDER, type RunKind, type RunState } from "../run-states";
 import { lateSql } from "../lateness";
 import { listTimelineLanes, type TimelineLaneQuery } from "./timeline-lanes";
 
@@ -25,22 +25,6 @@ export const SUMMARY_PX_PER_RUN = 2;
 /** Width of one summary bucket in pixels. */
 export const SUMMARY_BUCKET_PX = 4;
 export const DEFAULT_TIMELINE_WIDTH = 1200;
-/** Worst first: the state a summary bucket is coloured by. */
-export const WORST_STATE_ORDER: readonly RunState[] = [
-  "zombie",
-  "failed",
-  "timed_out",
-  "missed",
-  "hollow",
-  "skipped_overlap",
-  "cancelled",
-  "running",
-  "retrying",
-  "queued",
-  "succeeded",
-  "paused",
-  "planned",
-];
 /** Runs that started before the window but may still show in it: looked for this far back. */
 const LOOKBACK = "1 day";
 
