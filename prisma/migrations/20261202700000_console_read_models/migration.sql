@@ -106,8 +106,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Only transitions that can change a count or the last run call the function: a run going planned → queued →
+-- running on time (the common case, two of its three updates) cannot (late needs lateness > 1000 ms, see above).
 CREATE TRIGGER runs_summary_update AFTER UPDATE ON "runs" FOR EACH ROW
-    WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.lateness_ms IS DISTINCT FROM NEW.lateness_ms)
+    WHEN ((OLD.state IS DISTINCT FROM NEW.state OR OLD.lateness_ms IS DISTINCT FROM NEW.lateness_ms)
+          AND (NEW.state NOT IN ('planned', 'queued', 'running', 'retrying')
+               OR OLD.state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie')
+               OR NEW.lateness_ms > 1000 OR OLD.lateness_ms > 1000))
     EXECUTE FUNCTION vigil_runs_summary_update();
 
 -- Inserts (the planner's planned rows, skipped occurrences, seeded history) are summed per statement: one
