@@ -35,12 +35,18 @@ BEGIN
   IF to_regclass(format('%I', part)) IS NOT NULL THEN
     RETURN false;
   END IF;
+  -- Two processes creating the same day at the same moment (workers, npm start's own check) take turns; the second
+  -- finds the table once the first has committed. The handler below stays for a creator that has not committed yet.
+  PERFORM pg_advisory_xact_lock(hashtext('vigil_ensure_day_partition'), hashtext(part));
+  IF to_regclass(format('%I', part)) IS NOT NULL THEN
+    RETURN false;
+  END IF;
   BEGIN
     EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', part, parent);
     -- The CHECK lets ATTACH skip its validation scan (and documents the slice).
     EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (day >= %L AND day < %L)', part, part || '_day', d, d + 1);
     EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', parent, part, d, d + 1);
-  EXCEPTION WHEN duplicate_table OR unique_violation THEN
+  EXCEPTION WHEN duplicate_table OR duplicate_object OR unique_violation THEN
     -- Another process (a second worker, npm start's own check) created it at the same moment.
     RETURN false;
   END;
