@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
+import { rawBossWorkerMain } from "./lib/raw-boss";
 import { RUN_QUEUE_PREFIX } from "../core/queue/boss";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import type { TestWorker } from "../test/worker-process";
@@ -112,35 +113,8 @@ async function rawThroughput(url: string, pool: pg.Pool, boss: PgBoss, n: number
   }
 }
 
-/**
- * The baseline's worker process: pg-boss work(), one job per handler call, same concurrency as Vigil's pool, at
- * its fastest settings: the shortest poll and burst mode (fetch again at once while the queue has more than one
- * ready job; queue statistics refreshed every second). LISTEN/NOTIFY does not help here: the jobs are created
- * before they are due, so the wake-up comes too early and the workers then wait out a long backstop poll. With the default settings each of the 8
- * local workers waits out the poll between jobs, which measured ~40 jobs/s here — not a fair comparison.
- */
-async function rawWorker(url: string): Promise<void> {
-  const boss = new PgBoss({
-    connectionString: url,
-    max: 4,
-    schedule: false,
-    migrate: false,
-    // Queue statistics (the ready count burst mode reads) are kept by supervision: refreshed every second.
-    supervise: true,
-    superviseIntervalSeconds: 1,
-    monitorIntervalSeconds: 1,
-    queueCacheIntervalSeconds: 1,
-  });
-  boss.on("error", () => undefined);
-  await boss.start();
-  await boss.work(
-    RAW_QUEUE,
-    { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
-    async () => undefined,
-  );
-  process.stdout.write("ready\n");
-  process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
-}
+// The baseline's worker process (bench/lib/raw-boss.ts): pg-boss at its fastest settings, same concurrency.
+const rawWorker = (url: string) => rawBossWorkerMain(url, RAW_QUEUE, CONCURRENCY);
 
 async function cancelLatencies(pool: pg.Pool, boss: PgBoss, reps: number): Promise<void> {
   const { cancelRun } = await import("../core/runs/operate/cancel-run");

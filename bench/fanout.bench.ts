@@ -18,6 +18,7 @@ import { startWarmWorkers } from "./lib/workers";
 import { runBenchWhenMain } from "./lib/main";
 import { graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
+import { rawBossWorkerMain } from "./lib/raw-boss";
 
 const say = (line: string) => process.stdout.write(`[fanout.bench] ${line}\n`);
 const WORKERS = 2;
@@ -174,32 +175,9 @@ export async function bossFanout(adminUrl: string, n: number, benchFile: string)
   }
 }
 
-/** pg-boss work() at its fastest settings (as bench/execution.bench.ts): one job per call, burst fetching. */
-async function bossWorkerMain(url: string): Promise<void> {
-  const boss = new PgBoss({
-    connectionString: url,
-    max: 4,
-    schedule: false,
-    migrate: false,
-    supervise: true,
-    superviseIntervalSeconds: 1,
-    monitorIntervalSeconds: 1,
-    queueCacheIntervalSeconds: 1,
-  });
-  boss.on("error", () => undefined);
-  await boss.start();
-  await boss.work(
-    RAW_QUEUE,
-    { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 },
-    async () => undefined,
-  );
-  process.stdout.write("ready\n");
-  process.on("SIGTERM", () => void boss.stop({ graceful: false, close: true }).finally(() => process.exit(0)));
-}
-
 export async function helperMain(arg: string): Promise<void> {
   if (arg.startsWith("graphile|")) return graphileWorkerMain(arg);
-  if (arg.startsWith("boss|")) return bossWorkerMain(arg.slice("boss|".length));
+  if (arg.startsWith("boss|")) return rawBossWorkerMain(arg.slice("boss|".length), RAW_QUEUE, CONCURRENCY);
   throw new Error(`unknown helper ${arg}`);
 }
 
