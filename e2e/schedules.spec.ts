@@ -55,10 +55,17 @@ test("a schedule created through the form shows its occurrences on the timeline"
   for (const word of ["Planned", "Started", "Finished", "Lateness"]) await expect(tip).toContainText(word);
   await expect(tip).toContainText(name);
   await page.screenshot({ path: "artifacts/screenshots/schedule-created-timeline.png", fullPage: true });
-  // Clicking the mark opens its run.
-  await page.mouse.down();
-  await page.mouse.up();
-  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  // Clicking the mark opens its run. The window slides left about a pixel a second and the bar is a few pixels wide,
+  // so the point hovered before the screenshot may have moved off it: aim again at the bar's current edge each try.
+  await expect(async () => {
+    if (/\/runs\/[0-9a-f-]{36}$/.test(page.url())) return; // an earlier try's click landed, just slowly
+    const box = (await bars.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+    await expect(tip).toBeVisible({ timeout: 1000 });
+    await page.mouse.down();
+    await page.mouse.up();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/, { timeout: 2000 });
+  }).toPass({ timeout: 20_000 });
   await expect(page.getByTestId("run-trace")).toContainText(name);
   const id = /schedules\/([0-9a-f-]{36})/.exec((await page.getByRole("link", { name }).getAttribute("href"))!)![1];
 
