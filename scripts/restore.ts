@@ -1,43 +1,72 @@
 // `npm run restore -- file [--force] [--secret-key-file path]`: puts a backup made by `npm run backup` back.
 // Embedded database: into VIGIL_DATA_DIR (stop Vigil first), refusing a folder that already holds a database
 // unless --force (which keeps the old folder beside it); the restored cluster is started once and checked.
-// DATABASE_URL: pg_restore into that database, refusing a non-empty one unless --force (then it replaces objects).
+// DATABASE_URL: pg_restore into that database, refusing a non-empty one unless --force (then the schemas the dump holds are
+// dropped and restored; pg_restore --clean cannot replace partitioned tables), then the audit chain is verified.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { verifyAudit } from "../core/audit/verify-audit";
 import { getEnv } from "../core/env";
 import { StartupError } from "./lib/postgres";
 import { restoreEmbeddedCluster, RestoreRefused } from "./lib/restore-backup";
 
 const say = (line: string) => process.stdout.write(`[restore] ${line}\n`);
 
+/**
+ * The schemas a dump holds (pg-boss's and Vigil's), plus public, which a dump does not list as its own. --force drops
+ * these and nothing else before restoring: pg_restore's own --clean cannot replace partitioned tables (it tries to
+ * drop a partition's inherited primary key and stops).
+ */
+function dumpSchemas(file: string): string[] | null {
+  const r = spawnSync("pg_restore", ["--list", file], { encoding: "utf8" });
+  if (r.error || r.status !== 0) return null;
+  const names = new Set(["public"]);
+  for (const m of r.stdout.matchAll(/^\d+; \d+ \d+ SCHEMA - (\S+) /gm)) names.add(m[1]!);
+  return [...names];
+}
+
 async function restoreExternal(url: string, file: string, force: boolean): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query(
-    `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
-  );
-  await client.end();
-  if (rows[0].n > 0 && !force) {
-    say(
-      `Not restoring: the database in DATABASE_URL is not empty (${rows[0].n} tables). Restore into a new, empty database, or add --force to replace its objects.`,
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
     );
-    return 2;
+    if (rows[0]!.n > 0 && !force) {
+      say(
+        `Not restoring: the database in DATABASE_URL is not empty (${rows[0]!.n} tables). Restore into a new, empty database, or add --force to replace its objects.`,
+      );
+      return 2;
+    }
+    const schemas = dumpSchemas(file);
+    if (!schemas) {
+      say(`pg_restore cannot read ${file} (is pg_restore on PATH, and is this a dump made by npm run backup?)`);
+      return 2;
+    }
+    if (rows[0]!.n > 0) {
+      say(`--force: dropping the schemas the backup replaces (${schemas.join(", ")}) before restoring`);
+      await client.query("BEGIN");
+      for (const name of schemas) await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`);
+      await client.query("CREATE SCHEMA public");
+      await client.query("COMMIT");
+    }
+    const r = spawnSync("pg_restore", ["--no-owner", "--exit-on-error", `--dbname=${url}`, file], { stdio: "inherit" });
+    if (r.status !== 0) {
+      say("pg_restore failed (see above)");
+      return 1;
+    }
+    const audit = await verifyAudit(client);
+    if (!audit.ok) {
+      say(`restored, but the audit chain does not verify: row ${audit.brokenId}: ${audit.problem}`);
+      return 1;
+    }
+    say(`done: audit chain intact (${audit.checked} rows)`);
+    return 0;
+  } finally {
+    await client.end();
   }
-  const r = spawnSync(
-    "pg_restore",
-    ["--no-owner", "--exit-on-error", ...(force ? ["--clean", "--if-exists"] : []), `--dbname=${url}`, file],
-    {
-      stdio: "inherit",
-    },
-  );
-  if (r.error) {
-    say("pg_restore is not on PATH: install PostgreSQL's client programs of your server's major version");
-    return 2;
-  }
-  say(r.status === 0 ? "done" : "pg_restore failed (see above)");
-  return r.status === 0 ? 0 : 1;
 }
 
 async function main(): Promise<number> {

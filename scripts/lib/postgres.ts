@@ -85,6 +85,11 @@ export async function startEmbeddedPostgres(opts: {
   /** Extra server settings (`-c name=value`), e.g. shared_preload_libraries for a profiling bench. */
   settings?: Record<string, string>;
   onLog?: (line: string) => void;
+  /**
+   * Another PostgreSQL's programs (the folder holding bin/, e.g. Debian's /usr/lib/postgresql/15) instead of the
+   * embedded one: the test of the DATABASE_URL backup path needs a server as old as the machine's pg_dump.
+   */
+  programs?: string;
   /** Lines for the operator: where the programs and the data are when they cannot stay where they were asked. */
   say?: (line: string) => void;
 }): Promise<RunningPostgres> {
@@ -94,7 +99,7 @@ export async function startEmbeddedPostgres(opts: {
       `Port ${opts.port} is already taken, so the embedded PostgreSQL cannot listen on it: stop whatever uses it, or set VIGIL_PG_PORT to a free port.`,
     );
   }
-  const programs = findPostgresPrograms();
+  const programs = opts.programs ? { root: opts.programs, version: "system" } : findPostgresPrograms();
   let programsDir = programs.root;
   let dataDir = path.resolve(opts.dataDir);
   // As root the server runs as 'postgres' (PostgreSQL refuses root), placed where that user can reach.
@@ -139,6 +144,8 @@ export async function startEmbeddedPostgres(opts: {
           "-c",
           "max_connections=300",
           ...(opts.durable === false ? ["-c", "fsync=off"] : []),
+          // A packaged server's socket folder (/var/run/postgresql) may not exist here: TCP only.
+          ...(opts.programs ? ["-c", "unix_socket_directories="] : []),
           ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
         ],
       });
