@@ -2,14 +2,17 @@
 // (issue 17; the series and their counts are listed in the README): fleet-wide histograms and counts by state
 // carry no schedule label; per schedule only the trouble counts alerting needs, and only for schedules that have
 // trouble in the window (absent means 0); full per-schedule histograms only for schedules tagged
-// METRICS_DETAIL_TAG. Per-run aggregates cover a bounded window (runs planned in the last hour by default) and
-// are computed in SQL in one pass, so a scrape costs one index-range aggregate, not a row per run in JavaScript.
+// METRICS_DETAIL_TAG. Per-run aggregates cover a bounded window (runs planned in the last hour by default). The
+// fleet-wide figures come from a per-minute read model (read-fleet-runs.ts) and the per-schedule trouble counts
+// from the runs in trouble only (get-schedule-trouble.ts), so a scrape does not read the window's ordinary runs.
 import { Gauge, Registry } from "prom-client";
 import type { Queryable } from "../db/pool";
 import { ALERT_KINDS, ALERT_KIND_INFO } from "../alerts/alert-kinds";
 import { getQueueSummary } from "./get-queue-summary";
 import { COMPLETION_BUCKETS, LATENESS_BUCKETS, aggregateRuns, type HistogramCounts } from "./aggregate-runs";
-import { aggregateFleet } from "./aggregate-fleet";
+import { aggregateFleet, type FleetAggregate } from "./aggregate-fleet";
+import { FLEET_MODEL_MAX_WINDOW_SECONDS, readFleetRuns } from "./read-fleet-runs";
+import { getScheduleTrouble } from "./get-schedule-trouble";
 import { PrecomputedHistogram } from "./precomputed-histogram";
 
 /** Default window; VIGIL_METRICS_WINDOW_SECONDS sets it (24 h of 1,000 schedules firing every minute scans 1.4 M runs). */
@@ -22,6 +25,13 @@ interface Options {
   windowSeconds?: number;
 }
 
+/** Fleet figures from the per-minute read model when the window fits in it, else aggregated over the window's runs. */
+async function readFleet(db: Queryable, windowSeconds: number): Promise<FleetAggregate> {
+  if (windowSeconds > FLEET_MODEL_MAX_WINDOW_SECONDS) return aggregateFleet(db, windowSeconds);
+  const [runs, trouble] = await Promise.all([readFleetRuns(db, windowSeconds), getScheduleTrouble(db, windowSeconds)]);
+  return { ...runs, trouble };
+}
+
 function gauge(reg: Registry, name: string, help: string, labelNames: string[] = []): Gauge<string> {
   return new Gauge({ name, help, labelNames, registers: [reg] });
 }
@@ -30,7 +40,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const started = performance.now();
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
   const [fleet, detail, zombies, queue, alerts, daily] = await Promise.all([
-    aggregateFleet(db, windowSeconds),
+    readFleet(db, windowSeconds),
     aggregateRuns(db, windowSeconds, METRICS_DETAIL_TAG),
     db.query<{ schedule: string; n: number }>(
       `SELECT s.name AS schedule, count(*)::int AS n
