@@ -210,17 +210,37 @@ BEGIN
 END $$;
 
 -- One run's contribution (sign +1 to add, −1 to take out) to both models. `jitter`: its schedule's start jitter
--- (only read when the run started more than 1 s late; lateness.ts's rule needs it).
+-- (only read when the run started more than 1 s late; lateness.ts's rule needs it). Written as plain PL/pgSQL
+-- expressions (no query per value): it runs inside the finish of every run.
 CREATE FUNCTION vigil_fleet_apply(r runs, sign INTEGER, jitter INTEGER) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  v RECORD;
   shard SMALLINT := vigil_fleet_shard(r.schedule_id);
+  c INTEGER[];
+  lat DOUBLE PRECISION;
+  gap DOUBLE PRECISION;
+  dur DOUBLE PRECISION := r.duration_ms;
 BEGIN
   IF r.state NOT IN ('planned', 'queued', 'running', 'retrying') THEN
-    SELECT * INTO v FROM vigil_fleet_run_values(r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms);
-    PERFORM vigil_fleet_run_upsert(date_trunc('minute', r.planned_at), shard,
-      vigil_fleet_counts(r.state, sign, sign * greatest(r.attempt - 1, 0), v.lat_k, v.gap_k, v.dur_k),
-      ARRAY[sign * coalesce(v.lat, 0), sign * coalesce(v.gap, 0), sign * coalesce(v.dur, 0)]);
+    -- vigil_fleet_run_values and vigil_fleet_counts, inline.
+    IF r.kind <> 'backfill' AND r.reruns = 0 THEN
+      lat := r.lateness_ms;
+      gap := (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8;
+    END IF;
+    c := array_fill(0, ARRAY[57]);
+    c[array_position('{planned,queued,running,retrying,succeeded,failed,timed_out,cancelled,skipped_overlap,missed,paused,hollow,zombie}'::text[],
+                     r.state)] := sign;
+    c[14] := sign * greatest(r.attempt - 1, 0);
+    IF lat IS NOT NULL THEN
+      c[29 - width_bucket(-lat, '{-300000,-60000,-30000,-10000,-5000,-2500,-1000,-500,-250,-100,-50,-25,-10,-5}'::float8[])] := sign;
+    END IF;
+    IF gap IS NOT NULL THEN
+      c[43 - width_bucket(-gap, '{-3600000,-900000,-300000,-60000,-30000,-10000,-5000,-2500,-1000,-500,-250,-100,-50}'::float8[])] := sign;
+    END IF;
+    IF dur IS NOT NULL THEN
+      c[57 - width_bucket(-dur, '{-3600000,-900000,-300000,-60000,-30000,-10000,-5000,-2500,-1000,-500,-250,-100,-50}'::float8[])] := sign;
+    END IF;
+    PERFORM vigil_fleet_run_upsert(date_trunc('minute', r.planned_at), shard, c,
+      ARRAY[sign * coalesce(lat, 0), sign * coalesce(gap, 0), sign * coalesce(dur, 0)]);
   END IF;
   IF r.started_at IS NOT NULL AND r.lateness_ms > coalesce(jitter, 0) + 1000 THEN
     PERFORM vigil_fleet_attention_upsert(date_trunc('minute', r.started_at), shard, sign, 0, 0, 0, 0);
@@ -265,8 +285,13 @@ BEGIN
           lateness_ms = excluded.lateness_ms
       WHERE l.planned_at <= excluded.planned_at;
   END IF;
-  PERFORM vigil_fleet_apply(OLD, -1, jitter);
-  PERFORM vigil_fleet_apply(NEW, 1, jitter);
+  -- Only a finished run, or one that started more than 1 s late, counts in the fleet models.
+  IF OLD.state NOT IN ('planned', 'queued', 'running', 'retrying') OR OLD.lateness_ms > 1000 THEN
+    PERFORM vigil_fleet_apply(OLD, -1, jitter);
+  END IF;
+  IF NEW.state NOT IN ('planned', 'queued', 'running', 'retrying') OR NEW.lateness_ms > 1000 THEN
+    PERFORM vigil_fleet_apply(NEW, 1, jitter);
+  END IF;
   RETURN NULL;
 END $$;
 
