@@ -102,7 +102,8 @@ CREATE TABLE "fleet_attention_minutes" (
 -- Unfinished runs by planned time (the live part of a metrics window), and the runs the per-schedule trouble
 -- series count (missed, hollow, failed, timed out, or started more than 1 s late: every late run, lateness.ts).
 CREATE INDEX "runs_unfinished_planned_idx" ON "runs"("planned_at") WHERE "state" IN ('planned', 'queued', 'running', 'retrying');
-CREATE INDEX "runs_trouble_planned_idx" ON "runs"("planned_at")
+-- It carries what they count (index-only where the table's pages are all-visible).
+CREATE INDEX "runs_trouble_planned_idx" ON "runs"("planned_at") INCLUDE ("schedule_id", "state", "lateness_ms", "kind", "reruns")
     WHERE "state" IN ('missed', 'hollow', 'failed', 'timed_out') OR "lateness_ms" > 1000;
 
 CREATE FUNCTION vigil_array_add(a INTEGER[], b INTEGER[]) RETURNS INTEGER[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -123,9 +124,11 @@ $$;
 -- A run's histogram values (ms) and their 1-based bucket positions among the "le" buckets + "+Inf", the same
 -- values and buckets as core/metrics/aggregate-fleet.ts (LATENESS_BUCKETS, COMPLETION_BUCKETS in ms, negated and
 -- reversed for width_bucket: position = number of bounds + 1 − the number of bounds >= x).
+-- Declared as returning a (one-row) table so the planner inlines it into a query's FROM (a scalar or OUT-parameter
+-- SQL function would be called per row: 60 µs a run).
 CREATE FUNCTION vigil_fleet_run_values(kind TEXT, reruns INTEGER, lateness_ms INTEGER, planned_at TIMESTAMPTZ, finished_at TIMESTAMPTZ,
-    duration_ms INTEGER, OUT lat DOUBLE PRECISION, OUT gap DOUBLE PRECISION, OUT dur DOUBLE PRECISION, OUT lat_k INTEGER, OUT gap_k INTEGER,
-    OUT dur_k INTEGER) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    duration_ms INTEGER) RETURNS TABLE (lat DOUBLE PRECISION, gap DOUBLE PRECISION, dur DOUBLE PRECISION, lat_k INTEGER, gap_k INTEGER,
+    dur_k INTEGER) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT v.lat, v.gap, v.dur,
          15 - width_bucket(-v.lat, '{-300000,-60000,-30000,-10000,-5000,-2500,-1000,-500,-250,-100,-50,-25,-10,-5}'::float8[]),
          14 - width_bucket(-v.gap, '{-3600000,-900000,-300000,-60000,-30000,-10000,-5000,-2500,-1000,-500,-250,-100,-50}'::float8[]),
