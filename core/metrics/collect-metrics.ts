@@ -13,6 +13,7 @@ import { COMPLETION_BUCKETS, LATENESS_BUCKETS, aggregateRuns, type HistogramCoun
 import { aggregateFleet, type FleetAggregate } from "./aggregate-fleet";
 import { FLEET_MODEL_MAX_WINDOW_SECONDS, readFleetRuns } from "./read-fleet-runs";
 import { getScheduleTrouble } from "./get-schedule-trouble";
+import { getDailyTotals } from "./get-daily-totals";
 import { PrecomputedHistogram } from "./precomputed-histogram";
 
 /** Default window; VIGIL_METRICS_WINDOW_SECONDS sets it (24 h of 1,000 schedules firing every minute scans 1.4 M runs). */
@@ -55,25 +56,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
     ),
     // The daily summaries (core/retention/): outlive the runs, so the last 90 days stay visible after retention.
     // Fleet-wide by outcome; per schedule only for the opt-in detail tag (bounded cardinality, README "Metrics").
-    db.query<{
-      schedule: string | null;
-      total: number;
-      on_time: number;
-      late: number;
-      failed: number;
-      missed: number;
-      skipped: number;
-      hollow: number;
-      lateness_max_ms: number | null;
-    }>(
-      `SELECT CASE WHEN s.tags @> ARRAY[$1::text] THEN s.name END AS schedule, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time, sum(d.late)::int AS late,
-              sum(d.failed)::int AS failed, sum(d.missed)::int AS missed, sum(d.skipped)::int AS skipped, sum(d.hollow)::int AS hollow,
-              max(d.lateness_max_ms) AS lateness_max_ms
-         FROM run_daily_summaries d JOIN schedules s ON s.id = d.schedule_id
-        WHERE s.deleted_at IS NULL AND d.day >= (now() AT TIME ZONE 'UTC')::date - 90
-        GROUP BY 1`,
-      [METRICS_DETAIL_TAG],
-    ),
+    getDailyTotals(db, METRICS_DETAIL_TAG),
   ]);
 
   const reg = new Registry();
@@ -204,9 +187,9 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   for (const outcome of outcomes)
     fleet90.set(
       { outcome },
-      daily.rows.reduce((n, r) => n + r[outcome], 0),
+      daily.reduce((n, r) => n + r[outcome], 0),
     );
-  for (const r of daily.rows) {
+  for (const r of daily) {
     if (r.schedule === null) continue;
     for (const outcome of outcomes) daily90.set({ schedule: r.schedule, outcome }, r[outcome]);
     if (r.lateness_max_ms !== null) dailyMax.set({ schedule: r.schedule }, r.lateness_max_ms / 1000);
