@@ -5,14 +5,14 @@
 --    runs: counts by state, retries, and the bucket counts + sums of the three histograms (start lateness,
 --    completion gap, duration; core/metrics/aggregate-runs.ts's buckets), in columns c01..c57 laid out as
 --    vigil_fleet_counts' array (below) and s1..s3 (the histograms' sums in ms): plain columns, so summing an
---    hour (480 rows) is one cheap aggregate. Unfinished runs (planned, queued,
---    running, retrying) are few and are read directly (runs_unfinished_planned_idx), so the model changes only
---    when a run finishes (or a finished run changes): no trigger call for planned → queued → running.
+--    hour (480 rows) is one cheap aggregate. Unfinished runs (planned, queued, running, retrying) are few and are
+--    read directly (runs_unfinished_planned_idx), so the model changes only when a run finishes (or a finished run
+--    changes): no trigger call for planned → queued → running.
 -- 2. fleet_attention_minutes: per minute (and shard), the header's counts: late runs by the minute they started;
 --    missed / hollow / zombie / failed (failed + timed_out) runs by the minute of their updated_at.
 --
 -- Reading a sliding window exactly: whole minutes come from the model, the partial minutes at the window's edges
--- straight from runs (core/metrics/read-fleet-minutes.ts, core/runs/read/overview.ts), so the answers are those of
+-- straight from runs (core/metrics/read-fleet-runs.ts, core/runs/read/overview.ts), so the answers are those of
 -- the direct aggregates (fleet-read-models.db.test.ts compares them). Rows older than 25 hours are dropped (a
 -- window reaching further back is aggregated directly). Shards (hash of the schedule, 8) keep runs of many
 -- schedules finishing in the same minute from queueing behind one row lock.
@@ -20,7 +20,9 @@
 -- Cost on the run lifecycle: no new trigger on runs updates; the existing runs_summary_update (called on a run's
 -- finish, on a late start, and on leaving a trouble state) also upserts one fleet_run_minutes row, plus one
 -- fleet_attention_minutes row for a late or troubled run. Its WHEN also admits the rare updates of a finished run
--- that change what is counted (a re-run, a cancel request on a zombie that moves updated_at).
+-- that change what is counted (a re-run, a cancel request on a zombie that moves updated_at). Inserted and deleted
+-- runs are added / taken out per statement (runs_fleet_insert, runs_fleet_delete), and a schedule's jitter change
+-- redoes its late counts.
 
 CREATE TABLE "fleet_run_minutes" (
     "minute" TIMESTAMPTZ(3) NOT NULL,
