@@ -15,6 +15,7 @@ import { FLEET_MODEL_MAX_WINDOW_SECONDS, readFleetRuns } from "./read-fleet-runs
 import { getScheduleTrouble } from "./get-schedule-trouble";
 import { getDailyTotals } from "./get-daily-totals";
 import { PrecomputedHistogram } from "./precomputed-histogram";
+import { PrecomputedGauge } from "./precomputed-gauge";
 
 /** Default window; VIGIL_METRICS_WINDOW_SECONDS sets it (24 h of 1,000 schedules firing every minute scans 1.4 M runs). */
 export const METRICS_WINDOW_SECONDS = 3600;
@@ -68,25 +69,27 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   gauge(reg, "vigil_run_retries", `Retry attempts of runs ${window} (all schedules)`).set(fleet.retries);
 
   // Per schedule: what alert rules need, only where there is something (absent means 0).
-  const perSchedule = (name: string, help: string) =>
-    gauge(reg, name, `${help} ${window}, by schedule (only schedules with any)`, ["schedule"]);
-  const missed = perSchedule("vigil_runs_missed", "Occurrences that never started (missed)");
-  const hollow = perSchedule("vigil_runs_hollow", "Runs that succeeded without the expected records (hollow)");
-  const failed = perSchedule("vigil_runs_failed", "Runs that failed or timed out");
-  const late = perSchedule("vigil_runs_late", "Runs that started late (beyond their jitter window + 1 s)");
-  for (const t of fleet.trouble) {
-    if (t.missed > 0) missed.set({ schedule: t.schedule }, t.missed);
-    if (t.hollow > 0) hollow.set({ schedule: t.schedule }, t.hollow);
-    if (t.failed > 0) failed.set({ schedule: t.schedule }, t.failed);
-    if (t.late > 0) late.set({ schedule: t.schedule }, t.late);
-  }
-  const zombie = gauge(
-    reg,
-    "vigil_runs_zombie",
-    `Zombie detections (worker lost mid-run) in the window, by schedule (only schedules with any)`,
-    ["schedule"],
+  const perSchedule = (name: string, help: string, pick: (t: (typeof fleet.trouble)[number]) => number) =>
+    reg.registerMetric(
+      new PrecomputedGauge({
+        name,
+        help: `${help} ${window}, by schedule (only schedules with any)`,
+        labelNames: ["schedule"],
+        samples: fleet.trouble.filter((t) => pick(t) > 0).map((t) => ({ labels: { schedule: t.schedule }, value: pick(t) })),
+      }),
+    );
+  perSchedule("vigil_runs_missed", "Occurrences that never started (missed)", (t) => t.missed);
+  perSchedule("vigil_runs_hollow", "Runs that succeeded without the expected records (hollow)", (t) => t.hollow);
+  perSchedule("vigil_runs_failed", "Runs that failed or timed out", (t) => t.failed);
+  perSchedule("vigil_runs_late", "Runs that started late (beyond their jitter window + 1 s)", (t) => t.late);
+  reg.registerMetric(
+    new PrecomputedGauge({
+      name: "vigil_runs_zombie",
+      help: `Zombie detections (worker lost mid-run) in the window, by schedule (only schedules with any)`,
+      labelNames: ["schedule"],
+      samples: zombies.rows.map((r) => ({ labels: { schedule: r.schedule }, value: r.n })),
+    }),
   );
-  for (const r of zombies.rows) zombie.set({ schedule: r.schedule }, r.n);
 
   // Histograms over the window: a snapshot, not an ever-growing counter — read them with
   // histogram_quantile() directly, without rate().
