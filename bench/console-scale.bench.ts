@@ -8,7 +8,8 @@
 //   - the CPU of Postgres + the console (from /proc) while 1 and then CONSOLES open consoles sit on their pages
 //     (half /schedules, half /timeline) for CPU_SECONDS.
 // `npm run bench -- console-scale`. Sized by CONSOLE_SCALE_SMALL, CONSOLE_SCALE_LARGE, CONSOLE_SCALE_HOURS,
-// CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60).
+// CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60);
+// CONSOLE_SCALE_READS_ONLY=true measures the API reads only (no Chromium: no drawn time, no CPU of open consoles).
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -31,6 +32,7 @@ const SAMPLES = env("CONSOLE_SCALE_SAMPLES", 20);
 const VISITS = env("CONSOLE_SCALE_VISITS", 3);
 const CONSOLES = env("CONSOLE_SCALE_CONSOLES", 10);
 const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
+const READS_ONLY = process.env.CONSOLE_SCALE_READS_ONLY === "true";
 const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -89,7 +91,7 @@ async function measureSize(
   c: pg.Client,
   base: string,
   token: string,
-  browser: Browser,
+  browser: Browser | null,
   cookie: { name: string; value: string; url: string },
   pids: { console: number; postgres: number },
 ): Promise<SizeFigures> {
@@ -110,7 +112,8 @@ async function measureSize(
     reads.set(name, f);
     say(
       `${label}: ${name}: p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, ${(f.bytes / 1024).toFixed(1)} KB` +
-        (f.p50Unchanged !== null ? `; unchanged (304) p50 ${f.p50Unchanged.toFixed(1)} ms` : ""),
+        (f.p50Unchanged !== null ? `; unchanged (304) p50 ${f.p50Unchanged.toFixed(1)} ms` : "") +
+        ` (load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
     );
   }
   const mode = await (async () => {
@@ -119,6 +122,7 @@ async function measureSize(
     return `${body.mode} (${body.runs.length} runs, ${body.buckets.length} buckets, ${body.lanes.total} lanes in all)`;
   })();
 
+  if (!browser) return { reads, drawn: [], mode, cpu: [] };
   // Navigation → marks drawn, in Chromium.
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await ctx.addCookies([cookie]);
@@ -228,7 +232,7 @@ export default async function consoleScaleBench(): Promise<void> {
     const session = await createTestSession(url, "viewer");
     const cookie = { name: "vigil_session", value: session.cookie, url: base };
     const pids = { console: consoleProc.child.pid!, postgres: await postmasterPid(c) };
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    if (!READS_ONLY) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
     let t = performance.now();
     const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
@@ -254,6 +258,7 @@ export default async function consoleScaleBench(): Promise<void> {
           `size ${(x.bytes / 1024).toFixed(1)} → ${(y.bytes / 1024).toFixed(1)} KB (×${(y.bytes / x.bytes).toFixed(2)})`,
       );
     }
+    if (READS_ONLY) return;
     say(
       `timeline drawn (median): ${Math.round(median(a.drawn))} → ${Math.round(median(b.drawn))} ms (×${(median(b.drawn) / median(a.drawn)).toFixed(2)})`,
     );

@@ -2,15 +2,20 @@
 // (issue 17; the series and their counts are listed in the README): fleet-wide histograms and counts by state
 // carry no schedule label; per schedule only the trouble counts alerting needs, and only for schedules that have
 // trouble in the window (absent means 0); full per-schedule histograms only for schedules tagged
-// METRICS_DETAIL_TAG. Per-run aggregates cover a bounded window (runs planned in the last hour by default) and
-// are computed in SQL in one pass, so a scrape costs one index-range aggregate, not a row per run in JavaScript.
+// METRICS_DETAIL_TAG. Per-run aggregates cover a bounded window (runs planned in the last hour by default). The
+// fleet-wide figures come from a per-minute read model (read-fleet-runs.ts) and the per-schedule trouble counts
+// from the runs in trouble only (get-schedule-trouble.ts), so a scrape does not read the window's ordinary runs.
 import { Gauge, Registry } from "prom-client";
 import type { Queryable } from "../db/pool";
 import { ALERT_KINDS, ALERT_KIND_INFO } from "../alerts/alert-kinds";
 import { getQueueSummary } from "./get-queue-summary";
 import { COMPLETION_BUCKETS, LATENESS_BUCKETS, aggregateRuns, type HistogramCounts } from "./aggregate-runs";
-import { aggregateFleet } from "./aggregate-fleet";
+import { aggregateFleet, type FleetAggregate } from "./aggregate-fleet";
+import { FLEET_MODEL_MAX_WINDOW_SECONDS, readFleetRuns } from "./read-fleet-runs";
+import { getScheduleTrouble } from "./get-schedule-trouble";
+import { getDailyTotals } from "./get-daily-totals";
 import { PrecomputedHistogram } from "./precomputed-histogram";
+import { PrecomputedGauge } from "./precomputed-gauge";
 
 /** Default window; VIGIL_METRICS_WINDOW_SECONDS sets it (24 h of 1,000 schedules firing every minute scans 1.4 M runs). */
 export const METRICS_WINDOW_SECONDS = 3600;
@@ -22,6 +27,13 @@ interface Options {
   windowSeconds?: number;
 }
 
+/** Fleet figures from the per-minute read model when the window fits in it, else aggregated over the window's runs. */
+async function readFleet(db: Queryable, windowSeconds: number): Promise<FleetAggregate> {
+  if (windowSeconds > FLEET_MODEL_MAX_WINDOW_SECONDS) return aggregateFleet(db, windowSeconds);
+  const [runs, trouble] = await Promise.all([readFleetRuns(db, windowSeconds), getScheduleTrouble(db, windowSeconds)]);
+  return { ...runs, trouble };
+}
+
 function gauge(reg: Registry, name: string, help: string, labelNames: string[] = []): Gauge<string> {
   return new Gauge({ name, help, labelNames, registers: [reg] });
 }
@@ -30,7 +42,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   const started = performance.now();
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
   const [fleet, detail, zombies, queue, alerts, daily] = await Promise.all([
-    aggregateFleet(db, windowSeconds),
+    readFleet(db, windowSeconds),
     aggregateRuns(db, windowSeconds, METRICS_DETAIL_TAG),
     db.query<{ schedule: string; n: number }>(
       `SELECT s.name AS schedule, count(*)::int AS n
@@ -45,25 +57,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
     ),
     // The daily summaries (core/retention/): outlive the runs, so the last 90 days stay visible after retention.
     // Fleet-wide by outcome; per schedule only for the opt-in detail tag (bounded cardinality, README "Metrics").
-    db.query<{
-      schedule: string | null;
-      total: number;
-      on_time: number;
-      late: number;
-      failed: number;
-      missed: number;
-      skipped: number;
-      hollow: number;
-      lateness_max_ms: number | null;
-    }>(
-      `SELECT CASE WHEN s.tags @> ARRAY[$1::text] THEN s.name END AS schedule, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time, sum(d.late)::int AS late,
-              sum(d.failed)::int AS failed, sum(d.missed)::int AS missed, sum(d.skipped)::int AS skipped, sum(d.hollow)::int AS hollow,
-              max(d.lateness_max_ms) AS lateness_max_ms
-         FROM run_daily_summaries d JOIN schedules s ON s.id = d.schedule_id
-        WHERE s.deleted_at IS NULL AND d.day >= (now() AT TIME ZONE 'UTC')::date - 90
-        GROUP BY 1`,
-      [METRICS_DETAIL_TAG],
-    ),
+    getDailyTotals(db, METRICS_DETAIL_TAG),
   ]);
 
   const reg = new Registry();
@@ -75,25 +69,27 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   gauge(reg, "vigil_run_retries", `Retry attempts of runs ${window} (all schedules)`).set(fleet.retries);
 
   // Per schedule: what alert rules need, only where there is something (absent means 0).
-  const perSchedule = (name: string, help: string) =>
-    gauge(reg, name, `${help} ${window}, by schedule (only schedules with any)`, ["schedule"]);
-  const missed = perSchedule("vigil_runs_missed", "Occurrences that never started (missed)");
-  const hollow = perSchedule("vigil_runs_hollow", "Runs that succeeded without the expected records (hollow)");
-  const failed = perSchedule("vigil_runs_failed", "Runs that failed or timed out");
-  const late = perSchedule("vigil_runs_late", "Runs that started late (beyond their jitter window + 1 s)");
-  for (const t of fleet.trouble) {
-    if (t.missed > 0) missed.set({ schedule: t.schedule }, t.missed);
-    if (t.hollow > 0) hollow.set({ schedule: t.schedule }, t.hollow);
-    if (t.failed > 0) failed.set({ schedule: t.schedule }, t.failed);
-    if (t.late > 0) late.set({ schedule: t.schedule }, t.late);
-  }
-  const zombie = gauge(
-    reg,
-    "vigil_runs_zombie",
-    `Zombie detections (worker lost mid-run) in the window, by schedule (only schedules with any)`,
-    ["schedule"],
+  const perSchedule = (name: string, help: string, pick: (t: (typeof fleet.trouble)[number]) => number) =>
+    reg.registerMetric(
+      new PrecomputedGauge({
+        name,
+        help: `${help} ${window}, by schedule (only schedules with any)`,
+        labelNames: ["schedule"],
+        samples: fleet.trouble.filter((t) => pick(t) > 0).map((t) => ({ labels: { schedule: t.schedule }, value: pick(t) })),
+      }),
+    );
+  perSchedule("vigil_runs_missed", "Occurrences that never started (missed)", (t) => t.missed);
+  perSchedule("vigil_runs_hollow", "Runs that succeeded without the expected records (hollow)", (t) => t.hollow);
+  perSchedule("vigil_runs_failed", "Runs that failed or timed out", (t) => t.failed);
+  perSchedule("vigil_runs_late", "Runs that started late (beyond their jitter window + 1 s)", (t) => t.late);
+  reg.registerMetric(
+    new PrecomputedGauge({
+      name: "vigil_runs_zombie",
+      help: `Zombie detections (worker lost mid-run) in the window, by schedule (only schedules with any)`,
+      labelNames: ["schedule"],
+      samples: zombies.rows.map((r) => ({ labels: { schedule: r.schedule }, value: r.n })),
+    }),
   );
-  for (const r of zombies.rows) zombie.set({ schedule: r.schedule }, r.n);
 
   // Histograms over the window: a snapshot, not an ever-growing counter — read them with
   // histogram_quantile() directly, without rate().
@@ -194,9 +190,9 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   for (const outcome of outcomes)
     fleet90.set(
       { outcome },
-      daily.rows.reduce((n, r) => n + r[outcome], 0),
+      daily.reduce((n, r) => n + r[outcome], 0),
     );
-  for (const r of daily.rows) {
+  for (const r of daily) {
     if (r.schedule === null) continue;
     for (const outcome of outcomes) daily90.set({ schedule: r.schedule, outcome }, r[outcome]);
     if (r.lateness_max_ms !== null) dailyMax.set({ schedule: r.schedule }, r.lateness_max_ms / 1000);

@@ -1,0 +1,88 @@
+// The fleet-wide part of a metrics scrape (counts by state, retries, the three histograms) read from the per-minute
+// read model fleet_run_minutes (migration 20261203100000_fleet_read_models) instead of an hour of runs: the
+// finished runs of every whole minute inside the window come from the model (8 rows a minute, whatever the
+// fleet's size); the runs planned in the window's two partial minutes and the unfinished runs (planned, queued,
+// running, retrying: few, read through runs_unfinished_planned_idx) straight from runs. The sum is exactly what
+// aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them).
+import type { Queryable } from "../db/pool";
+import { RUN_STATES } from "../runs/run-states";
+import { COMPLETION_BUCKETS, LATENESS_BUCKETS, type HistogramCounts } from "./aggregate-runs";
+
+/** The model keeps 25 hours; a longer window is aggregated over the runs (aggregateFleet). */
+export const FLEET_MODEL_MAX_WINDOW_SECONDS = 24 * 3600;
+
+export interface FleetRuns {
+  byState: Map<string, number>;
+  retries: number;
+  lateness: HistogramCounts;
+  gap: HistogramCounts;
+  duration: HistogramCounts;
+}
+
+// The direct part, grouped the way the model's rows are built (vigil_fleet_counts' layout).
+const DIRECT = `
+  SELECT vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k) AS counts, ARRAY[g.lat, g.gap, g.dur] AS sums
+    FROM (SELECT r.state, v.lat_k, v.gap_k, v.dur_k, count(*)::int AS n, sum(greatest(r.attempt - 1, 0))::int AS retries,
+                 coalesce(sum(v.lat), 0) AS lat, coalesce(sum(v.gap), 0) AS gap, coalesce(sum(v.dur), 0) AS dur
+            FROM (%RUNS%) r
+           CROSS JOIN LATERAL vigil_fleet_run_values(r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms) v
+           GROUP BY 1, 2, 3, 4) g`;
+const COLUMNS = "r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms";
+
+// The model's columns c01..c57 (vigil_fleet_counts' layout) and s1..s3 summed back into that array.
+const MODEL_COUNTS = `ARRAY[${Array.from({ length: 57 }, (_, i) => `coalesce(sum(f.c${String(i + 1).padStart(2, "0")}), 0)`).join(", ")}]::int[]`;
+const MODEL_SUMS = `ARRAY[${[1, 2, 3].map((i) => `coalesce(sum(f.s${i}), 0)`).join(", ")}]::float8[]`;
+
+// Window: planned_at in (since, until]. Whole minutes [lo, hi) from the model; (since, lo) and [max(lo, hi), until]
+// from runs (each range its own index scan); unfinished runs in [lo, hi) from runs.
+const SQL = `
+  WITH t AS (SELECT now() - make_interval(secs => $1) AS since, now() AS until),
+       e AS (SELECT t.since, t.until, date_trunc('minute', t.since) + interval '1 minute' AS lo, date_trunc('minute', t.until) AS hi FROM t)
+  SELECT vigil_array_sum(p.counts) AS counts, vigil_array_sum(p.sums) AS sums
+    FROM (SELECT ${MODEL_COUNTS} AS counts, ${MODEL_SUMS} AS sums FROM fleet_run_minutes f
+           WHERE f.minute >= (SELECT lo FROM e) AND f.minute < (SELECT hi FROM e)
+          UNION ALL
+          ${DIRECT.replace(
+            "%RUNS%",
+            `SELECT ${COLUMNS} FROM runs r
+              WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
+             UNION ALL
+             SELECT ${COLUMNS} FROM runs r
+              WHERE r.planned_at >= (SELECT greatest(lo, hi) FROM e) AND r.planned_at <= (SELECT until FROM e)
+             UNION ALL
+             SELECT ${COLUMNS} FROM runs r
+              WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
+                AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at < (SELECT hi FROM e)`,
+          )}) p`;
+
+function histogram(noncumulative: number[], sumMs: number): HistogramCounts {
+  // The model keeps one count per bucket plus +Inf (not cumulative); Prometheus wants cumulative "le" counts.
+  const cumulative: number[] = [];
+  let running = 0;
+  for (let i = 0; i < noncumulative.length - 1; i++) cumulative.push((running += noncumulative[i]!));
+  const count = running + noncumulative[noncumulative.length - 1]!;
+  return { cumulative, count, sum: count > 0 ? sumMs / 1000 : 0 };
+}
+
+/** Decodes vigil_fleet_counts' layout: runs by state (RUN_STATES' order), retries, then the three histograms' buckets. */
+export function decodeFleetCounts(counts: number[] | null, sums: number[] | null): FleetRuns {
+  const c = counts ?? [];
+  const at = (i: number) => c[i] ?? 0;
+  const byState = new Map<string, number>();
+  RUN_STATES.forEach((state, i) => {
+    if (at(i) !== 0) byState.set(state, at(i));
+  });
+  let i = RUN_STATES.length;
+  const retries = at(i++);
+  const take = (n: number) => Array.from({ length: n + 1 }, () => at(i++));
+  const lat = take(LATENESS_BUCKETS.length);
+  const gap = take(COMPLETION_BUCKETS.length);
+  const dur = take(COMPLETION_BUCKETS.length);
+  const s = sums ?? [0, 0, 0];
+  return { byState, retries, lateness: histogram(lat, s[0]!), gap: histogram(gap, s[1]!), duration: histogram(dur, s[2]!) };
+}
+
+export async function readFleetRuns(db: Queryable, windowSeconds: number): Promise<FleetRuns> {
+  const { rows } = await db.query<{ counts: number[] | null; sums: number[] | null }>(SQL, [windowSeconds]);
+  return decodeFleetCounts(rows[0]?.counts ?? null, rows[0]?.sums ?? null);
+}
