@@ -1,0 +1,82 @@
+// Maintenance mode at scale (issue 15, item 5): pause every schedule in one action and resume them with the
+// combined misfire dry run first, at 1,000 schedules. Each schedule holds one queued run when paused, and the
+// pause is made to have lasted 10 minutes before the resume, so the resume plans 20 fires per schedule (every
+// 30 s) and settles them by the schedule's misfire policy (skip, run_once, catch_up of 3, in turn).
+// Prints the median of the dry runs (rolled back, so repeatable) and the time of the real action, and checks the
+// audit chain is still whole afterwards.
+// `npm run bench -- maintenance`; MAINTENANCE_SCHEDULES (1000) and MAINTENANCE_SAMPLES (3) size it.
+import fs from "node:fs";
+import pg from "pg";
+import { percentile } from "./lib/stats";
+import { runBenchWhenMain } from "./lib/main";
+
+export default async function maintenanceBench(): Promise<void> {
+  const say = (line: string) => process.stdout.write(`[maintenance.bench] ${line}\n`);
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("run through `npm run bench -- maintenance` (it provides DATABASE_URL)");
+  const count = Number(process.env.MAINTENANCE_SCHEDULES ?? 1000);
+  const samples = Number(process.env.MAINTENANCE_SAMPLES ?? 3);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { maintenanceAction } = await import("../core/schedules/maintenance");
+  const { closePool } = await import("../core/db/pool");
+  const actor = { type: "user" as const, id: null, label: "bench@example.com", role: "operator" as const };
+  const load = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const timed = async <T>(fn: () => Promise<T>): Promise<[number, T]> => {
+    const t = performance.now();
+    const r = await fn();
+    return [performance.now() - t, r];
+  };
+  const median = (xs: number[]) => percentile(xs, 50);
+  try {
+    await client.query(
+      `INSERT INTO schedules (name, handler, trigger, misfire_policy, catch_up_limit, created_at, planned_through, tags)
+       SELECT 'maint-' || lpad(i::text, 5, '0'), 'demo.noop', '{"kind":"interval","everySeconds":30}',
+              (ARRAY['skip', 'run_once', 'catch_up'])[1 + i % 3], 3,
+              now() - interval '1 hour', date_trunc('minute', now()) - interval '10 minutes',
+              CASE WHEN i % 10 = 0 THEN ARRAY['payments'] ELSE ARRAY['batch'] END
+         FROM generate_series(1, $1::int) i`,
+      [count],
+    );
+    await client.query(
+      `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds)
+       SELECT s.id, 'scheduled', s.planned_through, s.planned_through, s.id || ':' || s.planned_through, 'queued', 'demo.noop', 60, 5
+         FROM schedules s WHERE s.name LIKE 'maint-%'`,
+    );
+    await client.query("VACUUM ANALYZE");
+    say(`${count} schedules, one queued run each; load ${load()}`);
+
+    const pauseDry: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      pauseDry.push((await timed(() => maintenanceAction({ action: "pause", reason: "bench", dryRun: true }, actor)))[0]);
+    }
+    const [pauseMs, paused] = await timed(() => maintenanceAction({ action: "pause", reason: "bench" }, actor));
+    say(`pause dry run: median ${median(pauseDry).toFixed(0)} ms over ${samples}; load ${load()}`);
+    say(
+      `pause: ${pauseMs.toFixed(0)} ms for ${paused.paused.length} schedules (${paused.paused.reduce((n, s) => n + s.held, 0)} runs held)`,
+    );
+
+    // The pause lasted 10 minutes: its fires are what the resume settles.
+    await client.query(`UPDATE schedules SET paused_at = paused_at - interval '10 minutes' WHERE maintenance_id IS NOT NULL`);
+    const resumeDry: number[] = [];
+    let preview = 0;
+    for (let i = 0; i < samples; i++) {
+      const [ms, r] = await timed(() => maintenanceAction({ action: "resume", dryRun: true }, actor));
+      resumeDry.push(ms);
+      preview = r.count;
+    }
+    say(`resume dry run: median ${median(resumeDry).toFixed(0)} ms over ${samples} (${preview} runs would start); load ${load()}`);
+    const [resumeMs, resumed] = await timed(() => maintenanceAction({ action: "resume", reason: "bench" }, actor));
+    const recorded = resumed.resumed.reduce((n, s) => n + s.recordedPaused, 0);
+    say(
+      `resume: ${resumeMs.toFixed(0)} ms for ${resumed.resumed.length} schedules (${resumed.count} runs enqueued, ${recorded} recorded paused); load ${load()}`,
+    );
+    const { rows } = await client.query(`SELECT * FROM vigil_audit_verify()`);
+    say(`audit chain: ${rows[0].broken_id ? `BROKEN at ${rows[0].broken_id}: ${rows[0].problem}` : `whole (${rows[0].checked} rows)`}`);
+  } finally {
+    await client.end();
+    await closePool();
+  }
+}
+
+runBenchWhenMain(import.meta.url, "maintenance.bench", () => maintenanceBench());
