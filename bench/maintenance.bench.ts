@@ -58,6 +58,7 @@ export default async function maintenanceBench(): Promise<void> {
 
     // The pause lasted 10 minutes: its fires are what the resume settles.
     await client.query(`UPDATE schedules SET paused_at = paused_at - interval '10 minutes' WHERE maintenance_id IS NOT NULL`);
+    if (process.env.MAINTENANCE_PROFILE === "true") await profile(url, () => maintenanceAction, actor, say);
     const resumeDry: number[] = [];
     let preview = 0;
     for (let i = 0; i < samples; i++) {
@@ -77,6 +78,32 @@ export default async function maintenanceBench(): Promise<void> {
     await client.end();
     await closePool();
   }
+}
+
+/** MAINTENANCE_PROFILE=true: one resume dry run with each statement's time (the slowest first). */
+async function profile(
+  url: string,
+  action: () => typeof import("../core/schedules/maintenance").maintenanceAction,
+  actor: Parameters<typeof import("../core/schedules/maintenance").maintenanceAction>[1],
+  say: (line: string) => void,
+): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const times: [number, string][] = [];
+  const db = {
+    query: async (text: string, values?: unknown[]) => {
+      const t = performance.now();
+      const r = await c.query(text, values);
+      times.push([performance.now() - t, text.replace(/\s+/g, " ").slice(0, 140)]);
+      return r;
+    },
+  };
+  await c.query("BEGIN");
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  await action()({ action: "resume", dryRun: true }, actor, { db: db as any });
+  await c.query("ROLLBACK");
+  await c.end();
+  for (const [ms, text] of times.sort((a, b) => b[0] - a[0]).slice(0, 8)) say(`  ${ms.toFixed(0)} ms  ${text}`);
 }
 
 runBenchWhenMain(import.meta.url, "maintenance.bench", () => maintenanceBench());

@@ -252,5 +252,9 @@ export async function applyMisfireDecisions(tx: Queryable, items: readonly Sched
 }
 
 async function endRuns(tx: Queryable, ids: string[], state: "missed" | "paused"): Promise<void> {
-  await tx.query(`UPDATE runs SET state = $2, wait_reason = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids, state]);
+  // A run that waited (rate limit, retry) keeps no next-attempt time once it is over: the run page would show it.
+  await tx.query(
+    `UPDATE runs SET state = $2, wait_reason = NULL, next_attempt_at = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
+    [ids, state],
+  );
 }
