@@ -148,11 +148,11 @@ function GroupLimitsDialog({ group, onClose }: { group: GroupView; onClose: () =
         start-rate limit counts the starts already made in its window. Audited.
       </p>
       <FormField label="Concurrency limit (runs at once)" error={fields["concurrencyLimit"]} testId="group-concurrency-input">
-        <input type="number" min={1} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} />
+        <input type="number" value={concurrency} onChange={(e) => setConcurrency(e.target.value)} />
       </FormField>
-      <label className="row" style={{ gap: 6 }}>
-        <input type="checkbox" checked={limited} onChange={(e) => setLimited(e.target.checked)} data-testid="group-rate-enabled" /> Limit
-        starts per window
+      <label style={{ display: "inline-flex", gap: 6, alignItems: "center", margin: "4px 0 8px" }}>
+        <input type="checkbox" checked={limited} onChange={(e) => setLimited(e.target.checked)} data-testid="group-rate-enabled" />
+        Limit starts per window (start-rate limit)
       </label>
       {limited && (
         <div className="row">
@@ -161,10 +161,10 @@ function GroupLimitsDialog({ group, onClose }: { group: GroupView; onClose: () =
             error={fields["startRateLimit.maxStarts"] ?? fields["startRateLimit"]}
             testId="group-max-starts"
           >
-            <input type="number" min={1} value={maxStarts} onChange={(e) => setMaxStarts(e.target.value)} />
+            <input type="number" value={maxStarts} onChange={(e) => setMaxStarts(e.target.value)} />
           </FormField>
           <FormField label="Per (seconds)" error={fields["startRateLimit.perSeconds"]} testId="group-per-seconds">
-            <input type="number" min={1} value={perSeconds} onChange={(e) => setPerSeconds(e.target.value)} />
+            <input type="number" value={perSeconds} onChange={(e) => setPerSeconds(e.target.value)} />
           </FormField>
         </div>
       )}
