@@ -30,7 +30,11 @@ export async function updateUser(
   id: string,
   input: UpdateUserInput,
   actor: Actor,
-  opts: { db?: Queryable; reason?: string } = {},
+  opts: {
+    db?: Queryable;
+    reason?: string;
+    /** The break-glass CLI (create-admin) may set an SSO user's role. */ overrideSsoRole?: boolean;
+  } = {},
 ): Promise<UserRecord> {
   const { db, reason } = opts;
   const change = updateUserSchema.parse(input);
@@ -38,7 +42,7 @@ export async function updateUser(
   return inTransaction({ tx: db }, async (tx) => {
     const before = await getUserOrThrow(tx, id, true);
     // The provider's claim sets an SSO user's role at each sign-in: an edit here would be silently undone then.
-    const sso = before.sso ? getOidcSettings() : null;
+    const sso = before.sso && !opts.overrideSsoRole ? getOidcSettings() : null;
     if (sso && change.role !== undefined && change.role !== before.role) {
       const message = `${before.email} signs in through ${sso.name}, whose ${sso.roleClaim} claim sets the role at each sign-in (VIGIL_OIDC_ROLE_MAP): change their groups at ${sso.name} instead.`;
       throw new ConflictError(message, "sso_managed_role");
