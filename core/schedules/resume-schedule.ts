@@ -12,6 +12,7 @@ import { decideResume } from "../runs/plan/mark-missed-decision";
 import { applyMisfireDecisions, lockPendingRunsOf } from "../runs/plan/mark-missed-runs";
 import { planSchedulesThrough } from "../runs/plan/plan-due-schedules";
 import { notifyPlanner } from "./notify-planner";
+import { recordPausedFires } from "./record-paused-fires";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 
@@ -98,7 +99,8 @@ export async function resumeSchedulesInTransaction(
     [ids],
   );
   // Every fire up to now must have its row before the policy picks among them (workers may all have been down).
-  await planSchedulesThrough(tx, schedules, await dbNow(tx));
+  const now = await dbNow(tx);
+  await planSchedulesThrough(tx, await recordPausedFires(tx, schedules, now), now);
   const pendingOf = await lockPendingRunsOf(tx, ids);
   const items = schedules.map((schedule) => {
     const pending = pendingOf.get(schedule.id)!.filter((r) => r.kind === "scheduled" && r.waitReason === null);
