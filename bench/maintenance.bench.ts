@@ -2,8 +2,9 @@
 // combined misfire dry run first, at 1,000 schedules. Each schedule holds one queued run when paused, and the
 // pause is made to have lasted 10 minutes before the resume, so the resume plans 20 fires per schedule (every
 // 30 s) and settles them by the schedule's misfire policy (skip, run_once, catch_up of 3, in turn).
-// Prints the median of the dry runs (rolled back, so repeatable) and the time of the real action, and checks the
-// audit chain is still whole afterwards.
+// Prints the median of the dry runs (rolled back, so repeatable) against, in the same run, the same work done one
+// schedule at a time (as the action did before; for a resume on MAINTENANCE_ONE_BY_ONE (100) schedules, scaled), the
+// time of the real action, and checks the audit chain is still whole afterwards.
 // `npm run bench -- maintenance`; MAINTENANCE_SCHEDULES (1000) and MAINTENANCE_SAMPLES (3) size it.
 import fs from "node:fs";
 import pg from "pg";
@@ -50,8 +51,13 @@ export default async function maintenanceBench(): Promise<void> {
     for (let i = 0; i < samples; i++) {
       pauseDry.push((await timed(() => maintenanceAction({ action: "pause", reason: "bench", dryRun: true }, actor)))[0]);
     }
+    // The same run's baseline: the way it was done before (each schedule through the single-schedule code in turn,
+    // one transaction, rolled back).
+    const [oneByOnePauseMs] = await timed(() => oneByOne(url, "pause", actor, count));
     const [pauseMs, paused] = await timed(() => maintenanceAction({ action: "pause", reason: "bench" }, actor));
-    say(`pause dry run: median ${median(pauseDry).toFixed(0)} ms over ${samples}; load ${load()}`);
+    say(
+      `pause dry run: median ${median(pauseDry).toFixed(0)} ms over ${samples}; one schedule at a time (before): ${oneByOnePauseMs.toFixed(0)} ms, ×${(oneByOnePauseMs / median(pauseDry)).toFixed(1)}; load ${load()}`,
+    );
     say(
       `pause: ${pauseMs.toFixed(0)} ms for ${paused.paused.length} schedules (${paused.paused.reduce((n, s) => n + s.held, 0)} runs held)`,
     );
@@ -66,7 +72,12 @@ export default async function maintenanceBench(): Promise<void> {
       resumeDry.push(ms);
       preview = r.count;
     }
-    say(`resume dry run: median ${median(resumeDry).toFixed(0)} ms over ${samples} (${preview} runs would start); load ${load()}`);
+    const sample = Math.min(count, Number(process.env.MAINTENANCE_ONE_BY_ONE ?? 100));
+    const [oneByOneResumeMs] = await timed(() => oneByOne(url, "resume", actor, sample));
+    const perSchedule = oneByOneResumeMs / sample;
+    say(
+      `resume dry run: median ${median(resumeDry).toFixed(0)} ms over ${samples} (${preview} runs would start); one schedule at a time: ${perSchedule.toFixed(0)} ms per schedule over ${sample}, ≈ ${((perSchedule * count) / 1000).toFixed(1)} s for ${count}, ×${((perSchedule * count) / median(resumeDry)).toFixed(1)}; load ${load()}`,
+    );
     const [resumeMs, resumed] = await timed(() => maintenanceAction({ action: "resume", reason: "bench" }, actor));
     const recorded = resumed.resumed.reduce((n, s) => n + s.recordedPaused, 0);
     say(
@@ -79,6 +90,35 @@ export default async function maintenanceBench(): Promise<void> {
     await closePool();
   }
 }
+
+/**
+ * Pauses (or resumes) the first `n` maintenance schedules one at a time through pauseInTransaction /
+ * resumeInTransaction in one transaction, rolled back: the per-schedule statements the maintenance action used to run.
+ * (resumeInTransaction is now the set-based code called with one schedule: the same statements per schedule.)
+ */
+async function oneByOne(url: string, action: "pause" | "resume", actor: Actor, n: number): Promise<void> {
+  const { pauseInTransaction } = await import("../core/schedules/pause-schedule");
+  const { resumeInTransaction } = await import("../core/schedules/resume-schedule");
+  const { SCHEDULE_COLUMNS, toSchedule } = await import("../core/schedules/schedule-record");
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query("BEGIN");
+    const { rows } = await c.query(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.name LIKE 'maint-%' ORDER BY s.name LIMIT $1 FOR UPDATE OF s`,
+      [n],
+    );
+    for (const s of rows.map(toSchedule)) {
+      if (action === "pause") await pauseInTransaction(c, s, { reason: "maintenance: bench", until: null }, actor);
+      else await resumeInTransaction(c, s, actor);
+    }
+  } finally {
+    await c.query("ROLLBACK");
+    await c.end();
+  }
+}
+
+type Actor = Parameters<typeof import("../core/schedules/maintenance").maintenanceAction>[1];
 
 /** MAINTENANCE_PROFILE=true: one resume dry run with each statement's time (the slowest first). */
 async function profile(
