@@ -55,6 +55,8 @@ async function main(): Promise<number> {
         await updateUser(rows[0].id, { role: "admin", disabled: false, password: password.data }, actor, {
           db: tx,
           reason: "npm run create-admin",
+          // The way back in: an SSO account becomes admin here too (its next single sign-on maps its role again).
+          overrideSsoRole: true,
         });
         return `${email.data} is now an active admin with the new password`;
       }

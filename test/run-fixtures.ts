@@ -6,7 +6,7 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
-import { sendRunJobs } from "../core/runs/plan/enqueue-due-runs";
+import { sendRunJobs } from "../core/queue/send-run-job";
 import { plainRunSql } from "../core/runs/plain-run";
 
 export interface ScheduleFixture {

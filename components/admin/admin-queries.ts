@@ -14,6 +14,8 @@ export interface UserView {
   /** Signs in through single sign-on: the identity provider sets the role at each sign-in. */
   sso: boolean;
   activeSessions: number;
+  /** The provider that sets this user's role at each sign-in (SSO user, OIDC on): shown read-only. */
+  roleManagedBy: string | null;
 }
 
 export interface TokenView {

@@ -95,16 +95,25 @@ function UserRow({ user }: { user: UserView }) {
         {user.name && <div className="muted">{user.name}</div>}
       </td>
       <td>
-        <select
-          aria-label={`Role of ${user.email}`}
-          value={user.role}
-          disabled={patch.isPending}
-          onChange={(e) => patch.mutate({ role: e.target.value })}
-        >
-          {ROLES.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
+        {user.roleManagedBy ? (
+          <span
+            data-testid="user-role-managed"
+            title={`Set by ${user.roleManagedBy} at each sign-in (VIGIL_OIDC_ROLE_MAP): change the user's groups there`}
+          >
+            {user.role} <span className="small muted">· set by {user.roleManagedBy}</span>
+          </span>
+        ) : (
+          <select
+            aria-label={`Role of ${user.email}`}
+            value={user.role}
+            disabled={patch.isPending}
+            onChange={(e) => patch.mutate({ role: e.target.value })}
+          >
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        )}
       </td>
       <td>{user.disabled ? <span className="pill bad">disabled</span> : <span className="pill ok">active</span>}</td>
       <td className="muted">{formatInZone(user.createdAt)}</td>

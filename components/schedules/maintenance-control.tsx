@@ -186,17 +186,24 @@ function DryRun({ r }: { r: MaintenanceResultView }) {
           <strong>
             Will pause {r.paused.length} schedule{r.paused.length === 1 ? "" : "s"}
           </strong>
-          {r.paused.length > 0 && `: ${r.paused.map((s) => s.name).join(", ")}`}.
+          {r.paused.length > 0 && `: ${namesOf(r.paused)}`}.
         </p>
         {r.skipped.length > 0 && (
           <p className="muted">
             Already paused, left as they are:{" "}
-            {r.skipped.map((s) => `${s.name} (by ${s.pausedBy ?? "unknown"}: ${s.reason ?? "no reason"})`).join("; ")}.
+            {r.skipped
+              .slice(0, PREVIEW_ROWS)
+              .map((s) => `${s.name} (by ${s.pausedBy ?? "unknown"}: ${s.reason ?? "no reason"})`)
+              .join("; ")}
+            {r.skipped.length > PREVIEW_ROWS && ` and ${r.skipped.length - PREVIEW_ROWS} more`}.
           </p>
         )}
       </div>
     );
   }
+  // At a thousand schedules the table shows those that run something first, and a bounded number of rows.
+  const shown = [...r.resumed].sort((a, b) => b.count - a.count).slice(0, PREVIEW_ROWS);
+  const hidden = r.resumed.length - shown.length;
   return (
     <div data-testid="maintenance-preview">
       <p>
@@ -215,7 +222,7 @@ function DryRun({ r }: { r: MaintenanceResultView }) {
           </tr>
         </thead>
         <tbody>
-          {r.resumed.map((s) => (
+          {shown.map((s) => (
             <tr key={s.id} data-testid="resume-preview-row" data-name={s.name}>
               <td>{s.name}</td>
               <td>{s.misfirePolicy}</td>
@@ -228,6 +235,18 @@ function DryRun({ r }: { r: MaintenanceResultView }) {
           ))}
         </tbody>
       </table>
+      {hidden > 0 && (
+        <p className="small muted" data-testid="resume-preview-more">
+          …and {hidden} more schedule{hidden === 1 ? "" : "s"} (the counts above include them).
+        </p>
+      )}
     </div>
   );
+}
+
+const PREVIEW_ROWS = 100;
+
+function namesOf(xs: { name: string }[]): string {
+  const names = xs.slice(0, PREVIEW_ROWS).map((s) => s.name);
+  return xs.length > PREVIEW_ROWS ? `${names.join(", ")} and ${xs.length - PREVIEW_ROWS} more` : names.join(", ");
 }

@@ -24,7 +24,7 @@ export function QueueSummary() {
     [
       "Queue depth",
       `${data.runsQueued} run${data.runsQueued === 1 ? "" : "s"}`,
-      data.runsWaiting > 0 ? `${data.runsWaiting} waiting for a slot (overlap or concurrency limit)` : "queued runs waiting to start",
+      data.runsWaiting > 0 ? `${data.runsWaiting} waiting (overlap, concurrency or start-rate limit)` : "queued runs waiting to start",
     ],
     [
       "pg-boss jobs",

@@ -22,3 +22,13 @@ export const retentionQuery = () =>
     queryFn: () => fetchJson<RetentionStatusView>("/api/retention"),
     refetchInterval: 30_000,
   });
+
+/** A row of GET /api/groups — core/groups/list-groups.ts GroupRow. */
+export type GroupView = Jsonify<import("@/core/groups/list-groups").GroupRow>;
+
+export const groupsQuery = () =>
+  queryOptions({
+    queryKey: ["groups"],
+    queryFn: () => fetchJson<{ groups: GroupView[] }>("/api/groups"),
+    refetchInterval: 2000,
+  });

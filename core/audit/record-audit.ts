@@ -37,3 +37,33 @@ export async function recordAudit(db: Queryable, a: AuditInput): Promise<void> {
     ],
   );
 }
+
+/**
+ * Many audit rows in one INSERT (a maintenance action writes one per schedule): chained in the order given, exactly
+ * as if recordAudit were called for each in turn (the chain trigger runs per row and sees the rows before it).
+ */
+export async function recordAudits(db: Queryable, items: readonly AuditInput[]): Promise<void> {
+  if (items.length === 0) return;
+  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(maskCredentials(v)));
+  await db.query(
+    `INSERT INTO audit_events (actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent)
+     SELECT actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[], $9::text[],
+                   $10::text[], $11::text[])
+            WITH ORDINALITY AS a(actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent, n)
+      ORDER BY n`,
+    [
+      items.map((a) => a.actor.type),
+      items.map((a) => a.actor.id),
+      items.map((a) => a.actor.label),
+      items.map((a) => a.action),
+      items.map((a) => a.targetType),
+      items.map((a) => a.targetId ?? null),
+      items.map((a) => json(a.before)),
+      items.map((a) => json(a.after)),
+      items.map((a) => a.reason ?? null),
+      items.map((a) => a.actor.ip ?? null),
+      items.map((a) => a.actor.userAgent ?? null),
+    ],
+  );
+}

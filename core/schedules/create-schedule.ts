@@ -5,6 +5,7 @@ import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
+import { syncRecentStarts } from "../groups/sync-recent-starts";
 import { notifyPlanner } from "./notify-planner";
 import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
@@ -107,6 +108,10 @@ export async function upsertConcurrencyGroup(
     }
     return;
   }
+  const { rows: before } = await tx.query<{ max_starts: number | null; per_seconds: number | null }>(
+    `SELECT max_starts, per_seconds FROM concurrency_groups WHERE name = $1 FOR UPDATE`,
+    [group],
+  );
   await tx.query(
     `INSERT INTO concurrency_groups (name, max_running, max_starts, per_seconds) VALUES ($1, coalesce($2::int, 1), $4::int, $5::int)
      ON CONFLICT (name) DO UPDATE SET max_running = coalesce($2::int, concurrency_groups.max_running),
@@ -114,6 +119,10 @@ export async function upsertConcurrencyGroup(
             per_seconds = CASE WHEN $3 THEN $5::int ELSE concurrency_groups.per_seconds END`,
     [group, limit ?? null, startRate !== undefined, startRate?.maxStarts ?? null, startRate?.perSeconds ?? null],
   );
+  const was = before[0] ?? { max_starts: null, per_seconds: null };
+  const changed =
+    startRate !== undefined && (was.max_starts !== (startRate?.maxStarts ?? null) || was.per_seconds !== (startRate?.perSeconds ?? null));
+  if (changed) await syncRecentStarts(tx, group);
 }
 
 /** What the audit trail records of a schedule: its settings, not its bookkeeping. */

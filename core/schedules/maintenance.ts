@@ -2,8 +2,9 @@
 // optional until — and resume exactly those again. A window row (maintenance_windows) records the action; each
 // schedule it paused points at it (schedules.maintenance_id), so a resume leaves alone the schedules an operator
 // had paused for reasons of their own, and the console can say what is in maintenance.
-// Each schedule goes through the single-schedule code (pauseInTransaction / resumeInTransaction: one audit row and
-// the held-run events each) and one more audit row records the maintenance action itself. The whole action is one
+// The whole scope goes through the set-based form of the single-schedule code (pauseSchedulesInTransaction /
+// resumeSchedulesInTransaction: a few statements for all schedules, still one audit row and the held-run events
+// each), and one more audit row records the maintenance action itself. The whole action is one
 // transaction: all of the scope is paused, or nothing. A dry run does the real work and rolls it back, so a resume's
 // dry run is exactly each schedule's misfire decision at that moment (what will run, what is recorded paused).
 import { z } from "zod";
@@ -11,8 +12,8 @@ import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { dbNow, getPool, inTransaction, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
-import { pauseInTransaction } from "./pause-schedule";
-import { resumeInTransaction } from "./resume-schedule";
+import { pauseSchedulesInTransaction } from "./pause-schedule";
+import { resumeSchedulesInTransaction } from "./resume-schedule";
 import { tagSchema } from "./schedule-input";
 import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "./schedule-record";
 import { parseOrThrow } from "./validate-schedule-input";
@@ -110,16 +111,12 @@ async function startMaintenance(
     const message = `No schedule has the tag ${p.tag}`;
     throw new ValidationError(message, { tag: message });
   }
-  const paused: MaintenanceResult["paused"] = [];
-  const skipped: MaintenanceResult["skipped"] = [];
-  for (const s of scope) {
-    if (s.paused) {
-      skipped.push({ id: s.id, name: s.name, pausedBy: s.paused.by, reason: s.paused.reason });
-      continue;
-    }
-    const held = await pauseInTransaction(tx, s, { reason: `maintenance: ${p.reason}`, until: p.until, maintenanceId }, actor);
-    paused.push({ id: s.id, name: s.name, held });
-  }
+  const toPause = scope.filter((s) => !s.paused);
+  const skipped: MaintenanceResult["skipped"] = scope
+    .filter((s) => s.paused)
+    .map((s) => ({ id: s.id, name: s.name, pausedBy: s.paused!.by, reason: s.paused!.reason }));
+  const held = await pauseSchedulesInTransaction(tx, toPause, { reason: `maintenance: ${p.reason}`, until: p.until, maintenanceId }, actor);
+  const paused: MaintenanceResult["paused"] = toPause.map((s) => ({ id: s.id, name: s.name, held: held.get(s.id)! }));
   await recordAudit(tx, {
     actor,
     action: "schedules.maintenance_start",
@@ -143,19 +140,19 @@ async function endMaintenance(
 ): Promise<MaintenanceResult> {
   const open = await findOpenWindow(tx, p.tag, { lock: true });
   if (!open) throw new ConflictError(`${scopeLabel(p.tag)} are not in maintenance.`, "not_in_maintenance");
-  const resumed: MaintenanceResult["resumed"] = [];
-  for (const s of await lockSchedules(tx, "s.deleted_at IS NULL AND s.maintenance_id = $1::uuid", [open.id])) {
-    if (!s.paused) continue;
-    const r = await resumeInTransaction(tx, s, actor);
-    resumed.push({
+  const scope = (await lockSchedules(tx, "s.deleted_at IS NULL AND s.maintenance_id = $1::uuid", [open.id])).filter((s) => s.paused);
+  const results = await resumeSchedulesInTransaction(tx, scope, actor);
+  const resumed: MaintenanceResult["resumed"] = scope.map((s) => {
+    const r = results.get(s.id)!;
+    return {
       id: s.id,
       name: s.name,
       misfirePolicy: r.misfirePolicy,
       count: r.count,
       plannedAt: r.plannedAt,
       recordedPaused: r.recordedPaused,
-    });
-  }
+    };
+  });
   await tx.query(`UPDATE maintenance_windows SET ended_at = clock_timestamp(), ended_by = $2 WHERE id = $1`, [open.id, actor.label]);
   const count = resumed.reduce((n, r) => n + r.count, 0);
   await recordAudit(tx, {

@@ -6,7 +6,7 @@
 // at the very moment of the pause (row locked by a claim) is left to start.
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudits } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { recordRunEvents } from "../runs/record-run-event";
@@ -51,15 +51,32 @@ export async function pauseSchedule(id: string, v: PauseInput, actor: Actor, opt
 }
 
 /** The caller holds the schedule's row lock. Returns how many not-started runs are now held. */
-export async function pauseInTransaction(
+export async function pauseInTransaction(tx: Queryable, schedule: Schedule, p: PauseParams, actor: Actor): Promise<number> {
+  return (await pauseSchedulesInTransaction(tx, [schedule], p, actor)).get(schedule.id)!;
+}
+
+export interface PauseParams {
+  reason: string;
+  until: Date | null;
+  /** The maintenance window pausing them (maintenance.ts), if any. */
+  maintenanceId?: string;
+}
+
+/**
+ * Pauses many schedules with a few statements for the whole set (a maintenance action pauses thousands): one
+ * audit row per schedule, one event per held run. The caller holds the schedules' row locks. Returns, per
+ * schedule id, how many not-started runs are now held.
+ */
+export async function pauseSchedulesInTransaction(
   tx: Queryable,
-  schedule: Schedule,
-  p: { reason: string; until: Date | null; /** The maintenance window pausing it (maintenance.ts), if any. */ maintenanceId?: string },
+  schedules: readonly Schedule[],
+  p: PauseParams,
   actor: Actor,
-): Promise<number> {
-  if (schedule.paused) {
+): Promise<Map<string, number>> {
+  const already = schedules.find((s) => s.paused);
+  if (already) {
     throw new ConflictError(
-      `Schedule ${schedule.name} is already paused (by ${schedule.paused.by ?? "unknown"}: ${schedule.paused.reason ?? "no reason"}); resume it first to pause it differently.`,
+      `Schedule ${already.name} is already paused (by ${already.paused!.by ?? "unknown"}: ${already.paused!.reason ?? "no reason"}); resume it first to pause it differently.`,
       "already_paused",
     );
   }
@@ -68,24 +85,28 @@ export async function pauseInTransaction(
     const message = `Until (${p.until.toISOString()}) must be in the future (database time is ${now.toISOString()})`;
     throw new ValidationError(message, { until: message });
   }
+  const ids = schedules.map((s) => s.id);
+  const held = new Map(ids.map((id) => [id, 0]));
+  if (ids.length === 0) return held;
   await tx.query(
     `UPDATE schedules SET paused_at = clock_timestamp(), paused_by = $2, pause_reason = $3, paused_until = $4, enabled = false,
             maintenance_id = $5
-      WHERE id = $1`,
-    [schedule.id, actor.label, p.reason, p.until?.toISOString() ?? null, p.maintenanceId ?? null],
+      WHERE id = ANY($1::uuid[])`,
+    [ids, actor.label, p.reason, p.until?.toISOString() ?? null, p.maintenanceId ?? null],
   );
-  const { rows } = await tx.query<{ id: string }>(
+  const { rows } = await tx.query<{ id: string; schedule_id: string }>(
     `WITH held AS (
        SELECT id FROM runs
-        WHERE schedule_id = $1 AND state = 'queued' AND kind IN ('scheduled', 'backfill')
+        WHERE schedule_id = ANY($1::uuid[]) AND state = 'queued' AND kind IN ('scheduled', 'backfill')
           FOR UPDATE SKIP LOCKED
      )
      UPDATE runs r SET state = 'planned', updated_at = clock_timestamp(),
             wait_reason = CASE WHEN r.kind = 'backfill' THEN 'backfill' ELSE NULL END
        FROM held WHERE r.id = held.id
-     RETURNING r.id`,
-    [schedule.id],
+     RETURNING r.id, r.schedule_id`,
+    [ids],
   );
+  for (const r of rows) held.set(r.schedule_id, held.get(r.schedule_id)! + 1);
   await recordRunEvents(
     tx,
     rows.map((r) => ({
@@ -95,19 +116,22 @@ export async function pauseInTransaction(
       data: { held: true },
     })),
   );
-  await recordAudit(tx, {
-    actor,
-    action: "schedule.pause",
-    targetType: "schedule",
-    targetId: schedule.id,
-    before: { paused: false },
-    after: {
-      paused: true,
-      until: p.until?.toISOString() ?? null,
-      heldRuns: rows.length,
-      ...(p.maintenanceId ? { maintenanceId: p.maintenanceId } : {}),
-    },
-    reason: p.reason,
-  });
-  return rows.length;
+  await recordAudits(
+    tx,
+    schedules.map((s) => ({
+      actor,
+      action: "schedule.pause",
+      targetType: "schedule",
+      targetId: s.id,
+      before: { paused: false },
+      after: {
+        paused: true,
+        until: p.until?.toISOString() ?? null,
+        heldRuns: held.get(s.id)!,
+        ...(p.maintenanceId ? { maintenanceId: p.maintenanceId } : {}),
+      },
+      reason: p.reason,
+    })),
+  );
+  return held;
 }

@@ -4,14 +4,15 @@
 // (audited as the system action schedule.auto_resume). A dry run reports exactly what a resume would enqueue.
 import { z } from "zod";
 import { systemActor, type Actor } from "../auth/roles";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudits } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
 import { pauseOverSql } from "../runs/paused";
 import { decideResume } from "../runs/plan/mark-missed-decision";
-import { applyMisfireDecision, lockPendingRuns } from "../runs/plan/mark-missed-runs";
-import { planScheduleThrough } from "../runs/plan/plan-due-schedules";
+import { applyMisfireDecisions, lockPendingRunsOf } from "../runs/plan/mark-missed-runs";
+import { planSchedulesThrough } from "../runs/plan/plan-due-schedules";
 import { notifyPlanner } from "./notify-planner";
+import { recordPausedFires } from "./record-paused-fires";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 
@@ -63,46 +64,88 @@ export async function resumeInTransaction(
   actor: Actor,
   opts: { auto?: boolean } = {},
 ): Promise<Omit<ResumeResult, "dryRun">> {
+  return (await resumeSchedulesInTransaction(tx, [schedule], actor, opts)).get(schedule.id)!;
+}
+
+/**
+ * Resumes many schedules with a few statements for the whole set (a maintenance resume settles thousands): the
+ * same misfire decision per schedule as one resume, one audit row per schedule. The caller holds the schedules'
+ * row locks. Results per schedule id.
+ */
+export async function resumeSchedulesInTransaction(
+  tx: Queryable,
+  schedules: readonly Schedule[],
+  actor: Actor,
+  opts: { auto?: boolean } = {},
+): Promise<Map<string, Omit<ResumeResult, "dryRun">>> {
+  const out = new Map<string, Omit<ResumeResult, "dryRun">>();
+  if (schedules.length === 0) return out;
+  const ids = schedules.map((s) => s.id);
   // The auto-resume clears a pause that is already over (not paused for anyone since its `until`); an operator
   // resumes one that is still in effect.
-  const { rows: recorded } = await tx.query<{ at: Date | null; by: string | null; reason: string | null; until: Date | null }>(
-    `SELECT paused_at AS at, paused_by AS by, pause_reason AS reason, paused_until AS until FROM schedules WHERE id = $1`,
-    [schedule.id],
+  const { rows: recorded } = await tx.query<{ id: string; at: Date | null; by: string | null; reason: string | null; until: Date | null }>(
+    `SELECT id, paused_at AS at, paused_by AS by, pause_reason AS reason, paused_until AS until FROM schedules WHERE id = ANY($1::uuid[])`,
+    [ids],
   );
-  const pause = opts.auto ? recorded[0] : schedule.paused;
-  if (!pause?.at) {
-    throw new ConflictError(`Schedule ${schedule.name} is not paused.`, "not_paused");
+  const recordedPause = new Map(recorded.map((r) => [r.id, r]));
+  const pauses = new Map(schedules.map((s) => [s.id, opts.auto ? recordedPause.get(s.id) : s.paused]));
+  const notPaused = schedules.find((s) => !pauses.get(s.id)?.at);
+  if (notPaused) {
+    throw new ConflictError(`Schedule ${notPaused.name} is not paused.`, "not_paused");
   }
   await tx.query(
     `UPDATE schedules SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, enabled = true, maintenance_id = NULL
-      WHERE id = $1`,
-    [schedule.id],
+      WHERE id = ANY($1::uuid[])`,
+    [ids],
   );
   // Every fire up to now must have its row before the policy picks among them (workers may all have been down).
-  await planScheduleThrough(tx, schedule, await dbNow(tx));
-  const pending = (await lockPendingRuns(tx, schedule.id)).filter((r) => r.kind === "scheduled" && r.waitReason === null);
-  const decision = decideResume(pending, schedule);
-  await applyMisfireDecision(tx, schedule, { missed: [], ...decision }, pending, "resume");
-  const at = new Map(pending.map((r) => [r.id, r.plannedAt]));
-  // Fires of this pause recorded paused, by earlier planner sweeps or just now.
-  const { rows: counted } = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND kind = 'scheduled' AND state = 'paused' AND planned_at >= $2`,
-    [schedule.id, pause.at.toISOString()],
-  );
-  const recordedPaused = counted[0]!.n;
-  const plannedAt = decision.rescue
-    .map((id) => at.get(id)!)
-    .sort((a, b) => a.getTime() - b.getTime())
-    .map((d) => d.toISOString());
-  await recordAudit(tx, {
-    actor,
-    action: opts.auto ? "schedule.auto_resume" : "schedule.resume",
-    targetType: "schedule",
-    targetId: schedule.id,
-    before: { paused: true, by: pause.by, reason: pause.reason, until: pause.until?.toISOString() ?? null },
-    after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: plannedAt.length, recordedPaused },
-    reason: opts.auto ? "pause reached its until time" : null,
+  const now = await dbNow(tx);
+  await planSchedulesThrough(tx, await recordPausedFires(tx, schedules, now), now);
+  const pendingOf = await lockPendingRunsOf(tx, ids);
+  const items = schedules.map((schedule) => {
+    const pending = pendingOf.get(schedule.id)!.filter((r) => r.kind === "scheduled" && r.waitReason === null);
+    return { schedule, pending, decision: { missed: [], ...decideResume(pending, schedule) } };
   });
-  await notifyPlanner(tx, schedule.id);
-  return { count: plannedAt.length, plannedAt, recordedPaused, misfirePolicy: schedule.misfirePolicy };
+  await applyMisfireDecisions(tx, items, "resume");
+  // Fires of each pause recorded paused, by earlier planner sweeps or just now.
+  const { rows: counted } = await tx.query<{ id: string; n: number }>(
+    `SELECT p.id, count(r.id)::int AS n
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS p(id, at)
+       LEFT JOIN runs r ON r.schedule_id = p.id AND r.kind = 'scheduled' AND r.state = 'paused' AND r.planned_at >= p.at
+      GROUP BY p.id`,
+    [ids, ids.map((id) => pauses.get(id)!.at!.toISOString())],
+  );
+  const recordedPaused = new Map(counted.map((r) => [r.id, r.n]));
+  for (const { schedule, pending, decision } of items) {
+    const at = new Map(pending.map((r) => [r.id, r.plannedAt]));
+    const plannedAt = decision.rescue
+      .map((id) => at.get(id)!)
+      .sort((a, b) => a.getTime() - b.getTime())
+      .map((d) => d.toISOString());
+    out.set(schedule.id, {
+      count: plannedAt.length,
+      plannedAt,
+      recordedPaused: recordedPaused.get(schedule.id) ?? 0,
+      misfirePolicy: schedule.misfirePolicy,
+    });
+  }
+  await recordAudits(
+    tx,
+    schedules.map((schedule) => {
+      const pause = pauses.get(schedule.id)!;
+      const r = out.get(schedule.id)!;
+      return {
+        actor,
+        action: opts.auto ? "schedule.auto_resume" : "schedule.resume",
+        targetType: "schedule",
+        targetId: schedule.id,
+        before: { paused: true, by: pause.by, reason: pause.reason, until: pause.until?.toISOString() ?? null },
+        after: { paused: false, misfirePolicy: schedule.misfirePolicy, runsEnqueued: r.count, recordedPaused: r.recordedPaused },
+        reason: opts.auto ? "pause reached its until time" : null,
+      };
+    }),
+  );
+  // The planners read no payload: one notification wakes them for the whole set.
+  await notifyPlanner(tx, ids[0]!);
+  return out;
 }

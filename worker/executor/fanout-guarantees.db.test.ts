@@ -12,7 +12,7 @@ import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 import { withTransaction } from "../../core/db/pool";
-import { sendRunJobs } from "../../core/runs/plan/enqueue-due-runs";
+import { sendRunJobs } from "../../core/queue/send-run-job";
 
 const db = useTestDatabase("exec_fanout");
 const RUNS = Number(process.env.VIGIL_FANOUT_TEST_RUNS ?? 2000);

@@ -1,6 +1,7 @@
 // Signs in the person the provider vouched for: find their Vigil user by the provider's issuer and
 // subject (or, the first time, by a verified email), create one without a password if there is none,
-// set the role from the mapped claim at every sign-in, open a normal session and audit it all.
+// set the role from the mapped claim at every sign-in (except a demotion of the last active admin, refused and
+// audited), open a normal session and audit it all.
 // A refusal (no mapped role, disabled) is audited and committed before it is reported.
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../../db/pool";
@@ -12,6 +13,8 @@ import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUser
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
 import { emailSchema } from "../user-input";
+import { hasAnotherActiveAdmin } from "../update-user";
+import { getLogger } from "../../log";
 import { claimValues, mapRole } from "./role-map";
 
 export function ssoActor(label: string, c: ClientInfo): Actor {
@@ -60,7 +63,7 @@ export async function signInOidcUser(
   const emailVerified = claims.email_verified !== false && claims.email_verified !== "false";
   // Held to the characters a name typed on the Admin page may have (no markup, quotes or control characters).
   const name = displayName(claims.name) ?? displayName(claims.preferred_username);
-  const role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
+  let role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
 
@@ -105,6 +108,24 @@ export async function signInOidcUser(
       });
     } else {
       const before = toUserRecord(row);
+      // The last active admin is not demoted by a sign-in (a provider-side group change would otherwise lock every
+      // admin out of Vigil): they keep admin, and the refusal is audited and logged for someone to fix the groups.
+      if (before.role === "admin" && role !== "admin" && !before.disabled && !(await hasAnotherActiveAdmin(tx, row.id))) {
+        getLogger().warn(
+          { userId: row.id, email: before.email, provider: settings.name, mappedRole: role },
+          "single sign-on would demote the last active admin: kept admin",
+        );
+        await recordAudit(tx, {
+          actor: sso,
+          action: "user.sso_demotion_refused",
+          targetType: "user",
+          targetId: row.id,
+          before: { role: before.role },
+          after: { role, claim: settings.roleClaim },
+          reason: "the last active admin: make another user admin first",
+        });
+        role = "admin";
+      }
       // A changed address at the provider follows, unless another Vigil user has it.
       const { rows: updated } = await tx.query<UserRow>(
         `UPDATE users SET role = $2, name = COALESCE($3, name),

@@ -5,9 +5,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../../db/pool";
-import { ensureRunQueues, runQueueFor } from "../../queue/boss";
-import { jobIdFor } from "../../queue/job-id";
-import { DUE_CHANNEL, dueNotice, runJobData, type RunJobData } from "../../queue/send-run-job";
+import { DUE_CHANNEL, dueNotices, sendRunJobs } from "../../queue/send-run-job";
 import { plainRunSql } from "../plain-run";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
@@ -142,46 +140,4 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
       dueNotices(jobs),
     ],
   );
-}
-
-/**
- * The batch form of sendRunJob (core/queue/send-run-job.ts) for the planner, which enqueues hundreds of runs
- * per tick: the same job ids (jobIdFor), data, startAfter and expiry, in one INSERT (pg-boss insert ends in
- * ON CONFLICT DO NOTHING, so a repeated job is a no-op) on the caller's transaction, and one NOTIFY 'vigil_due'
- * per due time so dispatchers arm their timers, delivered at commit (unless `notify: false`: the caller sends them).
- */
-export async function sendRunJobs(
-  tx: Queryable,
-  boss: PgBoss,
-  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number })[],
-  opts: { notify?: boolean } = {},
-): Promise<void> {
-  if (jobs.length === 0) return;
-  const byHandler = new Map<string, typeof jobs>();
-  for (const j of jobs) {
-    const batch = byHandler.get(j.handler);
-    if (batch) batch.push(j);
-    else byHandler.set(j.handler, [j]);
-  }
-  await ensureRunQueues(boss, byHandler.keys());
-  for (const [handler, batch] of byHandler) {
-    await boss.insert(
-      runQueueFor(handler),
-      batch.map((j) => ({
-        id: jobIdFor(j.runId, j.attempt, j.wake),
-        data: runJobData(j),
-        startAfter: j.dueAt,
-        expireInSeconds: j.expireInSeconds,
-        retryLimit: 0,
-      })),
-      { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
-    );
-  }
-  if (opts.notify === false) return;
-  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, dueNotices(jobs)]);
-}
-
-/** One NOTIFY 'vigil_due' payload per distinct (due time, handler) of these jobs. */
-function dueNotices(jobs: { dueAt: Date; handler: string }[]): string[] {
-  return [...new Set(jobs.map((j) => dueNotice(j.dueAt, j.handler)))];
 }

@@ -6,7 +6,7 @@ import type { PgBoss } from "pg-boss";
 import { runQueueFor } from "../../queue/boss";
 import { jobIdFor } from "../../queue/job-id";
 import { systemActor } from "../../auth/roles";
-import { recordAudit } from "../../audit/record-audit";
+import { recordAudits } from "../../audit/record-audit";
 import { withTransaction, type Queryable } from "../../db/pool";
 import type { Schedule } from "../../schedules/schedule-record";
 import type { MisfirePolicy } from "../../schedules/schedule-input";
@@ -91,8 +91,16 @@ export async function sweepSchedule(tx: Queryable, scheduleId: string, boss?: Pg
 
 /** The schedule's not-started runs whose planned time has come, locked (rows being claimed are skipped). */
 export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promise<PendingRun[]> {
+  return (await lockPendingRunsOf(tx, [scheduleId])).get(scheduleId)!;
+}
+
+/** lockPendingRuns for many schedules in one statement (a maintenance resume): per schedule id, in planned order. */
+export async function lockPendingRunsOf(tx: Queryable, scheduleIds: readonly string[]): Promise<Map<string, PendingRun[]>> {
+  const out = new Map<string, PendingRun[]>(scheduleIds.map((id) => [id, []]));
+  if (scheduleIds.length === 0) return out;
   const { rows } = await tx.query<{
     id: string;
+    schedule_id: string;
     handler: string;
     planned_at: Date;
     kind: PendingRun["kind"];
@@ -103,26 +111,29 @@ export async function lockPendingRuns(tx: Queryable, scheduleId: string): Promis
     overdue: boolean;
     rescued_before: boolean;
   }>(
-    `SELECT r.id, r.handler, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
+    `SELECT r.id, r.schedule_id, r.handler, r.planned_at, r.kind, r.wait_reason, r.state, r.attempt, r.wakes,
             (r.due_at <= clock_timestamp() AND ${startingDeadlinePassedSql("r", "s")}) AS overdue,
             EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'replanned' AND e.data ? 'rescue') AS rescued_before
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
-      WHERE r.schedule_id = $1 AND r.state IN ('planned', 'queued') AND r.planned_at <= clock_timestamp()
+      WHERE r.schedule_id = ANY($1::uuid[]) AND r.state IN ('planned', 'queued') AND r.planned_at <= clock_timestamp()
         AND NOT (r.state = 'planned' AND r.wait_reason IS NOT NULL)
-      ORDER BY r.planned_at
+      ORDER BY r.schedule_id, r.planned_at
         FOR UPDATE OF r SKIP LOCKED`,
-    [scheduleId],
+    [scheduleIds],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    plannedAt: r.planned_at,
-    kind: r.kind,
-    waitReason: r.wait_reason,
-    overdue: r.overdue,
-    rescuedBefore: r.rescued_before,
-    jobId: r.state === "queued" ? jobIdFor(r.id, r.attempt + 1, r.wakes) : null,
-    handler: r.handler,
-  }));
+  for (const r of rows) {
+    out.get(r.schedule_id)?.push({
+      id: r.id,
+      plannedAt: r.planned_at,
+      kind: r.kind,
+      waitReason: r.wait_reason,
+      overdue: r.overdue,
+      rescuedBefore: r.rescued_before,
+      jobId: r.state === "queued" ? jobIdFor(r.id, r.attempt + 1, r.wakes) : null,
+      handler: r.handler,
+    });
+  }
+  return out;
 }
 
 type Why = "misfire" | "resume";
@@ -140,79 +151,110 @@ export async function applyMisfireDecision(
   why: Why,
   boss?: PgBoss,
 ): Promise<void> {
-  const plannedAt = new Map(pending.map((r) => [r.id, r.plannedAt]));
+  await applyMisfireDecisions(tx, [{ schedule, decision: d, pending }], why, boss);
+}
+
+export interface ScheduleDecision {
+  schedule: Pick<Schedule, "id" | "misfirePolicy" | "startingDeadlineSeconds">;
+  decision: MisfireDecision;
+  pending: readonly PendingRun[];
+}
+
+/** applyMisfireDecision for many schedules at once, with a few statements for all of them (a maintenance resume). */
+export async function applyMisfireDecisions(tx: Queryable, items: readonly ScheduleDecision[], why: Why, boss?: PgBoss): Promise<void> {
   // Jobs of queued runs that will not start from them: cancelled with the decision, so that after downtime a
   // dispatcher does not spend its first seconds claiming and suppressing a backlog of them.
-  const byId = new Map(pending.map((r) => [r.id, r]));
   const staleJobs = new Map<string, string[]>();
-  for (const id of [...d.missed, ...d.rescue, ...d.paused]) {
-    const r = byId.get(id);
-    if (!r?.jobId || !r.handler) continue;
-    const queue = runQueueFor(r.handler);
-    staleJobs.set(queue, [...(staleJobs.get(queue) ?? []), r.jobId]);
+  for (const { decision: d, pending } of items) {
+    const byId = new Map(pending.map((r) => [r.id, r]));
+    for (const id of [...d.missed, ...d.rescue, ...d.paused]) {
+      const r = byId.get(id);
+      if (!r?.jobId || !r.handler) continue;
+      const queue = runQueueFor(r.handler);
+      staleJobs.set(queue, [...(staleJobs.get(queue) ?? []), r.jobId]);
+    }
   }
   for (const [queue, ids] of boss ? staleJobs : []) {
     await boss!.cancel(queue, ids, { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } });
   }
-  if (d.missed.length > 0) {
-    await endRuns(tx, d.missed, "missed");
-    await recordRunEvents(
+  const missed = items.flatMap(({ schedule, decision }) =>
+    decision.missed.map((id) => ({
+      runId: id,
+      type: "missed" as const,
+      message: `not started within its starting deadline (${schedule.startingDeadlineSeconds} s after due); misfire policy ${schedule.misfirePolicy}`,
+      data: { policy: schedule.misfirePolicy, startingDeadlineSeconds: schedule.startingDeadlineSeconds },
+    })),
+  );
+  if (missed.length > 0) {
+    await endRuns(
       tx,
-      d.missed.map((id) => ({
-        runId: id,
-        type: "missed" as const,
-        message: `not started within its starting deadline (${schedule.startingDeadlineSeconds} s after due); misfire policy ${schedule.misfirePolicy}`,
-        data: { policy: schedule.misfirePolicy, startingDeadlineSeconds: schedule.startingDeadlineSeconds },
-      })),
+      missed.map((e) => e.runId),
+      "missed",
     );
+    await recordRunEvents(tx, missed);
   }
-  if (d.paused.length > 0) {
-    await endRuns(tx, d.paused, "paused");
-    await recordRunEvents(
+  const paused = items.flatMap(({ schedule, decision }) =>
+    decision.paused.map((id) => ({
+      runId: id,
+      type: "paused" as const,
+      message: `fell inside a pause of its schedule; misfire policy ${schedule.misfirePolicy} does not run it`,
+      data: { policy: schedule.misfirePolicy },
+    })),
+  );
+  if (paused.length > 0) {
+    await endRuns(
       tx,
-      d.paused.map((id) => ({
-        runId: id,
-        type: "paused" as const,
-        message: `fell inside a pause of its schedule; misfire policy ${schedule.misfirePolicy} does not run it`,
-        data: { policy: schedule.misfirePolicy },
-      })),
+      paused.map((e) => e.runId),
+      "paused",
     );
+    await recordRunEvents(tx, paused);
   }
-  if (d.rescue.length > 0) {
+  const what = why === "resume" ? "on resume" : "after its starting deadline passed";
+  const rescued = items.flatMap(({ schedule, decision }) =>
+    decision.rescue.map((id) => ({
+      runId: id,
+      type: "replanned" as const,
+      message: `misfire policy ${schedule.misfirePolicy}: runs now ${what} (catch-up, one at a time)`,
+      data: { rescue: why, policy: schedule.misfirePolicy },
+    })),
+  );
+  if (rescued.length > 0) {
     await tx.query(
       `UPDATE runs SET state = 'planned', wait_reason = 'catch_up', updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
-      [d.rescue],
+      [rescued.map((e) => e.runId)],
     );
-    const what = why === "resume" ? "on resume" : "after its starting deadline passed";
-    await recordRunEvents(
-      tx,
-      d.rescue.map((id) => ({
-        runId: id,
-        type: "replanned" as const,
-        message: `misfire policy ${schedule.misfirePolicy}: runs now ${what} (catch-up, one at a time)`,
-        data: { rescue: why, policy: schedule.misfirePolicy },
-      })),
-    );
+    await recordRunEvents(tx, rescued);
   }
   // A resume is audited as schedule.resume (with these counts) by resume-schedule.ts.
-  if (why === "misfire" && d.missed.length + d.rescue.length > 0) {
-    const times = [...d.missed, ...d.rescue].map((id) => plannedAt.get(id)!).sort((a, b) => a.getTime() - b.getTime());
-    await recordAudit(tx, {
-      actor: systemActor("planner"),
-      action: "run.missed",
-      targetType: "schedule",
-      targetId: schedule.id,
-      after: {
-        missed: d.missed.length,
-        rescued: d.rescue.length,
-        policy: schedule.misfirePolicy,
-        from: times[0]?.toISOString(),
-        to: times.at(-1)?.toISOString(),
-      },
-    });
-  }
+  if (why !== "misfire") return;
+  await recordAudits(
+    tx,
+    items
+      .filter(({ decision: d }) => d.missed.length + d.rescue.length > 0)
+      .map(({ schedule, decision: d, pending }) => {
+        const plannedAt = new Map(pending.map((r) => [r.id, r.plannedAt]));
+        const times = [...d.missed, ...d.rescue].map((id) => plannedAt.get(id)!).sort((a, b) => a.getTime() - b.getTime());
+        return {
+          actor: systemActor("planner"),
+          action: "run.missed",
+          targetType: "schedule",
+          targetId: schedule.id,
+          after: {
+            missed: d.missed.length,
+            rescued: d.rescue.length,
+            policy: schedule.misfirePolicy,
+            from: times[0]?.toISOString(),
+            to: times.at(-1)?.toISOString(),
+          },
+        };
+      }),
+  );
 }
 
 async function endRuns(tx: Queryable, ids: string[], state: "missed" | "paused"): Promise<void> {
-  await tx.query(`UPDATE runs SET state = $2, wait_reason = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids, state]);
+  // A run that waited (rate limit, retry) keeps no next-attempt time once it is over: the run page would show it.
+  await tx.query(
+    `UPDATE runs SET state = $2, wait_reason = NULL, next_attempt_at = NULL, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])`,
+    [ids, state],
+  );
 }

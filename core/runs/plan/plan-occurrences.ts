@@ -54,26 +54,30 @@ export async function insertOccurrences(
   );
 }
 
-/** The same for occurrences of many schedules at once (a planner batch): still one statement. */
+/**
+ * The same for occurrences of many schedules at once (a planner batch): still one statement. `recordPaused`: the
+ * rows are written already `paused` with a 'paused' event instead (a resume's fires that fell inside the pause and
+ * that its misfire policy does not run: one insert instead of an insert and an update of each).
+ */
 export async function insertOccurrencesOfSchedules(
   db: Queryable,
   kind: RunKind,
   items: readonly (OccurrenceInput & { scheduleId: string })[],
-  opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown> } = {},
+  opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown>; recordPaused?: boolean } = {},
 ): Promise<(InsertedOccurrence & { scheduleId: string })[]> {
   if (items.length === 0) return [];
   const { rows } = await db.query<{ id: string; schedule_id: string; planned_at: Date }>(
     `WITH ins AS (
        INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, idempotency_key, state, wait_reason, handler, payload,
                          timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.due_at, p.key, 'planned', $6, s.handler, s.payload,
+       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.due_at, p.key, $10, $6, s.handler, s.payload,
               s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
          FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[]) AS p(schedule_id, planned_at, due_at, key, id)
          JOIN schedules s ON s.id = p.schedule_id
        ON CONFLICT DO NOTHING
        RETURNING id, schedule_id, planned_at
      ), ev AS (
-       INSERT INTO run_events (run_id, type, message, data) SELECT id, 'planned', $7, $8::jsonb FROM ins
+       INSERT INTO run_events (run_id, type, message, data) SELECT id, $10, $7, $8::jsonb FROM ins
      )
      SELECT id, schedule_id, planned_at FROM ins ORDER BY planned_at`,
     [
@@ -86,6 +90,7 @@ export async function insertOccurrencesOfSchedules(
       opts.message ?? "",
       opts.data ? JSON.stringify(opts.data) : null,
       items.map((i) => i.id ?? null),
+      opts.recordPaused ? "paused" : "planned",
     ],
   );
   return rows.map((r) => ({ id: r.id, scheduleId: r.schedule_id, plannedAt: r.planned_at }));

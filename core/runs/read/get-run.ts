@@ -4,6 +4,7 @@
 import type { Queryable } from "../../db/pool";
 import { NotFoundError } from "../../errors";
 import { classifyLateness } from "../lateness";
+import { isTerminal } from "../run-states";
 import type { RunRow } from "../run-row";
 
 export const RUN_TRACE_LOG_LIMIT = 2000;
@@ -82,7 +83,8 @@ export async function getRunTrace(db: Queryable, runId: string) {
       records: r.records as number | null,
       result: r.result as unknown,
       error: r.error as string | null,
-      nextAttemptAt: r.next_attempt_at as Date | null,
+      // An ended run has no next attempt, whatever an older write left behind (a wait ended by the claim's missed).
+      nextAttemptAt: isTerminal(r.state as string) ? null : (r.next_attempt_at as Date | null),
       cancelRequestedAt: r.cancel_requested_at as Date | null,
       cancelRequestedBy: r.cancel_requested_by as string | null,
       cancelReason: r.cancel_reason as string | null,

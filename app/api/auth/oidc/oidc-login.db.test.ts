@@ -188,6 +188,56 @@ describe("single sign-on (OIDC)", () => {
     expect(r.session).toBeNull();
   });
 
+  it("an SSO user's role is the provider's: an admin's edit of it is refused (409 sso_managed_role), other edits are not", async () => {
+    const account = { login: "sami", email: "sami@idp.test", name: "Sami", groups: ["payments-oncall"] };
+    idp.accounts.set(account.login, account);
+    expect((await signIn(account.login)).status).toBe(303);
+    const row = await userRow(account.email);
+    expect((await listUsers(getPool())).find((u) => u.email === account.email)).toMatchObject({ sso: true, roleManagedBy: "Test IdP" });
+    await expect(updateUser(row.id, { role: "admin" }, systemActor("test"))).rejects.toMatchObject({
+      status: 409,
+      code: "sso_managed_role",
+      message: expect.stringContaining("groups claim"),
+    });
+    expect(await userRow(account.email)).toMatchObject({ role: "operator" });
+    // The same role again, or the name, is fine.
+    await updateUser(row.id, { role: "operator", name: "Sami S." }, systemActor("test"));
+    // A local user's role stays the admin's to set.
+    const local = await createUser({ email: "local-role@vigil.test", password: "local-password-123", role: "viewer" }, systemActor("test"));
+    expect((await updateUser(local.id, { role: "operator" }, systemActor("test"))).role).toBe("operator");
+    expect((await listUsers(getPool())).find((u) => u.id === local.id)?.roleManagedBy).toBeNull();
+  });
+
+  it("a sign-in that would demote the last active admin keeps them admin, audited; with another admin it demotes", async () => {
+    const account = { login: "lara", email: "lara@idp.test", name: "Lara", groups: ["vigil-admins"] };
+    idp.accounts.set(account.login, account);
+    expect((await signIn(account.login)).status).toBe(303);
+    const me_ = await userRow(account.email);
+    // Every other admin is disabled for this test: Lara is the last active admin.
+    const { rows: others } = await getPool().query(
+      `UPDATE users SET disabled_at = clock_timestamp() WHERE role = 'admin' AND disabled_at IS NULL AND id <> $1 RETURNING id`,
+      [me_.id],
+    );
+    try {
+      account.groups = ["vigil-viewers"];
+      const since = await lastAuditId();
+      const r = await signIn(account.login);
+      expect((await me(r.session!)).body.actor.role).toBe("admin");
+      expect(await userRow(account.email)).toMatchObject({ role: "admin" });
+      const rows = await auditRows(since);
+      expect(rows.find((e) => e.action === "user.sso_demotion_refused")).toMatchObject({
+        target_id: me_.id,
+        after: { role: "viewer", claim: "groups" },
+      });
+      expect(rows.find((e) => e.action === "user.role_change")).toBeUndefined();
+    } finally {
+      await getPool().query(`UPDATE users SET disabled_at = NULL WHERE id = ANY($1::uuid[])`, [others.map((o) => o.id)]);
+    }
+    // With another active admin, the provider's demotion applies.
+    const again = await signIn(account.login);
+    expect((await me(again.session!)).body.actor.role).toBe("viewer");
+  });
+
   it("links an existing local account with the provider's verified email instead of creating a second one", async () => {
     const account = { login: "lena", email: "lena@idp.test", name: "Lena", groups: ["payments-oncall"] };
     idp.accounts.set(account.login, account);
