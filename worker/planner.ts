@@ -23,6 +23,8 @@ export interface PlannerService extends WorkerService {
   settle: WorkerService;
 }
 
+const SETTLE_PLAN_BUDGET_MS = 5_000;
+
 export function createPlanner(opts: {
   pool: pg.Pool;
   boss: PgBoss;
@@ -42,9 +44,18 @@ export function createPlanner(opts: {
     // Woken by a schedule change, most often a trigger now: its manual run is enqueued first, so its job reaches a
     // dispatcher without waiting for the rest of the tick (planning, misfire sweep), which only concerns scheduled runs.
     if (poked && catchUp) await enqueueDueRuns(opts.pool, opts.boss);
-    const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds, catchUp });
+    // The settling tick at start plans more in one go (as the planner did before slices), so that misfires from
+    // downtime are decided before this worker's dispatcher starts; every later tick plans a bounded slice.
+    const r = await runPlannerTick(opts.pool, opts.boss, {
+      horizonSeconds: opts.horizonSeconds,
+      catchUp,
+      planBudgetMs: catchUp ? undefined : SETTLE_PLAN_BUDGET_MS,
+    });
     lag = await measurePlannerLag(opts.pool);
     const ms = Math.round(performance.now() - started);
+    // A planning backlog (many schedules created at once, a long downtime): the next tick starts at once rather than
+    // a second later. Each tick enqueues due runs before it plans, so they never wait more than one slice.
+    if (r.planBacklog && catchUp) loop.poke();
     if (r.missed + r.rescued + r.resumed > 0) log.info({ ...r, lagMs: lag, tickMs: ms }, "planner settled misfires");
     else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
   };
