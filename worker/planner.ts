@@ -37,10 +37,16 @@ export function createPlanner(opts: {
   let lag: number | undefined;
   let pokeQueued = false;
 
+  const tickMs = opts.tickMs ?? 1000;
+  let lastFullTick = -Infinity;
   const tick = async (catchUp = true) => {
     const poked = pokeQueued;
     pokeQueued = false;
     const started = performance.now();
+    // Between full ticks (about one a tickMs), a planning backlog is worked off in slices: enqueue, plan, again. A
+    // schedule change (poked) gets a full tick: a resume's catch-up run is enqueued by it.
+    const sliceOnly = catchUp && !poked && started - lastFullTick < tickMs;
+    if (!sliceOnly) lastFullTick = started;
     // Woken by a schedule change, most often a trigger now: its manual run is enqueued first, so its job reaches a
     // dispatcher without waiting for the rest of the tick (planning, misfire sweep), which only concerns scheduled runs.
     if (poked && catchUp) await enqueueDueRuns(opts.pool, opts.boss);
@@ -50,8 +56,9 @@ export function createPlanner(opts: {
       horizonSeconds: opts.horizonSeconds,
       catchUp,
       planBudgetMs: catchUp ? undefined : SETTLE_PLAN_BUDGET_MS,
+      sliceOnly,
     });
-    lag = await measurePlannerLag(opts.pool);
+    if (!sliceOnly) lag = await measurePlannerLag(opts.pool);
     const ms = Math.round(performance.now() - started);
     // A planning backlog (many schedules created at once, a long downtime): the next tick starts at once rather than
     // a second later. Each tick enqueues due runs before it plans, so they never wait more than one slice.
@@ -60,7 +67,7 @@ export function createPlanner(opts: {
     else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
   };
   const loop = every(
-    opts.tickMs ?? 1000,
+    tickMs,
     () => tick(),
     (err) => log.error({ err }, "planner tick failed"),
   );
