@@ -40,7 +40,9 @@ export async function planDueSchedules(
   const started = performance.now();
   const result: PlanStepResult = { schedules: 0, inserted: 0, slices: 0, more: false };
   for (;;) {
-    if (result.slices >= maxBatches || (opts.budgetMs !== undefined && performance.now() - started >= opts.budgetMs)) {
+    // At least one slice per call, however small the budget: planning always progresses.
+    const overBudget = opts.budgetMs !== undefined && result.slices > 0 && performance.now() - started >= opts.budgetMs;
+    if (result.slices >= maxBatches || overBudget) {
       result.more = true;
       break;
     }
