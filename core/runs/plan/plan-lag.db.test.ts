@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/db";
 import { getPool } from "../../db/pool";
+import { getQueueSummary } from "../../metrics/get-queue-summary";
 import { planDueSchedules } from "./plan-due-schedules";
 import { measurePlanAhead, measurePlannerLag } from "./plan-lag";
 
@@ -35,10 +36,13 @@ describe("planner lag", () => {
     const ahead = await measurePlanAhead(getPool(), HORIZON);
     expect(ahead.behind).toBe(50);
     expect(ahead.backlog).toBe(50);
+    // What the workers page and GET /api/metrics (vigil_planner_schedules_behind) show.
+    expect((await getQueueSummary(getPool(), 10_000)).schedulesBehindPlan).toBe(50);
 
     await planDueSchedules(getPool(), { horizonSeconds: HORIZON });
     expect(await measurePlannerLag(getPool())).toBe(0);
     expect(await measurePlanAhead(getPool(), HORIZON)).toMatchObject({ lagMs: 0, behind: 0, backlog: 0 });
+    expect((await getQueueSummary(getPool(), 10_000)).schedulesBehindPlan).toBe(0);
   });
 
   it("counts a schedule planned too little (cursor behind now) from its cursor", async () => {
