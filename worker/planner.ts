@@ -38,15 +38,16 @@ export function createPlanner(opts: {
   let pokeQueued = false;
 
   const tickMs = opts.tickMs ?? 1000;
-  let lastFullTick = -Infinity;
+  let lastFullTickEnd = -Infinity;
   const tick = async (catchUp = true) => {
     const poked = pokeQueued;
     pokeQueued = false;
     const started = performance.now();
-    // Between full ticks (about one a tickMs), a planning backlog is worked off in slices: enqueue, plan, again. A
-    // schedule change (poked) gets a full tick: a resume's catch-up run is enqueued by it.
-    const sliceOnly = catchUp && !poked && started - lastFullTick < tickMs;
-    if (!sliceOnly) lastFullTick = started;
+    // Between full ticks (one a tickMs after the last one ended), a planning backlog is worked off in slices:
+    // enqueue, plan, again. Counted from the end: a full tick that takes longer than tickMs on a busy database must
+    // still leave slices between full ticks. A schedule change (poked) gets a full tick: a resume's catch-up run is
+    // enqueued by it.
+    const sliceOnly = catchUp && !poked && started - lastFullTickEnd < tickMs;
     // Woken by a schedule change, most often a trigger now: its manual run is enqueued first, so its job reaches a
     // dispatcher without waiting for the rest of the tick (planning, misfire sweep), which only concerns scheduled runs.
     if (poked && catchUp) await enqueueDueRuns(opts.pool, opts.boss);
@@ -58,7 +59,10 @@ export function createPlanner(opts: {
       planBudgetMs: catchUp ? undefined : SETTLE_PLAN_BUDGET_MS,
       sliceOnly,
     });
-    if (!sliceOnly) lag = await measurePlannerLag(opts.pool);
+    if (!sliceOnly) {
+      lag = await measurePlannerLag(opts.pool);
+      lastFullTickEnd = performance.now();
+    }
     const ms = Math.round(performance.now() - started);
     // A planning backlog (many schedules created at once, a long downtime): the next tick starts at once rather than
     // a second later. Each tick enqueues due runs before it plans, so they never wait more than one slice.
