@@ -1,7 +1,7 @@
 // The planning step of a planner tick: every live schedule whose cursor (planned_through; a schedule never planned
 // starts at its creation instant) is less than half a horizon ahead of the database clock gets its fires up to
 // now + horizon written as occurrences. Work goes in slices, most urgent first (the cursor that ends soonest), one
-// transaction each: the schedules are taken FOR UPDATE SKIP LOCKED, so planners on several workers take disjoint
+// transaction each: the schedules are taken FOR NO KEY UPDATE SKIP LOCKED, so planners on several workers take disjoint
 // slices, and the inserts are idempotent anyway. With a time budget a tick plans what fits and says whether more
 // is waiting: 100,000 schedules created at once are caught up over ticks, and the enqueue of due runs, which the
 // tick does first, never waits behind a long first plan.
@@ -62,7 +62,10 @@ export async function planDueSchedules(
 /**
  * The next slice: live schedules whose cursor is under now + half a horizon, least advanced first. `now()` (the
  * transaction's start, a moment ago) rather than clock_timestamp() in the condition, so it is an index range
- * (schedules_plan_cursor_idx) that stops where the due ones end instead of filtering every schedule.
+ * (schedules_plan_cursor_idx) that stops where the due ones end instead of filtering every schedule. FOR NO KEY
+ * UPDATE, the weakest lock that keeps planners (and the sweep, the enqueue) off the slice: planning only moves the
+ * cursor, so the claim of an 'allow' run (FOR KEY SHARE) and foreign-key checks of rows inserted for these
+ * schedules need not wait for the slice to commit.
  */
 async function lockDueSlice(
   tx: Queryable,
@@ -83,7 +86,7 @@ async function lockDueSlice(
         AND coalesce(s.planned_through, s.created_at) < now() + make_interval(secs => $1::float8 / 2)
       ORDER BY coalesce(s.planned_through, s.created_at), s.id
       LIMIT $2
-        FOR UPDATE OF s SKIP LOCKED`,
+        FOR NO KEY UPDATE OF s SKIP LOCKED`,
     [horizonSeconds, limit],
   );
   const targets: PlanTarget[] = [];
