@@ -23,6 +23,8 @@ export interface PlannerService extends WorkerService {
   settle: WorkerService;
 }
 
+const SETTLE_PLAN_BUDGET_MS = 5_000;
+
 export function createPlanner(opts: {
   pool: pg.Pool;
   boss: PgBoss;
@@ -35,21 +37,41 @@ export function createPlanner(opts: {
   let lag: number | undefined;
   let pokeQueued = false;
 
+  const tickMs = opts.tickMs ?? 1000;
+  let lastFullTickEnd = -Infinity;
   const tick = async (catchUp = true) => {
     const poked = pokeQueued;
     pokeQueued = false;
     const started = performance.now();
+    // Between full ticks (one a tickMs after the last one ended), a planning backlog is worked off in slices:
+    // enqueue, plan, again. Counted from the end: a full tick that takes longer than tickMs on a busy database must
+    // still leave slices between full ticks. A schedule change (poked) gets a full tick: a resume's catch-up run is
+    // enqueued by it.
+    const sliceOnly = catchUp && !poked && started - lastFullTickEnd < tickMs;
     // Woken by a schedule change, most often a trigger now: its manual run is enqueued first, so its job reaches a
     // dispatcher without waiting for the rest of the tick (planning, misfire sweep), which only concerns scheduled runs.
     if (poked && catchUp) await enqueueDueRuns(opts.pool, opts.boss);
-    const r = await runPlannerTick(opts.pool, opts.boss, { horizonSeconds: opts.horizonSeconds, catchUp });
-    lag = await measurePlannerLag(opts.pool);
+    // The settling tick at start plans more in one go (as the planner did before slices), so that misfires from
+    // downtime are decided before this worker's dispatcher starts; every later tick plans a bounded slice.
+    const r = await runPlannerTick(opts.pool, opts.boss, {
+      horizonSeconds: opts.horizonSeconds,
+      catchUp,
+      planBudgetMs: catchUp ? undefined : SETTLE_PLAN_BUDGET_MS,
+      sliceOnly,
+    });
+    if (!sliceOnly) {
+      lag = await measurePlannerLag(opts.pool);
+      lastFullTickEnd = performance.now();
+    }
     const ms = Math.round(performance.now() - started);
+    // A planning backlog (many schedules created at once, a long downtime): the next tick starts at once rather than
+    // a second later. Each tick enqueues due runs before it plans, so they never wait more than one slice.
+    if (r.planBacklog && catchUp) loop.poke();
     if (r.missed + r.rescued + r.resumed > 0) log.info({ ...r, lagMs: lag, tickMs: ms }, "planner settled misfires");
     else if (r.planned + r.enqueued > 0) log.debug({ ...r, lagMs: lag, tickMs: ms }, "planner tick");
   };
   const loop = every(
-    opts.tickMs ?? 1000,
+    tickMs,
     () => tick(),
     (err) => log.error({ err }, "planner tick failed"),
   );

@@ -35,7 +35,11 @@ export function QueueSummary() {
     [
       "Planner lag",
       maxLag === null ? "—" : formatDuration(maxLag),
-      maxLag === null ? "no live worker reports it" : "worst among live workers",
+      data.schedulesBehindPlan > 0
+        ? `${data.schedulesBehindPlan} schedule${data.schedulesBehindPlan === 1 ? "" : "s"} not planned through now`
+        : maxLag === null
+          ? "no live worker reports it"
+          : "worst among live workers",
     ],
   ];
   return (

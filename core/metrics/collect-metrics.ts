@@ -166,6 +166,9 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   gauge(reg, "vigil_planner_lag_max_seconds", "Largest planner lag among live workers").set(
     Math.max(0, ...queue.plannerLag.map((w) => w.plannerLagMs)) / 1000,
   );
+  gauge(reg, "vigil_planner_schedules_behind", "Live schedules not planned through now (never planned ones included)").set(
+    queue.schedulesBehindPlan,
+  );
 
   const open = gauge(reg, "vigil_alerts_open", "Open (unresolved) alerts by kind and severity", ["kind", "severity"]);
   for (const kind of ALERT_KINDS) open.set({ kind, severity: ALERT_KIND_INFO[kind].severity }, 0);

@@ -2,6 +2,7 @@
 // start (and why), running and retrying runs, pg-boss's own queue, live workers and planner lag.
 import type { Queryable } from "../db/pool";
 import { RUN_QUEUE_PREFIX } from "../queue/boss";
+import { planCursorSql } from "../runs/plan/plan-lag";
 
 export interface QueueSummary {
   runsQueued: number;
@@ -14,11 +15,13 @@ export interface QueueSummary {
   jobsActive: number | null;
   liveWorkers: number;
   plannerLag: { workerId: string; plannerLagMs: number }[];
+  /** Live schedules not planned through now (never planned ones included): fires already due may have no row. */
+  schedulesBehindPlan: number;
   openAlerts: number;
 }
 
 export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promise<QueueSummary> {
-  const [runs, jobs, workers, alerts] = await Promise.all([
+  const [runs, jobs, workers, alerts, behind] = await Promise.all([
     db.query<{ queued: number; waiting: number; running: number; retrying: number }>(
       `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued,
               count(*) FILTER (WHERE state = 'queued' AND wait_reason IS NOT NULL)::int AS waiting,
@@ -47,6 +50,7 @@ export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promi
       [deadAfterMs],
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE resolved_at IS NULL`),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM schedules s WHERE s.deleted_at IS NULL AND ${planCursorSql("s")} < now()`),
   ]);
   const r = runs.rows[0]!;
   return {
@@ -58,6 +62,7 @@ export async function getQueueSummary(db: Queryable, deadAfterMs: number): Promi
     jobsActive: jobs.rows[0]!.active,
     liveWorkers: workers.rows.length,
     plannerLag: workers.rows.filter((w) => w.planner_lag_ms !== null).map((w) => ({ workerId: w.id, plannerLagMs: w.planner_lag_ms! })),
+    schedulesBehindPlan: behind.rows[0]!.n,
     openAlerts: alerts.rows[0]!.n,
   };
 }

@@ -40,12 +40,31 @@ export interface CronFireRange {
   includeSkipped: boolean;
 }
 
+interface ParsedCron {
+  fixed: boolean;
+  wallCron: Cron;
+}
+
+// Parsed once per expression: the planner asks for the fires of the same few thousand expressions every few
+// seconds, and parsing (croner's and ours) cost more than walking the fires. A paused Cron asked for nextRun(from)
+// keeps no state between calls. Bounded: a fleet with more distinct expressions than this re-parses some.
+const parsedCrons = new Map<string, ParsedCron>();
+const PARSED_CRONS_MAX = 20_000;
+
+function parsedCron(cron: string): ParsedCron {
+  const hit = parsedCrons.get(cron);
+  if (hit) return hit;
+  const fields = parseCronFields(cron);
+  if (!fields) throw new Error(`Cron expression "${cron}" was not validated: parse triggers with triggerSchema`);
+  const parsed = { fixed: isFixedTimeCron(fields), wallCron: new Cron(cron, { utcOffset: 0, paused: true, mode: "5-or-6-parts" }) };
+  if (parsedCrons.size >= PARSED_CRONS_MAX) parsedCrons.clear();
+  parsedCrons.set(cron, parsed);
+  return parsed;
+}
+
 export function cronFireTimes(trigger: CronTrigger, range: CronFireRange): FireTime[] {
-  const fields = parseCronFields(trigger.cron);
-  if (!fields) throw new Error(`Cron expression "${trigger.cron}" was not validated: parse triggers with triggerSchema`);
-  const fixed = isFixedTimeCron(fields);
+  const { fixed, wallCron } = parsedCron(trigger.cron);
   const zone = trigger.timezone;
-  const wallCron = new Cron(trigger.cron, { utcOffset: 0, paused: true, mode: "5-or-6-parts" });
   const { from, until, count, includeSkipped } = range;
   const out: FireTime[] = [];
   if (count <= 0) return out;

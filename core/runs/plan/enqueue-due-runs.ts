@@ -10,8 +10,12 @@ import { plainRunSql } from "../plain-run";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 
-/** Jobs exist this long before their due time: longer than a planner tick, so a run never waits for one. */
-export const ENQUEUE_AHEAD_MS = 10_000;
+/**
+ * Jobs exist up to this long before their due time: much longer than a planner tick, so a run never waits for one,
+ * and long enough that the runs of a bunched second (20,000 schedules at second 0 of a minute) are enqueued over
+ * several ticks, most urgent first, a bounded amount per tick (see enqueueDueRuns), and all before they are due.
+ */
+export const ENQUEUE_AHEAD_MS = 30_000;
 
 interface DueRow {
   id: string;
@@ -27,13 +31,15 @@ interface DueRow {
 
 /**
  * Enqueues scheduled runs due within ENQUEUE_AHEAD_MS (not of paused or deleted schedules, and only once the
- * schedule's planning has caught up with now, so misfire decisions come first) and manual runs. Returns the
- * number enqueued.
+ * schedule's planning has caught up with now, so misfire decisions come first) and manual runs, soonest due first,
+ * in batches (one transaction each: one locking SELECT, one job INSERT per handler, one UPDATE with the events and
+ * wake-ups), at most maxBatches per call: a planner tick stays bounded however many runs share a second, and
+ * the next tick goes on with the rest. Returns the number enqueued.
  */
 export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
-  const batchSize = opts.batchSize ?? 500;
+  const batchSize = opts.batchSize ?? 1000;
   let total = 0;
-  for (let i = 0; i < (opts.maxBatches ?? 20); i++) {
+  for (let i = 0; i < (opts.maxBatches ?? 4); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
         `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,

@@ -2,7 +2,7 @@
 // (ON CONFLICT DO NOTHING on the (schedule, planned_at) and idempotency-key unique indexes), so any number
 // of planners, retries or crashed ticks produce each occurrence once.
 import type { Queryable } from "../../db/pool";
-import { computeFireTimesBetween } from "../../schedules/compute-next-fire-times";
+import { computeFireTimesBetween, computeNextFireTimes } from "../../schedules/compute-next-fire-times";
 import { MAX_FIRE_TIMES } from "../../schedules/fire-time";
 import type { Schedule } from "../../schedules/schedule-record";
 import type { RunKind } from "../run-states";
@@ -100,24 +100,33 @@ export async function insertOccurrencesOfSchedules(
 export const MAX_PLANNED_PER_CALL = MAX_FIRE_TIMES;
 
 /**
- * The schedule's fires in (from, until] as occurrence rows to insert, and the cursor after them: `until`, or the
- * last fire when the range held more than one call's worth (the rest is planned from there next time).
+ * How far past `until` a cursor may move when no fire lies between: an hourly schedule is then re-planned about
+ * once an hour rather than every half horizon (100,000 schedules re-planned every minute kept a planner busy
+ * full time). A day bounds it for triggers that fire rarely or never again (a one-off in the past).
+ */
+export const MAX_CURSOR_SKIP_MS = 86_400_000;
+
+/**
+ * The schedule's fires in (from, until] as occurrence rows to insert, and the cursor after them. The cursor keeps
+ * its meaning, every fire at or before it has a row: it is just before the first fire after `until` (at most
+ * MAX_CURSOR_SKIP_MS past it), or the last fire when the range held more than one call's worth (the rest is
+ * planned from there next time).
  */
 export function occurrencesBetween(
   schedule: Pick<Schedule, "id" | "trigger" | "createdAt" | "startJitterMs">,
   range: { from: Date; until: Date },
 ): { items: (OccurrenceInput & { scheduleId: string })[]; cursor: Date } {
   if (range.until.getTime() <= range.from.getTime()) return { items: [], cursor: range.from };
-  const fires = computeFireTimesBetween(schedule.trigger, range.from, range.until, {
-    anchor: schedule.createdAt,
-    limit: MAX_PLANNED_PER_CALL,
-  });
+  const anchor = schedule.createdAt;
+  const fires = computeFireTimesBetween(schedule.trigger, range.from, range.until, { anchor, limit: MAX_PLANNED_PER_CALL });
   const items = fires.map((f) => ({
     scheduleId: schedule.id,
     plannedAt: f.at,
     dueAt: withJitter(f.at, schedule.startJitterMs),
     idempotencyKey: occurrenceKey("scheduled", schedule.id, f.at),
   }));
-  const truncated = fires.length === MAX_PLANNED_PER_CALL;
-  return { items, cursor: truncated ? fires.at(-1)!.at : range.until };
+  if (fires.length === MAX_PLANNED_PER_CALL) return { items, cursor: fires.at(-1)!.at };
+  const skipTo = range.until.getTime() + MAX_CURSOR_SKIP_MS;
+  const next = computeNextFireTimes(schedule.trigger, range.until, 1, { anchor, until: new Date(skipTo) })[0];
+  return { items, cursor: new Date(next ? next.at.getTime() - 1 : skipTo) };
 }
