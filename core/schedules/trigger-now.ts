@@ -1,11 +1,14 @@
 // Trigger now: one extra run of the schedule, kind 'manual', due at once, with its own idempotency key
-// (manual:<scheduleId>:<runId>). It is enqueued by the planners (woken by NOTIFY), also while the schedule is
-// paused — an operator asked for it explicitly; the overlap policy still applies when it starts.
+// (manual:<scheduleId>:<runId>). It is enqueued also while the schedule is paused — an operator asked for it
+// explicitly; the overlap policy still applies when it starts. Given a pg-boss client (the API route passes the
+// console's), the trigger's own transaction enqueues it (insert-triggered-run.ts: the run, its events, its job and
+// the dispatchers' wake-up), so it starts within milliseconds; without one, the planners enqueue it (woken by NOTIFY).
 // The operator says why (required, audited) and may override the payload for this one run (checked against
 // the handler's schema like a schedule's payload). A client that may retry the POST sends an Idempotency-Key:
 // the key is kept per schedule with a hash of the request, so a repeat returns the run the first request
 // created (replayed: true) and the same key with a different request is refused.
 import crypto from "node:crypto";
+import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
@@ -13,6 +16,7 @@ import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
+import { insertTriggeredRun } from "./insert-triggered-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
@@ -45,7 +49,7 @@ export async function triggerNow(
   id: string,
   v: TriggerNowInput,
   actor: Actor,
-  opts: { db?: Queryable; idempotencyKey?: string | null } = {},
+  opts: { db?: Queryable; idempotencyKey?: string | null; boss?: PgBoss | null } = {},
 ): Promise<TriggerNowResult> {
   const dryRun = v.dryRun ?? false;
   const clientKey = checkClientKey(opts.idempotencyKey);
@@ -69,13 +73,19 @@ export async function triggerNow(
       }
     }
     const payload = v.payload === undefined ? undefined : await checkOverride(tx, schedule.handler, v.payload);
-    const now = await dbNow(tx);
-    const key = occurrenceKey("manual", schedule.id, now, runId);
-    await insertOccurrences(tx, schedule.id, "manual", [{ id: runId, plannedAt: now, dueAt: now, idempotencyKey: key }], {
+    const key = occurrenceKey("manual", schedule.id, new Date(0), runId);
+    const planned = {
       message: `triggered by ${actor.label}: ${v.reason}${payload !== undefined ? " (payload overridden)" : ""}`,
       data: { actor: actor.label, reason: v.reason, payloadOverride: payload !== undefined, ...(clientKey ? { clientKey } : {}) },
-    });
-    if (payload !== undefined) await tx.query(`UPDATE runs SET payload = $2 WHERE id = $1`, [runId, JSON.stringify(payload)]);
+    };
+    let now: Date;
+    if (opts.boss) {
+      now = (await insertTriggeredRun(tx, opts.boss, { id: runId, scheduleId: schedule.id, idempotencyKey: key, payload, ...planned })).now;
+    } else {
+      now = await dbNow(tx);
+      await insertOccurrences(tx, schedule.id, "manual", [{ id: runId, plannedAt: now, dueAt: now, idempotencyKey: key }], planned);
+      if (payload !== undefined) await tx.query(`UPDATE runs SET payload = $2 WHERE id = $1`, [runId, JSON.stringify(payload)]);
+    }
     await recordAudit(tx, {
       actor,
       action: "schedule.trigger",
@@ -89,7 +99,7 @@ export async function triggerNow(
       },
       reason: v.reason,
     });
-    await notifyPlanner(tx, schedule.id);
+    if (!opts.boss) await notifyPlanner(tx, schedule.id);
     return { dryRun, count: 1, plannedAt: [now.toISOString()], runId: dryRun ? null : runId, replayed: false };
   });
 }
