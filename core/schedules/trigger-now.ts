@@ -12,11 +12,11 @@ import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { inTransaction, dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, getPool, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
-import { insertTriggeredRun } from "./insert-triggered-run";
+import { insertTriggeredRun, triggerRunInOneStatement } from "./insert-triggered-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
@@ -53,6 +53,10 @@ export async function triggerNow(
 ): Promise<TriggerNowResult> {
   const dryRun = v.dryRun ?? false;
   const clientKey = checkClientKey(opts.idempotencyKey);
+  if (opts.boss && !opts.db && !dryRun && !clientKey && v.payload === undefined) {
+    const done = await triggerInOneStatement(id, v.reason, actor, opts.boss);
+    if (done) return done;
+  }
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id);
     const requestHash = hashRequest(v.reason, v.payload);
@@ -102,6 +106,32 @@ export async function triggerNow(
     if (!opts.boss) await notifyPlanner(tx, schedule.id);
     return { dryRun, count: 1, plannedAt: [now.toISOString()], runId: dryRun ? null : runId, replayed: false };
   });
+}
+
+/**
+ * The common trigger (no Idempotency-Key, no payload override, not a dry run) in two round trips and one commit:
+ * the schedule read, then insert-triggered-run.ts's one statement. Null when the schedule changed in between.
+ */
+async function triggerInOneStatement(id: string, reason: string, actor: Actor, boss: PgBoss): Promise<TriggerNowResult | null> {
+  const schedule = await getScheduleOrThrow(getPool(), id);
+  const runId = crypto.randomUUID();
+  const run = await triggerRunInOneStatement(getPool(), boss, {
+    id: runId,
+    schedule: {
+      id: schedule.id,
+      handler: schedule.handler,
+      timeoutSeconds: schedule.timeoutSeconds,
+      graceSeconds: schedule.graceSeconds,
+      plain: schedule.overlapPolicy === "allow" && schedule.concurrencyGroup === null,
+    },
+    idempotencyKey: occurrenceKey("manual", schedule.id, new Date(0), runId),
+    message: `triggered by ${actor.label}: ${reason}`,
+    data: { actor: actor.label, reason, payloadOverride: false },
+    // The row the transaction path writes; the statement adds after.plannedAt (the run's planned_at).
+    audit: { actor, action: "schedule.trigger", targetType: "schedule", targetId: schedule.id, after: { runId }, reason },
+  });
+  if (!run) return null;
+  return { dryRun: false, count: 1, plannedAt: [run.now.toISOString()], runId, replayed: false };
 }
 
 function checkClientKey(key: string | null | undefined): string | null {
