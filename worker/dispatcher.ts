@@ -43,6 +43,8 @@ export function createDispatcher(opts: {
   pool: pg.Pool;
   /** For the one-statement claim (core/db/pool.ts createHotPathPool). */
   hotPool: pg.Pool;
+  /** For the pg-boss fetch, without waiting for the WAL flush (core/db/pool.ts createFetchPool); pg-boss's own pool without it. */
+  fetchPool?: pg.Pool;
   boss: PgBoss;
   executor: Executor;
   workerId: string;
@@ -74,6 +76,8 @@ export function createDispatcher(opts: {
     poke();
   };
   const due = new DueTimer(opts.pool, log, wake);
+  const fetchPool = opts.fetchPool;
+  const fetchDb = fetchPool && { executeSql: (text: string, values?: unknown[]) => fetchPool.query(text, values) };
   let pollTimer: NodeJS.Timeout | undefined;
 
   const listener = createPgListener({
@@ -150,7 +154,7 @@ export function createDispatcher(opts: {
       const wokenBefore = wakes.get(handler);
       try {
         traceHop("fetch");
-        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked });
+        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked, ...(fetchDb ? { db: fetchDb } : {}) });
         traceHop("fetched", runIdsOf(got));
         jobs.push(...got);
         if (got.length < asked && wakes.get(handler) === wokenBefore) ready.delete(handler);

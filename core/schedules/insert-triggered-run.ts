@@ -98,8 +98,8 @@ export async function insertTriggeredRun(
  * 'enqueued' events, its pg-boss job, the audit row and the dispatchers' wake-up. The job insert is pg-boss's own
  * statement (boss.insert on a recording executeSql), run as one more data-modifying CTE — the way pg-boss embeds it
  * in its own flows (insertFlowJobs). The statement fails as a whole (division by zero) when the schedule row no
- * longer matches what the caller read (deleted, or its handler — and so the job's queue — changed meanwhile):
- * then it returns null and the caller takes the transaction path, which answers what is true now.
+ * longer matches what the caller read (deleted, or its handler — and so the job's queue — or the timeout the job's
+ * expiry is computed from changed meanwhile): then it returns null and the caller reads the schedule again.
  */
 export async function triggerRunInOneStatement(
   db: Queryable,
@@ -129,7 +129,7 @@ export async function triggerRunInOneStatement(
       SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', s.handler, s.payload,
              s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
         FROM schedules s, t
-       WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4
+       WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4 AND s.timeout_seconds = $20 AND s.grace_seconds = $21
       RETURNING id, handler, due_at
     ),
     ev AS (
@@ -156,6 +156,8 @@ export async function triggerRunInOneStatement(
       DUE_CHANNEL,
       job.param,
       ...auditValues(run.audit),
+      run.schedule.timeoutSeconds,
+      run.schedule.graceSeconds,
     ]);
     return { id: run.id, now: rows[0]!.due_at };
   } catch (err) {

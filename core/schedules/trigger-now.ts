@@ -108,30 +108,57 @@ export async function triggerNow(
   });
 }
 
+/** What the one-statement trigger needs of a schedule; the statement checks it still holds. */
+interface TriggerTarget {
+  id: string;
+  handler: string;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  plain: boolean;
+}
+
 /**
- * The common trigger (no Idempotency-Key, no payload override, not a dry run) in two round trips and one commit:
- * the schedule read, then insert-triggered-run.ts's one statement. Null when the schedule changed in between.
+ * Schedules triggered lately, so a trigger skips the schedule read: the statement refuses to run on a stale entry
+ * (insert-triggered-run.ts), which is then dropped and read again. `plain` is only a hint the claim checks again.
+ */
+const recentTargets = new Map<string, TriggerTarget>();
+const RECENT_TARGETS_MAX = 1000;
+
+/**
+ * The common trigger (no Idempotency-Key, no payload override, not a dry run) in one round trip and one commit
+ * (two for a schedule not triggered lately: the schedule read first): insert-triggered-run.ts's one statement.
+ * Null when the schedule changed under it twice in a row: the caller then takes the transaction path.
  */
 async function triggerInOneStatement(id: string, reason: string, actor: Actor, boss: PgBoss): Promise<TriggerNowResult | null> {
-  const schedule = await getScheduleOrThrow(getPool(), id);
-  const runId = crypto.randomUUID();
-  const run = await triggerRunInOneStatement(getPool(), boss, {
-    id: runId,
-    schedule: {
-      id: schedule.id,
-      handler: schedule.handler,
-      timeoutSeconds: schedule.timeoutSeconds,
-      graceSeconds: schedule.graceSeconds,
-      plain: schedule.overlapPolicy === "allow" && schedule.concurrencyGroup === null,
-    },
-    idempotencyKey: occurrenceKey("manual", schedule.id, new Date(0), runId),
-    message: `triggered by ${actor.label}: ${reason}`,
-    data: { actor: actor.label, reason, payloadOverride: false },
-    // The row the transaction path writes; the statement adds after.plannedAt (the run's planned_at).
-    audit: { actor, action: "schedule.trigger", targetType: "schedule", targetId: schedule.id, after: { runId }, reason },
-  });
-  if (!run) return null;
-  return { dryRun: false, count: 1, plannedAt: [run.now.toISOString()], runId, replayed: false };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let target = recentTargets.get(id);
+    if (!target) {
+      const s = await getScheduleOrThrow(getPool(), id);
+      target = {
+        id: s.id,
+        handler: s.handler,
+        timeoutSeconds: s.timeoutSeconds,
+        graceSeconds: s.graceSeconds,
+        plain: s.overlapPolicy === "allow" && s.concurrencyGroup === null,
+      };
+    }
+    const runId = crypto.randomUUID();
+    const run = await triggerRunInOneStatement(getPool(), boss, {
+      id: runId,
+      schedule: target,
+      idempotencyKey: occurrenceKey("manual", target.id, new Date(0), runId),
+      message: `triggered by ${actor.label}: ${reason}`,
+      data: { actor: actor.label, reason, payloadOverride: false },
+      // The row the transaction path writes; the statement adds after.plannedAt (the run's planned_at).
+      audit: { actor, action: "schedule.trigger", targetType: "schedule", targetId: target.id, after: { runId }, reason },
+    });
+    recentTargets.delete(id);
+    if (!run) continue;
+    if (recentTargets.size >= RECENT_TARGETS_MAX) recentTargets.delete(recentTargets.keys().next().value!);
+    recentTargets.set(id, target);
+    return { dryRun: false, count: 1, plannedAt: [run.now.toISOString()], runId, replayed: false };
+  }
+  return null;
 }
 
 function checkClientKey(key: string | null | undefined): string | null {

@@ -153,4 +153,28 @@ describe("POST /api/schedules/:id/trigger", () => {
       await listener.stop();
     }
   });
+
+  it("a schedule edited or deleted between two triggers: the second one follows the edit (its job's queue and expiry), or answers 404", async () => {
+    const first = await post({ reason: "warm" });
+    expect(first.status).toBe(200);
+    // The timeout alone (the job's expiry follows it), then the handler (the job's queue).
+    await q(`UPDATE schedules SET timeout_seconds = 66 WHERE id = $1`, [scheduleId]);
+    const timed = await post({ reason: "after the timeout edit" });
+    const [timedJob] = await q(`SELECT expire_seconds FROM pgboss.job WHERE id = $1`, [jobIdFor(timed.body.runId, 1, 0)]);
+    const [{ grace_seconds: grace }] = await q(`SELECT grace_seconds FROM schedules WHERE id = $1`, [scheduleId]);
+    expect(timedJob).toEqual({ expire_seconds: 66 + grace + 60 });
+    await q(`UPDATE schedules SET handler = 'demo.noop', payload = '{}', timeout_seconds = 77 WHERE id = $1`, [scheduleId]);
+    const second = await post({ reason: "after the edit" });
+    expect(second.status).toBe(200);
+    const [run] = await q(`SELECT handler, timeout_seconds, grace_seconds FROM runs WHERE id = $1`, [second.body.runId]);
+    expect(run).toMatchObject({ handler: "demo.noop", timeout_seconds: 77 });
+    const [job] = await q(`SELECT name, expire_seconds FROM pgboss.job WHERE id = $1`, [jobIdFor(second.body.runId, 1, 0)]);
+    expect(job).toEqual({ name: "vigil-run.demo.noop", expire_seconds: 77 + run.grace_seconds + 60 });
+    const count = async () => (await q(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [scheduleId]))[0].n;
+    const before = await count();
+    await q(`UPDATE schedules SET deleted_at = now() WHERE id = $1`, [scheduleId]);
+    const gone = await post({ reason: "after the delete" });
+    expect(gone.status).toBe(404);
+    expect(await count()).toBe(before);
+  });
 });
