@@ -72,16 +72,19 @@ function timeStatements(): void {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const orig = proto.query;
   proto.query = function (this: unknown, ...args: unknown[]) {
-    const r = orig.apply(this, args);
-    if (recording && r && typeof (r as Promise<unknown>).then === "function") {
-      const t = performance.now();
-      const text = typeof args[0] === "string" ? args[0] : ((args[0] as { text?: string })?.text ?? "");
-      const label = statementLabel(text);
-      void (r as Promise<unknown>).then(
-        () => statements.push({ label, ms: performance.now() - t }),
-        () => undefined,
-      );
+    if (!recording) return orig.apply(this, args);
+    const t = performance.now();
+    const text = typeof args[0] === "string" ? args[0] : ((args[0] as { text?: string })?.text ?? "");
+    const label = statementLabel(text);
+    const done = () => statements.push({ label, ms: performance.now() - t });
+    // pg.Pool#query passes a callback; a checked-out client's query returns a promise.
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      const cb = args[last] as (...a: unknown[]) => void;
+      args[last] = (...a: unknown[]) => (done(), cb(...a));
     }
+    const r = orig.apply(this, args);
+    if (r && typeof (r as Promise<unknown>).then === "function") void (r as Promise<unknown>).then(done, () => undefined);
     return r;
   };
 }
@@ -90,6 +93,7 @@ function statementLabel(sql: string): string {
   const s = sql.replace(/\s+/g, " ").trim();
   if (/^BEGIN/i.test(s)) return "BEGIN";
   if (/^COMMIT/i.test(s)) return "COMMIT";
+  if (/WITH t AS .*pgboss.*audit_events/.test(s)) return "the one statement (run, events, job, audit, NOTIFY)";
   if (/audit_events/.test(s)) return "audit insert";
   if (/pg_notify/.test(s) && /vigil_schedules|^SELECT pg_notify/.test(s)) return "notify";
   if (/INSERT INTO runs|WITH ins AS|WITH t AS/.test(s)) return "run insert";
