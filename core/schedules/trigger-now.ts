@@ -77,7 +77,7 @@ export async function triggerNow(
       }
     }
     const payload = v.payload === undefined ? undefined : await checkOverride(tx, schedule.handler, v.payload);
-    const key = occurrenceKey("manual", schedule.id, new Date(0), runId);
+    const key = manualKey(schedule.id, runId);
     const planned = {
       message: `triggered by ${actor.label}: ${v.reason}${payload !== undefined ? " (payload overridden)" : ""}`,
       data: { actor: actor.label, reason: v.reason, payloadOverride: payload !== undefined, ...(clientKey ? { clientKey } : {}) },
@@ -146,7 +146,7 @@ async function triggerInOneStatement(id: string, reason: string, actor: Actor, b
     const run = await triggerRunInOneStatement(getPool(), boss, {
       id: runId,
       schedule: target,
-      idempotencyKey: occurrenceKey("manual", target.id, new Date(0), runId),
+      idempotencyKey: manualKey(target.id, runId),
       message: `triggered by ${actor.label}: ${reason}`,
       data: { actor: actor.label, reason, payloadOverride: false },
       // The row the transaction path writes; the statement adds after.plannedAt (the run's planned_at).
@@ -159,6 +159,11 @@ async function triggerInOneStatement(id: string, reason: string, actor: Actor, b
     return { dryRun: false, count: 1, plannedAt: [run.now.toISOString()], runId, replayed: false };
   }
   return null;
+}
+
+/** A manual run's key names its run, not a time (core/runs/plan/plan-occurrences.ts occurrenceKey). */
+function manualKey(scheduleId: string, runId: string): string {
+  return occurrenceKey("manual", scheduleId, new Date(0), runId);
 }
 
 function checkClientKey(key: string | null | undefined): string | null {
