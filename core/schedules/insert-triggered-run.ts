@@ -5,6 +5,7 @@
 // It is what the planner's enqueue (core/runs/plan/enqueue-due-runs.ts) does for a manual run, minus what cannot
 // apply to a run created this instant: its starting deadline counts from now, and a manual run is enqueued
 // while its schedule is paused. Overlap, group and rate rules are the claim's to decide, as for every run.
+import crypto from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../audit/record-audit";
@@ -146,19 +147,25 @@ export async function triggerRunInOneStatement(
     SELECT (SELECT due_at FROM ins) AS due_at, 1 / (SELECT count(*) FROM ins)::int AS one,
            (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler) FROM ins) IS NULL AS notified`;
   try {
-    const { rows } = await db.query<{ due_at: Date }>(text, [
-      run.id,
-      run.schedule.id,
-      run.idempotencyKey,
-      run.schedule.handler,
-      run.message,
-      JSON.stringify(run.data),
-      DUE_CHANNEL,
-      job.param,
-      ...auditValues(run.audit),
-      run.schedule.timeoutSeconds,
-      run.schedule.graceSeconds,
-    ]);
+    // Named: each connection parses and plans this five-CTE statement once per queue, not on every trigger.
+    const name = `vigil-trigger-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+    const { rows } = await db.query<{ due_at: Date }>({
+      name,
+      text,
+      values: [
+        run.id,
+        run.schedule.id,
+        run.idempotencyKey,
+        run.schedule.handler,
+        run.message,
+        JSON.stringify(run.data),
+        DUE_CHANNEL,
+        job.param,
+        ...auditValues(run.audit),
+        run.schedule.timeoutSeconds,
+        run.schedule.graceSeconds,
+      ],
+    });
     return { id: run.id, now: rows[0]!.due_at };
   } catch (err) {
     if ((err as { code?: string }).code === "22012") return null; // the schedule changed under us: see above
