@@ -2,6 +2,7 @@
 // drops it afterwards. Call useTestDatabase() at the top of a *.db.test.ts file.
 import { afterAll, beforeAll, inject } from "vitest";
 import { closePool, survivesLostConnections } from "../core/db/pool";
+import { stopConsoleBoss } from "../core/queue/console-boss";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { cloneTemplate, dropDatabase } from "./postgres-for-tests";
@@ -19,6 +20,8 @@ export function useTestDatabase(label = "t"): TestDatabase {
     process.env.DATABASE_URL = db.url;
   });
   afterAll(async () => {
+    // The console's pg-boss client, if a route started one (trigger, re-run, bulk): it holds connections to this database.
+    await stopConsoleBoss();
     await closePool();
     await dropDatabase(db.adminUrl, db.url);
   });

@@ -4,7 +4,7 @@
 // run heartbeat keeps running until every attempt has ended.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { createHotPathPool } from "../core/db/pool";
+import { createFetchPool, createHotPathPool } from "../core/db/pool";
 import type { Env } from "../core/env";
 import type { Logger } from "../core/log";
 import type { WorkerService } from "./service";
@@ -32,6 +32,7 @@ export function createExecutionServices(opts: {
   const { env } = opts;
   let poke = () => {};
   const hotPool = createHotPathPool(opts.connectionString, 4);
+  const fetchPool = createFetchPool(opts.connectionString, 2);
   const executor = new Executor({
     pool: opts.pool,
     hotPool,
@@ -48,6 +49,7 @@ export function createExecutionServices(opts: {
   const dispatcher = createDispatcher({
     pool: opts.pool,
     hotPool,
+    fetchPool,
     boss: opts.boss,
     executor,
     workerId: opts.workerId,
@@ -60,7 +62,7 @@ export function createExecutionServices(opts: {
     name: "executor-threads",
     start: () => executor.start(),
     // The dispatcher's stop drains the executor; its outcomes are written by then.
-    stop: () => hotPool.end(),
+    stop: () => Promise.all([hotPool.end(), fetchPool.end()]).then(() => undefined),
   };
   return {
     executor,

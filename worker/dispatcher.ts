@@ -19,6 +19,7 @@ import { claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/cla
 import { claimFreeRuns } from "../core/runs/claim/claim-free-runs";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./lib/pg-listener";
+import { traceHop } from "./lib/latency-trace";
 import { DueTimer, type DueHandlers } from "./lib/due-timer";
 import type { WorkerService } from "./service";
 
@@ -42,6 +43,8 @@ export function createDispatcher(opts: {
   pool: pg.Pool;
   /** For the one-statement claim (core/db/pool.ts createHotPathPool). */
   hotPool: pg.Pool;
+  /** For the pg-boss fetch, without waiting for the WAL flush (core/db/pool.ts createFetchPool); pg-boss's own pool without it. */
+  fetchPool?: pg.Pool;
   boss: PgBoss;
   executor: Executor;
   workerId: string;
@@ -73,6 +76,8 @@ export function createDispatcher(opts: {
     poke();
   };
   const due = new DueTimer(opts.pool, log, wake);
+  const fetchPool = opts.fetchPool;
+  const fetchDb = fetchPool && { executeSql: (text: string, values?: unknown[]) => fetchPool.query(text, values) };
   let pollTimer: NodeJS.Timeout | undefined;
 
   const listener = createPgListener({
@@ -81,6 +86,7 @@ export function createDispatcher(opts: {
     name: "vigil-dispatcher",
     log,
     onNotify: (_c, payload) => {
+      traceHop("notify");
       const notice = parseDueNotice(payload);
       if (notice.handler === null || served.has(notice.handler)) due.add(notice.dueMs, notice.handler);
     },
@@ -147,7 +153,9 @@ export function createDispatcher(opts: {
       const asked = n - jobs.length;
       const wokenBefore = wakes.get(handler);
       try {
-        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked });
+        traceHop("fetch");
+        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked, ...(fetchDb ? { db: fetchDb } : {}) });
+        traceHop("fetched", runIdsOf(got));
         jobs.push(...got);
         if (got.length < asked && wakes.get(handler) === wokenBefore) ready.delete(handler);
       } catch (err) {
@@ -185,6 +193,10 @@ export function createDispatcher(opts: {
     } catch (err) {
       log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
     }
+    traceHop(
+      "claimed",
+      reqs.map((r) => r.runId),
+    );
     const rest = reqs.map((_, i) => i).filter((i) => results[i] === undefined);
     if (rest.length > 0) {
       const decided = await claimUnderLocks(rest.map((i) => reqs[i]!));
@@ -248,4 +260,8 @@ export function createDispatcher(opts: {
       await opts.executor.stop(deadlinePerf);
     },
   };
+}
+
+function runIdsOf(jobs: Job<unknown>[]): string[] {
+  return jobs.map((j) => (j.data as { runId?: string } | null)?.runId ?? "");
 }

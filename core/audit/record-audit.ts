@@ -18,24 +18,27 @@ export interface AuditInput {
   reason?: string | null;
 }
 
+export const AUDIT_COLUMNS = "actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent";
+
+/** The values of AUDIT_COLUMNS for one row, credentials masked (for a statement that writes the row among others). */
+export function auditValues(a: AuditInput): unknown[] {
+  return [
+    a.actor.type,
+    a.actor.id,
+    a.actor.label,
+    a.action,
+    a.targetType,
+    a.targetId ?? null,
+    a.before === undefined ? null : JSON.stringify(maskCredentials(a.before)),
+    a.after === undefined ? null : JSON.stringify(maskCredentials(a.after)),
+    a.reason ?? null,
+    a.actor.ip ?? null,
+    a.actor.userAgent ?? null,
+  ];
+}
+
 export async function recordAudit(db: Queryable, a: AuditInput): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_events (actor_type, actor_id, actor, action, target_type, target_id, before, after, reason, ip, user_agent)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      a.actor.type,
-      a.actor.id,
-      a.actor.label,
-      a.action,
-      a.targetType,
-      a.targetId ?? null,
-      a.before === undefined ? null : JSON.stringify(maskCredentials(a.before)),
-      a.after === undefined ? null : JSON.stringify(maskCredentials(a.after)),
-      a.reason ?? null,
-      a.actor.ip ?? null,
-      a.actor.userAgent ?? null,
-    ],
-  );
+  await db.query(`INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, auditValues(a));
 }
 
 /**

@@ -17,15 +17,29 @@ export interface Credentials {
   userAgent?: string | null;
 }
 
+/**
+ * "Last used" / "last seen" are written at most once a minute per token or session: a request that writes
+ * nothing commits without waiting for a disk flush, which every API call paid before (issue 16: the trigger's
+ * latency through the API). The Admin page shows these times to the minute anyway.
+ */
+const TOUCH_EVERY_SECONDS = 60;
+const STALE_SQL = (col: string) => `(${col} IS NULL OR ${col} < clock_timestamp() - make_interval(secs => ${TOUCH_EVERY_SECONDS}))`;
+
 /** Returns the actor, or null when the credentials are missing, unknown, expired or revoked. */
 export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
   if (c.bearerToken) {
     const { rows } = await db.query<{ id: string; name: string; role: Role }>(
       // Expired, or its creator disabled or no longer holding the token's role: the token is refused,
       // checked on every call so a change to the account takes effect at once.
-      `UPDATE api_tokens t SET last_used_at = clock_timestamp()
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > clock_timestamp() AND ${TOKEN_OWNER_ACTIVE_SQL}
-        RETURNING t.id, t.name, t.role`,
+      `WITH t AS (
+         SELECT t.id, t.name, t.role, t.last_used_at FROM api_tokens t
+          WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > clock_timestamp() AND ${TOKEN_OWNER_ACTIVE_SQL}
+       ),
+       touched AS (
+         UPDATE api_tokens x SET last_used_at = clock_timestamp() FROM t
+          WHERE x.id = t.id AND ${STALE_SQL("t.last_used_at")}
+       )
+       SELECT id, name, role FROM t`,
       [sha256Hex(c.bearerToken)],
     );
     const t = rows[0];
@@ -33,10 +47,15 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
   }
   if (c.sessionToken) {
     const { rows } = await db.query<{ id: string; email: string; role: Role }>(
-      `UPDATE sessions s SET last_seen_at = clock_timestamp()
-         FROM users u
-        WHERE s.id = $1 AND s.user_id = u.id AND s.expires_at > clock_timestamp() AND u.disabled_at IS NULL
-        RETURNING u.id, u.email, u.role`,
+      `WITH s AS (
+         SELECT s.id AS session_id, s.last_seen_at, u.id, u.email, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.id = $1 AND s.expires_at > clock_timestamp() AND u.disabled_at IS NULL
+       ),
+       touched AS (
+         UPDATE sessions x SET last_seen_at = clock_timestamp() FROM s
+          WHERE x.id = s.session_id AND ${STALE_SQL("s.last_seen_at")}
+       )
+       SELECT id, email, role FROM s`,
       [sha256Hex(c.sessionToken)],
     );
     const u = rows[0];

@@ -1,18 +1,22 @@
 // Trigger now: one extra run of the schedule, kind 'manual', due at once, with its own idempotency key
-// (manual:<scheduleId>:<runId>). It is enqueued by the planners (woken by NOTIFY), also while the schedule is
-// paused — an operator asked for it explicitly; the overlap policy still applies when it starts.
+// (manual:<scheduleId>:<runId>). It is enqueued also while the schedule is paused — an operator asked for it
+// explicitly; the overlap policy still applies when it starts. Given a pg-boss client (the API route passes the
+// console's), the trigger's own transaction enqueues it (insert-triggered-run.ts: the run, its events, its job and
+// the dispatchers' wake-up), so it starts within milliseconds; without one, the planners enqueue it (woken by NOTIFY).
 // The operator says why (required, audited) and may override the payload for this one run (checked against
 // the handler's schema like a schedule's payload). A client that may retry the POST sends an Idempotency-Key:
 // the key is kept per schedule with a hash of the request, so a repeat returns the run the first request
 // created (replayed: true) and the same key with a different request is refused.
 import crypto from "node:crypto";
+import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { inTransaction, dbNow, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, getPool, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
+import { insertTriggeredRun, triggerRunInOneStatement } from "./insert-triggered-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
@@ -45,10 +49,14 @@ export async function triggerNow(
   id: string,
   v: TriggerNowInput,
   actor: Actor,
-  opts: { db?: Queryable; idempotencyKey?: string | null } = {},
+  opts: { db?: Queryable; idempotencyKey?: string | null; boss?: PgBoss | null } = {},
 ): Promise<TriggerNowResult> {
   const dryRun = v.dryRun ?? false;
   const clientKey = checkClientKey(opts.idempotencyKey);
+  if (opts.boss && !opts.db && !dryRun && !clientKey && v.payload === undefined) {
+    const done = await triggerInOneStatement(id, v.reason, actor, opts.boss);
+    if (done) return done;
+  }
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id);
     const requestHash = hashRequest(v.reason, v.payload);
@@ -69,13 +77,19 @@ export async function triggerNow(
       }
     }
     const payload = v.payload === undefined ? undefined : await checkOverride(tx, schedule.handler, v.payload);
-    const now = await dbNow(tx);
-    const key = occurrenceKey("manual", schedule.id, now, runId);
-    await insertOccurrences(tx, schedule.id, "manual", [{ id: runId, plannedAt: now, dueAt: now, idempotencyKey: key }], {
+    const key = manualKey(schedule.id, runId);
+    const planned = {
       message: `triggered by ${actor.label}: ${v.reason}${payload !== undefined ? " (payload overridden)" : ""}`,
       data: { actor: actor.label, reason: v.reason, payloadOverride: payload !== undefined, ...(clientKey ? { clientKey } : {}) },
-    });
-    if (payload !== undefined) await tx.query(`UPDATE runs SET payload = $2 WHERE id = $1`, [runId, JSON.stringify(payload)]);
+    };
+    let now: Date;
+    if (opts.boss) {
+      now = (await insertTriggeredRun(tx, opts.boss, { id: runId, scheduleId: schedule.id, idempotencyKey: key, payload, ...planned })).now;
+    } else {
+      now = await dbNow(tx);
+      await insertOccurrences(tx, schedule.id, "manual", [{ id: runId, plannedAt: now, dueAt: now, idempotencyKey: key }], planned);
+      if (payload !== undefined) await tx.query(`UPDATE runs SET payload = $2 WHERE id = $1`, [runId, JSON.stringify(payload)]);
+    }
     await recordAudit(tx, {
       actor,
       action: "schedule.trigger",
@@ -89,9 +103,67 @@ export async function triggerNow(
       },
       reason: v.reason,
     });
-    await notifyPlanner(tx, schedule.id);
+    if (!opts.boss) await notifyPlanner(tx, schedule.id);
     return { dryRun, count: 1, plannedAt: [now.toISOString()], runId: dryRun ? null : runId, replayed: false };
   });
+}
+
+/** What the one-statement trigger needs of a schedule; the statement checks it still holds. */
+interface TriggerTarget {
+  id: string;
+  handler: string;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  plain: boolean;
+}
+
+/**
+ * Schedules triggered lately, so a trigger skips the schedule read: the statement refuses to run on a stale entry
+ * (insert-triggered-run.ts), which is then dropped and read again. `plain` is only a hint the claim checks again.
+ */
+const recentTargets = new Map<string, TriggerTarget>();
+const RECENT_TARGETS_MAX = 1000;
+
+/**
+ * The common trigger (no Idempotency-Key, no payload override, not a dry run) in one round trip and one commit
+ * (two for a schedule not triggered lately: the schedule read first): insert-triggered-run.ts's one statement.
+ * Null when the schedule changed under it twice in a row: the caller then takes the transaction path.
+ */
+async function triggerInOneStatement(id: string, reason: string, actor: Actor, boss: PgBoss): Promise<TriggerNowResult | null> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let target = recentTargets.get(id);
+    if (!target) {
+      const s = await getScheduleOrThrow(getPool(), id);
+      target = {
+        id: s.id,
+        handler: s.handler,
+        timeoutSeconds: s.timeoutSeconds,
+        graceSeconds: s.graceSeconds,
+        plain: s.overlapPolicy === "allow" && s.concurrencyGroup === null,
+      };
+    }
+    const runId = crypto.randomUUID();
+    const run = await triggerRunInOneStatement(getPool(), boss, {
+      id: runId,
+      schedule: target,
+      idempotencyKey: manualKey(target.id, runId),
+      message: `triggered by ${actor.label}: ${reason}`,
+      data: { actor: actor.label, reason, payloadOverride: false },
+      // The row the transaction path writes; the statement adds after.plannedAt (the run's planned_at).
+      audit: { actor, action: "schedule.trigger", targetType: "schedule", targetId: target.id, after: { runId }, reason },
+    });
+    recentTargets.delete(id);
+    if (!run) continue;
+    if (recentTargets.size >= RECENT_TARGETS_MAX) recentTargets.delete(recentTargets.keys().next().value!);
+    recentTargets.set(id, target);
+    return { dryRun: false, count: 1, plannedAt: [run.now.toISOString()], runId, replayed: false };
+  }
+  return null;
+}
+
+/** A manual run's key names its run, not a time (core/runs/plan/plan-occurrences.ts occurrenceKey). */
+function manualKey(scheduleId: string, runId: string): string {
+  return occurrenceKey("manual", scheduleId, new Date(0), runId);
 }
 
 function checkClientKey(key: string | null | undefined): string | null {

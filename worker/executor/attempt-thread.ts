@@ -11,6 +11,7 @@ import { createThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
+import { traceHop } from "../lib/latency-trace.ts";
 import type { AttemptTask, FromThread, ThreadData, ToThread } from "./thread-protocol.ts";
 
 const port = parentPort;
@@ -62,6 +63,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     db: runDb.db,
   };
   try {
+    traceHop("handler_start", [task.runId]);
     const result = await impl.run(parsed.data, ctx);
     post({ type: "done", ok: true, result: cloneable(result ?? {}) });
   } catch (err) {

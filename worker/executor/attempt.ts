@@ -14,6 +14,7 @@ import { terminateRunSessions } from "../../core/runs/reap/terminate-run-session
 import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
 import { MAX_LINES_PER_ATTEMPT, type RunLogWriter } from "./run-log-writer";
 import { StageRecorder } from "./stage-recorder";
+import { traceHop } from "../lib/latency-trace";
 import { findSecretRefs } from "../../core/secrets/secret-refs";
 import { resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
 import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
@@ -88,6 +89,7 @@ export class Attempt {
   }
 
   private postRun(payload: unknown): void {
+    traceHop("posted", [this.run.runId]);
     this.thread.post({
       type: "run",
       task: {

@@ -170,7 +170,8 @@ describe("schedules API", () => {
     const t = await p(trigger.POST, { reason: "check" });
     expect(t.body.runId).toMatch(/^[0-9a-f-]{36}$/);
     const { rows } = await getPool().query(`SELECT kind, state, idempotency_key FROM runs WHERE id = $1`, [t.body.runId]);
-    expect(rows[0]).toEqual({ kind: "manual", state: "planned", idempotency_key: `manual:${id}:${t.body.runId}` });
+    // Enqueued by the request itself (no planner hop): queued, its job waiting for a worker.
+    expect(rows[0]).toEqual({ kind: "manual", state: "queued", idempotency_key: `manual:${id}:${t.body.runId}` });
 
     // An hour a day ago: 120 fires every 30 s, before the schedule existed (the interval grid extends backwards).
     const hour = Math.floor((await dbNow()).getTime() / 3_600_000) * 3_600_000 - 86_400_000;

@@ -2,9 +2,14 @@
 // schema, and an Idempotency-Key that makes a retried POST return the same run instead of a second one.
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/test/db";
+import { waitFor } from "@/test/wait-for";
 import { createTestToken } from "@/test/auth";
 import { callRoute } from "@/test/call-route";
 import { getPool } from "@/core/db/pool";
+import { verifyAudit } from "@/core/audit/verify-audit";
+import { createPgListener } from "@/worker/lib/pg-listener";
+import { getLogger } from "@/core/log";
+import { jobIdFor } from "@/core/queue/job-id";
 import * as schedulesRoute from "../../route";
 import * as trigger from "./route";
 
@@ -102,5 +107,74 @@ describe("POST /api/schedules/:id/trigger", () => {
     expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'schedule.trigger' AND reason = 'race'`)).toEqual([
       { n: 1 },
     ]);
+  });
+
+  it("enqueues the run in the request's own statement: queued, planned and enqueued events, its job, one audit row, a NOTIFY to dispatchers", async () => {
+    const heard: string[] = [];
+    const listener = createPgListener({
+      connectionString: db.url,
+      channels: ["vigil_due", "vigil_schedules"],
+      name: "trigger-route-test",
+      log: getLogger(),
+      onNotify: (channel, payload) => heard.push(`${channel} ${payload}`),
+    });
+    await listener.start();
+    try {
+      const r = await post({ reason: "latency path" });
+      expect(r.status).toBe(200);
+      const [run] = await q(
+        `SELECT state, kind, handler, payload, extract(epoch FROM due_at)::float8 * 1000 AS due_ms, planned_at = due_at AND due_at = enqueued_at AS same
+           FROM runs WHERE id = $1`,
+        [r.body.runId],
+      );
+      expect(run).toMatchObject({
+        state: "queued",
+        kind: "manual",
+        handler: "ledger.post",
+        payload: { from: "a", to: "b", amount: 3 },
+        same: true,
+      });
+      expect(r.body.plannedAt).toEqual([new Date(run.due_ms).toISOString()]);
+      const events = await q(`SELECT type, attempt, data FROM run_events WHERE run_id = $1 ORDER BY id`, [r.body.runId]);
+      expect(events.map((e) => e.type)).toEqual(["planned", "enqueued"]);
+      expect(events[1].data).toEqual({ dueAt: r.body.plannedAt[0], wake: 0 });
+      const jobs = await q(`SELECT name, data, state FROM pgboss.job WHERE id = $1`, [jobIdFor(r.body.runId, 1, 0)]);
+      expect(jobs).toEqual([{ name: "vigil-run.ledger.post", data: { runId: r.body.runId, attempt: 1 }, state: "created" }]);
+      const audits = await q(`SELECT reason, after FROM audit_events WHERE action = 'schedule.trigger' AND after->>'runId' = $1`, [
+        r.body.runId,
+      ]);
+      expect(audits).toEqual([{ reason: "latency path", after: { runId: r.body.runId, plannedAt: r.body.plannedAt[0] } }]);
+      expect((await verifyAudit(getPool())).ok).toBe(true);
+      const notice = `vigil_due ${Math.round(run.due_ms)} ledger.post`;
+      await waitFor("the dispatchers' NOTIFY", () => heard.includes(notice) || undefined, { timeoutMs: 5000, intervalMs: 10 });
+      // No planner hop: the planners are not woken for it.
+      expect(heard.filter((h) => h.startsWith("vigil_schedules"))).toEqual([]);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it("a schedule edited or deleted between two triggers: the second one follows the edit (its job's queue and expiry), or answers 404", async () => {
+    const first = await post({ reason: "warm" });
+    expect(first.status).toBe(200);
+    // The timeout alone (the job's expiry follows it), then the handler (the job's queue).
+    await q(`UPDATE schedules SET timeout_seconds = 66 WHERE id = $1`, [scheduleId]);
+    const timed = await post({ reason: "after the timeout edit" });
+    const [timedJob] = await q(`SELECT expire_seconds FROM pgboss.job WHERE id = $1`, [jobIdFor(timed.body.runId, 1, 0)]);
+    const [{ grace_seconds: grace }] = await q(`SELECT grace_seconds FROM schedules WHERE id = $1`, [scheduleId]);
+    expect(timedJob).toEqual({ expire_seconds: 66 + grace + 60 });
+    await q(`UPDATE schedules SET handler = 'demo.noop', payload = '{}', timeout_seconds = 77 WHERE id = $1`, [scheduleId]);
+    const second = await post({ reason: "after the edit" });
+    expect(second.status).toBe(200);
+    const [run] = await q(`SELECT handler, timeout_seconds, grace_seconds FROM runs WHERE id = $1`, [second.body.runId]);
+    expect(run).toMatchObject({ handler: "demo.noop", timeout_seconds: 77 });
+    const [job] = await q(`SELECT name, expire_seconds FROM pgboss.job WHERE id = $1`, [jobIdFor(second.body.runId, 1, 0)]);
+    expect(job).toEqual({ name: "vigil-run.demo.noop", expire_seconds: 77 + run.grace_seconds + 60 });
+    const count = async () => (await q(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1`, [scheduleId]))[0].n;
+    const before = await count();
+    await q(`UPDATE schedules SET deleted_at = now() WHERE id = $1`, [scheduleId]);
+    const gone = await post({ reason: "after the delete" });
+    expect(gone.status).toBe(404);
+    expect(await count()).toBe(before);
   });
 });

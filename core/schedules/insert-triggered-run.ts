@@ -1,0 +1,199 @@
+// A manual trigger's run, enqueued by the trigger's own transaction (issue 16, latency of one run): the run row
+// goes in already 'queued' with its 'planned' and 'enqueued' events and the dispatchers' wake-up (NOTIFY
+// 'vigil_due', delivered at commit) in ONE statement, and its pg-boss job in the next, so no planner hop
+// (NOTIFY → planner tick → enqueue transaction → NOTIFY) stands between the operator's click and a dispatcher.
+// It is what the planner's enqueue (core/runs/plan/enqueue-due-runs.ts) does for a manual run, minus what cannot
+// apply to a run created this instant: its starting deadline counts from now, and a manual run is enqueued
+// while its schedule is paused. Overlap, group and rate rules are the claim's to decide, as for every run.
+import crypto from "node:crypto";
+import type { PgBoss } from "pg-boss";
+import type { Queryable } from "../db/pool";
+import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../audit/record-audit";
+import { NotFoundError } from "../errors";
+import { ensureRunQueues, runQueueFor } from "../queue/boss";
+import { jobIdFor } from "../queue/job-id";
+import { sendRunJobs } from "../queue/send-run-job";
+import { plainRunSql } from "../runs/plain-run";
+import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
+
+export interface TriggeredRun {
+  id: string;
+  /** Planned, due and enqueued at this database time. */
+  now: Date;
+}
+
+/** SQL: a timestamptz column as JavaScript's toISOString() writes it (events and audit rows compare as text). */
+const ISO_MS = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** The place of `after` among AUDIT_COLUMNS. */
+const AFTER = 7;
+
+const INSERT_TRIGGERED_RUN_SQL = `
+  WITH t AS (SELECT clock_timestamp() AS now),
+  ins AS (
+    INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, handler, payload,
+                      timeout_seconds, grace_seconds, max_attempts, concurrency_group)
+    SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', s.handler, coalesce($4::jsonb, s.payload),
+           s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+      FROM schedules s, t
+     WHERE s.id = $2
+    RETURNING id, handler, due_at, timeout_seconds, grace_seconds, concurrency_group
+  ),
+  ev AS (
+    INSERT INTO run_events (run_id, type, attempt, message, data)
+    SELECT id, 'planned', NULL, $5, $6::jsonb FROM ins
+    UNION ALL
+    SELECT id, 'enqueued', 1, '', jsonb_build_object('dueAt', ${ISO_MS("due_at")}, 'wake', 0) FROM ins
+  )
+  SELECT ins.id, ins.handler, ins.due_at, ins.timeout_seconds, ins.grace_seconds, ${plainRunSql("ins", "s")} AS plain,
+         pg_notify($7, round(extract(epoch FROM ins.due_at) * 1000)::bigint || ' ' || ins.handler) IS NULL AS notified
+    FROM ins JOIN schedules s ON s.id = $2`;
+
+/**
+ * Inserts the queued run and sends its job on the caller's transaction (both commit or neither). The NOTIFY
+ * payload is core/queue/send-run-job.ts dueNotice's "<due epoch ms> <handler>".
+ */
+export async function insertTriggeredRun(
+  tx: Queryable,
+  boss: PgBoss,
+  run: { id: string; scheduleId: string; idempotencyKey: string; payload: unknown; message: string; data: Record<string, unknown> },
+): Promise<TriggeredRun> {
+  const { rows } = await tx.query<{
+    id: string;
+    handler: string;
+    due_at: Date;
+    timeout_seconds: number;
+    grace_seconds: number;
+    plain: boolean;
+  }>(INSERT_TRIGGERED_RUN_SQL, [
+    run.id,
+    run.scheduleId,
+    run.idempotencyKey,
+    run.payload === undefined ? null : JSON.stringify(run.payload),
+    run.message,
+    JSON.stringify(run.data),
+    DUE_CHANNEL,
+  ]);
+  const r = rows[0];
+  if (!r) throw new NotFoundError("Schedule", run.scheduleId);
+  await sendRunJobs(
+    tx,
+    boss,
+    [
+      {
+        runId: r.id,
+        handler: r.handler,
+        attempt: 1,
+        wake: 0,
+        dueAt: r.due_at,
+        expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+        plain: r.plain,
+      },
+    ],
+    { notify: false },
+  );
+  return { id: r.id, now: r.due_at };
+}
+
+/**
+ * The whole trigger as ONE autocommit statement (one round trip, one commit): the queued run, its 'planned' and
+ * 'enqueued' events, its pg-boss job, the audit row and the dispatchers' wake-up. The job insert is pg-boss's own
+ * statement (boss.insert on a recording executeSql), run as one more data-modifying CTE — the way pg-boss embeds it
+ * in its own flows (insertFlowJobs). The statement fails as a whole (division by zero) when the schedule row no
+ * longer matches what the caller read (deleted, or its handler — and so the job's queue — or the timeout the job's
+ * expiry is computed from changed meanwhile): then it returns null and the caller reads the schedule again.
+ */
+export async function triggerRunInOneStatement(
+  db: Queryable,
+  boss: PgBoss,
+  run: {
+    id: string;
+    schedule: { id: string; handler: string; timeoutSeconds: number; graceSeconds: number; plain: boolean };
+    idempotencyKey: string;
+    message: string;
+    data: Record<string, unknown>;
+    audit: AuditInput;
+  },
+): Promise<TriggeredRun | null> {
+  const job = await pgBossInsertStatement(boss, run.schedule.handler, {
+    id: jobIdFor(run.id, 1, 0),
+    data: runJobData({ runId: run.id, attempt: 1, plain: run.schedule.plain }),
+    expireInSeconds: run.schedule.timeoutSeconds + run.schedule.graceSeconds + 60,
+    retryLimit: 0,
+  });
+  if (!job) return null;
+  const a = 9; // first audit parameter
+  const text = `
+    WITH t AS (SELECT clock_timestamp() AS now),
+    ins AS (
+      INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, handler, payload,
+                        timeout_seconds, grace_seconds, max_attempts, concurrency_group)
+      SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', s.handler, s.payload,
+             s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+        FROM schedules s, t
+       WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4 AND s.timeout_seconds = $20 AND s.grace_seconds = $21
+      RETURNING id, handler, due_at
+    ),
+    ev AS (
+      INSERT INTO run_events (run_id, type, attempt, message, data)
+      SELECT id, 'planned', NULL, $5, $6::jsonb FROM ins
+      UNION ALL
+      SELECT id, 'enqueued', 1, '', jsonb_build_object('dueAt', ${ISO_MS("due_at")}, 'wake', 0) FROM ins
+    ),
+    job AS (${job.text.replace(/\$1(?!\d)/g, () => "$8")}),
+    au AS (
+      INSERT INTO audit_events (${AUDIT_COLUMNS})
+      VALUES (${Array.from({ length: 11 }, (_, i) => (i === AFTER ? `$${a + i}::jsonb || (SELECT jsonb_build_object('plannedAt', ${ISO_MS("due_at")}) FROM ins)` : `$${a + i}`)).join(", ")})
+    )
+    SELECT (SELECT due_at FROM ins) AS due_at, 1 / (SELECT count(*) FROM ins)::int AS one,
+           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler) FROM ins) IS NULL AS notified`;
+  try {
+    // Named: each connection parses and plans this five-CTE statement once per queue, not on every trigger.
+    const name = `vigil-trigger-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+    const { rows } = await db.query<{ due_at: Date }>({
+      name,
+      text,
+      values: [
+        run.id,
+        run.schedule.id,
+        run.idempotencyKey,
+        run.schedule.handler,
+        run.message,
+        JSON.stringify(run.data),
+        DUE_CHANNEL,
+        job.param,
+        ...auditValues(run.audit),
+        run.schedule.timeoutSeconds,
+        run.schedule.graceSeconds,
+      ],
+    });
+    return { id: run.id, now: rows[0]!.due_at };
+  } catch (err) {
+    if ((err as { code?: string }).code === "22012") return null; // the schedule changed under us: see above
+    throw err;
+  }
+}
+
+/**
+ * pg-boss's insert statement for one job on a handler's run queue, and its one parameter — recorded, not run.
+ * Null when it is not a plain INSERT with one parameter (a pg-boss whose queues NOTIFY, or a new version):
+ * the caller then sends the job the ordinary way.
+ */
+async function pgBossInsertStatement(
+  boss: PgBoss,
+  handler: string,
+  job: Record<string, unknown>,
+): Promise<{ text: string; param: unknown } | null> {
+  await ensureRunQueues(boss, [handler]);
+  let recorded: { text: string; values: unknown[] } | null = null;
+  await boss.insert(runQueueFor(handler), [job as never], {
+    db: {
+      executeSql: async (text: string, values?: unknown[]) => {
+        recorded = { text, values: values ?? [] };
+        return { rows: [] };
+      },
+    },
+  });
+  const r = recorded as { text: string; values: unknown[] } | null;
+  if (!r || r.values.length !== 1 || !/^\s*INSERT\s/i.test(r.text) || (r.text.match(/\$\d+/g) ?? []).some((p) => p !== "$1")) return null;
+  return { text: r.text, param: r.values[0] };
+}
