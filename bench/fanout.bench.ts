@@ -19,12 +19,19 @@ import { runBenchWhenMain } from "./lib/main";
 import { graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
 import { rawBossWorkerMain } from "./lib/raw-boss";
+import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 
 const say = (line: string) => process.stdout.write(`[fanout.bench] ${line}\n`);
 const WORKERS = 2;
 const CONCURRENCY = 8;
 const RAW_QUEUE = "bench-raw-fanout";
 const GRAPHILE_POLL_MS = 100;
+/**
+ * How often the bench asks the database whether every run (job) ended. Its count scans the table (16 ms a call at
+ * 10,000 runs on a loaded machine: at 100 ms that was ~1 ms of database time per run, competing with the system
+ * measured). The figures come from the rows' own timestamps, so a slower poll changes none of them.
+ */
+const DONE_POLL_MS = 500;
 
 export interface Drain {
   /** Due instant → last start. */
@@ -33,17 +40,49 @@ export interface Drain {
   p99: number;
   /** n / (due instant → last outcome); for graphile-worker and pg-boss, → last start (their no-op ends at once). */
   perSecond: number;
+  /** CPU seconds (of one core) per 1,000 runs over the measured window: the PostgreSQL server's and the worker processes'. */
+  cpu?: { postgres: number; workers: number };
+}
+
+/**
+ * CPU seconds of the server and of the worker processes from now (the due instant) until the returned function is
+ * called (all ended), per 1,000 runs. On a shared machine the drain times move with the load; the CPU a system needs per run moves much less.
+ */
+function cpuMeter(postgresPid: number, workerPids: number[], n: number): () => { postgres: number; workers: number } {
+  const pg0 = treeCpuSeconds([postgresPid]);
+  const w0 = treeCpuSeconds(workerPids);
+  return () => ({ postgres: ((treeCpuSeconds([postgresPid]) - pg0) * 1000) / n, workers: ((treeCpuSeconds(workerPids) - w0) * 1000) / n });
+}
+
+/** Waits until the database clock reaches `at` (the due instant: the CPU window starts there for every system). */
+async function untilDbTime(pool: pg.Pool, at: Date): Promise<void> {
+  const ms = at.getTime() - (await dbNow(pool)).getTime();
+  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+}
+
+async function postmasterPid(adminUrl: string): Promise<number> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
+    const pid = parentPid(rows[0]!.pid);
+    if (!pid) throw new Error("could not find the postmaster");
+    return pid;
+  } finally {
+    await c.end();
+  }
 }
 
 const line = (d: Drain) =>
-  `last start ${Math.round(d.lastStartMs)} ms after due, lateness p50 ${Math.round(d.p50)} ms, p99 ${Math.round(d.p99)} ms, ${Math.round(d.perSecond)}/s`;
+  `last start ${Math.round(d.lastStartMs)} ms after due, lateness p50 ${Math.round(d.p50)} ms, p99 ${Math.round(d.p99)} ms, ${Math.round(d.perSecond)}/s` +
+  (d.cpu ? `; CPU per 1,000 runs: PostgreSQL ${d.cpu.postgres.toFixed(2)} s, workers ${d.cpu.workers.toFixed(2)} s` : "");
 
 async function dbNow(pool: pg.Pool): Promise<Date> {
   return (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
 }
 
 /** Vigil: N once-schedules due at one second, planned and enqueued by the workers' planners. */
-export async function vigilFanout(adminUrl: string, n: number, grouped: boolean): Promise<Drain> {
+export async function vigilFanout(adminUrl: string, n: number, grouped: boolean, postgresPid?: number): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const workers = await startWarmWorkers(url, WORKERS, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY) });
@@ -65,14 +104,23 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean)
       [at, n, grouped],
     );
     const profile = await startProfile(pool);
+    await untilDbTime(pool, at);
+    const cpu = postgresPid
+      ? cpuMeter(
+          postgresPid,
+          workers.map((w) => w.pid),
+          n,
+        )
+      : null;
     await waitFor(
       "every fan-out run to end",
       async () => {
         const { rows } = await pool.query(`SELECT count(*)::int AS n, count(finished_at)::int AS done FROM runs`);
         return rows[0].n === n && rows[0].done === n;
       },
-      { timeoutMs: 600_000, intervalMs: 100 },
+      { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
     );
+    const used = cpu?.();
     const { rows } = await pool.query(
       `SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS ok, count(*) FILTER (WHERE enqueued_at > planned_at)::int AS enqueued_late,
               extract(epoch FROM max(started_at) - $1)::float8 * 1000 AS last_start_ms,
@@ -89,7 +137,7 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean)
     }
     if (r.enqueued_late > 0) say(`  note: ${r.enqueued_late} runs were enqueued after their due second (planning was still going on)`);
     for (const l of (await profile?.report(n)) ?? []) say(`  ${l}`);
-    return { lastStartMs: r.last_start_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.last_finish_ms) * 1000 };
+    return { lastStartMs: r.last_start_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.last_finish_ms) * 1000, cpu: used };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await pool.end();
@@ -98,7 +146,7 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean)
 }
 
 /** graphile-worker: N no-op jobs with run_at at one instant (added before it), drained by its worker processes. */
-export async function graphileFanout(adminUrl: string, n: number, benchFile: string): Promise<Drain> {
+export async function graphileFanout(adminUrl: string, n: number, benchFile: string, postgresPid?: number): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_graphile_${n}`);
   await migrateGraphile(url);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -115,13 +163,22 @@ export async function graphileFanout(adminUrl: string, n: number, benchFile: str
     }
     await utils.release();
     if ((await dbNow(pool)).getTime() > at.getTime()) throw new Error("adding the graphile-worker jobs took longer than the lead time");
+    await untilDbTime(pool, at);
+    const cpu = postgresPid
+      ? cpuMeter(
+          postgresPid,
+          procs.map((p) => p.child.pid!),
+          n,
+        )
+      : null;
     await waitFor("graphile-worker to start every job", () => procs.reduce((k, p) => k + p.starts.length, 0) >= n, {
       timeoutMs: 600_000,
       intervalMs: 50,
     });
+    const used = cpu?.();
     const lat = procs.flatMap((p) => p.starts).map((ms) => ms - at.getTime());
     const last = Math.max(...lat);
-    return { lastStartMs: last, p50: percentile(lat, 50), p99: percentile(lat, 99), perSecond: (n / last) * 1000 };
+    return { lastStartMs: last, p50: percentile(lat, 50), p99: percentile(lat, 99), perSecond: (n / last) * 1000, cpu: used };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
     await pool.end();
@@ -130,7 +187,7 @@ export async function graphileFanout(adminUrl: string, n: number, benchFile: str
 }
 
 /** Raw pg-boss: N no-op jobs with start_after at one instant, one job per handler call. */
-export async function bossFanout(adminUrl: string, n: number, benchFile: string): Promise<Drain> {
+export async function bossFanout(adminUrl: string, n: number, benchFile: string, postgresPid?: number): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_boss_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const boss = new PgBoss({ connectionString: url, max: 2, schedule: false, supervise: false, migrate: false });
@@ -149,13 +206,22 @@ export async function bossFanout(adminUrl: string, n: number, benchFile: string)
         Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter: at })),
       );
     }
+    await untilDbTime(pool, at);
+    const cpu = postgresPid
+      ? cpuMeter(
+          postgresPid,
+          procs.map((p) => p.pid!),
+          n,
+        )
+      : null;
     await waitFor(
       "pg-boss to complete every job",
       async () =>
         (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n ===
         0,
-      { timeoutMs: 600_000, intervalMs: 100 },
+      { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
     );
+    const used = cpu?.();
     const { rows } = await pool.query(
       `SELECT extract(epoch FROM max(started_on) - $2)::float8 * 1000 AS last_ms,
               extract(epoch FROM max(completed_on) - $2)::float8 * 1000 AS done_ms,
@@ -165,7 +231,7 @@ export async function bossFanout(adminUrl: string, n: number, benchFile: string)
       [RAW_QUEUE, at],
     );
     const r = rows[0];
-    return { lastStartMs: r.last_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.done_ms) * 1000 };
+    return { lastStartMs: r.last_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.done_ms) * 1000, cpu: used };
   } finally {
     for (const p of procs) p.kill("SIGTERM");
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))));
@@ -188,6 +254,7 @@ export default async function fanoutBench(): Promise<void> {
   const server = await startTestPostgres({ durable: true, settings: PROFILE_SETTINGS });
   const file = new URL(import.meta.url).pathname;
   try {
+    const pgPid = await postmasterPid(server.adminUrl);
     say(
       `machine: ${os.cpus().length} cores, load ${os
         .loadavg()
@@ -197,15 +264,15 @@ export default async function fanoutBench(): Promise<void> {
     for (const n of ns) {
       const got: Record<string, Drain> = {};
       if (systems.has("vigil")) {
-        got.vigil = await vigilFanout(server.adminUrl, n, grouped);
+        got.vigil = await vigilFanout(server.adminUrl, n, grouped, pgPid);
         say(`N=${n} Vigil (overlap skip${grouped ? ", 10 groups" : ""}; ${WORKERS}×${CONCURRENCY}): ${line(got.vigil)}`);
       }
       if (systems.has("graphile")) {
-        got.graphile = await graphileFanout(server.adminUrl, n, file);
+        got.graphile = await graphileFanout(server.adminUrl, n, file, pgPid);
         say(`N=${n} graphile-worker 0.18 (${WORKERS}×${CONCURRENCY}, poll ${GRAPHILE_POLL_MS} ms): ${line(got.graphile)}`);
       }
       if (systems.has("boss")) {
-        got.boss = await bossFanout(server.adminUrl, n, file);
+        got.boss = await bossFanout(server.adminUrl, n, file, pgPid);
         say(`N=${n} raw pg-boss (${WORKERS}×${CONCURRENCY}, batchSize 1): ${line(got.boss)}`);
       }
       if (got.vigil && got.graphile) {

@@ -35,9 +35,12 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
       const out = [
         `statements ${(calls / per).toFixed(2)} per run, commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
       ];
-      for (const r of rows.slice(0, top)) {
-        out.push(`  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms  ${r.q}`);
-      }
+      const row = (r: { calls: number; ms: number; q: string }) =>
+        `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run  ${r.q}`;
+      out.push("most often:");
+      for (const r of rows.slice(0, top)) out.push(row(r));
+      out.push("most time:");
+      for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) out.push(row(r));
       return out;
     },
   };
