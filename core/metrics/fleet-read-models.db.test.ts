@@ -148,7 +148,7 @@ describe("fleet read models", () => {
   });
 
   it("a comparison that catches a model the trigger no longer keeps", async () => {
-    await pool.query(`DROP TRIGGER runs_summary_update ON runs`);
+    await pool.query(`DROP TRIGGER runs_update_summaries ON runs`);
     await pool.query(
       `UPDATE runs SET state = 'failed', updated_at = clock_timestamp() WHERE id IN (SELECT id FROM runs WHERE state = 'succeeded' AND planned_at > now() - interval '30 minutes' LIMIT 4)`,
     );
