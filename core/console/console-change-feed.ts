@@ -1,7 +1,8 @@
 // One change feed per console process, shared by every open tab's change stream (GET /api/changes): a dedicated
 // database connection reads the change signatures (read-change-signatures.ts) once per tick and tells every
 // subscriber which topics changed since the last tick. Ten tabs or a hundred cost the database the same one read a
-// second; a busy fleet whose runs change a thousand times a second still sends each tab at most one message a tick.
+// second; a busy fleet whose runs change a thousand times a second still names each topic at most once per
+// minIntervalMs (2 s: what the console used to poll at), while a quiet fleet's first change goes out at the next tick.
 //
 // Lazy: the connection is opened for the first subscriber and closed a while after the last one leaves. It survives
 // the database going away (a restart, a failover, a terminated backend): the feed says "health" changed, retries
@@ -18,8 +19,13 @@ export interface ConsoleChangeFeedOptions {
   connectionString: string;
   /** A worker whose heartbeat is older is not live (VIGIL_WORKER_DEAD_AFTER_MS). */
   deadAfterMs: number;
-  /** One read and at most one message per tick: the coalescing window. */
+  /** How often the signatures are read: the longest a change waits before a quiet topic's message. */
   tickMs?: number;
+  /**
+   * A topic is named at most once per this long (health excepted: it is rare and urgent). A busy fleet whose runs
+   * change every second makes each tab refetch once per window, not once per tick; the change waits for the window.
+   */
+  minIntervalMs?: number;
   /** How long the connection stays open after the last subscriber left (a reloading tab comes straight back). */
   idleCloseMs?: number;
   /** A read that takes longer counts as the database being down. */
@@ -38,13 +44,17 @@ export class ConsoleChangeFeed {
   private idleTimer: NodeJS.Timeout | undefined;
   private running = false;
   private failures = 0;
+  private readonly pending = new Set<ChangeTopic>();
+  private readonly lastEmitted = new Map<ChangeTopic, number>();
   private readonly tickMs: number;
+  private readonly minIntervalMs: number;
   private readonly idleCloseMs: number;
   private readonly readTimeoutMs: number;
   private readonly retryMaxMs: number;
 
   constructor(private readonly opts: ConsoleChangeFeedOptions) {
     this.tickMs = opts.tickMs ?? 1000;
+    this.minIntervalMs = opts.minIntervalMs ?? 2000;
     this.idleCloseMs = opts.idleCloseMs ?? 30_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 3000;
     this.retryMaxMs = opts.retryMaxMs ?? 5000;
@@ -84,6 +94,8 @@ export class ConsoleChangeFeed {
     clearTimeout(this.idleTimer);
     this.last = null;
     this.state = "unknown";
+    this.pending.clear();
+    this.lastEmitted.clear();
     const c = this.client;
     this.client = null;
     await c?.end().catch(() => undefined);
@@ -93,6 +105,18 @@ export class ConsoleChangeFeed {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.tick(), ms);
     this.timer.unref?.();
+  }
+
+  /** Names the changed topics whose window has passed; the others wait in `pending` for a later tick. */
+  private emitCoalesced(changed: readonly ChangeTopic[]): void {
+    for (const t of changed) this.pending.add(t);
+    const now = performance.now();
+    const due = [...this.pending].filter((t) => t === "health" || now - (this.lastEmitted.get(t) ?? -Infinity) >= this.minIntervalMs);
+    for (const t of due) {
+      this.pending.delete(t);
+      this.lastEmitted.set(t, now);
+    }
+    this.emit(due);
   }
 
   private emit(topics: ChangeTopic[]): void {
@@ -139,8 +163,11 @@ export class ConsoleChangeFeed {
       const wasDown = this.state === "down";
       this.state = "up";
       this.failures = 0;
-      if (wasDown) this.emit([...CHANGE_TOPICS]);
-      else if (this.last) this.emit(CHANGE_TOPICS.filter((t) => this.last![t] !== now[t]));
+      if (wasDown) {
+        // Everything may have changed while it was down, and the tabs' reads failed meanwhile: all at once.
+        this.pending.clear();
+        this.emit([...CHANGE_TOPICS]);
+      } else this.emitCoalesced(this.last ? CHANGE_TOPICS.filter((t) => this.last![t] !== now[t]) : []);
       this.last = now;
       this.schedule(this.tickMs);
     } catch (err) {
