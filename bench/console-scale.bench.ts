@@ -10,6 +10,8 @@
 // `npm run bench -- console-scale`. Sized by CONSOLE_SCALE_SMALL, CONSOLE_SCALE_LARGE, CONSOLE_SCALE_HOURS,
 // CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60).
 // CONSOLE_SCALE_CPU_ONLY=true seeds only the LARGE fleet and measures only the open consoles' CPU (and requests/s).
+// CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
+// refused, i.e. polling every 2 s as before it existed, for a ratio in the same run.
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -33,6 +35,7 @@ const VISITS = env("CONSOLE_SCALE_VISITS", 3);
 const CONSOLES = env("CONSOLE_SCALE_CONSOLES", 10);
 const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
 const CPU_ONLY = process.env.CONSOLE_SCALE_CPU_ONLY === "true";
+const COMPARE_POLLING = process.env.CONSOLE_SCALE_COMPARE_POLLING === "true";
 const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -49,7 +52,7 @@ interface SizeFigures {
   reads: Map<string, ReadFigures>;
   drawn: number[];
   mode: string;
-  cpu: { consoles: number; pct: number; requests: number; seconds: number; byPath: Map<string, number> }[];
+  cpu: { consoles: number; mode: "stream" | "polling"; pct: number; requests: number; seconds: number; byPath: Map<string, number> }[];
 }
 
 async function measureRead(base: string, token: string, path: string): Promise<ReadFigures> {
@@ -155,13 +158,18 @@ async function measureCpu(
   pids: { console: number; postgres: number },
 ): Promise<SizeFigures["cpu"]> {
   const cpu: SizeFigures["cpu"] = [];
-  for (const n of [1, CONSOLES]) {
+  const runs = COMPARE_POLLING
+    ? ([1, CONSOLES] as const).flatMap((n) => (["stream", "polling"] as const).map((mode) => ({ n, mode })))
+    : [1, CONSOLES].map((n) => ({ n, mode: "stream" as const }));
+  for (const { n, mode } of runs) {
     const contexts = [];
     let requests = 0;
     const byPath = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const cx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       await cx.addCookies([cookie]);
+      // Polling mode: the change stream is refused, so the console polls every 2 s as it did before the stream.
+      if (mode === "polling") await cx.route("**/api/changes", (r) => r.abort());
       const p = await cx.newPage();
       p.on("request", (r) => {
         if (!r.url().includes("/api/")) return;
@@ -183,10 +191,10 @@ async function measureCpu(
     const used = treeCpuSeconds(roots) - c0;
     const elapsed = (performance.now() - t0) / 1000;
     const pct = (used / elapsed) * 100;
-    cpu.push({ consoles: n, pct, requests, seconds: elapsed, byPath: new Map(byPath) });
+    cpu.push({ consoles: n, mode, pct, requests, seconds: elapsed, byPath: new Map(byPath) });
     const paths = [...byPath].sort((a, b) => b[1] - a[1]).map(([p, k]) => `${p} ${k}`);
     say(
-      `${label}: ${n} open console(s) for ${elapsed.toFixed(0)} s: Postgres + console ${pct.toFixed(1)} % of a core, ` +
+      `${label}: ${n} open console(s) (${mode}) for ${elapsed.toFixed(0)} s: Postgres + console ${pct.toFixed(1)} % of a core, ` +
         `${requests} API requests (${(requests / elapsed).toFixed(2)}/s: ${paths.join(", ")}); load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`,
     );
     for (const cx of contexts) await cx.close();
@@ -259,9 +267,15 @@ export default async function consoleScaleBench(): Promise<void> {
       );
       const b = await measureSize(`${LARGE} schedules`, true, c, base, token, browser, cookie, pids);
       say(`--- ${LARGE} schedules, CPU only (goal: 1 console < 3 %, ${CONSOLES} < 15 % of a core)`);
+      for (const x of b.cpu.filter((y) => y.mode === "polling")) {
+        const streamed = b.cpu.find((y) => y.mode === "stream" && y.consoles === x.consoles)!;
+        say(
+          `${x.consoles} console(s): stream / polling CPU ×${(streamed.pct / x.pct).toFixed(2)}, requests ×${(streamed.requests / x.requests).toFixed(2)}`,
+        );
+      }
       for (const x of b.cpu) {
         say(
-          `CPU, ${x.consoles} open console(s): ${x.pct.toFixed(1)} % of a core, ${x.requests} API requests in ${x.seconds.toFixed(0)} s (${(x.requests / x.seconds).toFixed(2)}/s)`,
+          `CPU, ${x.consoles} open console(s) (${x.mode}): ${x.pct.toFixed(1)} % of a core, ${x.requests} API requests in ${x.seconds.toFixed(0)} s (${(x.requests / x.seconds).toFixed(2)}/s)`,
         );
       }
       return;
@@ -295,7 +309,7 @@ export default async function consoleScaleBench(): Promise<void> {
     );
     for (let i = 0; i < a.cpu.length; i++) {
       say(
-        `CPU, ${a.cpu[i]!.consoles} open console(s): ${a.cpu[i]!.pct.toFixed(1)} % → ${b.cpu[i]!.pct.toFixed(1)} % of a core (${a.cpu[i]!.requests} / ${b.cpu[i]!.requests} API requests in ${CPU_SECONDS} s: ` +
+        `CPU, ${a.cpu[i]!.consoles} open console(s) (${a.cpu[i]!.mode}): ${a.cpu[i]!.pct.toFixed(1)} % → ${b.cpu[i]!.pct.toFixed(1)} % of a core (${a.cpu[i]!.requests} / ${b.cpu[i]!.requests} API requests in ${CPU_SECONDS} s: ` +
           `${(a.cpu[i]!.requests / a.cpu[i]!.seconds).toFixed(2)} / ${(b.cpu[i]!.requests / b.cpu[i]!.seconds).toFixed(2)} per s)`,
       );
     }
