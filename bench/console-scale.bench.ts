@@ -177,7 +177,8 @@ async function measureCpu(
         const path = new URL(r.url()).pathname;
         byPath.set(path, (byPath.get(path) ?? 0) + 1);
       });
-      await p.goto(`${base}${i % 2 === 0 ? "/schedules" : "/timeline"}`);
+      // Generous: ten consoles polling every 2 s on a loaded machine can take a while to answer a navigation.
+      await p.goto(`${base}${i % 2 === 0 ? "/schedules" : "/timeline"}`, { timeout: 120_000 });
       contexts.push(cx);
     }
     // Settle: first loads done, then measure the steady polling.

@@ -24,6 +24,8 @@ export function ChangeStream() {
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let silentTimer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
+    /** Errors since the current stream last said hello. */
+    let errors = 0;
     let disposed = false;
 
     const invalidate = (topics: readonly ChangeTopic[]) => {
@@ -62,6 +64,7 @@ export function ChangeStream() {
       heard();
       es.addEventListener("hello", () => {
         failures = 0;
+        errors = 0;
         heard();
         setChangeStreamLive(true);
         // What changed between this page's fetches and the stream opening was told to nobody: catch up once.
@@ -81,9 +84,10 @@ export function ChangeStream() {
       es.onerror = () => {
         if (source !== es) return;
         lost();
-        // A dropped connection is retried by the browser itself (readyState CONNECTING); a refused one (401, 503
-        // while the database is down) is not: that one is retried here, backing off.
-        if (es.readyState === EventSource.CLOSED) {
+        // A dropped connection is retried by the browser itself (readyState CONNECTING), every few seconds for
+        // ever; a refused one (401, 503 while the database is down) is not. Either way, once a retry has failed
+        // too, retrying is left to this tab, backing off.
+        if (es.readyState === EventSource.CLOSED || ++errors >= 2) {
           close();
           reopenLater();
         }
