@@ -11,7 +11,8 @@
 // CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60).
 // CONSOLE_SCALE_CPU_ONLY=true seeds only the LARGE fleet and measures only the open consoles' CPU (and requests/s).
 // CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
-// refused, i.e. polling every 2 s as before it existed, for a ratio in the same run.
+// refused, i.e. polling every 2 s as before it existed, for a ratio in the same run. Before the consoles open, the
+// cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -36,6 +37,7 @@ const CONSOLES = env("CONSOLE_SCALE_CONSOLES", 10);
 const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
 const CPU_ONLY = process.env.CONSOLE_SCALE_CPU_ONLY === "true";
 const COMPARE_POLLING = process.env.CONSOLE_SCALE_COMPARE_POLLING === "true";
+const IDLE_SECONDS = env("CONSOLE_SCALE_IDLE_SECONDS", 20);
 const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -158,6 +160,17 @@ async function measureCpu(
   pids: { console: number; postgres: number },
 ): Promise<SizeFigures["cpu"]> {
   const cpu: SizeFigures["cpu"] = [];
+  {
+    // What Postgres and the console cost with no console open (background writer, autovacuum, timers), for reference.
+    const roots = [pids.console, pids.postgres];
+    const c0 = treeCpuSeconds(roots);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const pct = ((treeCpuSeconds(roots) - c0) / ((performance.now() - t0) / 1000)) * 100;
+    say(
+      `${label}: no console open for ${IDLE_SECONDS} s: Postgres + console ${pct.toFixed(1)} % of a core; load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`,
+    );
+  }
   const runs = COMPARE_POLLING
     ? ([1, CONSOLES] as const).flatMap((n) => (["stream", "polling"] as const).map((mode) => ({ n, mode })))
     : [1, CONSOLES].map((n) => ({ n, mode: "stream" as const }));
@@ -263,6 +276,7 @@ export default async function consoleScaleBench(): Promise<void> {
       const t = performance.now();
       const all = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE, hours: HOURS });
       await c.query("VACUUM ANALYZE");
+      await c.query("CHECKPOINT");
       say(
         `seeded ${LARGE} schedules × ${HOURS} h: ${all.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
       );
@@ -284,6 +298,7 @@ export default async function consoleScaleBench(): Promise<void> {
     let t = performance.now();
     const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
     await c.query("VACUUM ANALYZE");
+    await c.query("CHECKPOINT");
     say(
       `seeded ${SMALL} schedules × ${HOURS} h: ${small.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
     );
@@ -292,6 +307,7 @@ export default async function consoleScaleBench(): Promise<void> {
     t = performance.now();
     const more = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE - SMALL, hours: HOURS, first: SMALL + 1 });
     await c.query("VACUUM ANALYZE");
+    await c.query("CHECKPOINT");
     say(
       `seeded ${LARGE - SMALL} more schedules: ${(small.runs + more.runs).toLocaleString("en")} runs in all (${((performance.now() - t) / 1000).toFixed(0)} s)`,
     );

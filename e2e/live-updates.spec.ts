@@ -15,10 +15,19 @@ async function createSchedule(page: Page, prefix: string): Promise<string> {
   return (await res.json()).schedule.id;
 }
 
+// Through the page's own fetch: the browser retries a request whose idle keep-alive connection the server had just
+// closed, which Playwright's request context reports as ECONNRESET (seen on a loaded machine).
 async function trigger(page: Page, scheduleId: string): Promise<string> {
-  const res = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { data: { reason: "e2e live" }, headers: sameOrigin() });
-  expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()).runId as string;
+  const res = await page.evaluate(async (id) => {
+    const r = await fetch(`/api/schedules/${id}/trigger`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "e2e live" }),
+    });
+    return { status: r.status, text: await r.text() };
+  }, scheduleId);
+  expect(res.status, res.text).toBe(200);
+  return JSON.parse(res.text).runId as string;
 }
 
 /** How long after the run finished (by the database's clock) the page showed it finished. */
