@@ -1,5 +1,5 @@
 // Live updates through the change stream (GET /api/changes): an open runs page shows a run finishing within a
-// couple of seconds without polling for it (while the stream is live the page's own poll is a 30 s safety net),
+// couple of seconds without polling for it (while the stream is live the page's own poll is a 60 s safety net),
 // and when the stream is lost the page polls again and still shows new runs. Real console, worker and Postgres.
 import { expect, test, type Page } from "@playwright/test";
 import { sameOrigin } from "./same-origin";

@@ -4,7 +4,7 @@
 import type { ChangeTopic } from "@/core/console/change-topics";
 
 /** While the stream is live, a query still refetches this often (time moves windows like "the last hour" on). */
-export const SAFETY_NET_MS = 30_000;
+export const SAFETY_NET_MS = 60_000;
 
 let live = false;
 
