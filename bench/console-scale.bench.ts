@@ -168,7 +168,9 @@ async function measureCpu(
     const p = await cx.newPage();
     for (const path of ["/schedules", "/timeline", "/schedules"]) {
       await p.goto(`${base}${path}`, { timeout: 120_000 });
-      await p.waitForLoadState("networkidle", { timeout: 60_000 }).catch(() => undefined);
+      // (Not "networkidle": the page's change stream stays open.) Its data is read once the stream is live.
+      await p.locator('html[data-live-updates="stream"]').waitFor({ state: "attached", timeout: 60_000 });
+      await p.waitForTimeout(3000);
     }
     await cx.close();
   }
