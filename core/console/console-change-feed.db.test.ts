@@ -61,6 +61,13 @@ describe("the console change feed", () => {
         `INSERT INTO alerts (kind, dedupe_key, message, severity) VALUES ('no_worker', 'feed-test', 'no live worker', 'critical')`,
       );
       await waitFor("the alert to be heard", () => heard.some((h) => h.topics.includes("alerts")));
+      // A webhook delivery of it ends (the alerts page shows each delivery's state).
+      const { rows } = await c.query<{ id: string }>(
+        `INSERT INTO alert_deliveries (alert_id, event, url) SELECT id, 'opened', 'http://127.0.0.1:9/' FROM alerts WHERE dedupe_key = 'feed-test' RETURNING id`,
+      );
+      await waitFor("the new delivery to be heard", () => heard.filter((h) => h.topics.includes("alerts")).length >= 2);
+      await c.query(`UPDATE alert_deliveries SET state = 'failed', attempts = 1 WHERE id = $1`, [rows[0]!.id]);
+      await waitFor("the delivery's end to be heard", () => heard.filter((h) => h.topics.includes("alerts")).length >= 3);
       expect(heard.flatMap((h) => h.topics)).not.toContain("runs");
     });
   });

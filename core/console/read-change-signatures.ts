@@ -13,14 +13,18 @@ export type ChangeSignatures = Record<ChangeTopic, string>;
 export async function readChangeSignatures(db: Queryable, deadAfterMs: number): Promise<ChangeSignatures> {
   const { rows } = await db.query<{ runs: string; alerts: string; workers: string; live: number }>(
     // runs: the sequence the triggers of 20261202700000_console_read_models bump (no row lock, no table read).
-    // alerts: open alerts are few (index on resolved_at, opened_at); the newest resolution covers the closed ones.
+    // alerts: open alerts are few (index on resolved_at, opened_at); the newest resolution covers the closed ones;
+    // webhook deliveries by the newest one and the pending ones (index on state): a delivery that ends leaves those.
     // workers: one row per worker process; the heartbeat itself is left out, only whether it is live.
     `SELECT (SELECT last_value::text || is_called::text FROM vigil_console_version) AS runs,
             (SELECT count(*)::text || '.' || coalesce(sum(occurrences), 0)::text || '.' || count(acknowledged_at)::text || '.' ||
                     coalesce(max(opened_at)::text, '') || '.' || coalesce(max(last_seen_at)::text, '') || '.' ||
                     coalesce(max(acknowledged_at)::text, '') || '.' || count(*) FILTER (WHERE severity = 'critical')::text
                FROM alerts WHERE resolved_at IS NULL)
-              || '/' || coalesce((SELECT max(resolved_at)::text FROM alerts WHERE resolved_at IS NOT NULL), '') AS alerts,
+              || '/' || coalesce((SELECT max(resolved_at)::text FROM alerts WHERE resolved_at IS NOT NULL), '')
+              || '/' || coalesce((SELECT max(id)::text FROM alert_deliveries), '')
+              || '/' || (SELECT count(*)::text || '.' || coalesce(sum(attempts), 0)::text || '.' || coalesce(max(next_attempt_at)::text, '')
+                           FROM alert_deliveries WHERE state = 'pending') AS alerts,
             coalesce((SELECT md5(string_agg(id || ':' || state || ':' || (stopped_at IS NULL)::text || ':' || live::text, ',' ORDER BY id))
                         FROM (SELECT id, state, stopped_at,
                                      heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0) AS live
