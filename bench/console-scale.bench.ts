@@ -10,6 +10,10 @@
 // `npm run bench -- console-scale`. Sized by CONSOLE_SCALE_SMALL, CONSOLE_SCALE_LARGE, CONSOLE_SCALE_HOURS,
 // CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60);
 // CONSOLE_SCALE_READS_ONLY=true measures the API reads only (no Chromium: no drawn time, no CPU of open consoles).
+// CONSOLE_SCALE_CPU_ONLY=true seeds only the LARGE fleet and measures only the open consoles' CPU (and requests/s).
+// CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
+// refused, i.e. polling every 2 s as before it existed, for a ratio in the same run. Before the consoles open, the
+// cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -33,6 +37,9 @@ const VISITS = env("CONSOLE_SCALE_VISITS", 3);
 const CONSOLES = env("CONSOLE_SCALE_CONSOLES", 10);
 const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
 const READS_ONLY = process.env.CONSOLE_SCALE_READS_ONLY === "true";
+const CPU_ONLY = process.env.CONSOLE_SCALE_CPU_ONLY === "true";
+const COMPARE_POLLING = process.env.CONSOLE_SCALE_COMPARE_POLLING === "true";
+const IDLE_SECONDS = env("CONSOLE_SCALE_IDLE_SECONDS", 20);
 const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -49,7 +56,7 @@ interface SizeFigures {
   reads: Map<string, ReadFigures>;
   drawn: number[];
   mode: string;
-  cpu: { consoles: number; pct: number; requests: number }[];
+  cpu: { consoles: number; mode: "stream" | "polling"; pct: number; requests: number; seconds: number; byPath: Map<string, number> }[];
 }
 
 async function measureRead(base: string, token: string, path: string): Promise<ReadFigures> {
@@ -88,6 +95,7 @@ async function dbNowMs(c: pg.Client): Promise<number> {
 
 async function measureSize(
   label: string,
+  cpuOnly: boolean,
   c: pg.Client,
   base: string,
   token: string,
@@ -102,6 +110,7 @@ async function measureSize(
   const from = to - 7 * H;
   const timeline = `/api/timeline?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&width=1100&laneOffset=0&laneLimit=50`;
   const reads = new Map<string, ReadFigures>();
+  if (cpuOnly && browser) return { reads, drawn: [], mode: "", cpu: await measureCpu(label, base, browser, cookie, pids) };
   for (const [name, path] of [
     ["GET /api/timeline (6 h + 1 h, 50 lanes)", timeline],
     ["GET /api/schedules (first page)", "/api/schedules?limit=50"],
@@ -143,25 +152,70 @@ async function measureSize(
     `${label}: timeline navigation → marks drawn: ${drawn.map((d) => `${Math.round(d)} ms`).join(", ")} (median ${Math.round(median(drawn))} ms; chart ${chartMode}; API answer ${mode})`,
   );
   await ctx.close();
+  return { reads, drawn, mode, cpu: await measureCpu(label, base, browser, cookie, pids) };
+}
 
-  // CPU of Postgres + console while consoles sit open.
+/** CPU of Postgres + console while 1 and then CONSOLES consoles sit open (half /schedules, half /timeline). */
+async function measureCpu(
+  label: string,
+  base: string,
+  browser: Browser,
+  cookie: { name: string; value: string; url: string },
+  pids: { console: number; postgres: number },
+): Promise<SizeFigures["cpu"]> {
   const cpu: SizeFigures["cpu"] = [];
-  for (const n of [1, CONSOLES]) {
+  {
+    // Warm the console first (route bundles loaded and compiled on their first request, the first reads' plans):
+    // what is measured is the steady cost of open consoles, not the console's start-up.
+    const cx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await cx.addCookies([cookie]);
+    const p = await cx.newPage();
+    for (const path of ["/schedules", "/timeline", "/schedules"]) {
+      await p.goto(`${base}${path}`, { timeout: 120_000 });
+      // (Not "networkidle": the page's change stream stays open.) Its data is read once the stream is live.
+      await p.locator('html[data-live-updates="stream"]').waitFor({ state: "attached", timeout: 60_000 });
+      await p.waitForTimeout(3000);
+    }
+    await cx.close();
+  }
+  {
+    // What Postgres and the console cost with no console open (background writer, autovacuum, timers), for reference.
+    const roots = [pids.console, pids.postgres];
+    const c0 = treeCpuSeconds(roots);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const pct = ((treeCpuSeconds(roots) - c0) / ((performance.now() - t0) / 1000)) * 100;
+    say(
+      `${label}: no console open for ${IDLE_SECONDS} s: Postgres + console ${pct.toFixed(1)} % of a core; load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`,
+    );
+  }
+  const runs = COMPARE_POLLING
+    ? ([1, CONSOLES] as const).flatMap((n) => (["stream", "polling"] as const).map((mode) => ({ n, mode })))
+    : [1, CONSOLES].map((n) => ({ n, mode: "stream" as const }));
+  for (const { n, mode } of runs) {
     const contexts = [];
     let requests = 0;
+    const byPath = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const cx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       await cx.addCookies([cookie]);
+      // Polling mode: the change stream is refused, so the console polls every 2 s as it did before the stream.
+      if (mode === "polling") await cx.route("**/api/changes", (r) => r.abort());
       const p = await cx.newPage();
       p.on("request", (r) => {
-        if (r.url().includes("/api/")) requests++;
+        if (!r.url().includes("/api/")) return;
+        requests++;
+        const path = new URL(r.url()).pathname;
+        byPath.set(path, (byPath.get(path) ?? 0) + 1);
       });
-      await p.goto(`${base}${i % 2 === 0 ? "/schedules" : "/timeline"}`);
+      // Generous: ten consoles polling every 2 s on a loaded machine can take a while to answer a navigation.
+      await p.goto(`${base}${i % 2 === 0 ? "/schedules" : "/timeline"}`, { timeout: 120_000 });
       contexts.push(cx);
     }
     // Settle: first loads done, then measure the steady polling.
     await new Promise((r) => setTimeout(r, 5000));
     requests = 0;
+    byPath.clear();
     const roots = [pids.console, pids.postgres];
     const c0 = treeCpuSeconds(roots);
     const t0 = performance.now();
@@ -169,13 +223,15 @@ async function measureSize(
     const used = treeCpuSeconds(roots) - c0;
     const elapsed = (performance.now() - t0) / 1000;
     const pct = (used / elapsed) * 100;
-    cpu.push({ consoles: n, pct, requests });
+    cpu.push({ consoles: n, mode, pct, requests, seconds: elapsed, byPath: new Map(byPath) });
+    const paths = [...byPath].sort((a, b) => b[1] - a[1]).map(([p, k]) => `${p} ${k}`);
     say(
-      `${label}: ${n} open console(s) for ${elapsed.toFixed(0)} s: Postgres + console ${pct.toFixed(1)} % of a core, ${requests} API requests`,
+      `${label}: ${n} open console(s) (${mode}) for ${elapsed.toFixed(0)} s: Postgres + console ${pct.toFixed(1)} % of a core, ` +
+        `${requests} API requests (${(requests / elapsed).toFixed(2)}/s: ${paths.join(", ")}); load ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`,
     );
     for (const cx of contexts) await cx.close();
   }
-  return { reads, drawn, mode, cpu };
+  return cpu;
 }
 
 async function postmasterPid(c: pg.Client): Promise<number> {
@@ -234,21 +290,46 @@ export default async function consoleScaleBench(): Promise<void> {
     const pids = { console: consoleProc.child.pid!, postgres: await postmasterPid(c) };
     if (!READS_ONLY) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
+    if (CPU_ONLY) {
+      const t = performance.now();
+      const all = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE, hours: HOURS });
+      await c.query("VACUUM ANALYZE");
+      await c.query("CHECKPOINT");
+      say(
+        `seeded ${LARGE} schedules × ${HOURS} h: ${all.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+      );
+      const b = await measureSize(`${LARGE} schedules`, true, c, base, token, browser, cookie, pids);
+      say(`--- ${LARGE} schedules, CPU only (goal: 1 console < 3 %, ${CONSOLES} < 15 % of a core)`);
+      for (const x of b.cpu.filter((y) => y.mode === "polling")) {
+        const streamed = b.cpu.find((y) => y.mode === "stream" && y.consoles === x.consoles)!;
+        say(
+          `${x.consoles} console(s): stream / polling CPU ×${(streamed.pct / x.pct).toFixed(2)}, requests ×${(streamed.requests / x.requests).toFixed(2)}`,
+        );
+      }
+      for (const x of b.cpu) {
+        say(
+          `CPU, ${x.consoles} open console(s) (${x.mode}): ${x.pct.toFixed(1)} % of a core, ${x.requests} API requests in ${x.seconds.toFixed(0)} s (${(x.requests / x.seconds).toFixed(2)}/s)`,
+        );
+      }
+      return;
+    }
     let t = performance.now();
     const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
     await c.query("VACUUM ANALYZE");
+    await c.query("CHECKPOINT");
     say(
       `seeded ${SMALL} schedules × ${HOURS} h: ${small.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
     );
-    const a = await measureSize(`${SMALL} schedules`, c, base, token, browser, cookie, pids);
+    const a = await measureSize(`${SMALL} schedules`, false, c, base, token, browser, cookie, pids);
 
     t = performance.now();
     const more = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE - SMALL, hours: HOURS, first: SMALL + 1 });
     await c.query("VACUUM ANALYZE");
+    await c.query("CHECKPOINT");
     say(
       `seeded ${LARGE - SMALL} more schedules: ${(small.runs + more.runs).toLocaleString("en")} runs in all (${((performance.now() - t) / 1000).toFixed(0)} s)`,
     );
-    const b = await measureSize(`${LARGE} schedules`, c, base, token, browser, cookie, pids);
+    const b = await measureSize(`${LARGE} schedules`, false, c, base, token, browser, cookie, pids);
 
     say(`--- ${SMALL} → ${LARGE} schedules (goal: every read ≤ ×2; drawn < 1.5 s; 1 console < 3 %, ${CONSOLES} < 15 % of a core)`);
     for (const [name, x] of a.reads) {
@@ -264,7 +345,8 @@ export default async function consoleScaleBench(): Promise<void> {
     );
     for (let i = 0; i < a.cpu.length; i++) {
       say(
-        `CPU, ${a.cpu[i]!.consoles} open console(s): ${a.cpu[i]!.pct.toFixed(1)} % → ${b.cpu[i]!.pct.toFixed(1)} % of a core (${a.cpu[i]!.requests} / ${b.cpu[i]!.requests} API requests in ${CPU_SECONDS} s)`,
+        `CPU, ${a.cpu[i]!.consoles} open console(s) (${a.cpu[i]!.mode}): ${a.cpu[i]!.pct.toFixed(1)} % → ${b.cpu[i]!.pct.toFixed(1)} % of a core (${a.cpu[i]!.requests} / ${b.cpu[i]!.requests} API requests in ${CPU_SECONDS} s: ` +
+          `${(a.cpu[i]!.requests / a.cpu[i]!.seconds).toFixed(2)} / ${(b.cpu[i]!.requests / b.cpu[i]!.seconds).toFixed(2)} per s)`,
       );
     }
   } finally {

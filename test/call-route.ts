@@ -28,8 +28,23 @@ export async function callRoute(
   }
   const req = new NextRequest(new URL(opts.path ?? "/api/test", "http://localhost:3000"), { method: opts.method ?? "GET", headers, body });
   const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
+  const text = await readRouteBody(res);
   // Non-JSON answers (Prometheus text, CSV) come back as their text.
   const type = res.headers.get("content-type") ?? "";
   return { status: res.status, body: !text ? null : type.includes("json") ? JSON.parse(text) : text };
+}
+
+/** The body; of an endless event stream (GET /api/changes) only what it sends at once, up to its first event. */
+export async function readRouteBody(res: Response): Promise<string> {
+  if (!(res.headers.get("content-type") ?? "").startsWith("text/event-stream") || !res.body) return res.text();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("event:") || !text.endsWith("\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
 }

@@ -11,7 +11,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "./db";
 import { createTestToken } from "./auth";
-import { callRoute } from "./call-route";
+import { callRoute, readRouteBody } from "./call-route";
 import { waitFor } from "./wait-for";
 import { startWarmWorker } from "./warm-worker";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
@@ -112,7 +112,7 @@ async function callText(
   }
   const req = new NextRequest(new URL(opts.path, "http://localhost:3000"), { method: opts.method, headers, body });
   const res = await handler(req, { params: Promise.resolve(opts.params) });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await readRouteBody(res) };
 }
 
 async function waitForRun(runId: string): Promise<{ state: string; error: string | null; result: unknown }> {

@@ -4,6 +4,8 @@ import type { Jsonify } from "@/core/jsonify";
 import type { AlertView as CoreAlertView } from "@/core/alerts/list-alerts";
 import type { AlertSummary } from "@/core/alerts/get-alert-summary";
 import type { ScheduleLateness } from "@/core/metrics/get-schedule-lateness";
+import { fetchJsonConditional } from "../ui/fetch-json-conditional";
+import { livePoll } from "../ui/live-updates";
 
 /** An alert and its webhook deliveries as the API sends them (core/alerts/list-alerts.ts). */
 export type AlertView = Jsonify<CoreAlertView>;
@@ -33,19 +35,20 @@ export const alertsQuery = (f: AlertFilters) =>
       });
       return fetchJson<{ alerts: AlertView[]; nextCursor: string | null }>(`/api/alerts?${q}`);
     },
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 
 export const alertSummaryQuery = () =>
   queryOptions({
     queryKey: ["alerts", "summary"],
-    queryFn: () => fetchJson<AlertSummaryView>("/api/alerts/summary"),
-    refetchInterval: 2000,
+    // On every page's header: an unchanged summary is a 304 (app/api/_lib/conditional-json.ts).
+    queryFn: () => fetchJsonConditional<AlertSummaryView>("/api/alerts/summary"),
+    refetchInterval: livePoll(2000),
   });
 
 export const scheduleLatenessQuery = (scheduleId: string, hours: number) =>
   queryOptions({
     queryKey: ["schedule-lateness", scheduleId, hours],
     queryFn: () => fetchJson<LatenessView>(`/api/schedules/${scheduleId}/lateness?hours=${hours}`),
-    refetchInterval: 5000,
+    refetchInterval: livePoll(5000),
   });

@@ -4,6 +4,9 @@ import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { RunTrace } from "@/core/runs/read/get-run";
 import type { RunListItem } from "@/core/runs/read/list-runs";
+import { livePoll } from "../ui/live-updates";
+
+const settledPoll = livePoll(2000);
 
 /** A row of the runs list as the API sends it. */
 export type RunView = Jsonify<RunListItem>;
@@ -36,7 +39,7 @@ export const runsQuery = (filters: RunFilters, cursor?: string) =>
   queryOptions({
     queryKey: ["runs", "list", filters, cursor ?? null],
     queryFn: () => fetchJson<RunsPage>(`/api/runs${qs({ ...filters, cursor })}`),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 
 /** GET /api/runs/:id — core/runs/read/get-run.ts getRunTrace, dates as ISO text. */
@@ -46,7 +49,8 @@ export const runTraceQuery = (id: string) =>
   queryOptions({
     queryKey: ["runs", "trace", id],
     queryFn: () => fetchJson<RunTraceView>(`/api/runs/${id}`),
-    refetchInterval: (q) => (q.state.data && isSettled(q.state.data) ? 2000 : 1000),
+    // A running run's trace grows with its log lines and heartbeats, which the change stream does not announce.
+    refetchInterval: (q) => (q.state.data && isSettled(q.state.data) ? settledPoll() : 1000),
   });
 
 const SETTLED = new Set(["succeeded", "failed", "timed_out", "cancelled", "skipped_overlap", "missed", "paused", "hollow"]);

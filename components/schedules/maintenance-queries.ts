@@ -4,6 +4,7 @@ import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { MaintenanceResult, MaintenanceWindow } from "@/core/schedules/maintenance";
+import { livePoll } from "../ui/live-updates";
 
 export type MaintenanceWindowView = Jsonify<MaintenanceWindow>;
 export type MaintenanceResultView = Jsonify<MaintenanceResult>;
@@ -12,5 +13,5 @@ export const maintenanceQuery = () =>
   queryOptions({
     queryKey: ["maintenance"],
     queryFn: () => fetchJson<{ maintenance: MaintenanceWindowView[] }>("/api/schedules/maintenance"),
-    refetchInterval: 5000,
+    refetchInterval: livePoll(5000),
   });

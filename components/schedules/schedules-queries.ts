@@ -14,6 +14,7 @@ import type { ResumeResult } from "@/core/schedules/resume-schedule";
 import type { Trigger } from "@/core/schedules/trigger";
 import type { TriggerNowResult } from "@/core/schedules/trigger-now";
 import type { JsonSchema } from "./json-schema-check";
+import { livePoll } from "../ui/live-updates";
 
 /** GET /api/handlers — core/handlers/handler-registry.ts HandlerListing. */
 export type HandlerView = Omit<Jsonify<HandlerListing>, "payloadSchema"> & { payloadSchema: JsonSchema };
@@ -31,7 +32,7 @@ export const handlersQuery = () =>
     queryFn: () => fetchJson<{ handlers: HandlerView[] }>("/api/handlers"),
     // Which handlers a live worker serves changes when workers start and stop.
     staleTime: 5_000,
-    refetchInterval: 10_000,
+    refetchInterval: livePoll(10_000),
   });
 
 export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10) =>
@@ -78,7 +79,7 @@ export const schedulesPageQuery = (p: ScheduleListParams) =>
   queryOptions({
     queryKey: ["schedules", "page", p],
     queryFn: () => fetchJsonConditional<SchedulePageView>(schedulesUrl(p)),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 
 /** The first 500 schedules by name, for pickers (not polled by default). */
@@ -86,14 +87,14 @@ export const schedulesQuery = () =>
   queryOptions({
     queryKey: ["schedules", "pick"],
     queryFn: () => fetchJsonConditional<SchedulePageView>(schedulesUrl({ limit: 500 })),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 
 export const scheduleQuery = (id: string) =>
   queryOptions({
     queryKey: ["schedules", id],
     queryFn: () => fetchJson<{ schedule: ScheduleView }>(`/api/schedules/${id}`),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 /** GET /api/schedules/:id/daily — core/retention/list-daily-summaries.ts: per-day counts kept after the runs expire. */
 export type DailySummariesView = Jsonify<Awaited<ReturnType<typeof import("@/core/retention/list-daily-summaries").listDailySummaries>>>;

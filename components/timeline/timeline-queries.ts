@@ -6,6 +6,7 @@ import type { Jsonify } from "@/core/jsonify";
 import type { Timeline } from "@/core/runs/read/timeline";
 import { finishLane, type TimelineBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineLaneView, type TimelineWindow } from "./timeline-window";
+import { livePoll } from "../ui/live-updates";
 
 /** GET /api/timeline (core/runs/read/timeline.ts getTimeline): compact on purpose, see the tuple layouts there. */
 export type TimelineApi = Jsonify<Timeline>;
@@ -143,5 +144,5 @@ export const timelineQuery = (w: TimelineWindow, lanes: TimelineLaneView) =>
     },
     // The model is rebuilt or reused whole (above); a deep structural comparison would only cost time.
     structuralSharing: false,
-    refetchInterval: w.kind === "relative" || w.to > Date.now() ? 2000 : false,
+    refetchInterval: w.kind === "relative" || w.to > Date.now() ? livePoll(2000) : false,
   });

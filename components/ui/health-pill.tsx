@@ -1,7 +1,9 @@
 "use client";
 import { useEffect, useRef } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { ApiError, fetchJson } from "./fetch-json";
+import { ApiError } from "./fetch-json";
+import { fetchJsonConditional } from "./fetch-json-conditional";
+import { livePoll } from "./live-updates";
 
 interface Health {
   status: string;
@@ -19,11 +21,12 @@ export function HealthPill() {
     queryKey: ["health"],
     // /api/health answers 503 with the same body while the database is down: that is data, not a failure.
     queryFn: () =>
-      fetchJson<Health>("/api/health").catch((err) => {
+      fetchJsonConditional<Health>("/api/health").catch((err) => {
         if (err instanceof ApiError && err.status === 503) return { status: "down", database: "down", worker: "down" } as Health;
         throw err;
       }),
-    refetchInterval: 2000,
+    // The change stream says when the database or the fleet's last worker comes or goes (topic "health").
+    refetchInterval: livePoll(2000),
     retry: false,
   });
   const db = isError ? "down" : (data?.database ?? "…");

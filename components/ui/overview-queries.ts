@@ -2,6 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 import { fetchJsonConditional } from "./fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { RunsOverview } from "@/core/runs/read/overview";
+import { livePoll } from "./live-updates";
 
 export type { AttentionCounts } from "@/core/runs/read/overview";
 
@@ -13,5 +14,5 @@ export const overviewQuery = () =>
     queryKey: ["overview"],
     // Polled by every page's header: an unchanged answer is a 304 (app/api/_lib/conditional-json.ts).
     queryFn: () => fetchJsonConditional<OverviewView>("/api/overview"),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });

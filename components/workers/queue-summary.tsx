@@ -4,6 +4,7 @@ import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { QueueSummary } from "@/core/metrics/get-queue-summary";
 import { formatDuration } from "../ui/time-format";
+import { livePoll } from "../ui/live-updates";
 
 /** GET /api/metrics/summary's queue part (core/metrics/get-queue-summary.ts). */
 type QueueSummaryView = Jsonify<QueueSummary>;
@@ -12,7 +13,7 @@ export const queueSummaryQuery = () =>
   queryOptions({
     queryKey: ["queue-summary"],
     queryFn: () => fetchJson<QueueSummaryView>("/api/metrics/summary"),
-    refetchInterval: 2000,
+    refetchInterval: livePoll(2000),
   });
 
 /** Queue depth (runs and pg-boss jobs), running and retrying runs, and the worst planner lag among live workers. */

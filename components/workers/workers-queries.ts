@@ -2,6 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { WorkerRow } from "@/core/workers/list-workers";
+import { livePoll } from "../ui/live-updates";
 
 /** A row of GET /api/workers — core/workers/list-workers.ts WorkerRow, dates as ISO text. */
 export type WorkerView = Jsonify<WorkerRow>;
@@ -10,7 +11,8 @@ export const workersQuery = () =>
   queryOptions({
     queryKey: ["workers"],
     queryFn: () => fetchJson<{ workers: WorkerView[] }>("/api/workers"),
-    refetchInterval: 2000,
+    // The table shows each heartbeat's age, which the change stream does not announce: 10 s while it is live.
+    refetchInterval: livePoll(2000, 10_000),
   });
 
 /** GET /api/retention — core/retention/get-retention-status.ts, dates as ISO text. */

@@ -5,6 +5,8 @@ import { useTestDatabase } from "@/test/db";
 import { createTestToken } from "@/test/auth";
 import * as overview from "../overview/route";
 import * as schedules from "../schedules/route";
+import * as health from "../health/route";
+import * as alertSummary from "../alerts/summary/route";
 
 const db = useTestDatabase("conditional_json");
 let viewer: string;
@@ -53,5 +55,27 @@ describe("polled reads answer 304 while nothing they show has changed", () => {
     const after = await get(overview.GET, "/api/overview", viewer, first.etag!);
     expect(after.status).toBe(200);
     expect(JSON.parse(after.text).lastHour.missed).toBe(1);
+  });
+
+  it("the health pill and the alert badge: 304 while their answer is the same, 200 when it changes", async () => {
+    const h = await get(health.GET, "/api/health", viewer);
+    expect(h.status).toBe(200);
+    expect(h.etag).toMatch(/^W\/"h.+"$/);
+    const h2 = await get(health.GET, "/api/health", viewer, h.etag!);
+    expect(h2.status).toBe(304);
+    expect(h2.text).toBe("");
+    // A worker comes up: the pill's answer changes.
+    await getPool().query(`INSERT INTO workers (id, host, pid, version) VALUES ('etag-worker', 'h', 1, 'test')`);
+    const h3 = await get(health.GET, "/api/health", viewer, h.etag!);
+    expect(h3.status).toBe(200);
+    expect(JSON.parse(h3.text).worker).toBe("up");
+
+    const a = await get(alertSummary.GET, "/api/alerts/summary", viewer);
+    expect(a.status).toBe(200);
+    expect((await get(alertSummary.GET, "/api/alerts/summary", viewer, a.etag!)).status).toBe(304);
+    await getPool().query(`INSERT INTO alerts (kind, dedupe_key, message) VALUES ('missed', 'etag-alert', 'a run was missed')`);
+    const a2 = await get(alertSummary.GET, "/api/alerts/summary", viewer, a.etag!);
+    expect(a2.status).toBe(200);
+    expect(JSON.parse(a2.text).open).toBe(1);
   });
 });

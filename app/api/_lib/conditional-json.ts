@@ -1,6 +1,7 @@
 // Conditional GETs for the console's polled reads: the answer's ETag is the console version
 // (core/console/console-version.ts) plus what else the answer depends on (the caller's role, the query), and a
 // request whose If-None-Match names it gets 304 without the query behind the answer being run.
+import { createHash } from "node:crypto";
 import type { NextRequest } from "next/server";
 import { getConsoleVersion } from "@/core/console/console-version";
 import { jsonResponse } from "./api-route";
@@ -23,5 +24,22 @@ export async function conditionalJson(req: NextRequest, variant: string, compute
     "server-timing",
     `version;dur=${versionMs.toFixed(1)}, app;dur=${(jsonStart - appStart).toFixed(1)}, json;dur=${(performance.now() - jsonStart).toFixed(1)}`,
   );
+  return res;
+}
+
+/**
+ * For answers that are cheap to compute but polled by every open page (the health pill, the alert badge): the ETag
+ * is a hash of the answer itself, so an unchanged answer travels as a 304 without a body and the console's fetcher
+ * hands back the object it already has (nothing re-renders).
+ */
+export function hashedJson(req: NextRequest, data: unknown, headers: Record<string, string> = {}): Response {
+  const res = jsonResponse(data, 200, { "cache-control": "private, no-cache", ...headers });
+  const text = JSON.stringify(data);
+  const etag = `W/"h${createHash("sha1").update(text).digest("base64url").slice(0, 20)}"`;
+  const sent = req.headers.get("if-none-match");
+  if (sent && sent.split(",").some((t) => t.trim() === etag)) {
+    return new Response(null, { status: 304, headers: { etag, "cache-control": "private, no-cache", ...headers } });
+  }
+  res.headers.set("etag", etag);
   return res;
 }

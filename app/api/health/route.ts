@@ -7,6 +7,7 @@
 // While the database is down both 503s carry the error every route answers then: code database_unavailable.
 import { z } from "zod";
 import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
+import { hashedJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
 import { DatabaseUnavailableError, isDatabaseUnavailable, toErrorResponse } from "@/core/errors";
@@ -17,23 +18,27 @@ export const dynamic = "force-dynamic";
 
 const json = (body: unknown, status: number) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
-export const GET = apiRoute({ access: "public", query: z.object({ probe: z.enum(["live", "ready"]).optional() }) }, async ({ query }) => {
-  if (query.probe === "live") return json({ status: "up", live: true }, 200);
-  const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>
-    // Details stay in the server log; the public answer is only up or down.
-    isDatabaseUnavailable(err)
-      ? warnDatabaseUnavailable(err, { path: "/api/health" })
-      : getLogger().warn({ err }, "health check: a dependency is down"),
-  );
-  const parts = { database: r.database, migrations: r.migrations, worker: r.worker };
-  if (query.probe === "ready") {
-    const unavailable = r.database === "down" ? toErrorResponse(new DatabaseUnavailableError()).body : {};
-    return json({ status: r.ready ? "up" : "down", ready: r.ready, ...parts, ...unavailable }, r.ready ? 200 : 503);
-  }
-  if (r.database === "down") {
-    // The same 503 body every other route answers while the database is down, plus the parts for the pill.
-    const { body } = toErrorResponse(new DatabaseUnavailableError());
-    return json({ status: "down", live: true, ready: false, ...parts, ...body }, 503);
-  }
-  return json({ status: r.ready ? "up" : "degraded", live: true, ready: r.ready, ...parts }, 200);
-});
+export const GET = apiRoute(
+  { access: "public", query: z.object({ probe: z.enum(["live", "ready"]).optional() }) },
+  async ({ req, query }) => {
+    if (query.probe === "live") return json({ status: "up", live: true }, 200);
+    const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>
+      // Details stay in the server log; the public answer is only up or down.
+      isDatabaseUnavailable(err)
+        ? warnDatabaseUnavailable(err, { path: "/api/health" })
+        : getLogger().warn({ err }, "health check: a dependency is down"),
+    );
+    const parts = { database: r.database, migrations: r.migrations, worker: r.worker };
+    if (query.probe === "ready") {
+      const unavailable = r.database === "down" ? toErrorResponse(new DatabaseUnavailableError()).body : {};
+      return json({ status: r.ready ? "up" : "down", ready: r.ready, ...parts, ...unavailable }, r.ready ? 200 : 503);
+    }
+    if (r.database === "down") {
+      // The same 503 body every other route answers while the database is down, plus the parts for the pill.
+      const { body } = toErrorResponse(new DatabaseUnavailableError());
+      return json({ status: "down", live: true, ready: false, ...parts, ...body }, 503);
+    }
+    // Polled by every open page's header: an unchanged answer is a 304.
+    return hashedJson(req, { status: r.ready ? "up" : "degraded", live: true, ready: r.ready, ...parts });
+  },
+);

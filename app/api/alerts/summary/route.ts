@@ -4,6 +4,7 @@
 // and, after answering, sends the webhooks that are due, since no alerter is running to send them.
 import { after } from "next/server";
 import { apiRoute } from "../../_lib/api-route";
+import { hashedJson } from "../../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
 import { alertOptionsFromEnv, evaluateAlerts } from "@/core/alerts/evaluate-alerts";
@@ -15,7 +16,7 @@ import { countLiveWorkers } from "@/core/workers/list-workers";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => {
+export const GET = apiRoute({ access: "viewer" }, async ({ req }) => {
   const pool = getPool();
   const env = getEnv();
   if ((await countLiveWorkers(pool, env.VIGIL_WORKER_DEAD_AFTER_MS)) === 0) {
@@ -38,5 +39,6 @@ export const GET = apiRoute({ access: "viewer" }, async () => {
       void send();
     }
   }
-  return getAlertSummary(pool);
+  // The header badge polls it on every page: an unchanged summary is a 304.
+  return hashedJson(req, await getAlertSummary(pool));
 });

@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { useTestDatabase } from "@/test/db";
+import { waitFor } from "@/test/wait-for";
+import { ConsoleChangeFeed } from "./console-change-feed";
+import type { ChangeTopic } from "./change-topics";
+
+const db = useTestDatabase("console_change_feed");
+const feeds: ConsoleChangeFeed[] = [];
+
+afterEach(async () => {
+  for (const f of feeds.splice(0)) await f.stop();
+});
+
+function startFeed(opts: Partial<ConstructorParameters<typeof ConsoleChangeFeed>[0]> = {}) {
+  const feed = new ConsoleChangeFeed({ connectionString: db.url, deadAfterMs: 10_000, retryMaxMs: 500, ...opts });
+  feeds.push(feed);
+  const heard: { at: number; topics: ChangeTopic[] }[] = [];
+  const unsubscribe = feed.subscribe((topics) => heard.push({ at: performance.now(), topics }));
+  return { feed, heard, unsubscribe };
+}
+
+async function withClient<T>(fn: (c: pg.Client) => Promise<T>, url = db.url): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+const feedBackends = (c: pg.Client) =>
+  c
+    .query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'vigil-console-changes'`)
+    .then((r) => r.rows[0]!.n);
+
+describe("the console change feed", () => {
+  it("coalesces a burst of run changes: one message at once, then at most one per window, naming only what changed", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 1000 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    await withClient(async (c) => {
+      // 200 changes of the console version (what every run transition does) over ~2 s.
+      const started = performance.now();
+      for (let i = 0; i < 200; i++) {
+        await c.query(`SELECT nextval('vigil_console_version')`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const elapsed = performance.now() - started;
+      await waitFor("the last change to be heard", () => heard.length > 0 && performance.now() - heard.at(-1)!.at > 1200);
+      const runs = heard.filter((h) => h.topics.includes("runs"));
+      // The first within a tick of the first change; then one per 1 s window at most; the last change is not lost.
+      expect(runs[0]!.at - started).toBeLessThan(200 + 300);
+      expect(runs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 1000) + 1);
+      for (let i = 1; i < runs.length; i++) expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(990);
+      expect(runs.at(-1)!.at).toBeGreaterThanOrEqual(started + elapsed - 50);
+      expect(heard.every((h) => h.topics.length === 1 && h.topics[0] === "runs")).toBe(true);
+
+      heard.length = 0;
+      await c.query(
+        `INSERT INTO alerts (kind, dedupe_key, message, severity) VALUES ('no_worker', 'feed-test', 'no live worker', 'critical')`,
+      );
+      await waitFor("the alert to be heard", () => heard.some((h) => h.topics.includes("alerts")));
+      // A webhook delivery of it ends (the alerts page shows each delivery's state).
+      const { rows } = await c.query<{ id: string }>(
+        `INSERT INTO alert_deliveries (alert_id, event, url) SELECT id, 'opened', 'http://127.0.0.1:9/' FROM alerts WHERE dedupe_key = 'feed-test' RETURNING id`,
+      );
+      await waitFor("the new delivery to be heard", () => heard.filter((h) => h.topics.includes("alerts")).length >= 2);
+      await c.query(`UPDATE alert_deliveries SET state = 'failed', attempts = 1 WHERE id = $1`, [rows[0]!.id]);
+      await waitFor("the delivery's end to be heard", () => heard.filter((h) => h.topics.includes("alerts")).length >= 3);
+      expect(heard.flatMap((h) => h.topics)).not.toContain("runs");
+    });
+  });
+
+  it("one connection serves every subscriber, and it is closed a while after the last one leaves", async () => {
+    const feed = new ConsoleChangeFeed({ connectionString: db.url, deadAfterMs: 10_000, idleCloseMs: 300 });
+    feeds.push(feed);
+    const a: ChangeTopic[][] = [];
+    const b: ChangeTopic[][] = [];
+    const offA = feed.subscribe((t) => a.push(t));
+    const offB = feed.subscribe((t) => b.push(t));
+    await waitFor("the feed's first read", () => feed.database === "up");
+    await withClient(async (c) => {
+      expect(await feedBackends(c)).toBe(1);
+      await c.query(`SELECT nextval('vigil_console_version')`);
+      await waitFor("both subscribers to hear it", () => a.length > 0 && b.length > 0);
+      offA();
+      offB();
+      await waitFor("the idle feed to close its connection", async () => (await feedBackends(c)) === 0, { timeoutMs: 5000 });
+    });
+  });
+
+  it("survives losing its connection and the database refusing connections: says health, then everything once it is back", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    const dbName = new URL(db.url).pathname.slice(1);
+    // From another database: a database cannot refuse connections while the session doing so is in it.
+    await withClient(async (c) => {
+      // The database goes away for new connections, and the feed's own connection is cut.
+      await c.query(`ALTER DATABASE ${pg.escapeIdentifier(dbName)} WITH ALLOW_CONNECTIONS false`);
+      try {
+        await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'vigil-console-changes'`);
+        await waitFor("the feed to say the database is down", () => feed.database === "down");
+        expect(heard.at(-1)!.topics).toEqual(["health"]);
+        // It keeps trying (and failing) meanwhile, without a second "health".
+        await new Promise((r) => setTimeout(r, 1200));
+        expect(feed.database).toBe("down");
+        expect(heard.filter((h) => h.topics.includes("health"))).toHaveLength(1);
+      } finally {
+        await c.query(`ALTER DATABASE ${pg.escapeIdentifier(dbName)} WITH ALLOW_CONNECTIONS true`);
+      }
+      await waitFor("the feed to reconnect", () => feed.database === "up", { timeoutMs: 5000 });
+      expect(heard.at(-1)!.topics.sort()).toEqual(["alerts", "health", "runs", "workers"]);
+      // And it reports changes again on its new connection (below).
+    }, db.adminUrl);
+    heard.length = 0;
+    await withClient((c) => c.query(`SELECT nextval('vigil_console_version')`));
+    await waitFor("a change after the reconnect", () => heard.some((h) => h.topics.includes("runs")));
+  });
+
+  it("health changes when the fleet gains its first live worker", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    await withClient((c) => c.query(`INSERT INTO workers (id, host, pid, version) VALUES ('feed-test-worker', 'h', 1, 'test')`));
+    await waitFor("health and workers to be heard", () => {
+      const all = heard.flatMap((h) => h.topics);
+      return all.includes("health") && all.includes("workers");
+    });
+  });
+});
