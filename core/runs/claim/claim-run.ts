@@ -311,7 +311,7 @@ async function applyClaims(
               worker_id = CASE WHEN w.action = 'start' THEN $6 ELSE r.worker_id END,
               started_at = CASE WHEN w.action = 'start' THEN coalesce(r.started_at, t.now) ELSE r.started_at END,
               heartbeat_at = CASE WHEN w.action = 'start' THEN t.now ELSE r.heartbeat_at END,
-              next_attempt_at = CASE WHEN w.action = 'start' THEN NULL ELSE r.next_attempt_at END,
+              next_attempt_at = CASE WHEN w.action IN ('start', 'end') THEN NULL ELSE r.next_attempt_at END,
               lateness_ms = CASE WHEN w.action = 'start' THEN ${START_LATENESS_SQL} ELSE r.lateness_ms END,
               finished_at = CASE WHEN w.action = 'end' THEN t.now ELSE r.finished_at END,
               updated_at = t.now
