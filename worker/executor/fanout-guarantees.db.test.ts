@@ -143,6 +143,19 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
     }
 
     // Duplicate deliveries: each duplicated run has exactly one suppressed delivery, and never a second attempt.
+    // A duplicate's job can still be waiting when its run has ended (it is suppressed when a worker fetches it):
+    // count only once every job of these runs has been delivered.
+    await waitFor(
+      "every fan-out job to be delivered",
+      async () =>
+        (
+          await pool.query(
+            `SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active') AND data->>'runId' = ANY($1::text[])`,
+            [runs.map((r) => r.id)],
+          )
+        ).rows[0].n === 0,
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
     const { rows: suppressed } = await pool.query(
       `SELECT run_id, count(*)::int AS n FROM run_events WHERE type = 'duplicate_delivery_suppressed' GROUP BY run_id`,
     );
