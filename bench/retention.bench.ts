@@ -179,7 +179,8 @@ async function apiTimes(dbs: ApiDb[]): Promise<{ p95: Record<string, number>[]; 
         const c = pools[i]!;
         const scheduleId = d.scheduleId;
         const { rows } = await c.query(
-          `SELECT id, planned_at FROM runs WHERE schedule_id = $1 ORDER BY planned_at DESC LIMIT 1 OFFSET 10`,
+          `SELECT id, planned_at FROM (SELECT id, planned_at FROM runs WHERE schedule_id = $1 ORDER BY planned_at DESC LIMIT 11) x
+            ORDER BY planned_at LIMIT 1`,
           [scheduleId],
         );
         const run = rows[0];
@@ -387,14 +388,27 @@ export default async function retentionBench(): Promise<void> {
       const mid = new Date(start.getTime() + windowS * 1000);
       await sleepUntil(c, mid);
       const t1 = await dbNow(c);
-      const pass = await runRetention(pool, { ...base, runsDays: DAYS - 3, logsDays: DAYS - 3 }, { workerId: "bench" });
+      // A step that cannot get its lock in lock_timeout fails the pass and the next pass resumes (README
+      // "Retention"); the bench is that next pass, at once, up to 5 times, and says how many it took.
+      let pass: Awaited<ReturnType<typeof runRetention>> = null;
+      let passes = 0;
+      for (;;) {
+        passes++;
+        try {
+          pass = await runRetention(pool, { ...base, runsDays: DAYS - 3, logsDays: DAYS - 3 }, { workerId: "bench" });
+          break;
+        } catch (err) {
+          say(`(b) retention pass ${passes} failed (${(err as Error).message}); the next pass resumes`);
+          if (passes >= 5) throw err;
+        }
+      }
       const t2 = await dbNow(c);
       const end = new Date(Math.max(mid.getTime() + windowS * 1000, Math.ceil(t2.getTime() / 1000) * 1000));
       await sleepUntil(c, new Date(end.getTime() + 5000));
       const without = await windowFigures(c, start, mid);
       const withExpiry = await windowFigures(c, mid, end);
       say(
-        `(b) retention pass during the window: ${pass?.runs.toLocaleString("en")} runs, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s`,
+        `(b) retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s`,
       );
       say(
         `(b) without expiry: ${without.perSecond.toFixed(2)} runs/s finished, lateness p99 ${without.p99.toFixed(0)} ms (n=${without.n})`,
