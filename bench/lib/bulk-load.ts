@@ -60,7 +60,9 @@ export async function bulkLoad<T>(
   await c.query(`SET maintenance_work_mem = '1GB'`);
   for (const k of [...constraints].reverse()) await c.query(`ALTER TABLE ${k.tbl} ADD CONSTRAINT ${k.name} ${k.def}`);
   const t1 = performance.now();
-  for (const ix of indexes) await c.query(ix.def);
+  // pg_get_indexdef writes a partitioned table's index as `ON ONLY` (the parent alone, its partitions' indexes
+  // attached one by one); built again, it must cover every partition.
+  for (const ix of indexes) await c.query(ix.def.replace(" ON ONLY ", " ON "));
   await c.query(`RESET maintenance_work_mem`);
   say(
     `  ${constraints.length} keys and constraints added again in ${((t1 - t0) / 1000).toFixed(0)} s, ${indexes.length} indexes built in ${((performance.now() - t1) / 1000).toFixed(0)} s`,
