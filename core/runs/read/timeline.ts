@@ -37,11 +37,17 @@ const LONG_RUN = "10 minutes";
  * finished): planned in the window or in the last LONG_RUN before it, by planned time; running or retrying, from
  * their partial indexes; finished inside the window although planned more than LONG_RUN before it, from
  * runs_long_finished_idx, which only such runs enter (its predicate is written out here so Postgres can use it).
+ * The first part is read lane by lane (schedule_id, planned_at): `schedule_id = ANY(lanes)` let Postgres read every
+ * schedule's runs of the window by planned time and drop the other lanes' (52,000 rows for 50 of 1,000 lanes at
+ * 10 M runs, 77 ms; lane by lane 2,600 rows, 13 ms). `OFFSET 0` keeps the subquery from being flattened into a hash
+ * join, which would bring that plan back.
  */
 const WINDOW_RUNS_SQL = `
-  SELECT r.* FROM runs r
-   WHERE r.schedule_id = ANY($3::uuid[]) AND r.planned_at <= $2::timestamptz AND r.planned_at >= $1::timestamptz - $8::interval
-     AND (r.planned_at >= $1::timestamptz OR r.state IN ('running', 'retrying') OR r.finished_at >= $1::timestamptz)
+  SELECT r.* FROM unnest($3::uuid[]) AS lane(id) CROSS JOIN LATERAL (
+    SELECT * FROM runs r
+     WHERE r.schedule_id = lane.id AND r.planned_at <= $2::timestamptz AND r.planned_at >= $1::timestamptz - $8::interval
+       AND (r.planned_at >= $1::timestamptz OR r.state IN ('running', 'retrying') OR r.finished_at >= $1::timestamptz)
+    OFFSET 0) r
   UNION ALL
   SELECT r.* FROM runs r
    WHERE r.schedule_id = ANY($3::uuid[]) AND (r.state = 'running' OR r.state = 'retrying')
@@ -104,7 +110,9 @@ export async function getTimeline(q: TimelineQuery, db: Queryable = getPool()): 
   const t0 = q.from.getTime();
   const width = Math.max(100, Math.min(q.width ?? DEFAULT_TIMELINE_WIDTH, 8000));
   const { rows: countRows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM runs r WHERE r.schedule_id = ANY($1::uuid[]) AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz`,
+    `SELECT count(*)::int AS n FROM unnest($1::uuid[]) AS lane(id) CROSS JOIN LATERAL (
+       SELECT 1 FROM runs r WHERE r.schedule_id = lane.id AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz
+       OFFSET 0) r`,
     [ids, q.from.toISOString(), q.to.toISOString()],
   );
   const inWindow = countRows[0]?.n ?? 0;
