@@ -27,6 +27,36 @@ export const SUMMARY_BUCKET_PX = 4;
 export const DEFAULT_TIMELINE_WIDTH = 1200;
 /** Runs that started before the window but may still show in it: looked for this far back. */
 const LOOKBACK = "1 day";
+/** Runs finished more than this long after their planned time are in runs_long_finished_idx (its predicate). */
+const LONG_RUN = "10 minutes";
+
+/**
+ * The runs the window shows ($1 from, $2 to, $3 schedule ids, $4 LOOKBACK, $8 LONG_RUN): those planned in it, and
+ * those planned up to LOOKBACK before it that are still running or retrying or finished inside it. Read in three
+ * disjoint parts so no part scans the lookback day by planned time (a day of runs of every lane, most of them long
+ * finished): planned in the window or in the last LONG_RUN before it, by planned time; running or retrying, from
+ * their partial indexes; finished inside the window although planned more than LONG_RUN before it, from
+ * runs_long_finished_idx, which only such runs enter (its predicate is written out here so Postgres can use it).
+ * The first part is read lane by lane (schedule_id, planned_at): `schedule_id = ANY(lanes)` let Postgres read every
+ * schedule's runs of the window by planned time and drop the other lanes' (52,000 rows for 50 of 1,000 lanes at
+ * 10 M runs, 77 ms; lane by lane 2,600 rows, 13 ms). `OFFSET 0` keeps the subquery from being flattened into a hash
+ * join, which would bring that plan back.
+ */
+const WINDOW_RUNS_SQL = `
+  SELECT r.* FROM unnest($3::uuid[]) AS lane(id) CROSS JOIN LATERAL (
+    SELECT * FROM runs r
+     WHERE r.schedule_id = lane.id AND r.planned_at <= $2::timestamptz AND r.planned_at >= $1::timestamptz - $8::interval
+       AND (r.planned_at >= $1::timestamptz OR r.state IN ('running', 'retrying') OR r.finished_at >= $1::timestamptz)
+    OFFSET 0) r
+  UNION ALL
+  SELECT r.* FROM runs r
+   WHERE r.schedule_id = ANY($3::uuid[]) AND (r.state = 'running' OR r.state = 'retrying')
+     AND r.planned_at < $1::timestamptz - $8::interval AND r.planned_at >= $1::timestamptz - $4::interval
+  UNION ALL
+  SELECT r.* FROM runs r
+   WHERE r.schedule_id = ANY($3::uuid[]) AND r.state NOT IN ('running', 'retrying') AND r.finished_at >= $1::timestamptz
+     AND (r.finished_at AT TIME ZONE 'UTC') - (r.planned_at AT TIME ZONE 'UTC') > interval '${LONG_RUN}'
+     AND r.planned_at < $1::timestamptz - $8::interval AND r.planned_at >= $1::timestamptz - $4::interval`;
 
 /**
  * [scheduleIndex, planned (ms after t0), stateIndex, kindIndex, due (ms after planned), started (ms after planned) | null,
@@ -80,7 +110,9 @@ export async function getTimeline(q: TimelineQuery, db: Queryable = getPool()): 
   const t0 = q.from.getTime();
   const width = Math.max(100, Math.min(q.width ?? DEFAULT_TIMELINE_WIDTH, 8000));
   const { rows: countRows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM runs r WHERE r.schedule_id = ANY($1::uuid[]) AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz`,
+    `SELECT count(*)::int AS n FROM unnest($1::uuid[]) AS lane(id) CROSS JOIN LATERAL (
+       SELECT 1 FROM runs r WHERE r.schedule_id = lane.id AND r.planned_at >= $2::timestamptz AND r.planned_at <= $3::timestamptz
+       OFFSET 0) r`,
     [ids, q.from.toISOString(), q.to.toISOString()],
   );
   const inWindow = countRows[0]?.n ?? 0;
@@ -115,15 +147,11 @@ export async function getTimeline(q: TimelineQuery, db: Queryable = getPool()): 
             round(extract(epoch FROM r.due_at - r.planned_at) * 1000)::int AS due,
             round(extract(epoch FROM r.started_at - r.planned_at) * 1000)::int AS started,
             round(extract(epoch FROM r.finished_at - r.planned_at) * 1000)::int AS finished
-       FROM runs r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
-      WHERE r.schedule_id = ANY($3::uuid[])
-        AND r.planned_at <= $2::timestamptz
-        AND r.planned_at >= $1::timestamptz - $4::interval
-        AND (r.planned_at >= $1::timestamptz OR r.state IN ('running', 'retrying') OR r.finished_at >= $1::timestamptz)
-        AND r.idempotency_key NOT LIKE 'superseded:%'
+       FROM (${WINDOW_RUNS_SQL}) r JOIN schedules s ON s.id = r.schedule_id AND s.deleted_at IS NULL
+      WHERE r.idempotency_key NOT LIKE 'superseded:%'
       ORDER BY r.planned_at, r.id
       LIMIT $5`,
-    [q.from.toISOString(), q.to.toISOString(), ids, LOOKBACK, maxRuns + 1, ids, t0],
+    [q.from.toISOString(), q.to.toISOString(), ids, LOOKBACK, maxRuns + 1, ids, t0, LONG_RUN],
   );
   const runs: TimelineRun[] = [];
   const retried: { id: string; at: number }[] = [];
