@@ -15,6 +15,7 @@ import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/l
 import { parseWorkerOptions, servesHandler, WorkerOptionsError } from "./worker-options";
 import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
+import { createFleetFold } from "./fleet-fold";
 import { createHeartbeat } from "./heartbeat";
 import { createAlerter } from "./alerter";
 import { createAuditAnchorPublisher } from "./audit-anchor-publisher";
@@ -72,6 +73,8 @@ async function main(): Promise<void> {
     }),
     // Alerts: evaluates every rule (one evaluator at a time across workers) and delivers webhooks.
     createAlerter({ pool, env, log, version: pkg.version }),
+    // The fleet read models' appended deltas folded into their minute rows (one worker at a time).
+    createFleetFold({ db: pool, log }),
     // Retention: partitions ahead, summaries, expiry (one worker at a time across workers).
     createRetentionDuty({ pool, boss, env, log, workerId: identity.id }),
     // Publishes the audit chain head outside the database (log, file, webhook) when it moved.

@@ -4,6 +4,7 @@
 // timed-out, skipped, zombie and unfinished runs, and again after runs change state once counted (a re-run, a zombie,
 // a late run finishing, a cancel request moving updated_at, a jitter change, deleted runs). The last test drops the
 // trigger and shows the comparison catches it.
+import { foldFleetDeltas } from "./fold-fleet-deltas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPool, useTestDatabase } from "@/test/db";
 import { seedScheduleHistory } from "@/test/seed-history";
@@ -48,10 +49,18 @@ async function answers(windowSeconds = 3600) {
   }
 }
 
+/** Compares with the changes still as appended deltas, then again once a worker's fold has moved them into the minute rows. */
 async function expectSame() {
-  const { direct, model } = await answers();
-  expect(model).toEqual(direct);
-  return direct;
+  const before = await answers();
+  expect(before.model).toEqual(before.direct);
+  expect(await foldFleetDeltas(pool)).toBeGreaterThanOrEqual(0);
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM fleet_run_minute_deltas) + (SELECT count(*) FROM fleet_attention_minute_deltas) AS n`,
+  );
+  expect(Number(rows[0]!.n)).toBe(0);
+  const after = await answers();
+  expect(after.model).toEqual(after.direct);
+  return after.direct;
 }
 
 beforeAll(async () => {

@@ -3,7 +3,8 @@
 // finished runs of every whole minute inside the window come from the model (8 rows a minute, whatever the
 // fleet's size); the runs planned in the window's two partial minutes and the unfinished runs (planned, queued,
 // running, retrying: few, read through runs_unfinished_planned_idx) straight from runs. The sum is exactly what
-// aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them).
+// aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them). The model is the
+// folded minute rows plus the deltas not folded yet (migration 20261203900000), read in one snapshot.
 import type { Queryable } from "../db/pool";
 import { RUN_STATES } from "../runs/run-states";
 import { COMPLETION_BUCKETS, LATENESS_BUCKETS, type HistogramCounts } from "./aggregate-runs";
@@ -39,7 +40,7 @@ const SQL = `
   WITH t AS (SELECT now() - make_interval(secs => $1) AS since, now() AS until),
        e AS (SELECT t.since, t.until, date_trunc('minute', t.since) + interval '1 minute' AS lo, date_trunc('minute', t.until) AS hi FROM t)
   SELECT vigil_array_sum(p.counts) AS counts, vigil_array_sum(p.sums) AS sums
-    FROM (SELECT ${MODEL_COUNTS} AS counts, ${MODEL_SUMS} AS sums FROM fleet_run_minutes f
+    FROM (SELECT ${MODEL_COUNTS} AS counts, ${MODEL_SUMS} AS sums FROM (SELECT * FROM fleet_run_minutes UNION ALL SELECT * FROM fleet_run_minute_deltas) f
            WHERE f.minute >= (SELECT lo FROM e) AND f.minute < (SELECT hi FROM e)
           UNION ALL
           ${DIRECT.replace(

@@ -4,6 +4,7 @@
 // migration 20261203100000_fleet_read_models) for the window's whole minutes, and straight from runs (partial
 // indexes of runs in trouble or started late) for its first, partial minute: the same numbers as counting the
 // runs (getRunsOverviewDirect, compared in fleet-read-models.db.test.ts), at a cost that does not grow with the fleet.
+// The model is its folded minute rows plus the deltas not folded yet (migration 20261203900000).
 import type { Queryable } from "../../db/pool";
 import { LATE_AFTER_MS, lateSql } from "../lateness";
 
@@ -42,7 +43,10 @@ export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promis
      FROM e,
      LATERAL (SELECT coalesce(sum(f.late), 0)::int AS late, coalesce(sum(f.missed), 0)::int AS missed, coalesce(sum(f.hollow), 0)::int AS hollow,
                      coalesce(sum(f.zombie), 0)::int AS zombie, coalesce(sum(f.failed), 0)::int AS failed
-                FROM fleet_attention_minutes f WHERE f.minute >= e.lo) m,
+                FROM (SELECT minute, late, missed, hollow, zombie, failed FROM fleet_attention_minutes
+                      UNION ALL
+                      SELECT minute, late, missed, hollow, zombie, failed FROM fleet_attention_minute_deltas) f
+               WHERE f.minute >= e.lo) m,
      LATERAL (SELECT count(*)::int AS late FROM runs r JOIN schedules s ON s.id = r.schedule_id
                WHERE r.started_at >= e.since AND r.started_at < e.lo AND r.lateness_ms > ${LATE_AFTER_MS}
                  AND ${lateSql("r.lateness_ms", "s.start_jitter_ms")}) x,
