@@ -6,6 +6,19 @@
 -- summed over the statement's rows instead of one call per row. core/metrics/fleet-read-models.db.test.ts and
 -- core/runs/run-summaries.db.test.ts check both against recounts from the runs.
 
+-- Whether an update of a run can change what the fleet models count (the row trigger's WHEN of 20261203100000).
+CREATE FUNCTION vigil_fleet_sees(o runs, n runs) RETURNS BOOLEAN LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT ((o.state IS DISTINCT FROM n.state OR o.lateness_ms IS DISTINCT FROM n.lateness_ms)
+      AND (n.state NOT IN ('planned', 'queued', 'running', 'retrying')
+      OR o.state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie')
+      OR n.lateness_ms > 1000 OR o.lateness_ms > 1000))
+      OR (o.state NOT IN ('planned', 'queued', 'running', 'retrying')
+      AND (o.attempt, o.kind, o.reruns, o.planned_at, o.finished_at, o.duration_ms, o.schedule_id)
+      IS DISTINCT FROM (n.attempt, n.kind, n.reruns, n.planned_at, n.finished_at, n.duration_ms, n.schedule_id))
+      OR (o.state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie') AND o.updated_at IS DISTINCT FROM n.updated_at)
+      OR ((o.lateness_ms > 1000 OR n.lateness_ms > 1000) AND o.started_at IS DISTINCT FROM n.started_at)
+$$;
+
 CREATE OR REPLACE FUNCTION vigil_runs_update_summaries() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM changed_new n JOIN changed_old o ON o.id = n.id
@@ -60,34 +73,21 @@ BEGIN
     WHERE l.planned_at <= excluded.planned_at;
 
   -- The fleet models (20261203100000), per statement: each changed run's old contribution taken out and its new one
-  -- added, summed per (minute, shard) so a batch that finishes many runs upserts a few rows; contributions that
-  -- cancel (nothing counted changed) are dropped before any upsert. Only the updates the fleet models can see are
-  -- read (the row trigger's WHEN of 20261203100000, unchanged): an on-time planned → queued → running is not.
-  CREATE TEMP TABLE IF NOT EXISTS vigil_fleet_delta (sign INTEGER, r runs) ON COMMIT DROP;
-  INSERT INTO vigil_fleet_delta
-  SELECT s.sign, s.r
-    FROM changed_new n JOIN changed_old o ON o.id = n.id
-   CROSS JOIN LATERAL (VALUES (-1, o::runs), (1, n::runs)) s(sign, r)
-   WHERE ((o.state IS DISTINCT FROM n.state OR o.lateness_ms IS DISTINCT FROM n.lateness_ms)
-          AND (n.state NOT IN ('planned', 'queued', 'running', 'retrying')
-               OR o.state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie')
-               OR n.lateness_ms > 1000 OR o.lateness_ms > 1000))
-      OR (o.state NOT IN ('planned', 'queued', 'running', 'retrying')
-          AND (o.attempt, o.kind, o.reruns, o.planned_at, o.finished_at, o.duration_ms, o.schedule_id)
-              IS DISTINCT FROM (n.attempt, n.kind, n.reruns, n.planned_at, n.finished_at, n.duration_ms, n.schedule_id))
-      OR (o.state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie') AND o.updated_at IS DISTINCT FROM n.updated_at)
-      OR ((o.lateness_ms > 1000 OR n.lateness_ms > 1000) AND o.started_at IS DISTINCT FROM n.started_at);
-  IF NOT FOUND THEN
-    RETURN NULL;
-  END IF;
-
+  -- added, summed per (minute, shard) so a batch that finishes many runs appends a few rows; contributions that
+  -- cancel (nothing counted changed) are dropped. Only the updates the fleet models can see are read (the row
+  -- trigger's WHEN of 20261203100000, unchanged): an on-time planned → queued → running is not. The changed pairs
+  -- are read straight from the transition tables in each of the two statements (a temporary table per transaction
+  -- cost catalog writes, and a join to schedules without statistics scanned all of them: 24 ms a call at 10,000).
   PERFORM vigil_fleet_run_upsert(x.minute, x.shard, x.counts, x.sums)
      FROM (SELECT g.minute, g.shard, vigil_array_sum(vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k)) AS counts,
                   vigil_array_sum(ARRAY[g.lat, g.gap, g.dur]) AS sums
              FROM (SELECT date_trunc('minute', (d.r).planned_at) AS minute, vigil_fleet_shard((d.r).schedule_id) AS shard, (d.r).state,
                           v.lat_k, v.gap_k, v.dur_k, sum(d.sign)::int AS n, sum(d.sign * greatest((d.r).attempt - 1, 0))::int AS retries,
                           coalesce(sum(d.sign * v.lat), 0) AS lat, coalesce(sum(d.sign * v.gap), 0) AS gap, coalesce(sum(d.sign * v.dur), 0) AS dur
-                     FROM vigil_fleet_delta d
+                     FROM (SELECT s.sign, s.r
+                       FROM changed_new n JOIN changed_old o ON o.id = n.id
+                      CROSS JOIN LATERAL (VALUES (-1, o::runs), (1, n::runs)) s(sign, r)
+                      WHERE vigil_fleet_sees(o, n)) d
                     CROSS JOIN LATERAL vigil_fleet_run_values((d.r).kind, (d.r).reruns, (d.r).lateness_ms, (d.r).planned_at,
                                                               (d.r).finished_at, (d.r).duration_ms) v
                     WHERE (d.r).state NOT IN ('planned', 'queued', 'running', 'retrying')
@@ -101,17 +101,25 @@ BEGIN
                   sum(u.zombie)::int AS zombie, sum(u.failed)::int AS failed
              FROM (SELECT date_trunc('minute', (d.r).started_at) AS minute, vigil_fleet_shard((d.r).schedule_id) AS shard, d.sign AS late,
                           0 AS missed, 0 AS hollow, 0 AS zombie, 0 AS failed
-                     FROM vigil_fleet_delta d JOIN schedules s ON s.id = (d.r).schedule_id
-                    WHERE (d.r).started_at IS NOT NULL AND (d.r).lateness_ms > 1000
-                      AND (d.r).lateness_ms > coalesce(s.start_jitter_ms, 0) + 1000
+                     FROM (SELECT s.sign, s.r
+                       FROM changed_new n JOIN changed_old o ON o.id = n.id
+                      CROSS JOIN LATERAL (VALUES (-1, o::runs), (1, n::runs)) s(sign, r)
+                      WHERE vigil_fleet_sees(o, n)) d
+                    WHERE (d.r).started_at IS NOT NULL
+                      -- the schedule's jitter looked up by key, and only for a run started more than 1 s late
+                      AND CASE WHEN (d.r).lateness_ms > 1000
+                               THEN (d.r).lateness_ms > coalesce((SELECT s.start_jitter_ms FROM schedules s WHERE s.id = (d.r).schedule_id), 0) + 1000
+                               ELSE false END
                    UNION ALL
                    SELECT date_trunc('minute', (d.r).updated_at), vigil_fleet_shard((d.r).schedule_id), 0, d.sign * ((d.r).state = 'missed')::int,
                           d.sign * ((d.r).state = 'hollow')::int, d.sign * ((d.r).state = 'zombie')::int,
                           d.sign * ((d.r).state IN ('failed', 'timed_out'))::int
-                     FROM vigil_fleet_delta d
+                     FROM (SELECT s.sign, s.r
+                       FROM changed_new n JOIN changed_old o ON o.id = n.id
+                      CROSS JOIN LATERAL (VALUES (-1, o::runs), (1, n::runs)) s(sign, r)
+                      WHERE vigil_fleet_sees(o, n)) d
                     WHERE (d.r).state IN ('missed', 'hollow', 'zombie', 'failed', 'timed_out')) u
             GROUP BY 1, 2
            HAVING sum(u.late) <> 0 OR sum(u.missed) <> 0 OR sum(u.hollow) <> 0 OR sum(u.zombie) <> 0 OR sum(u.failed) <> 0) a;
-  DELETE FROM vigil_fleet_delta;
   RETURN NULL;
 END $$;
