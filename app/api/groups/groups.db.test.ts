@@ -100,29 +100,28 @@ describe("a start-rate limit set on a group that already started runs", () => {
 });
 
 describe("a run waiting for the rate limit that is then marked missed", () => {
-  it("keeps no next-attempt time (the run page shows no stale 'next attempt')", async () => {
-    const { scheduleId, ids } = await groupWithRuns("stale-wait", 2, 1);
-    await h.pool.query(`UPDATE concurrency_groups SET max_starts = 1, per_seconds = 3600 WHERE name = 'stale-wait'`);
+  /** Two runs of a group allowed 1 start an hour: the first starts, the second waits; then it falls past its deadline. */
+  async function runWaitingPastDeadline(group: string) {
+    const { scheduleId, ids } = await groupWithRuns(group, 2, 1);
+    await h.pool.query(`UPDATE concurrency_groups SET max_starts = 1, per_seconds = 3600 WHERE name = $1`, [group]);
     const [a, b] = ids as [string, string];
     await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
     expect((await claim(a)).kind).toBe("start");
     expect(await claim(b)).toEqual({ kind: "waiting", reason: "rate_limit" });
     expect((await runState(h.pool, b)).next_attempt_at).not.toBeNull();
     await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() - interval '5 s' WHERE id = $1`, [b]);
+    return { scheduleId, waiting: b };
+  }
+
+  it("keeps no next-attempt time (the run page shows no stale 'next attempt')", async () => {
+    const { scheduleId, waiting: b } = await runWaitingPastDeadline("stale-wait");
     await withTransaction((tx) => sweepSchedule(tx, scheduleId, h.boss), h.pool);
     expect(await runState(h.pool, b)).toMatchObject({ state: "missed", next_attempt_at: null });
     expect((await getRunTrace(h.pool, b)).run.nextAttemptAt).toBeNull();
   });
 
   it("keeps none either when the claim itself finds it past its starting deadline", async () => {
-    const { ids } = await groupWithRuns("stale-wait-claim", 2, 1);
-    await h.pool.query(`UPDATE concurrency_groups SET max_starts = 1, per_seconds = 3600 WHERE name = 'stale-wait-claim'`);
-    const [a, b] = ids as [string, string];
-    await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
-    expect((await claim(a)).kind).toBe("start");
-    expect(await claim(b)).toEqual({ kind: "waiting", reason: "rate_limit" });
-    expect((await runState(h.pool, b)).next_attempt_at).not.toBeNull();
-    await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() - interval '5 s' WHERE id = $1`, [b]);
+    const { waiting: b } = await runWaitingPastDeadline("stale-wait-claim");
     expect(await claim(b)).toEqual({ kind: "missed" });
     expect(await runState(h.pool, b)).toMatchObject({ state: "missed", next_attempt_at: null });
   });
