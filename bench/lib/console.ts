@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { buildIsCurrent, stampBuild } from "../../scripts/lib/build";
 import { launch, terminate, type Managed } from "../../scripts/lib/processes";
-import { freePort } from "../../test/postgres-for-tests";
+import { freePort } from "../../scripts/lib/free-port";
 import { waitFor } from "../../test/wait-for";
 
 /** `next build` when .next is missing or older than the sources (its output on this terminal); throws when it fails. */
