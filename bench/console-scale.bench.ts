@@ -14,17 +14,14 @@
 // CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
 // refused, i.e. polling every 2 s as before it existed, for a ratio in the same run. Before the consoles open, the
 // cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
-import { spawnSync } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
 import { chromium, type Browser } from "playwright";
-import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
-import { launch, terminate } from "../scripts/lib/processes";
-import { freePort } from "../test/postgres-for-tests";
+import { terminate } from "../scripts/lib/processes";
 import { createTestSession, createTestToken } from "../test/auth";
 import { median, percentile } from "./lib/stats";
 import { runBenchWhenMain } from "./lib/main";
+import { buildConsoleIfStale, startBenchConsole } from "./lib/console";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 import { seedScheduleHistory } from "../test/seed-history";
 
@@ -244,46 +241,14 @@ async function postmasterPid(c: pg.Client): Promise<number> {
 export default async function consoleScaleBench(): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("run through `npm run bench -- console-scale` (it provides DATABASE_URL)");
-  if (!buildIsCurrent()) {
-    say("building the console (next build)…");
-    const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-      stdio: "inherit",
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-    });
-    if (r.status !== 0) throw new Error("next build failed");
-    stampBuild();
-  }
+  buildConsoleIfStale(say);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const port = await freePort();
-  const base = `http://localhost:${port}`;
   fs.mkdirSync("artifacts", { recursive: true });
   const logFile = fs.createWriteStream("artifacts/console-scale-console.log");
-  const consoleProc = launch(
-    "console",
-    ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)],
-    {
-      ...process.env,
-      DATABASE_URL: url,
-      NEXT_TELEMETRY_DISABLED: "1",
-      VIGIL_LOG_FORMAT: "json",
-      VIGIL_PROCESS: "console",
-      VIGIL_SECRET_KEY: crypto.randomBytes(32).toString("base64"),
-    },
-    { quiet: true, sink: logFile },
-  );
+  const { proc: consoleProc, base } = await startBenchConsole(url, { env: { VIGIL_LOG_FORMAT: "json" }, sink: logFile });
   let browser: Browser | null = null;
   try {
-    const deadline = performance.now() + 120_000;
-    for (;;) {
-      const ok = await fetch(`${base}/api/health?probe=live`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (performance.now() > deadline) throw new Error("the console did not start");
-      await new Promise((r) => setTimeout(r, 250));
-    }
     const token = await createTestToken(url, "viewer");
     const session = await createTestSession(url, "viewer");
     const cookie = { name: "vigil_session", value: session.cookie, url: base };

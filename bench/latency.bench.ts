@@ -13,20 +13,18 @@
 // VIGIL_LATENCY_TRACE=true, worker/lib/latency-trace.ts) NOTIFY heard → fetch sent → fetched → claimed → handed to the
 // thread → handler started. Times are wall-clock epoch ms of this machine, read by every process alike.
 // `npm run bench -- latency` (BENCH_LATENCY_SAMPLES=200 per variant by default).
-import crypto from "node:crypto";
-import net from "node:net";
 import os from "node:os";
-import { spawnSync } from "node:child_process";
 import pg from "pg";
 import { cloneTemplate, dropDatabase, startTestPostgres } from "../test/postgres-for-tests";
 import { createTestToken } from "../test/auth";
 import type { TestWorker } from "../test/worker-process";
 import { waitFor } from "../test/wait-for";
-import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
-import { launch, terminate, type Managed } from "../scripts/lib/processes";
+import { buildIsCurrent } from "../scripts/lib/build";
+import { terminate, type Managed } from "../scripts/lib/processes";
 import { LATENCY_TRACE_PREFIX } from "../worker/lib/latency-trace";
 import { percentile } from "./lib/stats";
 import { startWarmWorkers } from "./lib/workers";
+import { buildConsoleIfStale, startBenchConsole } from "./lib/console";
 import { runBenchWhenMain } from "./lib/main";
 import { graphileWorkerMain, migrateGraphile, startGraphileProcess, type GraphileProcess } from "./lib/graphile";
 
@@ -103,60 +101,12 @@ function statementLabel(sql: string): string {
   return s.slice(0, 24);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startConsole(url: string): Promise<{ proc: Managed; base: string }> {
-  const port = await freePort();
-  const base = `http://localhost:${port}`;
-  const proc = launch(
-    "console",
-    ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)],
-    {
-      ...process.env,
-      DATABASE_URL: url,
-      NEXT_TELEMETRY_DISABLED: "1",
-      VIGIL_PROCESS: "console",
-      VIGIL_LOG_LEVEL: "warn",
-      VIGIL_SECRET_KEY: crypto.randomBytes(32).toString("base64"),
-    },
-    { quiet: true },
-  );
-  await waitFor(
-    "the console to answer",
-    () =>
-      fetch(`${base}/api/health?probe=live`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    },
-  );
-  return { proc, base };
-}
-
 export default async function latencyBench(): Promise<void> {
   const samples = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
   const httpMode = process.env.BENCH_LATENCY_HTTP ?? "auto";
   let withApi = httpMode !== "off" && buildIsCurrent();
   if (httpMode === "build" && !withApi) {
-    say("building the console (next build)…");
-    const r = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-      stdio: "inherit",
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-    });
-    if (r.status !== 0) throw new Error("next build failed");
-    stampBuild();
+    buildConsoleIfStale(say);
     withApi = true;
   }
   const server = await startTestPostgres({ durable: true });
@@ -184,7 +134,7 @@ export default async function latencyBench(): Promise<void> {
     );
     let api: { base: string; token: string } | null = null;
     if (withApi) {
-      const c = await startConsole(vurl);
+      const c = await startBenchConsole(vurl, { env: { VIGIL_LOG_LEVEL: "warn" } });
       consoleProc = c.proc;
       api = { base: c.base, token: await createTestToken(vurl, "operator") };
     }

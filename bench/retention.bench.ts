@@ -187,12 +187,12 @@ async function apiTimes(dbs: ApiDb[]): Promise<{ p95: Record<string, number>[]; 
         const to = new Date(run.planned_at);
         const from = new Date(to.getTime() - 3600_000);
         return [
-          ["runs list (first page)", () => listRuns({ limit: 50 }, c)],
-          ["runs list (one schedule)", () => listRuns({ scheduleId, limit: 50 }, c)],
-          ["runs list (failed)", () => listRuns({ states: ["failed"], limit: 50 }, c)],
-          ["runs list (failed or missed)", () => listRuns({ states: ["failed", "missed"], limit: 50 }, c)],
-          ["timeline (1 h, all schedules)", () => getTimeline({ from, to }, c)],
-          ["schedule page (schedule)", () => getScheduleView(scheduleId, c)],
+          ["runs list (first page)", () => listRuns(c, { limit: 50 })],
+          ["runs list (one schedule)", () => listRuns(c, { scheduleId, limit: 50 })],
+          ["runs list (failed)", () => listRuns(c, { states: ["failed"], limit: 50 })],
+          ["runs list (failed or missed)", () => listRuns(c, { states: ["failed", "missed"], limit: 50 })],
+          ["timeline (1 h, all schedules)", () => getTimeline(c, { from, to })],
+          ["schedule page (schedule)", () => getScheduleView(c, scheduleId)],
           ["schedule page (90 days)", () => listDailySummaries(c, scheduleId, 90)],
           ["run page (trace)", () => getRunTrace(c, run.id)],
         ];

@@ -42,7 +42,7 @@ async function main(): Promise<number> {
   const client = new pg.Client({ connectionString: url, application_name: "vigil-audit-verify" });
   await client.connect();
   try {
-    const r = await verifyAuditWithAnchor(anchor, client);
+    const r = await verifyAuditWithAnchor(client, anchor);
     if (r.brokenId === null) say(`chain intact: ${r.checked} rows from the start to the head (seq ${r.head?.seq ?? 0})`);
     else say(`CHAIN BROKEN at row ${r.brokenId}: ${r.problem} (${r.checked} rows checked)`);
     if (!anchor) say("no anchor given (--anchor-file, or VIGIL_AUDIT_ANCHOR_FILE): removal of the newest rows cannot be ruled out");

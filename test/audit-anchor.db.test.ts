@@ -74,7 +74,7 @@ describe("audit anchor", () => {
     expect(published.status).toBe("published");
     const anchor = readLastAnchorFromFile(file);
     await audit(3);
-    expect((await verifyAuditWithAnchor(anchor, pool)).ok).toBe(true);
+    expect((await verifyAuditWithAnchor(pool, anchor)).ok).toBe(true);
     expect((await auditVerifyCli(["--anchor-file", file])).code).toBe(0);
 
     // Remove the anchored row, one before it, and everything after.
@@ -82,7 +82,7 @@ describe("audit anchor", () => {
 
     const plain = await verifyAudit(pool);
     expect(plain.ok).toBe(true);
-    const anchored = await verifyAuditWithAnchor(anchor, pool);
+    const anchored = await verifyAuditWithAnchor(pool, anchor);
     expect(anchored.ok).toBe(false);
     expect(anchored.anchorProblem).toBe(
       `the chain ends at seq ${anchor.seq - 2} but an anchor published at ${anchor.at} records seq ${anchor.seq}: rows at or before the anchor were removed`,
@@ -112,7 +112,7 @@ describe("audit anchor", () => {
 
     // Rows appended after the truncation do not hide it: the anchored row is gone or has another hash.
     await audit(10);
-    const refilled = await verifyAuditWithAnchor(anchor, pool);
+    const refilled = await verifyAuditWithAnchor(pool, anchor);
     expect(refilled.ok).toBe(false);
     expect(refilled.anchorProblem).toMatch(/is missing|has hash/);
     // And the publisher refuses to anchor the rewritten head (that would make the newest anchor agree with it).
@@ -156,7 +156,7 @@ describe("audit anchor", () => {
       const last = lines.at(-1);
       expect(last.hash).toMatch(/^[0-9a-f]{64}$/);
       expect(last.count).toBe(Number((await pool.query("SELECT count(*) FROM audit_events")).rows[0].count));
-      expect((await verifyAuditWithAnchor(last, pool)).ok).toBe(true);
+      expect((await verifyAuditWithAnchor(pool, last)).ok).toBe(true);
 
       const hook = await waitFor("the webhook with the second anchor", () =>
         receiver.received.find((r) => JSON.parse(r.body).seq === second),

@@ -2,25 +2,16 @@
 // database migrated once; every test file clones it (CREATE DATABASE … TEMPLATE) in milliseconds.
 // With DATABASE_URL set (a real server), the template lives there instead; it must be local.
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "../core/db/migrate";
 import { startEmbeddedPostgres, ensureDatabase } from "../scripts/lib/postgres";
+import { freePort } from "../scripts/lib/free-port";
+
+export { freePort };
 
 export const TEMPLATE_DB = "vigil_test_template";
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export function refuseNonLocal(url: string): void {
   const host = new URL(url).hostname;

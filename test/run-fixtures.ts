@@ -8,6 +8,7 @@ import { startBoss } from "../core/queue/boss";
 import { sendRunJob } from "../core/queue/send-run-job";
 import { sendRunJobs } from "../core/queue/send-run-job";
 import { plainRunSql } from "../core/runs/plain-run";
+import { jobExpireSeconds } from "../core/runs/claim/lock-run-scope";
 
 export interface ScheduleFixture {
   handler: string;
@@ -93,7 +94,7 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
         handler: r.handler,
         attempt: 1,
         dueAt: r.due_at,
-        expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+        expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
         plain: r.plain,
       });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
@@ -135,7 +136,7 @@ export async function createRuns(
             attempt: 1,
             wake: 0,
             dueAt: r.due_at,
-            expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+            expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
             plain: r.plain,
           })),
         ),

@@ -39,7 +39,7 @@ describe("workers with skewed clocks", () => {
         made.push((await createSchedule(input, systemActor("test"), { db: tx })).id);
       }
       return made;
-    });
+    }, pool);
     const start: Date = (await pool.query(`SELECT clock_timestamp() AS now`)).rows[0].now;
     await waitFor(
       "the test window on the database clock",

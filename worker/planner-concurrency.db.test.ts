@@ -50,7 +50,7 @@ describe("three planners, 200 schedules", () => {
       const made: string[] = [];
       for (let i = 0; i < SCHEDULES; i++) made.push((await createSchedule(scheduleInput(i), systemActor("test"), { db: tx })).id);
       return made;
-    });
+    }, pool);
     progress("schedules created");
     const start: Date = (await pool.query(`SELECT clock_timestamp() AS now`)).rows[0].now;
     await waitFor(

@@ -1,5 +1,6 @@
 // The timeline's own model: lanes of runs with epoch-millisecond times, sorted by planned time, so drawing
 // and hit-testing are plain arithmetic. The API response is mapped into it once per fetch.
+import { TERMINAL_STATES } from "@/core/runs/run-states";
 
 export interface TimelineAttempt {
   number: number;
@@ -66,17 +67,8 @@ export interface TimelineModel {
   laneTotal: number;
 }
 
-export const TIMELINE_OUTCOMES = [
-  "succeeded",
-  "failed",
-  "timed_out",
-  "cancelled",
-  "skipped_overlap",
-  "missed",
-  "hollow",
-  "zombie",
-  "running",
-] as const;
+/** The legend's outcome buckets: every end state (paused has a bucket of its own, beside planned) and running. */
+export const TIMELINE_OUTCOMES: readonly string[] = [...TERMINAL_STATES.filter((s) => s !== "paused"), "running"];
 
 /** Which legend bucket a run state is filtered by; waiting states go with "running" (in flight). */
 export function outcomeBucket(state: string): string {

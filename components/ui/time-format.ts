@@ -2,6 +2,10 @@
 // operator never has to guess whether "02:00" is the schedule's, the server's or their own.
 // "Your" zone is the browser's, or UTC when the user chose UTC in the user menu (setTimeDisplay): every
 // function here that is not given a zone uses it, so the choice reaches every timestamp on every page.
+// Durations are written by core's formatDuration (alert messages use it too), re-exported here.
+import { formatDuration } from "@/core/format-duration";
+
+export { formatDuration };
 
 export type TimeDisplay = "local" | "utc";
 
@@ -105,28 +109,6 @@ export function formatHourMinute(ms: number): string {
 /** The viewer's IANA zone, e.g. "Europe/Berlin" — or "UTC" when they chose to see times in UTC. */
 export function viewerZone(): string {
   return displayZone() ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-}
-
-/** "1.2 s", "340 ms", "3 min 5 s", "2 h 4 min". */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || Number.isNaN(ms)) return "—";
-  const sign = ms < 0 ? "−" : "";
-  const a = Math.abs(ms);
-  if (a < 1000) return `${sign}${Math.round(a)} ms`;
-  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
-  if (a < 3_600_000) {
-    const m = Math.floor(a / 60_000);
-    const s = Math.round((a % 60_000) / 1000);
-    return `${sign}${m} min${s ? ` ${s} s` : ""}`;
-  }
-  if (a < 86_400_000) {
-    const h = Math.floor(a / 3_600_000);
-    const m = Math.round((a % 3_600_000) / 60_000);
-    return `${sign}${h} h${m ? ` ${m} min` : ""}`;
-  }
-  const d = Math.floor(a / 86_400_000);
-  const h = Math.round((a % 86_400_000) / 3_600_000);
-  return `${sign}${d} d${h ? ` ${h} h` : ""}`;
 }
 
 /** "in 4 min", "12 s ago", "now". `nowMs` is passed in so a whole table agrees on one now. */

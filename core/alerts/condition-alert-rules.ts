@@ -4,7 +4,7 @@
 import type { Queryable } from "../db/pool";
 import { liveWorkerSql } from "../handlers/handler-registry";
 import type { AlertCandidate } from "./alert-change";
-import { formatDuration } from "./format-duration";
+import { formatDuration } from "../format-duration";
 
 export interface ConditionResult {
   firing: AlertCandidate[];

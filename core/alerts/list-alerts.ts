@@ -24,23 +24,9 @@ export interface AlertDeliveryView {
   }[];
 }
 
-export interface AlertView {
-  id: string;
-  kind: AlertKind;
-  severity: AlertSeverity;
-  message: string;
+/** The console's view of an alert: what every view shows (alertFields), its dedupe key and its deliveries. */
+export interface AlertView extends AlertSnapshot {
   dedupeKey: string;
-  scheduleId: string | null;
-  scheduleName: string | null;
-  runId: string | null;
-  openedAt: Date;
-  lastSeenAt: Date;
-  resolvedAt: Date | null;
-  resolution: string | null;
-  occurrences: number;
-  acknowledgedAt: Date | null;
-  acknowledgedBy: string | null;
-  data: Record<string, unknown> | null;
   deliveries: AlertDeliveryView[];
 }
 
@@ -105,6 +91,9 @@ export function alertFields(r: Omit<AlertRow, "dedupe_key" | "deliveries">) {
     data: r.data,
   };
 }
+
+/** An alert as every view shows it; the webhook's body carries it as is (claimAlertDeliveries). */
+export type AlertSnapshot = ReturnType<typeof alertFields>;
 
 export function toAlertView(r: AlertRow): AlertView {
   return { ...alertFields(r), dedupeKey: r.dedupe_key, deliveries: r.deliveries };

@@ -7,7 +7,7 @@
 // before the watermark never raises again, so a late run followed by an on-time one between two
 // evaluations still yields exactly one alert, opened and resolved in the same pass.
 import type { AlertKind } from "./alert-kinds";
-import { formatDuration } from "./format-duration";
+import { formatDuration } from "../format-duration";
 
 export interface RunAlertRule {
   id: string;

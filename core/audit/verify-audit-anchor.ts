@@ -2,7 +2,7 @@
 // rows were removed (the rows left still link up); an anchor can: the row it names must still exist with the
 // same hash, and as many rows must lead up to it as when it was published. Together with the chain check
 // (start → head intact) this proves that nothing up to the anchor was altered or removed.
-import { getPool, type Queryable } from "../db/pool";
+import { type Queryable } from "../db/pool";
 import type { AuditAnchor, AuditHead } from "./audit-anchor";
 import { readAuditHead } from "./audit-anchor";
 import { verifyAudit, type AuditVerification } from "./verify-audit";
@@ -41,8 +41,8 @@ export async function checkAnchor(db: Queryable, anchor: AuditAnchor, head: Audi
 
 /** The chain check, plus the anchor check when an anchor is given. ok only when both hold. */
 export async function verifyAuditWithAnchor(
+  db: Queryable,
   anchor: (AuditAnchor & { source?: string }) | null,
-  db: Queryable = getPool(),
 ): Promise<AnchoredVerification> {
   const chain = await verifyAudit(db);
   const head = await readAuditHead(db);

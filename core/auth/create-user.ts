@@ -8,14 +8,29 @@ import { createUserSchema, type CreateUserInput } from "./user-input";
 import { USER_COLUMNS, toUserRecord, type UserRecord, type UserRow } from "./user-record";
 import { inTransaction } from "../db/pool";
 
-export async function insertUserRow(db: Queryable, u: { email: string; name: string; passwordHash: string; role: string }) {
-  const { rows } = await db.query<UserRow>(
+/** Inserts a password user and audits it (user.create) in the caller's transaction; null, nothing audited, when the email is taken. */
+export async function insertUser(
+  tx: Queryable,
+  u: { email: string; name: string; passwordHash: string; role: string },
+  audit: { actor: Actor; reason: string | null },
+): Promise<UserRecord | null> {
+  const { rows } = await tx.query<UserRow>(
     `INSERT INTO users (email, name, password_hash, role) VALUES ($1, $2, $3, $4)
      ON CONFLICT (email) DO NOTHING
      RETURNING ${USER_COLUMNS}`,
     [u.email, u.name, u.passwordHash, u.role],
   );
-  return rows[0] ? toUserRecord(rows[0]) : null;
+  if (!rows[0]) return null;
+  const user = toUserRecord(rows[0]);
+  await recordAudit(tx, {
+    actor: audit.actor,
+    action: "user.create",
+    targetType: "user",
+    targetId: user.id,
+    after: { email: user.email, name: user.name, role: user.role },
+    reason: audit.reason,
+  });
+  return user;
 }
 
 export async function createUser(
@@ -28,19 +43,11 @@ export async function createUser(
   // Hash outside the transaction: ~300 ms of CPU should not hold a connection and its locks.
   const passwordHash = await hashPassword(u.password);
   return inTransaction({ tx: db }, async (tx) => {
-    const user = await insertUserRow(tx, { email: u.email, name: u.name, passwordHash, role: u.role });
+    const user = await insertUser(tx, { email: u.email, name: u.name, passwordHash, role: u.role }, { actor, reason: reason ?? null });
     if (!user)
       throw new ConflictError(`A user with the email ${u.email} already exists.`, "email_taken", {
         email: "This email is already in use.",
       });
-    await recordAudit(tx, {
-      actor,
-      action: "user.create",
-      targetType: "user",
-      targetId: user.id,
-      after: { email: user.email, name: user.name, role: user.role },
-      reason: reason ?? null,
-    });
     return user;
   });
 }

@@ -9,7 +9,7 @@ import { recordAudit } from "../audit/record-audit";
 import { systemActor } from "./roles";
 import { hashPassword } from "./password";
 import { createUserSchema } from "./user-input";
-import { insertUserRow } from "./create-user";
+import { insertUser } from "./create-user";
 
 const LOCK_FIRST_ADMIN = 746349;
 
@@ -38,18 +38,12 @@ export async function ensureFirstAdmin(
   return withTransaction<FirstAdminResult>(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock($1)`, [LOCK_FIRST_ADMIN]);
     if (await adminExists(tx)) return "exists";
-    const created = await insertUserRow(tx, { email: u.email, name: u.name, passwordHash, role: "admin" });
-    if (created) {
-      await recordAudit(tx, {
-        actor,
-        action: "user.create",
-        targetType: "user",
-        targetId: created.id,
-        after: { email: created.email, name: created.name, role: created.role },
-        reason: "first admin from VIGIL_ADMIN_EMAIL",
-      });
-      return "created";
-    }
+    const created = await insertUser(
+      tx,
+      { email: u.email, name: u.name, passwordHash, role: "admin" },
+      { actor, reason: "first admin from VIGIL_ADMIN_EMAIL" },
+    );
+    if (created) return "created";
     // The email already has an account (e.g. the only admin was disabled): make it an active admin
     // again with the configured password — whoever controls the environment controls the console.
     const { rows: found } = await tx.query<{ id: string; role: string; disabled_at: Date | null }>(

@@ -4,10 +4,11 @@
 // - A function that runs its statements on the handle it is given takes it FIRST and required: `db: Queryable`
 //   (the pool, or a client inside the caller's transaction). Nothing defaults to the global pool behind its
 //   caller's back: the process edge (an API route or page with getPool(), the worker's main) says which handle.
-//   (dbNow keeps its default: it only reads the clock. Still to converge: the console's list readers listRuns,
-//   getTimeline, findOccurrence, listSchedules and getScheduleView take theirs last and optional.)
+//   (dbNow keeps its default: it only reads the clock. getConsoleVersion in core/console still defaults to the pool;
+//   that folder was being changed elsewhere when the rest converged.)
 // - A function that must check out connections of its own (opens transactions, LISTENs, works in parallel) takes
-//   `pool: pg.Pool` first, for the same reason.
+//   `pool: pg.Pool` first, for the same reason. (withTransaction, a wrapper, takes its callback first and the pool
+//   second, also required.)
 // - An operation that is a transaction of its own (an operator action: createSchedule, pauseSchedule, updateUser,
 //   revokeApiToken…) takes its handle LAST and optional, in `opts: { db?: Queryable }`: given, the operation joins
 //   that open transaction in a savepoint; left out, it opens its own on the pool (inTransaction below). One that
@@ -57,12 +58,6 @@ export function survivesLostConnections(p: pg.Pool, label: string): void {
 }
 
 /**
- * A pool for the worker's hot one-statement paths (core/runs claimPlainRuns, finishPlainRuns). They are
- * named (prepared) statements whose plan is fixed by their shape (primary-key lookups), but the planner
- * would keep custom-planning them, which cost more than running them; these connections always use the
- * generic plan (for every parameterised statement, which is why nothing else runs on them).
- */
-/**
  * A pool for the dispatcher's pg-boss fetch (worker/dispatcher.ts), whose commits do not wait for the WAL flush
  * (synchronous_commit = off): a fetch only marks jobs active, and it is followed by the run's claim, a durable
  * commit whose flush writes the fetch's WAL before it (WAL is flushed in order). A crash that loses a fetch
@@ -75,6 +70,12 @@ export function createFetchPool(connectionString: string, max: number): pg.Pool 
   return p;
 }
 
+/**
+ * A pool for the worker's hot one-statement paths (core/runs claimPlainRuns, finishPlainRuns). They are
+ * named (prepared) statements whose plan is fixed by their shape (primary-key lookups), but the planner
+ * would keep custom-planning them, which cost more than running them; these connections always use the
+ * generic plan (for every parameterised statement, which is why nothing else runs on them).
+ */
 export function createHotPathPool(connectionString: string, max: number): pg.Pool {
   const hot = new pg.Pool({ connectionString, max, application_name: "vigil-hot-path", options: "-c plan_cache_mode=force_generic_plan" });
   survivesLostConnections(hot, "idle hot-path client error");
@@ -87,11 +88,10 @@ export async function closePool(): Promise<void> {
   await p?.end();
 }
 
-/** Runs fn inside one transaction on one client; commits on success, rolls back and rethrows on error. */
 /** Runs fn in a new transaction on a connection of `from`: committed when fn resolves (rolled back instead with `rollback`). */
 export async function withTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
-  from: pg.Pool = getPool(),
+  from: pg.Pool,
   opts: { rollback?: boolean } = {},
 ): Promise<T> {
   const client = await from.connect();

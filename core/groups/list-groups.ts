@@ -1,7 +1,7 @@
 // The console's Groups view (Workers page): each concurrency group with its limits and what they hold right now —
 // runs running, starts in the current start-rate window (as the claim counts them: the group's recent_starts), and
 // runs waiting for a slot or for the rate limit.
-import { getPool, type Queryable } from "../db/pool";
+import { type Queryable } from "../db/pool";
 
 export interface GroupRow {
   name: string;
@@ -18,7 +18,7 @@ export interface GroupRow {
   schedules: number;
 }
 
-export async function listGroups(db: Queryable = getPool()): Promise<GroupRow[]> {
+export async function listGroups(db: Queryable): Promise<GroupRow[]> {
   const { rows } = await db.query<{
     name: string;
     max_running: number;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineHandlerSpec } from "./define-handler.ts";
 import { workerEnvVarName } from "./env-var-name.ts";
 import { shellCommandSpec } from "./shell-command-spec.ts";
+import { httpUrlSchema } from "../http/http-url.ts";
 
 const accountId = (what: string) =>
   z
@@ -50,20 +51,7 @@ export const httpRequestSpec = defineHandlerSpec({
     "X-Vigil-Records response header, else a top-level numeric `records` in a JSON body (first 1 MiB), else 1.",
   payload: z.strictObject({
     method: z.enum(HTTP_METHODS, { error: `method must be one of ${HTTP_METHODS.join(", ")}` }).default("GET"),
-    url: z
-      .string({ error: "url must be a string such as https://example.com/hook" })
-      .max(2048, { error: "url must be at most 2048 characters" })
-      .refine(
-        (u) => {
-          try {
-            const p = new URL(u).protocol;
-            return p === "http:" || p === "https:";
-          } catch {
-            return false;
-          }
-        },
-        { error: "url must be an absolute http:// or https:// URL" },
-      ),
+    url: httpUrlSchema("url", "https://example.com/hook"),
     headers: z
       .record(z.string(), z.string(), { error: "headers must be an object of string values" })
       .superRefine((h, ctx) => {

@@ -60,18 +60,18 @@ describe("every reader applies the one rule", () => {
   });
 
   it("the runs list filters by lateness and carries the jitter the console classifies with", async () => {
-    const late = await listRuns({ scheduleId, lateness: "late" });
-    const onTime = await listRuns({ scheduleId, lateness: "on_time" });
+    const late = await listRuns(getPool(), { scheduleId, lateness: "late" });
+    const onTime = await listRuns(getPool(), { scheduleId, lateness: "on_time" });
     expect(late.runs.map((r) => r.id)).toEqual([run.beyond]);
     expect(onTime.runs.map((r) => r.id)).toEqual([run.inside]);
-    const all = await listRuns({ scheduleId });
+    const all = await listRuns(getPool(), { scheduleId });
     expect(all.runs.map((r) => classifyLateness(r.latenessMs, r.startJitterMs))).toEqual([null, "late", "on_time"]);
   });
 
   it("the run page, the schedules list's counts and the overview say the same", async () => {
     expect((await getRunTrace(getPool(), run.inside)).run.timings.lateness).toBe("on_time");
     expect((await getRunTrace(getPool(), run.beyond)).run.timings.lateness).toBe("late");
-    const [s] = await listSchedules({ id: scheduleId });
+    const [s] = await listSchedules(getPool(), { id: scheduleId });
     expect(s!.counts24h.late).toBe(1);
     expect((await getRunsOverview(getPool())).lastHour.late).toBe(1);
   });

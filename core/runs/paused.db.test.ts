@@ -67,18 +67,18 @@ describe("a pause whose until has passed is over for every reader", () => {
   });
 
   it("the schedules list and the detail record show it active, with a next fire", async () => {
-    const [over] = await listSchedules({ id: id.over });
+    const [over] = await listSchedules(getPool(), { id: id.over });
     expect(over!.paused).toBeNull();
     expect(over!.enabled).toBe(true);
     expect(over!.nextFireAt).not.toBeNull();
     expect((await getScheduleOrThrow(getPool(), id.over)).paused).toBeNull();
-    const [held] = await listSchedules({ id: id.held });
+    const [held] = await listSchedules(getPool(), { id: id.held });
     expect(held!.paused?.reason).toBe("maintenance");
     expect(held!.enabled).toBe(false);
   });
 
   it("the timeline draws its lane as not paused", async () => {
-    const t = await getTimeline({ from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) });
+    const t = await getTimeline(getPool(), { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) });
     expect(Object.fromEntries(t.schedules.map((s) => [s.name, s.paused]))).toEqual({ "pause-over": false, "pause-held": true });
   });
 

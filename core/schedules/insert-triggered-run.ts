@@ -14,6 +14,7 @@ import { ensureRunQueues, runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
 import { sendRunJobs } from "../queue/send-run-job";
 import { plainRunSql } from "../runs/plain-run";
+import { jobExpireSeconds } from "../runs/claim/lock-run-scope";
 import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
 
 export interface TriggeredRun {
@@ -85,7 +86,7 @@ export async function insertTriggeredRun(
         attempt: 1,
         wake: 0,
         dueAt: r.due_at,
-        expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+        expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
         plain: r.plain,
       },
     ],
@@ -117,7 +118,7 @@ export async function triggerRunInOneStatement(
   const job = await pgBossInsertStatement(boss, run.schedule.handler, {
     id: jobIdFor(run.id, 1, 0),
     data: runJobData({ runId: run.id, attempt: 1, plain: run.schedule.plain }),
-    expireInSeconds: run.schedule.timeoutSeconds + run.schedule.graceSeconds + 60,
+    expireInSeconds: jobExpireSeconds(run.schedule),
     retryLimit: 0,
   });
   if (!job) return null;

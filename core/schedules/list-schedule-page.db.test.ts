@@ -32,18 +32,22 @@ describe("the schedules list pages, searches and sorts on the server", () => {
   it("pages through 120 schedules with a total, and finds by name, handler and tag", async () => {
     await schedules(120, "page-");
     await schedules(3, "other-", "http.request", ["payments"]);
-    const first = await listSchedulePage({ q: "page-", limit: 50 });
+    const first = await listSchedulePage(getPool(), { q: "page-", limit: 50 });
     expect(first.total).toBe(120);
     expect(first.schedules.map((s) => s.name)).toEqual(Array.from({ length: 50 }, (_, i) => `page-${String(i + 1).padStart(4, "0")}`));
-    const last = await listSchedulePage({ q: "page-", limit: 50, offset: 100 });
+    const last = await listSchedulePage(getPool(), { q: "page-", limit: 50, offset: 100 });
     expect(last.schedules).toHaveLength(20);
     expect(last.schedules[0]!.name).toBe("page-0101");
-    expect((await listSchedulePage({ q: "page-", limit: 50, offset: 500 })).total).toBe(120);
-    expect((await listSchedulePage({ q: "HTTP.REQ" })).schedules.map((s) => s.name)).toEqual(["other-0001", "other-0002", "other-0003"]);
-    const tagged = await listSchedulePage({ tags: ["payments"] });
+    expect((await listSchedulePage(getPool(), { q: "page-", limit: 50, offset: 500 })).total).toBe(120);
+    expect((await listSchedulePage(getPool(), { q: "HTTP.REQ" })).schedules.map((s) => s.name)).toEqual([
+      "other-0001",
+      "other-0002",
+      "other-0003",
+    ]);
+    const tagged = await listSchedulePage(getPool(), { tags: ["payments"] });
     expect(tagged.total).toBe(3);
     expect(tagged.schedules[0]!.tags).toEqual(["payments"]);
-    const desc = await listSchedulePage({ q: "page-", desc: true, limit: 2 });
+    const desc = await listSchedulePage(getPool(), { q: "page-", desc: true, limit: 2 });
     expect(desc.schedules.map((s) => s.name)).toEqual(["page-0120", "page-0119"]);
   });
 
@@ -54,17 +58,17 @@ describe("the schedules list pages, searches and sorts on the server", () => {
     await run(failing!, 6, "failed");
     await run(failing!, 7, "failed", 5000); // late too
     await run(missing!, 5, "missed", null);
-    const byTrouble = await listSchedulePage({ q: "trouble-", sort: "trouble" });
+    const byTrouble = await listSchedulePage(getPool(), { q: "trouble-", sort: "trouble" });
     expect(byTrouble.schedules.map((s) => s.name)).toEqual(["trouble-0002", "trouble-0003", "trouble-0001"]);
     expect(byTrouble.schedules[0]!.counts24h).toEqual({ late: 1, missed: 0, hollow: 0, failed: 3 });
     expect(byTrouble.schedules[0]!.lastRun?.state).toBe("failed");
-    const byLast = await listSchedulePage({ q: "trouble-", sort: "last_state" });
+    const byLast = await listSchedulePage(getPool(), { q: "trouble-", sort: "last_state" });
     expect(byLast.schedules.map((s) => s.lastRun?.state)).toEqual(["failed", "missed", "succeeded"]);
 
     // A re-run takes the run out of "failed"; it succeeding makes it the latest outcome again.
     await getPool().query(`UPDATE runs SET state = 'queued' WHERE id = $1`, [f1]);
     await getPool().query(`UPDATE runs SET state = 'succeeded' WHERE id = $1`, [f1]);
-    const after = (await listSchedulePage({ q: "trouble-0002" })).schedules[0]!;
+    const after = (await listSchedulePage(getPool(), { q: "trouble-0002" })).schedules[0]!;
     expect(after.counts24h.failed).toBe(2);
     expect(after.lastRun?.id).toBe(f1);
     expect(after.lastRun?.state).toBe("succeeded");
@@ -75,7 +79,7 @@ describe("the schedules list pages, searches and sorts on the server", () => {
     await run(later!, -30, "planned", null);
     await run(sooner!, -5, "planned", null);
     await getPool().query(`UPDATE schedules SET paused_at = clock_timestamp() WHERE id = $1`, [none]);
-    const page = await listSchedulePage({ q: "next-", sort: "next_fire" });
+    const page = await listSchedulePage(getPool(), { q: "next-", sort: "next_fire" });
     expect(page.schedules.map((s) => s.name)).toEqual(["next-0002", "next-0001", "next-0003"]);
   });
 

@@ -8,7 +8,7 @@
 // "Last 24 h" is counted by planned hour: the current hour and the 24 before it. Times are statement_timestamp()
 // (the database clock, stable within the statement) so they bound index scans; clock_timestamp() is volatile
 // and would make every per-schedule lookup walk all of its history.
-import { dbNow, getPool, type Queryable } from "../db/pool";
+import { dbNow, type Queryable } from "../db/pool";
 import { computeNextFireTimes } from "./compute-next-fire-times";
 import { NotFoundError } from "../errors";
 import { SCHEDULE_SORTS, type ScheduleSort } from "./schedule-sorts";
@@ -113,7 +113,7 @@ const DETAIL_SQL = `
            WHERE h.schedule_id = s.id AND h.hour >= date_trunc('hour', statement_timestamp()) - interval '24 hours') c ON true
    WHERE s.id = ANY($1::uuid[])`;
 
-export async function listSchedulePage(query: ScheduleListQuery = {}, db: Queryable = getPool()): Promise<SchedulePage> {
+export async function listSchedulePage(db: Queryable, query: ScheduleListQuery = {}): Promise<SchedulePage> {
   const limit = Math.max(1, Math.min(query.limit ?? 50, 5000));
   const offset = Math.max(0, query.offset ?? 0);
   const sort = query.sort ?? "name";
@@ -162,21 +162,22 @@ export async function listSchedulePage(query: ScheduleListQuery = {}, db: Querya
 
 /** Past the last page the window function has no row to report the total on. */
 async function countSchedules(db: Queryable, query: ScheduleListQuery): Promise<number> {
-  const { total } = await listSchedulePage({ ...query, offset: 0, limit: 1 }, db);
+  const { total } = await listSchedulePage(db, { ...query, offset: 0, limit: 1 });
   return total;
 }
 
 /** The first `limit` schedules (default 1,000) by name: for callers that want a plain list. */
 export async function listSchedules(
-  opts: { db?: Queryable; q?: string; limit?: number; id?: string; tags?: string[] } = {},
+  db: Queryable,
+  opts: { q?: string; limit?: number; id?: string; tags?: string[] } = {},
 ): Promise<ScheduleListItem[]> {
-  const { db, limit, ...query } = opts;
-  return (await listSchedulePage({ ...query, limit: Math.min(limit ?? 1000, 5000) }, db)).schedules;
+  const { limit, ...query } = opts;
+  return (await listSchedulePage(db, { ...query, limit: Math.min(limit ?? 1000, 5000) })).schedules;
 }
 
 /** One live schedule with the list's extras (next fire, last outcome, counts, lateness). */
-export async function getScheduleView(id: string, db?: Queryable): Promise<ScheduleListItem> {
-  const item = isUuid(id) ? (await listSchedules({ db, id }))[0] : undefined;
+export async function getScheduleView(db: Queryable, id: string): Promise<ScheduleListItem> {
+  const item = isUuid(id) ? (await listSchedules(db, { id }))[0] : undefined;
   if (!item) throw new NotFoundError("Schedule", id);
   return item;
 }

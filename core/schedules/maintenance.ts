@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { dbNow, getPool, inTransaction, type Queryable } from "../db/pool";
+import { dbNow, inTransaction, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { pauseSchedulesInTransaction } from "./pause-schedule";
 import { resumeSchedulesInTransaction } from "./resume-schedule";
@@ -171,7 +171,7 @@ async function endMaintenance(
 }
 
 /** Open windows (newest first) with how many schedules each still holds paused: the console's banner. */
-export async function listMaintenance(db: Queryable = getPool()): Promise<MaintenanceWindow[]> {
+export async function listMaintenance(db: Queryable): Promise<MaintenanceWindow[]> {
   const { rows } = await db.query(
     `SELECT w.*, (SELECT count(*)::int FROM schedules s WHERE s.maintenance_id = w.id AND s.deleted_at IS NULL AND s.paused_at IS NOT NULL) AS n
        FROM maintenance_windows w

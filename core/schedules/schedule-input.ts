@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { triggerSchema } from "./trigger";
 import { webhookFormatSchema } from "../alerts/webhook/webhook-format";
+import { httpUrlSchema } from "../http/http-url";
 
 export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
 /** A tag: lowercase, may carry a namespace ("team:payments", "env.prod"). */
@@ -54,20 +55,7 @@ const tags = z
   .transform((list) => [...new Set(list)].sort())
   .refine((list) => list.length <= MAX_TAGS, { error: `At most ${MAX_TAGS} tags` });
 
-const webhookUrl = z
-  .string({ error: "Webhook URL must be a string such as https://hooks.example.com/vigil" })
-  .max(2048, { error: "Webhook URL must be at most 2048 characters" })
-  .refine(
-    (u) => {
-      try {
-        const p = new URL(u).protocol;
-        return p === "http:" || p === "https:";
-      } catch {
-        return false;
-      }
-    },
-    { error: "Webhook URL must be an absolute http:// or https:// URL" },
-  );
+const webhookUrl = httpUrlSchema("Webhook URL", "https://hooks.example.com/vigil");
 
 /** Every settable field, without defaults: shared by create (with defaults) and edit (all optional). */
 const fields = {

@@ -152,7 +152,7 @@ describe("schedules", () => {
       alice,
     );
     expect(again.id).not.toBe(s.id);
-    expect((await listSchedules()).map((x) => x.id)).not.toContain(s.id);
+    expect((await listSchedules(pool())).map((x) => x.id)).not.toContain(s.id);
   });
 
   it("lists schedules with next fire, last outcome and 24 h trouble counts", async () => {
@@ -164,7 +164,7 @@ describe("schedules", () => {
               ($1, 'backfill', now() - interval '2 hour', now() - interval '2 hour', 'x2', 'missed', 'demo.noop', 5, 1, NULL, NULL, NULL)`,
       [s.id],
     );
-    const item = (await listSchedules({ q: "listed" }))[0]!;
+    const item = (await listSchedules(pool(), { q: "listed" }))[0]!;
     expect(item.nextFireAt?.getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(item.lastRun).toMatchObject({ state: "succeeded", latenessMs: 2500 });
     expect(item.counts24h).toEqual({ late: 1, missed: 1, hollow: 0, failed: 0 });

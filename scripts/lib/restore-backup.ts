@@ -2,7 +2,6 @@
 // it once (replaying the backup's WAL up to its stop point), checks the Vigil database against the manifest's
 // counts and the audit chain, and stops it: `npm start` then finds a ready cluster.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { checkDataDir, startEmbeddedPostgres, StartupError } from "./postgres";
@@ -11,19 +10,9 @@ import { extractTarGz } from "./tar";
 import { MANIFEST_FILE, type BackupCounts, type BackupManifest } from "./physical-backup";
 import { LOCAL_SECRET_KEY_FILE } from "./local-secret-key";
 import { verifyAudit } from "../../core/audit/verify-audit";
+import { freePort } from "./free-port";
 
 export class RestoreRefused extends Error {}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function chownTree(dir: string, uid: number, gid: number): void {
   fs.chownSync(dir, uid, gid);

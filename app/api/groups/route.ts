@@ -1,8 +1,9 @@
 // GET /api/groups   (viewer) → { groups: [{ name, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
 //     startsInWindow (null without a rate limit), waitingForSlot, waitingForRate, schedules }] } — core/groups/list-groups.ts.
 import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { listGroups } from "@/core/groups/list-groups";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => ({ groups: await listGroups() }));
+export const GET = apiRoute({ access: "viewer" }, async () => ({ groups: await listGroups(getPool()) }));

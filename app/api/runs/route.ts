@@ -8,6 +8,7 @@
 //       nextCursor as `cursor` for the next page.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { listRuns } from "@/core/runs/read/list-runs";
 import { RUN_STATES } from "@/core/runs/run-states";
 import { tagListSchema } from "@/core/schedules/schedule-input";
@@ -42,7 +43,7 @@ export const GET = apiRoute(
     }),
   },
   async ({ query }) =>
-    listRuns({
+    listRuns(getPool(), {
       states: query.state,
       scheduleId: query.scheduleId,
       tags: query.tag,

@@ -11,6 +11,7 @@
 //     409 code name_taken (field name). Nothing is stored on an error.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { conditionalJson } from "../_lib/conditional-json";
 import { createParsedSchedule } from "@/core/schedules/create-schedule";
 import { listSchedulePage, MAX_SCHEDULE_PAGE, SCHEDULE_SORTS } from "@/core/schedules/list-schedules";
@@ -35,7 +36,7 @@ export const GET = apiRoute(
   },
   async ({ req, query, actor }) =>
     conditionalJson(req, actor.role, async () => {
-      const page = await listSchedulePage({ ...query, tags: query.tag, desc: query.dir === "desc", limit: query.limit ?? 100 });
+      const page = await listSchedulePage(getPool(), { ...query, tags: query.tag, desc: query.dir === "desc", limit: query.limit ?? 100 });
       return { ...page, schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(actor.role, s.payload) })) };
     }),
 );

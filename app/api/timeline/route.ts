@@ -18,7 +18,7 @@
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
-import { dbNow } from "@/core/db/pool";
+import { dbNow, getPool } from "@/core/db/pool";
 import { getTimeline } from "@/core/runs/read/timeline";
 import { MAX_TIMELINE_LANES, TIMELINE_LANE_SORTS, TIMELINE_TROUBLE_FILTERS } from "@/core/runs/read/timeline-lanes";
 
@@ -49,6 +49,6 @@ export const GET = apiRoute(
       const now = query.from && query.to ? null : await dbNow();
       const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
       const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
-      return getTimeline({ ...query, from, to });
+      return getTimeline(getPool(), { ...query, from, to });
     }),
 );

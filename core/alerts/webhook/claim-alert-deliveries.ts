@@ -4,26 +4,10 @@
 // worker if this one dies mid-send.
 import type { Queryable } from "../../db/pool";
 import type { AlertEvent } from "../enqueue-alert-deliveries";
-import { alertFields, type AlertRow } from "../list-alerts";
+import { alertFields, type AlertRow, type AlertSnapshot } from "../list-alerts";
 import type { WebhookFormat } from "./webhook-format";
 
-export interface AlertSnapshot {
-  id: string;
-  kind: string;
-  severity: string;
-  message: string;
-  scheduleId: string | null;
-  scheduleName: string | null;
-  runId: string | null;
-  openedAt: Date;
-  lastSeenAt: Date;
-  resolvedAt: Date | null;
-  resolution: string | null;
-  occurrences: number;
-  acknowledgedAt: Date | null;
-  acknowledgedBy: string | null;
-  data: unknown;
-}
+export type { AlertSnapshot };
 
 export interface ClaimedDelivery {
   id: number;

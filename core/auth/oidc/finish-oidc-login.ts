@@ -4,7 +4,7 @@
 // Tokens are used here and dropped: none is stored, logged or audited.
 import * as client from "openid-client";
 import type pg from "pg";
-import { getPool, withTransaction } from "../../db/pool";
+import { withTransaction } from "../../db/pool";
 import { getLogger } from "../../log";
 import { recordAudit } from "../../audit/record-audit";
 import { sha256Hex } from "../authenticate";
@@ -62,10 +62,10 @@ async function auditRefusal(pool: pg.Pool, settings: OidcSettings, c: ClientInfo
 }
 
 export async function finishOidcLogin(
+  pool: pg.Pool,
   flowId: string | undefined,
   callbackQuery: URLSearchParams,
   c: ClientInfo,
-  pool: pg.Pool = getPool(),
 ): Promise<FinishedOidcLogin> {
   const settings = getOidcSettings();
   if (!settings) throw new OidcLoginError("not_configured", "single sign-on");
@@ -119,6 +119,6 @@ export async function finishOidcLogin(
     return refuse(e.code === "OAUTH_JWT_CLAIM_COMPARISON_FAILED" ? "invalid_state" : "failed", `exchange:${e.code ?? "error"}`);
   }
 
-  const { user, session } = await signInOidcUser(settings, config.serverMetadata().issuer, claims, c, pool);
+  const { user, session } = await signInOidcUser(pool, settings, config.serverMetadata().issuer, claims, c);
   return { user, session, next: flow.next_path };
 }

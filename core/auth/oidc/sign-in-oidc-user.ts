@@ -50,11 +50,11 @@ async function findUser(tx: Queryable, issuer: string, sub: string, email: strin
 }
 
 export async function signInOidcUser(
+  pool: pg.Pool,
   settings: OidcSettings,
   issuer: string,
   claims: Record<string, unknown>,
   c: ClientInfo,
-  pool: pg.Pool,
 ): Promise<{ user: UserRecord; session: NewSession }> {
   const sub = String(claims.sub);
   // An address Vigil would not accept from an admin is no address (refused as no_email when one is needed).

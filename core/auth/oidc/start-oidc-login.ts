@@ -2,7 +2,7 @@
 // the browser to the provider with the code challenge. The browser keeps only the row's random id.
 import crypto from "node:crypto";
 import * as client from "openid-client";
-import { getPool, type Queryable } from "../../db/pool";
+import { type Queryable } from "../../db/pool";
 import { getLogger } from "../../log";
 import { sha256Hex } from "../authenticate";
 import { getOidcConfiguration } from "./oidc-client";
@@ -22,7 +22,7 @@ export interface StartedOidcLogin {
  * @param origin this console as the browser sees it (`https://vigil.example.com`), for the default redirect URL
  * @param next the same-site path to land on after signing in (already checked by the caller)
  */
-export async function startOidcLogin(origin: string, next: string, db: Queryable = getPool()): Promise<StartedOidcLogin> {
+export async function startOidcLogin(db: Queryable, origin: string, next: string): Promise<StartedOidcLogin> {
   const settings = getOidcSettings();
   if (!settings) throw new OidcLoginError("not_configured", "single sign-on");
   const config = await getOidcConfiguration(settings).catch((err: unknown) => {

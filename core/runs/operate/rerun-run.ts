@@ -12,7 +12,7 @@
 import type { PgBoss } from "pg-boss";
 import type { Actor } from "../../auth/roles";
 import { recordAudit } from "../../audit/record-audit";
-import { withTransaction, type Queryable } from "../../db/pool";
+import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
 import { sendRunJob } from "../../queue/send-run-job";
 import { jobExpireSeconds, lockRunScope, type LockedRun } from "../claim/lock-run-scope";
@@ -110,7 +110,7 @@ export async function previewRerun(db: Queryable, runId: string): Promise<RerunP
 
 export async function rerunRun(runId: string, actor: Actor, reason: string, opts: { boss: PgBoss; db?: Queryable }): Promise<RerunResult> {
   if (opts.db) return rerunRunInTransaction(opts.db, opts.boss, runId, actor, reason);
-  return withTransaction((tx) => rerunRunInTransaction(tx, opts.boss, runId, actor, reason));
+  return withTransaction((tx) => rerunRunInTransaction(tx, opts.boss, runId, actor, reason), getPool());
 }
 
 /** The same on the caller's transaction (bulk re-run puts each in a savepoint). */

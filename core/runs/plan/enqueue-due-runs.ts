@@ -7,6 +7,7 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../../db/pool";
 import { DUE_CHANNEL, dueNotices, sendRunJobs } from "../../queue/send-run-job";
 import { plainRunSql } from "../plain-run";
+import { jobExpireSeconds } from "../claim/lock-run-scope";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 
@@ -119,7 +120,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
     attempt: 1,
     wake: wakes[i]!,
     dueAt: r.due_at,
-    expireInSeconds: r.timeout_seconds + r.grace_seconds + 60,
+    expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
     plain: r.plain,
   }));
   await sendRunJobs(tx, boss, jobs, { notify: false });

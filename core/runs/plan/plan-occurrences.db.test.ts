@@ -114,7 +114,7 @@ describe("planning occurrences", () => {
           until,
         ]);
         return rows.map((r) => r.planned_at.toISOString());
-      });
+      }, getPool());
     // 02:30 does not exist on 03-08 (02:00 EST → 03:00 EDT): it runs once at 03:00 EDT = 07:00Z.
     expect(await planDay(spring.id, "2026-03-07T00:00:00Z", "2026-03-10T00:00:00Z")).toEqual([
       "2026-03-07T07:30:00.000Z",

@@ -1,9 +1,9 @@
 // A scheduled occurrence by what identifies it: its schedule and planned instant (the timeline sends no run ids
 // for scheduled runs, which are unique on that pair once superseded ones are left out; see timeline.ts).
-import { getPool, type Queryable } from "../../db/pool";
+import { type Queryable } from "../../db/pool";
 import { NotFoundError } from "../../errors";
 
-export async function findOccurrence(scheduleId: string, plannedAtMs: number, db: Queryable = getPool()): Promise<{ id: string }> {
+export async function findOccurrence(db: Queryable, scheduleId: string, plannedAtMs: number): Promise<{ id: string }> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM runs
       WHERE schedule_id = $1 AND kind = 'scheduled' AND idempotency_key NOT LIKE 'superseded:%'

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe("listRuns", () => {
   it("puts running and zombie runs first, then the rest newest first", async () => {
-    const page = await listRuns({ scheduleId });
+    const page = await listRuns(pool, { scheduleId });
     expect(page.runs.map((r) => r.id)).toEqual([
       ids.cancelling,
       ids.zombie,
@@ -63,7 +63,7 @@ describe("listRuns", () => {
   });
 
   it("carries the newest event of a run whose cancel is in flight, and nothing for the others", async () => {
-    const { runs } = await listRuns({ scheduleId });
+    const { runs } = await listRuns(pool, { scheduleId });
     expect(runs.find((r) => r.id === ids.cancelling)?.lastEventType).toBe("abort_sent");
     expect(runs.filter((r) => r.lastEventType !== null)).toHaveLength(1);
   });
@@ -72,7 +72,7 @@ describe("listRuns", () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const page = await listRuns({ scheduleId, limit: 2, cursor });
+      const page = await listRuns(pool, { scheduleId, limit: 2, cursor });
       seen.push(...page.runs.map((r) => r.id));
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -93,7 +93,7 @@ describe("listRuns", () => {
       },
     } as unknown as pg.Pool;
     try {
-      const { runs } = await listRuns({ scheduleId, limit: 50 }, racing);
+      const { runs } = await listRuns(racing, { scheduleId, limit: 50 });
       expect(statements).toBe(2);
       expect(runs.filter((r) => r.id === run)).toHaveLength(1);
       expect(runs).toHaveLength(6);
@@ -103,8 +103,8 @@ describe("listRuns", () => {
   });
 
   it("filters by state (one phase, newest first) and refuses a cursor it did not issue", async () => {
-    const page = await listRuns({ scheduleId, states: ["succeeded"] });
+    const page = await listRuns(pool, { scheduleId, states: ["succeeded"] });
     expect(page.runs.map((r) => r.id)).toEqual([ids["succeeded-new"], ids["succeeded-old"]]);
-    await expect(listRuns({ scheduleId, cursor: "not-a-cursor" })).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listRuns(pool, { scheduleId, cursor: "not-a-cursor" })).rejects.toMatchObject({ code: "invalid_cursor" });
   });
 });

@@ -2,7 +2,7 @@
 // naming the last row, so pages never skip or repeat rows while new runs arrive). Without a state filter the
 // runs that need attention now — running and zombie — come first, then everything else; and future
 // occurrences (planned ahead, shown on the timeline) are left out unless `to` or a state asks for them.
-import { getPool, type Queryable } from "../../db/pool";
+import { type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
 import { lateSql, type LatenessClass } from "../lateness";
 import type { RunRow } from "../run-row";
@@ -67,7 +67,7 @@ interface Cursor {
   id: string;
 }
 
-export async function listRuns(filter: RunFilter, db: Queryable = getPool()): Promise<RunsPage> {
+export async function listRuns(db: Queryable, filter: RunFilter): Promise<RunsPage> {
   const limit = Math.max(1, Math.min(filter.limit ?? 50, 500));
   const cursor = filter.cursor ? decodeCursor(filter.cursor) : null;
   const phased = !filter.states || filter.states.length === 0;

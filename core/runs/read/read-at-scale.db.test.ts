@@ -43,7 +43,7 @@ describe("runs list by several states", () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 20; pages++) {
-      const page = await listRuns({ scheduleId, states: wanted, limit: 7, cursor });
+      const page = await listRuns(pool, { scheduleId, states: wanted, limit: 7, cursor });
       seen.push(...page.runs.map((r) => r.id));
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -51,8 +51,8 @@ describe("runs list by several states", () => {
     expect(seen).toEqual(rows.map((r) => r.id));
     // One state alone and a repeated state give the same rows as the statement above restricted to them.
     const failed = rows.filter((r) => made.find((m) => m.id === r.id)!.state === "failed").map((r) => r.id);
-    expect((await listRuns({ scheduleId, states: ["failed"], limit: 100 })).runs.map((r) => r.id)).toEqual(failed);
-    expect((await listRuns({ scheduleId, states: ["failed", "failed"], limit: 100 })).runs.map((r) => r.id)).toEqual(failed);
+    expect((await listRuns(pool, { scheduleId, states: ["failed"], limit: 100 })).runs.map((r) => r.id)).toEqual(failed);
+    expect((await listRuns(pool, { scheduleId, states: ["failed", "failed"], limit: 100 })).runs.map((r) => r.id)).toEqual(failed);
   });
 });
 
@@ -86,7 +86,7 @@ describe("timeline look-back", () => {
       await put("queued-old", at(-120), "queued", null),
       await put("too-old", at(-25 * 60), "running", null), // beyond the one-day look-back
     ];
-    const tl = await getTimeline({ from, to, scheduleId: s });
+    const tl = await getTimeline(pool, { from, to, scheduleId: s });
     const got = new Set(tl.runs.map((r) => r[7]));
     for (const id of shown) expect(got.has(id), `shown ${id}`).toBe(true);
     for (const id of hidden) expect(got.has(id), `hidden ${id}`).toBe(false);

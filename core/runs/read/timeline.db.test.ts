@@ -76,7 +76,7 @@ afterAll(async () => {
 
 describe("getTimeline", () => {
   it("holds the runs planned in the window and those that started before it and ran into it, in planned order", async () => {
-    const tl = await getTimeline({ from, to });
+    const tl = await getTimeline(pool, { from, to });
     expect(tl.schedules.map((s) => s.name)).toEqual(["a-first", "b-second"]);
     expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids["ended-inside"], ids.inside, ids.retried, null, ids.future]);
     expect(tl.mode).toBe("runs");
@@ -85,7 +85,7 @@ describe("getTimeline", () => {
   });
 
   it("sends times as millisecond offsets (planned from t0, the rest from planned) and states, kinds and schedules as indexes", async () => {
-    const tl = await getTimeline({ from, to });
+    const tl = await getTimeline(pool, { from, to });
     expect(tl.t0).toBe(from.getTime());
     const inside = tl.runs.find((r) => r[7] === ids.inside)!;
     // Planned after t0; due, started and finished after planned.
@@ -96,7 +96,7 @@ describe("getTimeline", () => {
   });
 
   it("lists attempts only for retried runs, each pointing at its run's index", async () => {
-    const tl = await getTimeline({ from, to });
+    const tl = await getTimeline(pool, { from, to });
     const idx = tl.runs.findIndex((r) => r[7] === ids.retried);
     expect(tl.attempts).toEqual([
       [idx, 1, 30 * 60_000, 30 * 60_000 + 500, "failed"],
@@ -105,34 +105,34 @@ describe("getTimeline", () => {
   });
 
   it("narrows to one schedule, summarises a window holding more than the limit, and refuses a bad window", async () => {
-    const one = await getTimeline({ from, to, scheduleId: b });
+    const one = await getTimeline(pool, { from, to, scheduleId: b });
     expect(one.schedules.map((s) => s.id)).toEqual([b]);
     expect(one.runs.map((r) => r[7])).toEqual([ids["ended-inside"], ids.retried, ids.future]);
     expect(one.runs.every((r) => r[0] === 0)).toBe(true);
-    const capped = await getTimeline({ from, to, maxRuns: 3 });
+    const capped = await getTimeline(pool, { from, to, maxRuns: 3 });
     expect(capped.mode).toBe("summary");
     expect(capped.runs).toHaveLength(0);
     // Every run planned in the window is in some bucket: nothing is dropped.
     const counted = capped.buckets.reduce((n, b) => n + b.slice(5).reduce((m, v, i) => (i % 2 === 1 ? m + v : m), 0), 0);
-    const inWindow = (await getTimeline({ from, to })).runs.filter((r) => r[1] >= 0).length;
+    const inWindow = (await getTimeline(pool, { from, to })).runs.filter((r) => r[1] >= 0).length;
     expect(counted).toBe(inWindow);
-    await expect(getTimeline({ from: to, to: from })).rejects.toMatchObject({ code: "invalid_query" });
-    await expect(getTimeline({ from: new Date(0), to })).rejects.toMatchObject({ code: "invalid_query" });
+    await expect(getTimeline(pool, { from: to, to: from })).rejects.toMatchObject({ code: "invalid_query" });
+    await expect(getTimeline(pool, { from: new Date(0), to })).rejects.toMatchObject({ code: "invalid_query" });
   });
 
   it("sends no id for a scheduled run; it is found by its schedule and planned instant, never the superseded one", async () => {
-    const tl = await getTimeline({ from, to });
+    const tl = await getTimeline(pool, { from, to });
     const scheduled = tl.runs.find((r) => r[0] === 0 && r[1] === 40 * 60_000 + 123)!;
     expect(scheduled[7]).toBeNull();
-    expect(await findOccurrence(a, tl.t0 + scheduled[1])).toEqual({ id: ids.scheduled });
-    await expect(findOccurrence(a, tl.t0 + scheduled[1] + 1)).rejects.toMatchObject({ code: "not_found" });
-    await expect(findOccurrence(b, tl.t0 + scheduled[1])).rejects.toMatchObject({ code: "not_found" });
+    expect(await findOccurrence(pool, a, tl.t0 + scheduled[1])).toEqual({ id: ids.scheduled });
+    await expect(findOccurrence(pool, a, tl.t0 + scheduled[1] + 1)).rejects.toMatchObject({ code: "not_found" });
+    await expect(findOccurrence(pool, b, tl.t0 + scheduled[1])).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("leaves out runs of a deleted schedule", async () => {
     await pool.query(`UPDATE schedules SET deleted_at = clock_timestamp() WHERE id = $1`, [b]);
     try {
-      const tl = await getTimeline({ from, to });
+      const tl = await getTimeline(pool, { from, to });
       expect(tl.schedules.map((s) => s.id)).toEqual([a]);
       expect(tl.runs.map((r) => r[7])).toEqual([ids["long-running"], ids.inside, null]);
     } finally {
@@ -141,9 +141,9 @@ describe("getTimeline", () => {
   });
 
   it("summarises when the runs outnumber the chart's pixels: per-lane buckets with counts, worst state and lateness", async () => {
-    const tl = await getTimeline({ from, to, width: 100 }); // 100 px for 2 lanes: at most 100 runs before summarising
+    const tl = await getTimeline(pool, { from, to, width: 100 }); // 100 px for 2 lanes: at most 100 runs before summarising
     expect(tl.mode).toBe("runs");
-    const narrow = await getTimeline({ from, to, width: 100, maxRuns: 1 });
+    const narrow = await getTimeline(pool, { from, to, width: 100, maxRuns: 1 });
     expect(narrow.mode).toBe("summary");
     expect(narrow.bucketMs).toBe(Math.ceil((to.getTime() - from.getTime()) / 25));
     const retriedBucket = narrow.buckets.find((b) => b[0] === 1 && b[1] === Math.floor((30 * 60_000) / narrow.bucketMs))!;
@@ -152,11 +152,11 @@ describe("getTimeline", () => {
   });
 
   it("pages lanes and sorts them by trouble in the window", async () => {
-    const first = await getTimeline({ from, to, laneLimit: 1 });
+    const first = await getTimeline(pool, { from, to, laneLimit: 1 });
     expect(first.schedules.map((s) => s.name)).toEqual(["a-first"]);
     expect(first.lanes.total).toBe(2);
     expect(first.runs.every((r) => r[0] === 0)).toBe(true);
-    const second = await getTimeline({ from, to, laneLimit: 1, laneOffset: 1 });
+    const second = await getTimeline(pool, { from, to, laneLimit: 1, laneOffset: 1 });
     expect(second.schedules.map((s) => s.name)).toEqual(["b-second"]);
     const { rows } = await pool.query(
       `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds)
@@ -164,11 +164,11 @@ describe("getTimeline", () => {
       [b, new Date(from.getTime() + 15 * 60_000)],
     );
     try {
-      const byTrouble = await getTimeline({ from, to, sort: "trouble" });
+      const byTrouble = await getTimeline(pool, { from, to, sort: "trouble" });
       expect(byTrouble.schedules.map((s) => s.name)).toEqual(["b-second", "a-first"]);
-      const missedOnly = await getTimeline({ from, to, trouble: "missed" });
+      const missedOnly = await getTimeline(pool, { from, to, trouble: "missed" });
       expect(missedOnly.schedules.map((s) => s.name)).toEqual(["b-second"]);
-      expect((await getTimeline({ from, to, q: "FIRST" })).schedules.map((s) => s.name)).toEqual(["a-first"]);
+      expect((await getTimeline(pool, { from, to, q: "FIRST" })).schedules.map((s) => s.name)).toEqual(["a-first"]);
     } finally {
       await pool.query(`DELETE FROM runs WHERE id = $1`, [rows[0].id]);
     }

@@ -12,7 +12,7 @@
 // which the client sends), the answer is a summary instead of runs: per lane and per time bucket a few pixels
 // wide, the counts by state, the worst state, how many started late and the largest lateness. The whole window
 // is always drawn; zooming in brings back single runs.
-import { getPool, type Queryable } from "../../db/pool";
+import { type Queryable } from "../../db/pool";
 import { BadRequestError } from "../../errors";
 import { RUN_KINDS, RUN_STATES, WORST_STATE_ORDER, type RunKind, type RunState } from "../run-states";
 import { lateSql } from "../lateness";
@@ -97,7 +97,7 @@ export type TimelineQuery = TimelineLaneQuery & {
   maxRuns?: number;
 };
 
-export async function getTimeline(q: TimelineQuery, db: Queryable = getPool()): Promise<Timeline> {
+export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Timeline> {
   const span = q.to.getTime() - q.from.getTime();
   if (span <= 0) throw new BadRequestError("`to` must be after `from`.", "invalid_query", { to: "must be after from" });
   if (span > MAX_TIMELINE_WINDOW_MS) {

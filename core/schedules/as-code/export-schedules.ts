@@ -2,7 +2,7 @@
 // A viewer's export has credential-looking payload values masked, like every other answer to a viewer: such a value
 // is named in the header and `masked`, and apply refuses it (naming the schedule and field) rather than store it.
 import type { Role } from "../../auth/roles";
-import { getPool, type Queryable } from "../../db/pool";
+import { type Queryable } from "../../db/pool";
 import { MASKED, payloadForRole } from "../../secrets/mask-credentials";
 import { SCHEDULE_COLUMNS, toSchedule, type ScheduleRow } from "../schedule-record";
 import { DOCUMENT_VERSION, entryFromSchedule, renderDocument, type SchedulesDocument } from "./schedules-document";
@@ -18,7 +18,7 @@ export interface ExportResult {
   masked: string[];
 }
 
-export async function exportSchedules(role: Role, filter: ExportFilter = {}, db: Queryable = getPool()): Promise<ExportResult> {
+export async function exportSchedules(db: Queryable, role: Role, filter: ExportFilter = {}): Promise<ExportResult> {
   const { rows } = await db.query<ScheduleRow>(
     `SELECT ${SCHEDULE_COLUMNS} FROM schedules s
       WHERE s.deleted_at IS NULL

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { auditAnchorSchema } from "@/core/audit/audit-anchor";
 import { verifyAuditAgainstKnownAnchor } from "@/core/audit/verify-known-anchor";
 import { getEnv } from "@/core/env";
@@ -28,12 +29,12 @@ const anchorQuery = z
   });
 
 export const GET = apiRoute({ access: "viewer", query: anchorQuery }, async ({ query }) =>
-  verifyAuditAgainstKnownAnchor(query, { anchorFile: getEnv().VIGIL_AUDIT_ANCHOR_FILE }),
+  verifyAuditAgainstKnownAnchor(getPool(), query, { anchorFile: getEnv().VIGIL_AUDIT_ANCHOR_FILE }),
 );
 
 // The anchor as published, sent as is (a line of the anchor file, or the webhook's body): {seq, hash, count?, at?}.
 const anchorBody = auditAnchorSchema.extend({ type: z.literal("vigil.audit_anchor").optional() });
 
 export const POST = apiRoute({ access: "viewer", body: anchorBody }, async ({ body: { type: _type, ...anchor } }) =>
-  verifyAuditAgainstKnownAnchor(anchor),
+  verifyAuditAgainstKnownAnchor(getPool(), anchor),
 );

@@ -2,6 +2,7 @@
 // The timeline opens scheduled runs through it (its answer carries ids only for manual and backfill runs).
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { findOccurrence } from "@/core/runs/read/find-occurrence";
 
 export const dynamic = "force-dynamic";
@@ -16,5 +17,5 @@ export const GET = apiRoute(
         .int({ error: "plannedAt must be whole epoch milliseconds" }),
     }),
   },
-  async ({ query }) => findOccurrence(query.scheduleId, query.plannedAt),
+  async ({ query }) => findOccurrence(getPool(), query.scheduleId, query.plannedAt),
 );

@@ -6,6 +6,7 @@
 //        stale_revision when revision is given and stale).
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { deleteSchedule } from "@/core/schedules/delete-schedule";
 import { getScheduleView } from "@/core/schedules/list-schedules";
 import { scheduleUpdateSchema } from "@/core/schedules/schedule-input";
@@ -19,7 +20,7 @@ const params = z.object({ id: z.uuid() });
 // A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts); a masked value sent
 // back in a PATCH means "unchanged".
 export const GET = apiRoute({ access: "viewer", params }, async ({ params, actor }) => {
-  const schedule = await getScheduleView(params.id);
+  const schedule = await getScheduleView(getPool(), params.id);
   return { schedule: { ...schedule, payload: payloadForRole(actor.role, schedule.payload) } };
 });
 

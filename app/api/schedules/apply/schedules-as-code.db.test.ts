@@ -237,7 +237,7 @@ describe("schedules as code: round trip", () => {
       other.pool,
     );
     expect(result.changes.every((c) => c.op === "create" || c.op === "pause")).toBe(true);
-    const back = await exportSchedules("operator", {}, other.pool);
+    const back = await exportSchedules(other.pool, "operator", {});
     expect(renderExport(back, "yaml")).toBe(yaml);
     expect(JSON.parse(renderExport(back, "json"))).toEqual(json);
   });

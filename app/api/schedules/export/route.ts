@@ -4,6 +4,7 @@
 //   values masked (listed in the YAML header and in X-Vigil-Masked); apply refuses them.
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { exportSchedules, renderExport } from "@/core/schedules/as-code/export-schedules";
 import { SCHEDULE_NAME_PATTERN, tagListSchema } from "@/core/schedules/schedule-input";
 
@@ -30,7 +31,7 @@ export const GET = apiRoute(
     }),
   },
   async ({ query, actor }) => {
-    const result = await exportSchedules(actor.role, { tags: query.tag, names: query.name });
+    const result = await exportSchedules(getPool(), actor.role, { tags: query.tag, names: query.name });
     const text = renderExport(result, query.format);
     return new Response(text, {
       status: 200,

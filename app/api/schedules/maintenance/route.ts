@@ -9,10 +9,11 @@
 //   409 maintenance_active (the scope is already in maintenance) / not_in_maintenance; 422 naming the field.
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { listMaintenance, maintenanceAction } from "@/core/schedules/maintenance";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => ({ maintenance: await listMaintenance() }));
+export const GET = apiRoute({ access: "viewer" }, async () => ({ maintenance: await listMaintenance(getPool()) }));
 
 export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => maintenanceAction(body, actor));

@@ -1,6 +1,7 @@
 // Public: where the identity provider sends the browser back. Finishes the single sign-on (core/auth/oidc)
 // and sets Vigil's normal session cookie, or sends the browser to the sign-in page with what went wrong.
 import { apiRoute, clientInfo, isHttps } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
 import { SESSION_COOKIE } from "@/core/auth/authenticate";
 import { finishOidcLogin } from "@/core/auth/oidc/finish-oidc-login";
@@ -12,7 +13,12 @@ export const dynamic = "force-dynamic";
 
 export const GET = apiRoute({ access: "public" }, async ({ req }) => {
   try {
-    const { session, next } = await finishOidcLogin(req.cookies.get(OIDC_FLOW_COOKIE)?.value, req.nextUrl.searchParams, clientInfo(req));
+    const { session, next } = await finishOidcLogin(
+      getPool(),
+      req.cookies.get(OIDC_FLOW_COOKIE)?.value,
+      req.nextUrl.searchParams,
+      clientInfo(req),
+    );
     const res = seeOther(next);
     clearOidcFlowCookie(res);
     res.cookies.set(SESSION_COOKIE, session.token, sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req)));

@@ -2,6 +2,7 @@
 // to the identity provider; the provider sends it back to ../callback.
 import { z } from "zod";
 import { apiRoute, publicOrigin } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
 import { startOidcLogin } from "@/core/auth/oidc/start-oidc-login";
 import { safeNextPath } from "@/core/http/safe-next-path";
 import { seeOther, setOidcFlowCookie } from "../oidc-cookie";
@@ -14,7 +15,7 @@ const query = z.object({ next: z.string().max(2048).optional() });
 export const GET = apiRoute({ access: "public", query }, async ({ req, query }) => {
   const next = safeNextPath(query.next);
   try {
-    const { flowId, authorizationUrl } = await startOidcLogin(publicOrigin(req), next);
+    const { flowId, authorizationUrl } = await startOidcLogin(getPool(), publicOrigin(req), next);
     const res = seeOther(authorizationUrl.href);
     setOidcFlowCookie(res, req, flowId);
     return res;
