@@ -24,7 +24,7 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
     async report(per, top = 12) {
       const c1 = await commits();
       const { rows } = await pool.query(
-        `SELECT calls::float8 AS calls, total_exec_time::float8 AS ms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+        `SELECT calls::float8 AS calls, total_exec_time::float8 AS ms, rows::float8 AS rows, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
            FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             AND query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%pg_stat_database%'
@@ -35,8 +35,8 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
       const out = [
         `statements ${(calls / per).toFixed(2)} per run, commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
       ];
-      const row = (r: { calls: number; ms: number; q: string }) =>
-        `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run  ${r.q}`;
+      const row = (r: { calls: number; ms: number; rows: number; q: string }) =>
+        `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run ${(r.rows / r.calls).toFixed(1).padStart(6)} rows/call  ${r.q}`;
       out.push("most often:");
       for (const r of rows.slice(0, top)) out.push(row(r));
       out.push("most time:");

@@ -80,7 +80,7 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "p_args->>'worker'")})
      SELECT to_jsonb(u) FROM u`;
 
-/** The body of vigil_claim_free_runs (migration 20261202600000; claim-free-runs.db.test.ts keeps them equal). */
+/** The body of vigil_claim_free_runs (migrations 20261202600000, 20261204500000; claim-free-runs.db.test.ts keeps them equal). */
 export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL);
 
 /**

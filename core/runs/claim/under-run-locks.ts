@@ -10,17 +10,23 @@
 // The bodies are TypeScript constants built from the shared rules (pausedSql, startingDeadlinePassedSql), and
 // the migration holds them verbatim: claim-free-runs.db.test.ts fails when they drift apart, and a change to the
 // SQL then ships as a new migration replacing the functions.
+// Plans (migration 20261204500000): the functions run with plan_cache_mode = force_generic_plan, so a connection
+// plans each statement once instead of on every call (the plan cache kept choosing custom plans: the lock statements'
+// cost depends on the array's length). For that the lock statements look their rows up as `= ANY(ARRAY(subquery))`,
+// primary-key lookups whatever the batch; the generic plan of the former `IN (subquery)` scanned every schedule.
+// The rows locked, and their order, are the same. The decision's plan is pinned to primary-key lookups by its
+// `OFFSET 0` subqueries whichever plan is used.
 
 /** PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows). */
 export function underRunLocksSql(decision: string): string {
   return `
 BEGIN
   PERFORM 1 FROM schedules s
-    WHERE s.id IN (SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids)) AND s.overlap_policy <> 'allow'
+    WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
     ORDER BY s.id
     FOR NO KEY UPDATE OF s;
   PERFORM 1 FROM concurrency_groups g
-    WHERE g.name IN (SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids))
+    WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
   RETURN QUERY ${decision};

@@ -30,7 +30,7 @@ const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      ${succeededWritesSql()}
      SELECT to_jsonb(ur) FROM ur`;
 
-/** The body of vigil_finish_free_runs (migration 20261202600000; claim-free-runs.db.test.ts keeps them equal). */
+/** The body of vigil_finish_free_runs (migrations 20261202600000, 20261204500000; claim-free-runs.db.test.ts keeps them equal). */
 export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL);
 
 /**
