@@ -86,3 +86,71 @@ test("when the change stream is lost and cannot be reopened, the page polls agai
   await page.unroute("**/api/changes");
   await expect(page.locator("html")).toHaveAttribute("data-live-updates", "stream", { timeout: 20_000 });
 });
+
+/** Makes the page hidden or visible as a browser does when its tab is switched away from or back to. */
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((h) => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (h ? "hidden" : "visible") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => h });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}
+
+test("a hidden tab closes its change stream and does not poll; shown again, it reopens the stream and shows what changed", async ({
+  page,
+}) => {
+  // Every EventSource the page opens, so the test can see whether the stream is still open.
+  await page.addInitScript(() => {
+    const Original = window.EventSource;
+    const opened: EventSource[] = [];
+    (window as unknown as { __streams: EventSource[] }).__streams = opened;
+    window.EventSource = class extends Original {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        opened.push(this);
+      }
+    } as typeof EventSource;
+  });
+  const streams = () =>
+    page.evaluate(() => {
+      const all = (window as unknown as { __streams: EventSource[] }).__streams;
+      return { opened: all.length, open: all.filter((s) => s.readyState !== EventSource.CLOSED).length };
+    });
+
+  const scheduleId = await createSchedule(page, "e2e-hidden");
+  await page.goto(`/runs?scheduleId=${scheduleId}`);
+  await expect(page.locator("html")).toHaveAttribute("data-live-updates", "stream");
+  const before = await trigger(page, scheduleId);
+  await expect(page.locator(`[data-testid="run-row"][data-run-id="${before}"]`)).toHaveAttribute("data-state", "succeeded");
+  expect(await streams()).toEqual({ opened: 1, open: 1 });
+
+  const apiCalls: string[] = [];
+  page.on("request", (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.startsWith("/api/")) apiCalls.push(`${Date.now()} ${path}`);
+  });
+
+  await setHidden(page, true);
+  await expect.poll(streams).toEqual({ opened: 1, open: 0 });
+  await expect(page.locator("html")).toHaveAttribute("data-live-updates", "polling");
+  // A run finishes while the tab is hidden (through the API, not the page).
+  const res = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { data: { reason: "e2e hidden" }, headers: sameOrigin() });
+  expect(res.status(), await res.text()).toBe(200);
+  const whileHidden = (await res.json()).runId as string;
+  await expect.poll(async () => (await (await page.request.get(`/api/runs/${whileHidden}`)).json()).run.state).toBe("succeeded");
+  // An absence cannot be awaited: it is watched for three of the 2 s intervals a visible tab without its stream
+  // polls at (the run above already finished, so a poll would have fetched it): not one request, no stream reopened.
+  await page.waitForTimeout(6_000);
+  expect(apiCalls).toEqual([]);
+  expect(await streams()).toEqual({ opened: 1, open: 0 });
+  const row = page.locator(`[data-testid="run-row"][data-run-id="${whileHidden}"]`);
+  await expect(row).toHaveCount(0);
+
+  // Shown again: a new stream, live again, and the run that finished meanwhile is shown without a reload.
+  await setHidden(page, false);
+  await expect.poll(streams).toEqual({ opened: 2, open: 1 });
+  await expect(page.locator("html")).toHaveAttribute("data-live-updates", "stream");
+  await expect(row).toHaveAttribute("data-state", "succeeded", { timeout: 5_000 });
+  expect(apiCalls.some((c) => c.endsWith(" /api/runs"))).toBe(true);
+  await page.screenshot({ path: "artifacts/e2e-hidden-tab-shown-again.png" });
+});
