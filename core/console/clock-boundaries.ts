@@ -17,7 +17,10 @@ export const ATTENTION_WINDOW_MINUTES = 60;
 
 export type ClockPart = "attention" | "pauses";
 
-const since = `clock_timestamp() - make_interval(mins => ${ATTENTION_WINDOW_MINUTES})`;
+// statement_timestamp(), not clock_timestamp(): a volatile bound cannot be an index condition (the scan would start
+// at the index's oldest entry and filter its way up); the statement's start is the same instant to a millisecond.
+const NOW = "statement_timestamp()";
+const since = `${NOW} - make_interval(mins => ${ATTENTION_WINDOW_MINUTES})`;
 
 export const CLOCK_SQL: Record<ClockPart, string> = {
   // The oldest troubled run and the oldest late start still counted by the header (overview.ts): when the clock
@@ -28,6 +31,6 @@ export const CLOCK_SQL: Record<ClockPart, string> = {
               || '/' || coalesce((SELECT min(r.started_at) FROM runs r WHERE r.lateness_ms > ${LATE_AFTER_MS} AND r.started_at >= ${since})::text, '')`,
   // The next pause and the next maintenance window to end by their `until`.
   pauses: `coalesce((SELECT min(s.paused_until) FROM schedules s
-                      WHERE s.paused_until > clock_timestamp() AND s.paused_at IS NOT NULL AND s.deleted_at IS NULL)::text, '')
-           || '/' || coalesce((SELECT min(w.until) FROM maintenance_windows w WHERE w.ended_at IS NULL AND w.until > clock_timestamp())::text, '')`,
+                      WHERE s.paused_until > ${NOW} AND s.paused_at IS NOT NULL AND s.deleted_at IS NULL)::text, '')
+           || '/' || coalesce((SELECT min(w.until) FROM maintenance_windows w WHERE w.ended_at IS NULL AND w.until > ${NOW})::text, '')`,
 };
