@@ -154,3 +154,44 @@ test("a hidden tab closes its change stream and does not poll; shown again, it r
   expect(apiCalls.some((c) => c.endsWith(" /api/runs"))).toBe(true);
   await page.screenshot({ path: "artifacts/e2e-hidden-tab-shown-again.png" });
 });
+
+test("a tab whose session is ended elsewhere leaves the console within seconds (its change stream is closed, not kept for minutes)", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  const email = `e2e-revoked-${Date.now().toString(36)}@vigil.test`;
+  const password = "revoked-session-password-123";
+  const made = await page.request.post("/api/users", { headers: sameOrigin(), data: { email, password, role: "viewer" } });
+  expect(made.status(), await made.text()).toBe(200);
+  const userId = (await made.json()).user.id as string;
+
+  // The viewer signs in through the real login API in a browser of their own and opens the runs page.
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  try {
+    const login = await context.request.post("/api/auth/login", { headers: sameOrigin(), data: { email, password } });
+    expect(login.status(), await login.text()).toBe(200);
+    const viewer = await context.newPage();
+    const streamEnded = new Promise<number>((resolve) => {
+      viewer.on("requestfinished", (r) => {
+        if (new URL(r.url()).pathname === "/api/changes") resolve(Date.now());
+      });
+      viewer.on("requestfailed", (r) => {
+        if (new URL(r.url()).pathname === "/api/changes") resolve(Date.now());
+      });
+    });
+    await viewer.goto("/runs");
+    await expect(viewer.locator("html")).toHaveAttribute("data-live-updates", "stream");
+
+    // An admin signs the viewer out everywhere.
+    const endedAt = Date.now();
+    const ended = await page.request.delete(`/api/users/${userId}/sessions`, { headers: sameOrigin() });
+    expect(ended.status(), await ended.text()).toBe(200);
+    expect(await streamEnded).toBeLessThan(endedAt + 3_000);
+    // Its next stream and reads are refused, and the tab goes to the sign-in page.
+    await expect(viewer).toHaveURL(/\/login/, { timeout: 10_000 });
+    await viewer.screenshot({ path: "artifacts/e2e-revoked-session-login.png" });
+  } finally {
+    await context.close();
+  }
+});
