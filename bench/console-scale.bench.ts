@@ -273,10 +273,15 @@ async function measureBusyFleet(
   try {
     await worker.workerId();
     const firstFire = await dbNowMs(c);
-    await waitFor(`the worker to run a minute's ${LARGE} fires`, async () => (await finishedSince(firstFire)) >= LARGE * 0.9, {
-      timeoutMs: 180_000,
-      intervalMs: 1000,
-    });
+    // Twice: the first minute also settles what fell due while seeding (misfires, catch-up), which would inflate the
+    // worker-only figure; from the second on, the fleet runs at its steady pace.
+    for (let minute = 0; minute < 2; minute++) {
+      const since = minute === 0 ? firstFire : await dbNowMs(c);
+      await waitFor(`the worker to run a minute's ${LARGE} fires`, async () => (await finishedSince(since)) >= LARGE * 0.9, {
+        timeoutMs: 180_000,
+        intervalMs: 1000,
+      });
+    }
     // The worker alone (no console open), over the same whole-minute window the consoles are measured over.
     const roots = [pids.console, pids.postgres];
     const from = await dbNowMs(c);
