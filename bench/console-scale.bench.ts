@@ -14,6 +14,7 @@
 // CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
 // refused, i.e. polling every 2 s as before it existed, for a ratio in the same run. Before the consoles open, the
 // cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
+import crypto from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
 import { chromium, type Browser } from "playwright";
@@ -231,6 +232,85 @@ async function measureCpu(
   return cpu;
 }
 
+/**
+ * CONSOLE_SCALE_BUSY=true: the open consoles' CPU with a busy fleet instead of an idle one. The LARGE schedules are
+ * seeded as usual, then unpaused and fired by a real worker (each one a minute, cron `* * * * *`: a thousand runs at
+ * the top of every minute, so the change stream names "runs" about every 2 s and every open page refetches). The
+ * worker's own load on Postgres is measured first with no console open over the same whole-minute window; the
+ * consoles' cost is what 1 and CONSOLES open consoles add to it. Prints and returns nothing else.
+ */
+async function measureBusyFleet(
+  c: pg.Client,
+  url: string,
+  base: string,
+  browser: Browser,
+  cookie: { name: string; value: string; url: string },
+  pids: { console: number; postgres: number },
+): Promise<void> {
+  const { startWorker } = await import("../test/worker-process");
+  const { waitFor } = await import("../test/wait-for");
+  const load = () => fs.readFileSync("/proc/loadavg", "utf8").trim();
+  const t = performance.now();
+  const seeded = await seedScheduleHistory(c, { prefix: "scale-busy-", schedules: LARGE, hours: HOURS });
+  await c.query("SELECT vigil_fleet_fold()");
+  await c.query("VACUUM ANALYZE");
+  await c.query("CHECKPOINT");
+  say(
+    `busy: seeded ${LARGE} schedules × ${HOURS} h: ${seeded.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+  );
+  // Seeded paused (and some as http.request, which needs a payload): all fire demo.noop from now on.
+  await c.query(
+    `UPDATE schedules SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, handler = 'demo.noop' WHERE name LIKE 'scale-busy-%'`,
+  );
+  const worker = startWorker(url, { VIGIL_SECRET_KEY: crypto.randomBytes(32).toString("base64") });
+  const finishedSince = async (since: number) =>
+    Number(
+      (await c.query<{ n: string }>(`SELECT count(*) AS n FROM runs WHERE finished_at >= $1 AND state <> 'planned'`, [new Date(since)]))
+        .rows[0]!.n,
+    );
+  try {
+    await worker.workerId();
+    const firstFire = await dbNowMs(c);
+    // Twice: the first minute also settles what fell due while seeding (misfires, catch-up), which would inflate the
+    // worker-only figure; from the second on, the fleet runs at its steady pace.
+    for (let minute = 0; minute < 2; minute++) {
+      const since = minute === 0 ? firstFire : await dbNowMs(c);
+      await waitFor(`the worker to run a minute's ${LARGE} fires`, async () => (await finishedSince(since)) >= LARGE * 0.9, {
+        timeoutMs: 180_000,
+        intervalMs: 1000,
+      });
+    }
+    // The worker alone (no console open), over the same whole-minute window the consoles are measured over.
+    const roots = [pids.console, pids.postgres];
+    const from = await dbNowMs(c);
+    const c0 = treeCpuSeconds(roots);
+    const w0 = treeCpuSeconds([worker.pid]);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, CPU_SECONDS * 1000));
+    const elapsed = (performance.now() - t0) / 1000;
+    const base0 = ((treeCpuSeconds(roots) - c0) / elapsed) * 100;
+    const workerPct = ((treeCpuSeconds([worker.pid]) - w0) / elapsed) * 100;
+    const runsPerMin = ((await finishedSince(from)) / elapsed) * 60;
+    say(
+      `busy: worker firing, no console open for ${elapsed.toFixed(0)} s: Postgres + console ${base0.toFixed(1)} % of a core (worker ${workerPct.toFixed(1)} %), ` +
+        `${runsPerMin.toFixed(0)} runs finished/min; load ${load()}`,
+    );
+    const fromConsoles = await dbNowMs(c);
+    const cpu = await measureCpu(`${LARGE} schedules, busy fleet`, base, browser, cookie, pids);
+    const consolesRunsPerMin = ((await finishedSince(fromConsoles)) / ((await dbNowMs(c)) - fromConsoles)) * 60_000;
+    say(`--- ${LARGE} schedules, busy fleet (goal: 1 console < 3 %, ${CONSOLES} < 15 % of a core, above the fleet's own cost)`);
+    for (const x of cpu) {
+      say(
+        `busy: ${x.consoles} open console(s) (${x.mode}): Postgres + console ${x.pct.toFixed(1)} % of a core, ` +
+          `${(x.pct - base0).toFixed(1)} % above the worker-only ${base0.toFixed(1)} %; ${x.requests} API requests in ${x.seconds.toFixed(0)} s ` +
+          `(${(x.requests / x.seconds).toFixed(2)}/s); fleet ${consolesRunsPerMin.toFixed(0)} runs/min; load ${load()}`,
+      );
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
 async function postmasterPid(c: pg.Client): Promise<number> {
   const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
   const pid = parentPid(rows[0]!.pid);
@@ -254,6 +334,7 @@ export default async function consoleScaleBench(): Promise<void> {
     const cookie = { name: "vigil_session", value: session.cookie, url: base };
     const pids = { console: consoleProc.child.pid!, postgres: await postmasterPid(c) };
     if (!READS_ONLY) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    if (process.env.CONSOLE_SCALE_BUSY === "true") return await measureBusyFleet(c, url, base, browser!, cookie, pids);
 
     if (CPU_ONLY) {
       const t = performance.now();

@@ -30,6 +30,8 @@ export function livePoll(ms: number, whenLive = SAFETY_NET_MS): () => number {
 export const TOPIC_QUERY_KEYS: Record<ChangeTopic, readonly string[]> = {
   // A run or a schedule: everything that shows runs or schedules (the schedules list shows each one's last run).
   runs: ["overview", "schedules", "timeline", "runs", "schedule-lateness", "maintenance", "queue-summary"],
+  // The header's last-hour counts, when only the clock moved them (a run slid out of the window).
+  attention: ["overview"],
   alerts: ["alerts"],
   // The console evaluates "no live worker" itself when it answers the alert summary, so alerts follow workers too.
   workers: ["workers", "handlers", "health", "alerts", "queue-summary"],

@@ -3,8 +3,11 @@
 //   event: change  data: {"topics":["runs"]}      at most one a feed tick (a second), naming what changed
 //   event: ping    data: {}                       every PING_MS, so the tab can tell a silent stream from a dead one
 //   event: bye     data: {}                       before the server closes the stream after MAX_LIFETIME_MS
-// A stream is authenticated once, when it opens; closing it after a few minutes makes the tab open a new one, which
-// is authenticated again (a session ended meanwhile stops there, like every other request).
+//   event: bye     data: {"reason":"credentials"} before it closes a stream whose credentials no longer hold
+// A stream is authenticated when it opens, and again whenever the feed hears that some credentials were revoked or
+// changed (a sign-out elsewhere, an account disabled, a role changed: `stillAllowed`): one whose credentials no
+// longer hold is closed at once, and the tab's next stream (and every other request) is refused. Closing every
+// stream after a few minutes stays as the backstop (a session that merely expires stops there).
 import type { ConsoleChangeFeed } from "./console-change-feed";
 
 export const CHANGE_STREAM_PING_MS = 15_000;
@@ -13,7 +16,12 @@ export const CHANGE_STREAM_MAX_LIFETIME_MS = 5 * 60_000;
 export function changeEventStream(
   feed: ConsoleChangeFeed,
   signal: AbortSignal,
-  opts: { pingMs?: number; maxLifetimeMs?: number } = {},
+  opts: {
+    pingMs?: number;
+    maxLifetimeMs?: number;
+    /** Whether the stream's credentials still hold as it was opened with them (same role); false closes it. */
+    stillAllowed?: () => Promise<boolean>;
+  } = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
@@ -28,7 +36,34 @@ export function changeEventStream(
           cleanup();
         }
       };
-      const unsubscribe = feed.subscribe((topics) => send("change", { topics }));
+      let checking: Promise<void> | null = null;
+      let checkAgain = false;
+      const recheck = () => {
+        if (!opts.stillAllowed || !open) return;
+        // One check at a time per stream; a revocation heard during a check is checked once more after it.
+        if (checking) {
+          checkAgain = true;
+          return;
+        }
+        checking = opts
+          .stillAllowed()
+          .then((allowed) => {
+            if (allowed || !open) return;
+            send("bye", { reason: "credentials" });
+            close();
+          })
+          .catch(() => {
+            // The database could not say (it is down): the feed asks again once it is back.
+          })
+          .finally(() => {
+            checking = null;
+            if (checkAgain) {
+              checkAgain = false;
+              recheck();
+            }
+          });
+      };
+      const unsubscribe = feed.subscribe((topics) => send("change", { topics }), recheck);
       const ping = setInterval(() => send("ping", {}), opts.pingMs ?? CHANGE_STREAM_PING_MS);
       const lifetime = setTimeout(() => {
         send("bye", {});

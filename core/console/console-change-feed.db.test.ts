@@ -3,6 +3,9 @@ import pg from "pg";
 import { useTestDatabase } from "@/test/db";
 import { waitFor } from "@/test/wait-for";
 import { ConsoleChangeFeed } from "./console-change-feed";
+import { getConsoleVersion } from "./console-version";
+import { getRunsOverview } from "../runs/read/overview";
+import { insertSchedule } from "@/test/run-fixtures";
 import type { ChangeTopic } from "./change-topics";
 
 const db = useTestDatabase("console_change_feed");
@@ -110,7 +113,7 @@ describe("the console change feed", () => {
         await c.query(`ALTER DATABASE ${pg.escapeIdentifier(dbName)} WITH ALLOW_CONNECTIONS true`);
       }
       await waitFor("the feed to reconnect", () => feed.database === "up", { timeoutMs: 5000 });
-      expect(heard.at(-1)!.topics.sort()).toEqual(["alerts", "health", "runs", "workers"]);
+      expect(heard.at(-1)!.topics.sort()).toEqual(["alerts", "attention", "health", "runs", "workers"]);
       // And it reports changes again on its new connection (below).
     }, db.adminUrl);
     heard.length = 0;
@@ -125,6 +128,80 @@ describe("the console change feed", () => {
     await waitFor("health and workers to be heard", () => {
       const all = heard.flatMap((h) => h.topics);
       return all.includes("health") && all.includes("workers");
+    });
+  });
+
+  // No worker runs in this file: nothing writes a row while these instants pass, only the clock moves.
+  describe("instants that only the clock passes", () => {
+    it("a troubled run sliding out of the header's last hour: names attention (not runs), and the overview's tag moves", async () => {
+      const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
+      await waitFor("the feed's first read", () => feed.database === "up");
+      const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      try {
+        const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
+        // A run that failed 59 min 57 s ago: counted by the header for 3 more seconds.
+        await pool.query(
+          `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
+                             started_at, finished_at, updated_at)
+           SELECT $1, t, t, gen_random_uuid()::text, 'failed', 'demo.noop', 60, 5, t, t, t
+             FROM (SELECT clock_timestamp() - interval '59 minutes 57 seconds' AS t) x`,
+          [scheduleId],
+        );
+        await waitFor("the insert to be heard", () => heard.some((h) => h.topics.includes("runs")));
+        const before = await getRunsOverview(pool);
+        expect(before.lastHour.failed).toBe(1);
+        const tagBefore = await getConsoleVersion(pool, "attention");
+        heard.length = 0;
+        const heardAt = await waitFor(
+          "attention to be named once the run left the window",
+          () => heard.find((h) => h.topics.includes("attention"))?.at,
+          { timeoutMs: 8000 },
+        );
+        const after = await getRunsOverview(pool);
+        expect(after.lastHour.failed).toBe(0);
+        expect(await getConsoleVersion(pool, "attention")).not.toBe(tagBefore);
+        // The header's topic alone: the schedules list and the timeline are not re-read for it.
+        expect(heard.filter((h) => h.at <= heardAt).flatMap((h) => h.topics)).not.toContain("runs");
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it("a pause and a maintenance window reaching their until: names runs, and the schedules list's tag moves", async () => {
+      const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
+      await waitFor("the feed's first read", () => feed.database === "up");
+      const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      try {
+        const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
+        await pool.query(
+          `UPDATE schedules SET paused_at = clock_timestamp(), paused_by = 'test', paused_until = clock_timestamp() + interval '2 seconds'
+            WHERE id = $1`,
+          [scheduleId],
+        );
+        await waitFor("the pause to be heard", () => heard.some((h) => h.topics.includes("runs")));
+        const tagBefore = await getConsoleVersion(pool, "pauses");
+        heard.length = 0;
+        await waitFor("runs to be named once the pause is over", () => heard.some((h) => h.topics.includes("runs")), { timeoutMs: 8000 });
+        const { rows } = await pool.query(
+          `SELECT paused_at IS NOT NULL AS recorded, paused_until <= clock_timestamp() AS over FROM schedules WHERE id = $1`,
+          [scheduleId],
+        );
+        // Nothing resumed it (no planner here): only the clock passed its until.
+        expect(rows[0]).toEqual({ recorded: true, over: true });
+        expect(await getConsoleVersion(pool, "pauses")).not.toBe(tagBefore);
+
+        heard.length = 0;
+        await pool.query(
+          `INSERT INTO maintenance_windows (reason, until, started_by) VALUES ('feed test', clock_timestamp() + interval '2 seconds', 'test')`,
+        );
+        await waitFor("the window's start to be heard", () => heard.some((h) => h.topics.includes("runs")));
+        heard.length = 0;
+        await waitFor("runs to be named once the window is over", () => heard.some((h) => h.topics.includes("runs")), { timeoutMs: 8000 });
+        const open = await pool.query(`SELECT count(*)::int AS n FROM maintenance_windows WHERE until > clock_timestamp()`);
+        expect(open.rows[0].n).toBe(0);
+      } finally {
+        await pool.end();
+      }
     });
   });
 });

@@ -8,11 +8,20 @@
 // the database going away (a restart, a failover, a terminated backend): the feed says "health" changed, retries
 // with a capped backoff, and when the database answers again says that every topic changed, so each tab reloads
 // what it shows (what happened while it was down was never seen).
+//
+// The same connection LISTENs for credentials being revoked (vigil_auth_changed, sent by triggers when a session
+// ends, an account is disabled or its role changes, a token is revoked; migration 20261204200000): each stream then
+// checks its own credentials again (change-event-stream.ts) and ends if they no longer hold, within a second of the
+// commit instead of at the stream's end. After the database was lost, every stream checks again (a revocation may
+// have gone by unheard).
 import pg from "pg";
 import { CHANGE_TOPICS, type ChangeTopic } from "./change-topics";
 import { readChangeSignatures, type ChangeSignatures } from "./read-change-signatures";
 
 export type ChangeSubscriber = (topics: ChangeTopic[]) => void;
+
+/** The channel the auth triggers notify (migration 20261204200000_console_feed_gaps). */
+export const AUTH_CHANGED_CHANNEL = "vigil_auth_changed";
 export type FeedDatabaseState = "unknown" | "up" | "down";
 
 export interface ConsoleChangeFeedOptions {
@@ -37,6 +46,7 @@ export interface ConsoleChangeFeedOptions {
 
 export class ConsoleChangeFeed {
   private readonly subscribers = new Set<ChangeSubscriber>();
+  private readonly credentialWatchers = new Map<ChangeSubscriber, () => void>();
   private client: pg.Client | null = null;
   private last: ChangeSignatures | null = null;
   private state: FeedDatabaseState = "unknown";
@@ -69,8 +79,10 @@ export class ConsoleChangeFeed {
     return this.subscribers.size;
   }
 
-  subscribe(fn: ChangeSubscriber): () => void {
+  /** `onCredentialsChanged`: some credentials were revoked or changed (whose is not said): check yours again. */
+  subscribe(fn: ChangeSubscriber, onCredentialsChanged?: () => void): () => void {
     this.subscribers.add(fn);
+    if (onCredentialsChanged) this.credentialWatchers.set(fn, onCredentialsChanged);
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     if (!this.running) {
@@ -78,6 +90,7 @@ export class ConsoleChangeFeed {
       this.schedule(0);
     }
     return () => {
+      this.credentialWatchers.delete(fn);
       if (!this.subscribers.delete(fn) || this.subscribers.size > 0) return;
       clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => {
@@ -130,6 +143,16 @@ export class ConsoleChangeFeed {
     }
   }
 
+  private credentialsChanged(): void {
+    for (const fn of [...this.credentialWatchers.values()]) {
+      try {
+        fn();
+      } catch {
+        // As in emit: one watcher failing never keeps the others from checking.
+      }
+    }
+  }
+
   private async connect(): Promise<pg.Client> {
     const c = new pg.Client({
       connectionString: this.opts.connectionString,
@@ -145,8 +168,12 @@ export class ConsoleChangeFeed {
     c.on("end", () => {
       if (this.client === c) this.client = null;
     });
+    c.on("notification", (n) => {
+      if (n.channel === AUTH_CHANGED_CHANNEL && this.client === c) this.credentialsChanged();
+    });
     try {
       await c.connect();
+      await c.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
     } catch (err) {
       await c.end().catch(() => undefined);
       throw err;
@@ -167,6 +194,7 @@ export class ConsoleChangeFeed {
         // Everything may have changed while it was down, and the tabs' reads failed meanwhile: all at once.
         this.pending.clear();
         this.emit([...CHANGE_TOPICS]);
+        this.credentialsChanged();
       } else this.emitCoalesced(this.last ? CHANGE_TOPICS.filter((t) => this.last![t] !== now[t]) : []);
       this.last = now;
       this.schedule(this.tickMs);

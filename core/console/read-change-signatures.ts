@@ -7,16 +7,20 @@
 // this read costs the same whether one run or a thousand finished in the second. It adds no statement to a run.
 import type { Queryable } from "../db/pool";
 import type { ChangeTopic } from "./change-topics";
+import { CLOCK_SQL } from "./clock-boundaries";
 
 export type ChangeSignatures = Record<ChangeTopic, string>;
 
 export async function readChangeSignatures(db: Queryable, deadAfterMs: number): Promise<ChangeSignatures> {
-  const { rows } = await db.query<{ runs: string; alerts: string; workers: string; live: number }>(
-    // runs: the sequence the triggers of 20261202700000_console_read_models bump (no row lock, no table read).
+  const { rows } = await db.query<{ runs: string; attention: string; alerts: string; workers: string; live: number }>(
+    // runs: the sequence the triggers of 20261202700000_console_read_models bump (no row lock, no table read), and
+    // the next pause or maintenance window to end by the clock. attention: the header window's oldest entries
+    // (clock-boundaries.ts: a few index probes).
     // alerts: open alerts are few (index on resolved_at, opened_at); the newest resolution covers the closed ones;
     // webhook deliveries by the newest one and the pending ones (index on state): a delivery that ends leaves those.
     // workers: one row per worker process; the heartbeat itself is left out, only whether it is live.
-    `SELECT (SELECT last_value::text || is_called::text FROM vigil_console_version) AS runs,
+    `SELECT (SELECT last_value::text || is_called::text FROM vigil_console_version) || '/' || ${CLOCK_SQL.pauses} AS runs,
+            ${CLOCK_SQL.attention} AS attention,
             (SELECT count(*)::text || '.' || coalesce(sum(occurrences), 0)::text || '.' || count(acknowledged_at)::text || '.' ||
                     coalesce(max(opened_at)::text, '') || '.' || coalesce(max(last_seen_at)::text, '') || '.' ||
                     coalesce(max(acknowledged_at)::text, '') || '.' || count(*) FILTER (WHERE severity = 'critical')::text
@@ -36,5 +40,11 @@ export async function readChangeSignatures(db: Queryable, deadAfterMs: number): 
     [deadAfterMs],
   );
   const r = rows[0]!;
-  return { runs: r.runs, alerts: r.alerts, workers: r.workers, health: `db up, worker ${r.live > 0 ? "up" : "down"}` };
+  return {
+    runs: r.runs,
+    attention: r.attention,
+    alerts: r.alerts,
+    workers: r.workers,
+    health: `db up, worker ${r.live > 0 ? "up" : "down"}`,
+  };
 }

@@ -4,8 +4,7 @@
 // - A function that runs its statements on the handle it is given takes it FIRST and required: `db: Queryable`
 //   (the pool, or a client inside the caller's transaction). Nothing defaults to the global pool behind its
 //   caller's back: the process edge (an API route or page with getPool(), the worker's main) says which handle.
-//   (dbNow keeps its default: it only reads the clock. getConsoleVersion in core/console still defaults to the pool;
-//   that folder was being changed elsewhere when the rest converged.)
+//   (dbNow keeps its default: it only reads the clock.)
 // - A function that must check out connections of its own (opens transactions, LISTENs, works in parallel) takes
 //   `pool: pg.Pool` first, for the same reason. (withTransaction, a wrapper, takes its callback first and the pool
 //   second, also required.)

@@ -86,10 +86,10 @@ describe("the schedules list pages, searches and sorts on the server", () => {
   it("bumps the console version on a run's state change, not on a heartbeat", async () => {
     const [id] = await schedules(1, "version-");
     const runId = await run(id!, 1, "running");
-    const v0 = await getConsoleVersion();
+    const v0 = await getConsoleVersion(getPool());
     await getPool().query(`UPDATE runs SET heartbeat_at = clock_timestamp() WHERE id = $1`, [runId]);
-    expect((await getConsoleVersion()).split(".")[0]).toBe(v0.split(".")[0]);
+    expect((await getConsoleVersion(getPool())).split(".")[0]).toBe(v0.split(".")[0]);
     await getPool().query(`UPDATE runs SET state = 'succeeded', finished_at = clock_timestamp() WHERE id = $1`, [runId]);
-    expect((await getConsoleVersion()).split(".")[0]).not.toBe(v0.split(".")[0]);
+    expect((await getConsoleVersion(getPool())).split(".")[0]).not.toBe(v0.split(".")[0]);
   });
 });

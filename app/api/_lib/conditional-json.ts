@@ -3,12 +3,20 @@
 // request whose If-None-Match names it gets 304 without the query behind the answer being run.
 import { createHash } from "node:crypto";
 import type { NextRequest } from "next/server";
+import type { ClockPart } from "@/core/console/clock-boundaries";
 import { getConsoleVersion } from "@/core/console/console-version";
+import { getPool } from "@/core/db/pool";
 import { jsonResponse } from "./api-route";
 
-export async function conditionalJson(req: NextRequest, variant: string, compute: () => Promise<unknown>): Promise<Response> {
+/** `opts.clock`: what of the answer moves with the clock alone (core/console/clock-boundaries.ts). */
+export async function conditionalJson(
+  req: NextRequest,
+  variant: string,
+  compute: () => Promise<unknown>,
+  opts: { clock?: ClockPart } = {},
+): Promise<Response> {
   const started = performance.now();
-  const etag = `W/"${await getConsoleVersion()}.${variant}"`;
+  const etag = `W/"${await getConsoleVersion(getPool(), opts.clock)}.${variant}"`;
   const versionMs = performance.now() - started;
   // no-cache (not no-store): the browser may keep it but must ask first; the console's fetcher asks itself.
   const headers: Record<string, string> = { etag, "cache-control": "private, no-cache" };

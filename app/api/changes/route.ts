@@ -6,6 +6,8 @@ import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { ConsoleChangeFeed, getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { changeEventStream } from "@/core/console/change-event-stream";
 import { getEnv, requireDatabaseUrl } from "@/core/env";
+import { authenticate, SESSION_COOKIE } from "@/core/auth/authenticate";
+import { getPool } from "@/core/db/pool";
 
 export const dynamic = "force-dynamic";
 
@@ -19,8 +21,19 @@ const feed = () =>
       }),
   );
 
-export const GET = apiRoute({ access: "viewer" }, async ({ req }) => {
-  return new Response(changeEventStream(feed(), req.signal), {
+export const GET = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
+  const auth = req.headers.get("authorization");
+  const credentials = {
+    bearerToken: auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : null,
+    sessionToken: req.cookies.get(SESSION_COOKIE)?.value,
+  };
+  // The same credentials as they were checked for this request: still valid, and still the same role (a changed role
+  // closes the stream too, so the tab's next one, and what the tab shows, go by the new role).
+  const stillAllowed = async () => {
+    const now = await authenticate(getPool(), credentials);
+    return now !== null && now.id === actor.id && now.role === actor.role;
+  };
+  return new Response(changeEventStream(feed(), req.signal, { stillAllowed }), {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       // no-transform: no compression (it would hold events back until a buffer fills); X-Accel-Buffering: nor nginx.

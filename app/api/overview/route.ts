@@ -4,7 +4,10 @@ import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
 import { getRunsOverview } from "@/core/runs/read/overview";
+import { ATTENTION_WINDOW_MINUTES } from "@/core/console/clock-boundaries";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async ({ req }) => conditionalJson(req, "overview", () => getRunsOverview(getPool())));
+export const GET = apiRoute({ access: "viewer" }, async ({ req }) =>
+  conditionalJson(req, "overview", () => getRunsOverview(getPool(), ATTENTION_WINDOW_MINUTES), { clock: "attention" }),
+);

@@ -35,10 +35,20 @@ export const GET = apiRoute(
     }),
   },
   async ({ req, query, actor }) =>
-    conditionalJson(req, actor.role, async () => {
-      const page = await listSchedulePage(getPool(), { ...query, tags: query.tag, desc: query.dir === "desc", limit: query.limit ?? 100 });
-      return { ...page, schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(actor.role, s.payload) })) };
-    }),
+    conditionalJson(
+      req,
+      actor.role,
+      async () => {
+        const page = await listSchedulePage(getPool(), {
+          ...query,
+          tags: query.tag,
+          desc: query.dir === "desc",
+          limit: query.limit ?? 100,
+        });
+        return { ...page, schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(actor.role, s.payload) })) };
+      },
+      { clock: "pauses" },
+    ),
 );
 
 // The body's rules and messages are core's schema; the checks that need the database (payload, one-off time) follow in core.

@@ -45,10 +45,15 @@ export const GET = apiRoute(
     }),
   },
   async ({ req, query }) =>
-    conditionalJson(req, "timeline", async () => {
-      const now = query.from && query.to ? null : await dbNow();
-      const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
-      const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
-      return getTimeline(getPool(), { ...query, from, to });
-    }),
+    conditionalJson(
+      req,
+      "timeline",
+      async () => {
+        const now = query.from && query.to ? null : await dbNow();
+        const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
+        const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
+        return getTimeline(getPool(), { ...query, from, to });
+      },
+      { clock: "pauses" },
+    ),
 );
