@@ -5,9 +5,9 @@
 // What it keeps exact:
 //   - the job: the UPDATE is pg-boss's fetch (core of plans.fetchNextJob for a 'standard' queue: state, started_on,
 //     heartbeat_on, retry_count) with the same conditions (not yet active, not blocked, start_after passed), by id.
-//     Two dispatchers that hear the same NOTIFY both try it: the row lock makes the second wait for the first and
-//     re-check `state < 'active'`, so exactly one gets the job (the other gets nothing and falls back to its usual
-//     fetch, which finds nothing). A scanning fetch elsewhere skips the locked row (SKIP LOCKED).
+//     It locks the row as pg-boss's fetch does (FOR UPDATE SKIP LOCKED, then the state is re-checked on the latest
+//     version): of two dispatchers that hear the same NOTIFY exactly one gets the job, and the other gets nothing at
+//     once, without waiting for the first one's commit, and falls back to its usual fetch (which finds nothing).
 //   - the claim: vigil_claim_free_runs (core/runs/claim/claim-free-runs.ts), called only when the job was taken, with
 //     the arguments claimFreeRuns passes for a batch of one. A run it leaves undecided comes back without a result,
 //     and the dispatcher hands it to the claim under full locks as it does any fetched job.
@@ -20,13 +20,19 @@ import { startedRun, type ClaimResult, type StartedRunRow } from "../core/runs/c
 const BOSS_SCHEMA = "pgboss";
 
 const FETCH_AND_CLAIM_SQL = `
-  WITH j AS (
+  WITH n AS (
+    SELECT j.id FROM ${BOSS_SCHEMA}.job j
+     WHERE j.name = $1 AND j.id = $2::uuid AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+       FOR UPDATE OF j SKIP LOCKED
+  ),
+  j AS (
     UPDATE ${BOSS_SCHEMA}.job j SET
       state = 'active',
       started_on = ${BOSS_SCHEMA}.job_now(),
       heartbeat_on = ${BOSS_SCHEMA}.job_now(),
       retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
-     WHERE j.name = $1 AND j.id = $2::uuid AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+      FROM n
+     WHERE j.name = $1 AND j.id = n.id
     RETURNING j.id, j.name, j.data
   )
   SELECT j.id, j.name, j.data, c.r
