@@ -4,6 +4,7 @@
 import { getEnv } from "../core/env";
 import { markPeerHeaderWritten } from "../core/http/peer-header";
 import { getLogger } from "../core/log";
+import { getConsoleBoss, stopConsoleBoss } from "../core/queue/console-boss";
 import { createConsoleHttpServer } from "./lib/console-http-server";
 
 const dev = process.argv.includes("--dev");
@@ -24,8 +25,14 @@ async function main(): Promise<void> {
     server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head).catch(() => socket.destroy()));
   }
   server.listen(port, () => process.stdout.write(`console ready on http://localhost:${port}\n`));
+  // Warm the pg-boss client the trigger, re-run and bulk routes send jobs with (core/queue/console-boss.ts): started
+  // lazily, it made an operator's first trigger wait for pg-boss to start. A failure here (the database not up yet)
+  // only leaves it to the first use, as before.
+  void Promise.resolve()
+    .then(getConsoleBoss)
+    .catch((err) => getLogger().warn({ err }, "pg-boss client not started yet; the first trigger starts it"));
   const stop = () => {
-    server.close(() => void app.close().finally(() => process.exit(0)));
+    server.close(() => void Promise.allSettled([app.close(), stopConsoleBoss()]).finally(() => process.exit(0)));
     server.closeIdleConnections();
   };
   process.on("SIGTERM", stop);

@@ -19,6 +19,7 @@ import { claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/cla
 import { claimFreeRuns } from "../core/runs/claim/claim-free-runs";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./lib/pg-listener";
+import { claimNotifiedJob, type NotifiedJob } from "./claim-notified-job";
 import { traceHop } from "./lib/latency-trace";
 import { DueTimer, type DueHandlers } from "./lib/due-timer";
 import type { WorkerService } from "./service";
@@ -88,7 +89,9 @@ export function createDispatcher(opts: {
     onNotify: (_c, payload) => {
       traceHop("notify");
       const notice = parseDueNotice(payload);
-      if (notice.handler === null || served.has(notice.handler)) due.add(notice.dueMs, notice.handler);
+      if (notice.handler !== null && notice.jobId !== null && served.has(notice.handler) && notice.dueMs <= due.dbNowMs() + 1) {
+        takeNotifiedJob(notice.handler, notice.jobId, notice.dueMs);
+      } else if (notice.handler === null || served.has(notice.handler)) due.add(notice.dueMs, notice.handler);
     },
     onConnect: () => {
       void due.refreshFromRuns();
@@ -165,13 +168,45 @@ export function createDispatcher(opts: {
     return jobs;
   }
 
+  /**
+   * A due job the NOTIFY names (a manual trigger's): taken by primary key and its run claimed in one statement
+   * (claim-notified-job.ts) on a slot reserved for it. When that cannot be done here (no free slot, the job is not
+   * there to take, an error), the notice goes the usual way: a fetch from the handler's queue.
+   */
+  function takeNotifiedJob(handler: string, jobId: string, dueMs: number): void {
+    if (stopped || opts.executor.reserve(1) === 0) {
+      due.add(dueMs, handler);
+      return;
+    }
+    track(
+      (async () => {
+        let got: NotifiedJob | null = null;
+        try {
+          traceHop("fetch");
+          got = await claimNotifiedJob(opts.hotPool, runQueueFor(handler), jobId, opts.workerId);
+        } catch (err) {
+          log.debug({ err, jobId }, "could not take the notified job; fetching from its queue");
+        }
+        if (!got) {
+          opts.executor.unreserve(1, false);
+          due.add(dueMs, handler);
+          return;
+        }
+        const runIds = runIdsOf([got.job as Job<unknown>]);
+        traceHop("fetched", runIds);
+        traceHop("claimed", runIds);
+        await handle([got.job as Job<unknown>], [got.claimed]);
+      })(),
+    );
+  }
+
   function track(p: Promise<void>): void {
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }
 
   /** Claims a fetched batch and hands the runs that may start to the executor. */
-  async function handle(jobs: Job<unknown>[]): Promise<void> {
+  async function handle(jobs: Job<unknown>[], claimed?: (ClaimResult | undefined)[]): Promise<void> {
     const reqs: ClaimRequest[] = [];
     for (const job of jobs) {
       opts.executor.settler.track(job);
@@ -188,15 +223,18 @@ export function createDispatcher(opts: {
     // Runs free to start under every rule (whatever their overlap policy and group) are started by one
     // statement; the rest are decided under full locks.
     let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
-    try {
-      results = await claimFreeRuns(opts.hotPool, reqs);
-    } catch (err) {
-      log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
+    if (claimed && claimed.length === reqs.length) results = [...claimed];
+    else {
+      try {
+        results = await claimFreeRuns(opts.hotPool, reqs);
+      } catch (err) {
+        log.debug({ err }, "one-statement claim failed; claiming the batch under full locks");
+      }
+      traceHop(
+        "claimed",
+        reqs.map((r) => r.runId),
+      );
     }
-    traceHop(
-      "claimed",
-      reqs.map((r) => r.runId),
-    );
     const rest = reqs.map((_, i) => i).filter((i) => results[i] === undefined);
     if (rest.length > 0) {
       const decided = await claimUnderLocks(rest.map((i) => reqs[i]!));

@@ -8,18 +8,22 @@ import { ensureRunQueues, runQueueFor } from "./boss";
 export const DUE_CHANNEL = "vigil_due";
 
 /**
- * NOTIFY 'vigil_due' payload: "<due epoch ms> <handler>". A dispatcher arms a timer for the due time and,
+ * NOTIFY 'vigil_due' payload: "<due epoch ms> <handler>[ <job id>]". A dispatcher arms a timer for the due time and,
  * when it fires, fetches from that handler's queue (if it serves it). A payload without a handler (an older
- * sender) means "some queue": the dispatcher then fetches from all of its queues.
+ * sender) means "some queue": the dispatcher then fetches from all of its queues. A job id (a manual trigger's
+ * single job, core/schedules/insert-triggered-run.ts) lets a dispatcher take that job by primary key and claim its
+ * run in one statement (worker/claim-notified-job.ts); a dispatcher that ignores it fetches as usual.
  */
 export function dueNotice(dueAt: Date, handler: string): string {
   return `${dueAt.getTime()} ${handler}`;
 }
 
-export function parseDueNotice(payload: string): { dueMs: number; handler: string | null } {
-  const [ms, handler] = payload.split(" ");
-  return { dueMs: Number(ms), handler: handler || null };
+export function parseDueNotice(payload: string): { dueMs: number; handler: string | null; jobId: string | null } {
+  const [ms, handler, jobId] = payload.split(" ");
+  return { dueMs: Number(ms), handler: handler || null, jobId: handler && jobId && UUID.test(jobId) ? jobId : null };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface RunJobData {
   runId: string;

@@ -97,7 +97,7 @@ export async function insertTriggeredRun(
 
 /**
  * The whole trigger as ONE autocommit statement (one round trip, one commit): the queued run, its 'planned' and
- * 'enqueued' events, its pg-boss job, the audit row and the dispatchers' wake-up. The job insert is pg-boss's own
+ * 'enqueued' events, its pg-boss job, the audit row and the dispatchers' wake-up (naming the job: worker/claim-notified-job.ts). The job insert is pg-boss's own
  * statement (boss.insert on a recording executeSql), run as one more data-modifying CTE — the way pg-boss embeds it
  * in its own flows (insertFlowJobs). The statement fails as a whole (division by zero) when the schedule row no
  * longer matches what the caller read (deleted, or its handler — and so the job's queue — or the timeout the job's
@@ -115,8 +115,9 @@ export async function triggerRunInOneStatement(
     audit: AuditInput;
   },
 ): Promise<TriggeredRun | null> {
+  const jobId = jobIdFor(run.id, 1, 0);
   const job = await pgBossInsertStatement(boss, run.schedule.handler, {
-    id: jobIdFor(run.id, 1, 0),
+    id: jobId,
     data: runJobData({ runId: run.id, attempt: 1, plain: run.schedule.plain }),
     expireInSeconds: jobExpireSeconds(run.schedule),
     retryLimit: 0,
@@ -146,7 +147,7 @@ export async function triggerRunInOneStatement(
       VALUES (${Array.from({ length: 11 }, (_, i) => (i === AFTER ? `$${a + i}::jsonb || (SELECT jsonb_build_object('plannedAt', ${ISO_MS("due_at")}) FROM ins)` : `$${a + i}`)).join(", ")})
     )
     SELECT (SELECT due_at FROM ins) AS due_at, 1 / (SELECT count(*) FROM ins)::int AS one,
-           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler) FROM ins) IS NULL AS notified`;
+           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler || ' ' || $22::text) FROM ins) IS NULL AS notified`;
   try {
     // Named: each connection parses and plans this five-CTE statement once per queue, not on every trigger.
     const name = `vigil-trigger-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
@@ -165,6 +166,7 @@ export async function triggerRunInOneStatement(
         ...auditValues(run.audit),
         run.schedule.timeoutSeconds,
         run.schedule.graceSeconds,
+        jobId,
       ],
     });
     return { id: run.id, now: rows[0]!.due_at };

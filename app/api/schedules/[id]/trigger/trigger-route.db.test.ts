@@ -145,7 +145,8 @@ describe("POST /api/schedules/:id/trigger", () => {
       ]);
       expect(audits).toEqual([{ reason: "latency path", after: { runId: r.body.runId, plannedAt: r.body.plannedAt[0] } }]);
       expect((await verifyAudit(getPool())).ok).toBe(true);
-      const notice = `vigil_due ${Math.round(run.due_ms)} ledger.post`;
+      // The due time, the handler and the job: a dispatcher takes that job by key (worker/claim-notified-job.ts).
+      const notice = `vigil_due ${Math.round(run.due_ms)} ledger.post ${jobIdFor(r.body.runId, 1, 0)}`;
       await waitFor("the dispatchers' NOTIFY", () => heard.includes(notice) || undefined, { timeoutMs: 5000, intervalMs: 10 });
       // No planner hop: the planners are not woken for it.
       expect(heard.filter((h) => h.startsWith("vigil_schedules"))).toEqual([]);

@@ -1,0 +1,91 @@
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { testPool, usePoolAndBoss, useTestDatabase } from "../test/db";
+import { enqueueRun, insertRun, insertSchedule, runEvents, runState } from "../test/run-fixtures";
+import { waitFor } from "../test/wait-for";
+import { systemActor } from "../core/auth/roles";
+import { jobIdFor } from "../core/queue/job-id";
+import { runQueueFor } from "../core/queue/boss";
+import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
+import { triggerNow } from "../core/schedules/trigger-now";
+import { claimNotifiedJob } from "./claim-notified-job";
+
+const db = useTestDatabase("claim_notified_job");
+const h = usePoolAndBoss(db);
+
+const jobState = async (jobId: string) =>
+  (await h.pool.query<{ state: string }>(`SELECT state FROM pgboss.job WHERE id = $1`, [jobId])).rows[0]?.state;
+
+async function queued(scheduleId: string, inMs = 0): Promise<{ runId: string; jobId: string }> {
+  const runId = await insertRun(h.pool, scheduleId, { inMs });
+  await enqueueRun(h.pool, h.boss, runId);
+  return { runId, jobId: jobIdFor(runId, 1) };
+}
+
+describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by key and claims in one statement", () => {
+  it("triggerNow's wake-up names the job of the run it queued", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      const notices: string[] = [];
+      listener.on("notification", (n) => notices.push(n.payload ?? ""));
+      await listener.query(`LISTEN ${DUE_CHANNEL}`);
+      const { runId } = await triggerNow(s, { reason: "test" }, systemActor("test"), { boss: h.boss });
+      const payload = await waitFor("the trigger's NOTIFY", () => notices[0], { timeoutMs: 5000 });
+      expect(parseDueNotice(payload)).toMatchObject({ handler: "demo.noop", jobId: jobIdFor(runId!, 1) });
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it("takes the named job and starts its run once; a second dispatcher hearing the same NOTIFY gets nothing", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const { runId, jobId } = await queued(s);
+    const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a");
+    expect(got).toMatchObject({ job: { id: jobId, data: { runId, attempt: 1 } }, claimed: { kind: "start", run: { runId, attempt: 1 } } });
+    expect(await jobState(jobId)).toBe("active");
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBeNull();
+    expect(await runState(h.pool, runId)).toMatchObject({ state: "running", attempt: 1, worker_id: "w-a" });
+    expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
+  });
+
+  it("of many dispatchers racing for one job, exactly one takes it and starts the run", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const { runId, jobId } = await queued(s);
+    const racers = testPool(db.url, 8);
+    try {
+      const got = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => claimNotifiedJob(racers, runQueueFor("demo.noop"), jobId, `w-${i}`)),
+      );
+      expect(got.filter((g) => g !== null)).toHaveLength(1);
+      expect(got.filter((g) => g?.claimed?.kind === "start")).toHaveLength(1);
+      expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
+    } finally {
+      await racers.end();
+    }
+  });
+
+  it("leaves a job that is not due yet, or of another queue, where it is", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const { runId, jobId } = await queued(s, 60_000);
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a")).toBeNull();
+    const now = await queued(s);
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.other"), now.jobId, "w-a")).toBeNull();
+    expect(await jobState(jobId)).toBe("created");
+    expect(await jobState(now.jobId)).toBe("created");
+    expect((await runState(h.pool, runId)).state).toBe("queued");
+  });
+
+  it("takes the job of a run that is not free to start but leaves its run to the claim under full locks", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop", overlapPolicy: "skip" });
+    const first = await queued(s, -100);
+    const second = await queued(s);
+    expect((await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), first.jobId, "w-a"))?.claimed).toMatchObject({ kind: "start" });
+    const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), second.jobId, "w-a");
+    expect(got).toMatchObject({ job: { id: second.jobId } });
+    expect(got!.claimed).toBeUndefined();
+    expect(await jobState(second.jobId)).toBe("active");
+    expect((await runState(h.pool, second.runId)).state).toBe("queued");
+  });
+});
