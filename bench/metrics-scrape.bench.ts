@@ -3,12 +3,15 @@
 // its own (median of SAMPLES, each after a warm-up), then the whole collectMetrics, prom-client's rendering of the
 // registry and the answer's size. The 90-day totals are timed uncached (the console reuses them for a minute).
 // `npm run bench -- metrics-scrape`; sized by METRICS_SCRAPE_SMALL, METRICS_SCRAPE_LARGE, METRICS_SCRAPE_HOURS,
-// METRICS_SCRAPE_SAMPLES (15).
+// METRICS_SCRAPE_SAMPLES (15). Each statement a scrape runs is also printed with its server-side execution time (median
+// of EXPLAIN ANALYZE, timing off), so the database's share can be told from the client's under load;
+// METRICS_SCRAPE_PLANS=true prints the plans of the statements above 2 ms.
 import fs from "node:fs";
 import pg from "pg";
 import { median, percentile } from "./lib/stats";
 import { runBenchWhenMain } from "./lib/main";
 import { seedScheduleHistory } from "../test/seed-history";
+import type { Queryable } from "../core/db/pool";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SMALL = env("METRICS_SCRAPE_SMALL", 50);
@@ -63,7 +66,26 @@ export default async function metricsScrapeBench(): Promise<void> {
       () => pool.query(`SELECT kind, severity, count(*)::int AS n FROM alerts WHERE resolved_at IS NULL GROUP BY kind, severity`),
     ],
   ];
+  // Every statement collectMetrics sends, with its median execution time on the server (EXPLAIN ANALYZE).
+  const explained = new Map<string, number[]>();
+  const explaining: Queryable = {
+    async query(text: string | pg.QueryConfig, values?: unknown[]) {
+      const sql = typeof text === "string" ? text : text.text;
+      if (/^\s*(SELECT|WITH)/i.test(sql)) {
+        const plan = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, TIMING OFF) ${sql}`, values);
+        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+        const ms = Number(/Execution Time: ([\d.]+)/.exec(text)?.[1] ?? NaN);
+        const key = sql.replace(/\s+/g, " ").trim().slice(0, 90);
+        explained.set(key, [...(explained.get(key) ?? []), ms]);
+        if (process.env.METRICS_SCRAPE_PLANS === "true" && ms > 2) say(`plan (${ms} ms):\n${text}`);
+      }
+      return pool.query(text as string, values);
+    },
+  } as Queryable;
   const measure = async (label: string) => {
+    explained.clear();
+    for (let i = 0; i < 5; i++) await collectMetrics(explaining, { deadAfterMs: 30_000 });
+    for (const [sql, ms] of explained) say(`${label}: server ${median(ms).toFixed(2)} ms: ${sql}`);
     for (const [name, fn] of parts) {
       const f = await time(fn);
       say(`${label}: ${name}: p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms (load ${load()})`);
