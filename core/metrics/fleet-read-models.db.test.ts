@@ -1,7 +1,8 @@
 // The fleet read models (migration 20261203100000_fleet_read_models) answer exactly what counting the runs answers:
 // the metrics' fleet figures (readFleetRuns vs aggregateFleet) and the header's overview (getRunsOverview vs
 // getRunsOverviewDirect), over seeded history with late, missed, hollow, failed, timed-out, skipped, zombie and
-// unfinished runs, and again after runs change state once counted (a re-run, a zombie, a late run finishing, a cancel
+// unfinished runs (and one cancelled before it was due, planned later in the current minute), and again after runs
+// change state once counted (a re-run, a zombie, a late run finishing, a cancel
 // request moving updated_at, a jitter change, deleted runs). The per-schedule trouble counters (20261204100000) grow
 // by exactly the runs that entered each class since the last look (missed, hollow, failed, late: recounted from the
 // runs), never shrink when runs leave one. Both are checked with the changes still as appended deltas and again after
@@ -109,6 +110,12 @@ async function expectSame() {
 
 beforeAll(async () => {
   pool = testPool(db.url);
+  // Start in a minute's first 40 s (the run cancelled before it was due, below, is placed at that minute's 59th second).
+  const deadline = performance.now() + 30_000;
+  while ((await pool.query<{ s: number }>(`SELECT extract(second FROM now())::float8 AS s`)).rows[0]!.s >= 40) {
+    if (performance.now() > deadline) throw new Error("the clock's minute did not turn");
+    await new Promise((r) => setTimeout(r, 200));
+  }
   ({ ids } = await seedScheduleHistory(pool, { prefix: "fleet-", schedules: 6, hours: 2 }));
   // Off the minute (the window's partial minutes), unfinished, zombie, retried and backfilled runs.
   await insertRunRow(pool, ids[0]!, { state: "zombie", plannedAgoMs: 125_500, startedAgoMs: 125_000, finishedAgoMs: 5_000 });
@@ -129,6 +136,14 @@ beforeAll(async () => {
     startedAgoMs: 100,
     finishedAgoMs: 50,
   });
+  // A run cancelled before it was due, planned later in the current minute: the model's current minute holds it, the
+  // window does not (the reader takes it back). Still ahead when first compared (the setup starts in a minute's first 40 s).
+  const ahead = (
+    await pool.query<{ ms: number }>(
+      `SELECT (extract(epoch FROM date_trunc('minute', now()) + interval '59 seconds' - now()) * 1000)::float8 AS ms`,
+    )
+  ).rows[0]!.ms;
+  await insertRunRow(pool, ids[3]!, { state: "cancelled", plannedAgoMs: -ahead, finishedAgoMs: 100 });
   // Troubled runs last touched at different moments (some outside the header's hour, some in its partial minute).
   await pool.query(
     `UPDATE runs SET updated_at = planned_at + interval '17 seconds' WHERE state IN ('missed', 'hollow', 'failed', 'timed_out', 'zombie')`,
