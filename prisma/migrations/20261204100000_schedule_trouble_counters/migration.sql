@@ -7,12 +7,12 @@
 -- (lateness.ts's rule with the schedule's jitter at that moment; backfills and re-runs excluded, as before) — and
 -- Prometheus takes the window with increase(…[1h]). A run that leaves trouble (re-run) does not decrease them.
 --
--- Upkeep the way the fleet models are kept (20261203900000): statement triggers on runs APPEND each statement's
--- increments to schedule_trouble_deltas (no row another transaction waits on), and the fleet fold (worker/fleet-fold.ts,
+-- Upkeep the way the fleet models are kept (20261203900000): triggers on runs APPEND increments to
+-- schedule_trouble_deltas (no row another transaction waits on), and the fleet fold (worker/fleet-fold.ts,
 -- every 2 s, one worker at a time) moves them into schedule_trouble_counters. A read sums the counters and the pending
 -- deltas in one snapshot, so it is exact whether or not a fold has run. These triggers are separate from
 -- runs_update_summaries (the claim/finish statements' own trigger is left as it is); an on-time claim or finish
--- passes their filter without a row written.
+-- does not pass the update trigger's WHEN, so it calls nothing.
 
 CREATE TABLE "schedule_trouble_counters" (
     "schedule_id" UUID NOT NULL,
@@ -32,24 +32,27 @@ CREATE TABLE "schedule_trouble_deltas" (
     "late" INTEGER NOT NULL DEFAULT 0
 );
 
--- Updated runs: one increment per run ENTERING a class (it was not in it before the statement, it is after).
+-- Updated runs: one increment per run ENTERING a class (it was not in it before the update, it is after). A row
+-- trigger whose WHEN lets through only the updates that can enter one (a state change into missed, hollow, failed or
+-- timed out; a first start's lateness above 1 s, set or changed): the claim and finish of an ordinary run call
+-- nothing, and a troubled one appends one row. (The WHEN is a superset: the function decides.)
 CREATE FUNCTION vigil_runs_trouble_update() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  jitter INTEGER;
+  late INTEGER := 0;
+  missed INTEGER := (NEW.state = 'missed' AND OLD.state <> 'missed')::int;
+  hollow INTEGER := (NEW.state = 'hollow' AND OLD.state <> 'hollow')::int;
+  failed INTEGER := (NEW.state IN ('failed', 'timed_out') AND OLD.state NOT IN ('failed', 'timed_out'))::int;
 BEGIN
-  INSERT INTO schedule_trouble_deltas (schedule_id, missed, hollow, failed, late)
-  SELECT x.schedule_id, sum(x.missed), sum(x.hollow), sum(x.failed), sum(x.late)
-    FROM (SELECT n.schedule_id,
-                 (n.state = 'missed' AND o.state <> 'missed')::int AS missed,
-                 (n.state = 'hollow' AND o.state <> 'hollow')::int AS hollow,
-                 (n.state IN ('failed', 'timed_out') AND o.state NOT IN ('failed', 'timed_out'))::int AS failed,
-                 (coalesce(n.lateness_ms > j.jitter + 1000, false)
-                  AND NOT coalesce(o.kind <> 'backfill' AND o.reruns = 0 AND o.lateness_ms > j.jitter + 1000, false))::int AS late
-            FROM trouble_new n JOIN trouble_old o ON o.id = n.id
-           -- the schedule's jitter looked up by key, and only for a first start (no backfill, no re-run) more than 1 s late
-           CROSS JOIN LATERAL (SELECT CASE WHEN n.lateness_ms > 1000 AND n.kind <> 'backfill' AND n.reruns = 0
-                                           THEN coalesce((SELECT s.start_jitter_ms FROM schedules s WHERE s.id = n.schedule_id), 0) END AS jitter) j
-           WHERE n.state IN ('missed', 'hollow', 'failed', 'timed_out') OR n.lateness_ms > 1000) x
-   GROUP BY x.schedule_id
-  HAVING sum(x.missed) + sum(x.hollow) + sum(x.failed) + sum(x.late) > 0;
+  IF NEW.lateness_ms > 1000 AND NEW.kind <> 'backfill' AND NEW.reruns = 0 THEN
+    SELECT coalesce(s.start_jitter_ms, 0) INTO jitter FROM schedules s WHERE s.id = NEW.schedule_id;
+    jitter := coalesce(jitter, 0);
+    late := (NEW.lateness_ms > jitter + 1000
+             AND NOT coalesce(OLD.kind <> 'backfill' AND OLD.reruns = 0 AND OLD.lateness_ms > jitter + 1000, false))::int;
+  END IF;
+  IF missed + hollow + failed + late > 0 THEN
+    INSERT INTO schedule_trouble_deltas (schedule_id, missed, hollow, failed, late) VALUES (NEW.schedule_id, missed, hollow, failed, late);
+  END IF;
   RETURN NULL;
 END $$;
 
@@ -69,8 +72,12 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER runs_trouble_update AFTER UPDATE ON "runs" REFERENCING OLD TABLE AS trouble_old NEW TABLE AS trouble_new
-    FOR EACH STATEMENT EXECUTE FUNCTION vigil_runs_trouble_update();
+CREATE TRIGGER runs_trouble_update AFTER UPDATE ON "runs" FOR EACH ROW
+    WHEN ((NEW.state IN ('missed', 'hollow', 'failed', 'timed_out') AND NEW.state IS DISTINCT FROM OLD.state)
+          OR (NEW.lateness_ms > 1000 AND NEW.kind <> 'backfill' AND NEW.reruns = 0
+              AND (OLD.lateness_ms, OLD.kind, OLD.reruns) IS DISTINCT FROM (NEW.lateness_ms, NEW.kind, NEW.reruns)))
+    EXECUTE FUNCTION vigil_runs_trouble_update();
+-- Inserts per statement (the planner inserts in batches; almost all planned, which the filter drops).
 CREATE TRIGGER runs_trouble_insert AFTER INSERT ON "runs" REFERENCING NEW TABLE AS trouble_inserted
     FOR EACH STATEMENT EXECUTE FUNCTION vigil_runs_trouble_insert();
 
