@@ -174,9 +174,9 @@ describe("fleet read models", () => {
     );
     expect(d.overview.late).toBeGreaterThan(0);
     expect(d.overview.zombie).toBe(1);
-    // Every schedule has each kind of trouble, so each counter is checked.
+    // The history holds each kind of trouble (the seed's roll decides which schedule has which), so each counter is checked.
     expect(d.counters.size).toBe(6);
-    for (const c of d.counters.values()) for (const cls of CLASSES) expect(c[cls]).toBeGreaterThan(0);
+    for (const cls of CLASSES) expect([...d.counters.values()].reduce((n, c) => n + c[cls], 0)).toBeGreaterThan(0);
   });
 
   it("stay true when counted runs change state", async () => {
