@@ -339,7 +339,7 @@ export default async function consoleScaleBench(): Promise<void> {
     if (CPU_ONLY) {
       const t = performance.now();
       const all = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE, hours: HOURS });
-      await c.query("SELECT vigil_fleet_fold()"); // as a worker does every 2 s (this bench runs none)
+      await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
       await c.query("VACUUM ANALYZE");
       await c.query("CHECKPOINT");
       say(
@@ -362,7 +362,7 @@ export default async function consoleScaleBench(): Promise<void> {
     }
     let t = performance.now();
     const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
-    await c.query("SELECT vigil_fleet_fold()"); // as a worker does every 2 s (this bench runs none)
+    await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
     await c.query("VACUUM ANALYZE");
     await c.query("CHECKPOINT");
     say(
@@ -372,7 +372,7 @@ export default async function consoleScaleBench(): Promise<void> {
 
     t = performance.now();
     const more = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE - SMALL, hours: HOURS, first: SMALL + 1 });
-    await c.query("SELECT vigil_fleet_fold()"); // as a worker does every 2 s (this bench runs none)
+    await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
     await c.query("VACUUM ANALYZE");
     await c.query("CHECKPOINT");
     say(

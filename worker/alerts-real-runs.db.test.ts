@@ -138,7 +138,7 @@ describe("alerts from real runs", () => {
     const alert = await expectOneOpen(s.id, "hollow");
     expect(alert.message).toMatch(/real-hollow: .* reported 0 records \(expected at least 1\)/);
     const m = await metrics();
-    expect(value(m, "vigil_runs_hollow", { schedule: "real-hollow" })).toBe(1);
+    expect(value(m, "vigil_runs_hollow_total", { schedule: "real-hollow" })).toBe(1);
     expect(value(m, "vigil_alerts_open", { kind: "hollow" })).toBeGreaterThanOrEqual(1);
 
     await setPayload(s.id, { ms: 10, records: 3 });
@@ -161,7 +161,7 @@ describe("alerts from real runs", () => {
       /real-flaky: 2 consecutive runs failed \(threshold 2; last ended failed\); last error: .*demo\.flaky failed on purpose/,
     );
     const m = await metrics();
-    expect(value(m, "vigil_runs_failed", { schedule: "real-flaky" })).toBe(2);
+    expect(value(m, "vigil_runs_failed_total", { schedule: "real-flaky" })).toBe(2);
     expect(value(m, "vigil_alerts_open", { kind: "failures" })).toBe(1);
 
     await setPayload(s.id, { p: 0 });
@@ -202,7 +202,7 @@ describe("alerts from real runs", () => {
     const m = await metrics();
     expect(value(m, "vigil_alerts_open", { kind: "late" })).toBe(1);
     expect(value(m, "vigil_alerts_open", { kind: "completion_deadline" })).toBe(1);
-    expect(value(m, "vigil_runs_late", { schedule: "real-slow" })).toBe(1);
+    expect(value(m, "vigil_runs_late_total", { schedule: "real-slow" })).toBe(1);
 
     await setPayload(s.id, { ms: 10, records: 1 });
     await trigger(s.id, ["succeeded"]);
@@ -272,7 +272,7 @@ describe("alerts from real runs", () => {
     const alert = await expectOneOpen(s.id, "missed");
     expect(alert.message).toMatch(/real-missed: the occurrence planned at .* never started before its starting deadline \(missed\)/);
     const m = await metrics();
-    expect(value(m, "vigil_runs_missed", { schedule: "real-missed" })).toBe(1);
+    expect(value(m, "vigil_runs_missed_total", { schedule: "real-missed" })).toBe(1);
     expect(value(m, "vigil_alerts_open", { kind: "missed" })).toBe(1);
 
     await trigger(s.id, ["succeeded"]);

@@ -1,10 +1,10 @@
 // Prometheus metrics, built per scrape from the database (the console keeps no state). Cardinality is bounded
 // (issue 17; the series and their counts are listed in the README): fleet-wide histograms and counts by state
-// carry no schedule label; per schedule only the trouble counts alerting needs, and only for schedules that have
-// trouble in the window (absent means 0); full per-schedule histograms only for schedules tagged
-// METRICS_DETAIL_TAG. Per-run aggregates cover a bounded window (runs planned in the last hour by default). The
-// fleet-wide figures come from a per-minute read model (read-fleet-runs.ts) and the per-schedule trouble counts
-// from the runs in trouble only (get-schedule-trouble.ts), so a scrape does not read the window's ordinary runs.
+// carry no schedule label; per schedule only the trouble counters alerting needs (four counters per live schedule,
+// read with increase()); full per-schedule histograms only for schedules tagged METRICS_DETAIL_TAG. Per-run
+// aggregates cover a bounded window (runs planned in the last hour by default). The fleet-wide figures come from a
+// per-minute read model (read-fleet-runs.ts) and the per-schedule trouble counters from one row per schedule
+// (get-schedule-trouble-counters.ts), so a scrape reads neither the window's runs nor its troubled ones.
 import { Gauge, Registry } from "prom-client";
 import type { Queryable } from "../db/pool";
 import { ALERT_KINDS, ALERT_KIND_INFO } from "../alerts/alert-kinds";
@@ -12,10 +12,11 @@ import { getQueueSummary } from "./get-queue-summary";
 import { COMPLETION_BUCKETS, LATENESS_BUCKETS, aggregateRuns, type HistogramCounts } from "./aggregate-runs";
 import { aggregateFleet, type FleetAggregate } from "./aggregate-fleet";
 import { FLEET_MODEL_MAX_WINDOW_SECONDS, readFleetRuns } from "./read-fleet-runs";
-import { getScheduleTrouble } from "./get-schedule-trouble";
+import { getScheduleTroubleCounters, type ScheduleTroubleCounters } from "./get-schedule-trouble-counters";
 import { getDailyTotals } from "./get-daily-totals";
 import { PrecomputedHistogram } from "./precomputed-histogram";
 import { PrecomputedGauge } from "./precomputed-gauge";
+import { ScrapeRegistry } from "./scrape-registry";
 
 /** Default window; VIGIL_METRICS_WINDOW_SECONDS sets it (24 h of 1,000 schedules firing every minute scans 1.4 M runs). */
 export const METRICS_WINDOW_SECONDS = 3600;
@@ -28,21 +29,21 @@ interface Options {
 }
 
 /** Fleet figures from the per-minute read model when the window fits in it, else aggregated over the window's runs. */
-async function readFleet(db: Queryable, windowSeconds: number): Promise<FleetAggregate> {
+async function readFleet(db: Queryable, windowSeconds: number): Promise<Omit<FleetAggregate, "trouble">> {
   if (windowSeconds > FLEET_MODEL_MAX_WINDOW_SECONDS) return aggregateFleet(db, windowSeconds);
-  const [runs, trouble] = await Promise.all([readFleetRuns(db, windowSeconds), getScheduleTrouble(db, windowSeconds)]);
-  return { ...runs, trouble };
+  return readFleetRuns(db, windowSeconds);
 }
 
 function gauge(reg: Registry, name: string, help: string, labelNames: string[] = []): Gauge<string> {
   return new Gauge({ name, help, labelNames, registers: [reg] });
 }
 
-export async function collectMetrics(db: Queryable, opts: Options): Promise<Registry> {
+export async function collectMetrics(db: Queryable, opts: Options): Promise<ScrapeRegistry> {
   const started = performance.now();
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
-  const [fleet, detail, zombies, queue, alerts, daily] = await Promise.all([
+  const [fleet, trouble, detail, zombies, queue, alerts, daily] = await Promise.all([
     readFleet(db, windowSeconds),
+    getScheduleTroubleCounters(db),
     aggregateRuns(db, windowSeconds, METRICS_DETAIL_TAG),
     db.query<{ schedule: string; n: number }>(
       `SELECT s.name AS schedule, count(*)::int AS n
@@ -60,7 +61,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
     getDailyTotals(db, METRICS_DETAIL_TAG),
   ]);
 
-  const reg = new Registry();
+  const reg = new ScrapeRegistry();
   const window = `planned in the last ${windowSeconds >= 3600 ? `${+(windowSeconds / 3600).toFixed(2)} h` : `${windowSeconds} s`}`;
   gauge(reg, "vigil_metrics_window_seconds", "Window of the per-run aggregates (runs planned within it)").set(windowSeconds);
 
@@ -68,20 +69,29 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Regi
   for (const [state, n] of fleet.byState) byState.set({ state }, n);
   gauge(reg, "vigil_run_retries", `Retry attempts of runs ${window} (all schedules)`).set(fleet.retries);
 
-  // Per schedule: what alert rules need, only where there is something (absent means 0).
-  const perSchedule = (name: string, help: string, pick: (t: (typeof fleet.trouble)[number]) => number) =>
-    reg.registerMetric(
-      new PrecomputedGauge({
-        name,
-        help: `${help} ${window}, by schedule (only schedules with any)`,
-        labelNames: ["schedule"],
-        samples: fleet.trouble.filter((t) => pick(t) > 0).map((t) => ({ labels: { schedule: t.schedule }, value: pick(t) })),
-      }),
-    );
-  perSchedule("vigil_runs_missed", "Occurrences that never started (missed)", (t) => t.missed);
-  perSchedule("vigil_runs_hollow", "Runs that succeeded without the expected records (hollow)", (t) => t.hollow);
-  perSchedule("vigil_runs_failed", "Runs that failed or timed out", (t) => t.failed);
-  perSchedule("vigil_runs_late", "Runs that started late (beyond their jitter window + 1 s)", (t) => t.late);
+  // Per schedule: what alert rules need, as counters of trouble events since the schedule existed (read them with
+  // increase(…[1h]) for the last hour), every live schedule's four, 0 included. Rendered as text (4,000 samples at
+  // 1,000 schedules; scrape-registry.ts).
+  const perSchedule = (name: string, help: string, pick: (t: ScheduleTroubleCounters) => number) =>
+    reg.addTextFamily({
+      name,
+      help: `${help}, by schedule (every live schedule; read with increase())`,
+      type: "counter",
+      labelName: "schedule",
+      samples: trouble.map((t) => ({ label: t.schedule, value: pick(t) })),
+    });
+  perSchedule("vigil_runs_missed_total", "Occurrences that became missed (never started before their deadline)", (t) => t.missed);
+  perSchedule("vigil_runs_hollow_total", "Runs that became hollow (succeeded without the expected records)", (t) => t.hollow);
+  perSchedule(
+    "vigil_runs_failed_total",
+    "Runs that failed or timed out (final outcome; a re-run that fails counts again)",
+    (t) => t.failed,
+  );
+  perSchedule(
+    "vigil_runs_late_total",
+    "Runs that started late (beyond their jitter window + 1 s; backfills and re-runs excluded)",
+    (t) => t.late,
+  );
   reg.registerMetric(
     new PrecomputedGauge({
       name: "vigil_runs_zombie",

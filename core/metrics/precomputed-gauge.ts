@@ -1,6 +1,7 @@
-// A prom-client gauge whose samples were computed by Postgres: handed over as a list, not set one by one. The
-// per-schedule trouble series hold up to a few thousand samples at 1,000 schedules; prom-client's Gauge hashes
-// every label set on set(), which cost more than the query behind them. Renders in prom-client's own format.
+// A prom-client gauge whose samples were computed by Postgres: handed over as a list, not set one by one
+// (prom-client's Gauge hashes every label set on set()). Renders in prom-client's own format. Used for the
+// per-schedule zombie detections; the per-schedule trouble counters (thousands of samples) are rendered as text by
+// scrape-registry.ts instead.
 import { Gauge } from "prom-client";
 
 export interface GaugeSample {

@@ -1,8 +1,8 @@
 // The fleet-wide part of a metrics scrape (counts by state, retries, the three histograms) read from the per-minute
 // read model fleet_run_minutes (migration 20261203100000_fleet_read_models) instead of an hour of runs: the
-// finished runs of every whole minute inside the window come from the model (8 rows a minute, whatever the
-// fleet's size); the runs planned in the window's two partial minutes and the unfinished runs (planned, queued,
-// running, retrying: few, read through runs_unfinished_planned_idx) straight from runs. The sum is exactly what
+// finished runs of every minute from the window's first whole one to the current one come from the model (8 rows a
+// minute, whatever the fleet's size); the runs planned in the window's first partial minute and the unfinished runs
+// (planned, queued, running, retrying: few, read through runs_unfinished_planned_idx) straight from runs. The sum is exactly what
 // aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them). The model is the
 // folded minute rows plus the deltas not folded yet (migration 20261203900000), read in one snapshot.
 import type { Queryable } from "../db/pool";
@@ -34,14 +34,18 @@ const COLUMNS = "r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.planned_
 const MODEL_COUNTS = `ARRAY[${Array.from({ length: 57 }, (_, i) => `coalesce(sum(f.c${String(i + 1).padStart(2, "0")}), 0)`).join(", ")}]::int[]`;
 const MODEL_SUMS = `ARRAY[${[1, 2, 3].map((i) => `coalesce(sum(f.s${i}), 0)`).join(", ")}]::float8[]`;
 
-// Window: planned_at in (since, until]. Whole minutes [lo, hi) from the model; (since, lo) and [max(lo, hi), until]
-// from runs (each range its own index scan); unfinished runs in [lo, hi) from runs.
+// Window: planned_at in (since, until]. Whole minutes [lo, hi] from the model — the current minute hi included — and
+// (since, lo) from runs; unfinished runs in [lo, until] from runs (runs_unfinished_planned_idx); and the model's
+// current minute taken back for its finished runs planned after until (read from runs, negated: a run finishes
+// before it is due only when it is cancelled or skipped early, so these are rare). Before, the whole current minute
+// was read from runs: at 1,000 schedules firing at second 0 that is 1,000 runs a scrape, finished or not; now only
+// the ones still in flight. When the window lies inside one minute (lo > hi) it is all read from runs.
 const SQL = `
   WITH t AS (SELECT now() - make_interval(secs => $1) AS since, now() AS until),
        e AS (SELECT t.since, t.until, date_trunc('minute', t.since) + interval '1 minute' AS lo, date_trunc('minute', t.until) AS hi FROM t)
   SELECT vigil_array_sum(p.counts) AS counts, vigil_array_sum(p.sums) AS sums
     FROM (SELECT ${MODEL_COUNTS} AS counts, ${MODEL_SUMS} AS sums FROM (SELECT * FROM fleet_run_minutes UNION ALL SELECT * FROM fleet_run_minute_deltas) f
-           WHERE f.minute >= (SELECT lo FROM e) AND f.minute < (SELECT hi FROM e)
+           WHERE f.minute >= (SELECT lo FROM e) AND f.minute <= (SELECT hi FROM e)
           UNION ALL
           ${DIRECT.replace(
             "%RUNS%",
@@ -49,12 +53,18 @@ const SQL = `
               WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
              UNION ALL
              SELECT ${COLUMNS} FROM runs r
-              WHERE r.planned_at >= (SELECT greatest(lo, hi) FROM e) AND r.planned_at <= (SELECT until FROM e)
-             UNION ALL
-             SELECT ${COLUMNS} FROM runs r
               WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
-                AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at < (SELECT hi FROM e)`,
-          )}) p`;
+                AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)`,
+          )}
+          UNION ALL
+          ${DIRECT.replace("vigil_fleet_counts(g.state, g.n, g.retries,", "vigil_fleet_counts(g.state, -g.n, -g.retries,")
+            .replace("ARRAY[g.lat, g.gap, g.dur]", "ARRAY[-g.lat, -g.gap, -g.dur]")
+            .replace(
+              "%RUNS%",
+              `SELECT ${COLUMNS} FROM runs r
+                WHERE r.planned_at > (SELECT until FROM e) AND r.planned_at < (SELECT hi FROM e) + interval '1 minute'
+                  AND r.state NOT IN ('planned', 'queued', 'running', 'retrying') AND (SELECT lo <= hi FROM e)`,
+            )}) p`;
 
 function histogram(noncumulative: number[], sumMs: number): HistogramCounts {
   // The model keeps one count per bucket plus +Inf (not cumulative); Prometheus wants cumulative "le" counts.

@@ -80,10 +80,11 @@ describe("GET /api/metrics", () => {
     }
     // Fleet-wide families carry no schedule label (bounded cardinality, issue 17).
     expect(m.get("vigil_runs")?.samples.every((x) => !("schedule" in x.labels))).toBe(true);
-    expect(sample(m.get("vigil_runs_failed"), "vigil_runs_failed", s)).toBe(1);
-    expect(sample(m.get("vigil_runs_late"), "vigil_runs_late", s)).toBe(1);
-    expect(sample(m.get("vigil_runs_missed"), "vigil_runs_missed", s)).toBe(1);
-    expect(sample(m.get("vigil_runs_hollow"), "vigil_runs_hollow", s)).toBe(1);
+    // Per schedule: trouble counters (read with increase()), kept by the runs triggers; no worker folded them here.
+    for (const name of ["vigil_runs_failed_total", "vigil_runs_late_total", "vigil_runs_missed_total", "vigil_runs_hollow_total"]) {
+      expect(m.get(name)?.type).toBe("counter");
+      expect(sample(m.get(name), name, s)).toBe(1);
+    }
     expect(sample(m.get("vigil_runs_zombie"), "vigil_runs_zombie", s)).toBe(1);
     expect(sample(m.get("vigil_run_retries"), "vigil_run_retries", {})).toBe(2);
     expect(sample(m.get("vigil_runs_running"), "vigil_runs_running", {})).toBe(1);
@@ -143,6 +144,35 @@ describe("GET /api/metrics", () => {
     } finally {
       delete process.env.VIGIL_METRICS_PUBLIC;
       vi.resetModules();
+    }
+  });
+
+  it("counts trouble per schedule as counters: a run entering trouble adds one, a run leaving it takes none away", async () => {
+    const { GET } = await import("./route");
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const quiet = await insertAlertSchedule(c, {});
+      const s = { schedule: scheduleName };
+      // A re-run takes the failed run out of trouble; the running run then fails, and the queued one is missed.
+      await c.query(
+        `UPDATE runs SET state = 'queued', reruns = reruns + 1 WHERE state = 'failed' AND schedule_id = (SELECT id FROM schedules WHERE name = $1)`,
+        [scheduleName],
+      );
+      let m = parsePrometheusText((await scrape(GET, token)).text);
+      expect(sample(m.get("vigil_runs_failed_total"), "vigil_runs_failed_total", s)).toBe(1);
+      await c.query(`UPDATE runs SET state = 'failed', finished_at = clock_timestamp() WHERE state = 'running'`);
+      await c.query(`UPDATE runs SET state = 'missed' WHERE state = 'queued' AND reruns = 0`);
+      m = parsePrometheusText((await scrape(GET, token)).text);
+      expect(sample(m.get("vigil_runs_failed_total"), "vigil_runs_failed_total", s)).toBe(2);
+      expect(sample(m.get("vigil_runs_missed_total"), "vigil_runs_missed_total", s)).toBe(2);
+      await c.query(`SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()`);
+      m = parsePrometheusText((await scrape(GET, token)).text);
+      expect(sample(m.get("vigil_runs_failed_total"), "vigil_runs_failed_total", s)).toBe(2);
+      // A schedule without trouble has its counters at 0 (present, so Prometheus sees its first increase).
+      expect(sample(m.get("vigil_runs_missed_total"), "vigil_runs_missed_total", { schedule: quiet.name })).toBe(0);
+    } finally {
+      await c.end();
     }
   });
 });
