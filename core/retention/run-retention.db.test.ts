@@ -35,8 +35,9 @@ describe("retention with 3 back-dated days and a 1-day retention", () => {
     // Runs that are not finished, planned three days ago, each with an event and a log line on that day.
     for (const state of UNFINISHED) {
       const { rows: r } = await pool.query(
-        `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, attempt)
-         VALUES ($1, 'manual', $2::date + interval '30 minutes', $2::date + interval '30 minutes', 'old-' || $3, $3, 'demo.noop', 30, 1, 1)
+        `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, attempt, created_at)
+         VALUES ($1, 'manual', $2::date + interval '30 minutes', $2::date + interval '30 minutes', 'old-' || $3, $3, 'demo.noop', 30, 1, 1,
+                 $2::date + interval '30 minutes')
          RETURNING id`,
         [plain, days[0], state],
       );
