@@ -475,7 +475,15 @@ export default async function retentionBench(): Promise<void> {
 
     // The audit trail, kept forever: what it costs at this many rows.
     if (auditRows > 0) {
+      // Loaded like a restore: the secondary indexes (search trigram, actor, action, target, time) are dropped and
+      // built once after the load (one index insert per row per index made 100,000 rows take 60 s under load); the
+      // chain trigger stays on, so every row is hashed and chained as in production. The build is in the time.
+      const { rows: auditIndexes } = await c.query<{ name: string; def: string }>(
+        `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
+          WHERE i.indrelid = 'audit_events'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
+      );
       const a0 = performance.now();
+      for (const ix of auditIndexes) await c.query(`DROP INDEX ${ix.name}`);
       for (let done = 0; done < auditRows; done += 1_000_000) {
         await c.query(
           `INSERT INTO audit_events (actor_type, actor, action, target_type, target_id, after)
@@ -492,6 +500,11 @@ export default async function retentionBench(): Promise<void> {
       await c.query(
         `INSERT INTO audit_events (actor_type, actor, action, target_type, target_id) VALUES ('user', 'rare@example.com', 'user.role_change', 'user', 'x')`,
       );
+      const i0 = performance.now();
+      await c.query(`SET maintenance_work_mem = '1GB'`);
+      for (const ix of auditIndexes) await c.query(ix.def);
+      await c.query(`RESET maintenance_work_mem`);
+      say(`  audit indexes built again: ${auditIndexes.length} in ${((performance.now() - i0) / 1000).toFixed(0)} s`);
       await c.query(`VACUUM ANALYZE audit_events`);
       const insertS = (performance.now() - a0) / 1000;
       // The audit page's reads at this size: p95 of 20 after a warm-up.
