@@ -50,3 +50,23 @@ test("a run re-run while the DELETE waits for its row is kept; the rest of the b
   const left = await pool.query(`SELECT id, state FROM runs`);
   expect(left.rows).toEqual([{ id: rerun, state: "queued" }]);
 });
+
+test("small batches across schedules delete every expired run, each schedule's once", async () => {
+  const day = (await pool.query(`SELECT to_char(current_date - 4, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
+  const schedules = await insertHistorySchedules(pool, 5, "batches");
+  await pool.query(`UPDATE schedules SET retention_days = 10 WHERE id = $1`, [schedules[2]]);
+  expect(await fillHistoryDay(pool, { day, scheduleIds: schedules, everySeconds: 3600, partitioned: true })).toBe(120);
+  const today = (await pool.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  const c = await pool.connect();
+  try {
+    // 7 runs a statement: batches end inside a schedule and span two.
+    expect((await expireRuns(c, { defaultDays: 1, batchSize: 7, summarizedBefore: today })).runs).toBe(96);
+  } finally {
+    c.release();
+  }
+  const left = await pool.query(`SELECT schedule_id, count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[]) GROUP BY 1`, [
+    schedules,
+  ]);
+  expect(left.rows).toEqual([{ schedule_id: schedules[2], n: 24 }]);
+});
