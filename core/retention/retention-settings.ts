@@ -23,6 +23,8 @@ export interface RetentionSettings {
   lockTimeoutMs: number;
   /** Daily partitions kept ready ahead of today. */
   partitionsAheadDays: number;
+  /** The planner's horizon (VIGIL_PLAN_AHEAD_SECONDS): bounds which runs can have rows in an expiring day partition. */
+  planAheadSeconds: number;
 }
 
 export function retentionSettingsFromEnv(env: Env): RetentionSettings {
@@ -38,6 +40,7 @@ export function retentionSettingsFromEnv(env: Env): RetentionSettings {
     batchSize: env.VIGIL_RETENTION_BATCH_SIZE,
     lockTimeoutMs: 2000,
     partitionsAheadDays: 7,
+    planAheadSeconds: env.VIGIL_PLAN_AHEAD_SECONDS,
   };
 }
 

@@ -19,6 +19,8 @@ describe("retention with 3 back-dated days and a 1-day retention", () => {
   let days: string[]; // today-3, today-2, today-1
   let plain: string; // default retention
   let longer: string; // retention_days = 5
+  let edge: string; // default retention: runs whose rows lie in other days' partitions than their planned day
+  const edgeRuns: Record<string, string> = {};
   const unfinished: Record<string, string> = {};
   let settings: RetentionSettings;
 
@@ -28,15 +30,16 @@ describe("retention with 3 back-dated days and a 1-day retention", () => {
     const { rows } = await pool.query(`SELECT to_char(current_date - i, 'YYYY-MM-DD') AS d FROM generate_series(3, 1, -1) i`);
     days = rows.map((r) => r.d);
     for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, days);
-    [plain, longer] = (await insertHistorySchedules(pool, 2)) as [string, string];
+    [plain, longer, edge] = (await insertHistorySchedules(pool, 3)) as [string, string, string];
     await pool.query(`UPDATE schedules SET retention_days = 5 WHERE id = $1`, [longer]);
     for (const d of days)
       await fillHistoryDay(pool, { day: d, scheduleIds: [plain, longer], everySeconds: 3600, logsPerRun: 2, partitioned: true });
     // Runs that are not finished, planned three days ago, each with an event and a log line on that day.
     for (const state of UNFINISHED) {
       const { rows: r } = await pool.query(
-        `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, attempt)
-         VALUES ($1, 'manual', $2::date + interval '30 minutes', $2::date + interval '30 minutes', 'old-' || $3, $3, 'demo.noop', 30, 1, 1)
+        `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, attempt, created_at)
+         VALUES ($1, 'manual', $2::date + interval '30 minutes', $2::date + interval '30 minutes', 'old-' || $3, $3, 'demo.noop', 30, 1, 1,
+                 $2::date + interval '30 minutes')
          RETURNING id`,
         [plain, days[0], state],
       );
@@ -50,6 +53,60 @@ describe("retention with 3 back-dated days and a 1-day retention", () => {
         [r[0].id, days[0]],
       );
     }
+    // Runs kept (finished after the cutoff, or planned after it) whose rows were written on other days than their
+    // planned day, each with one event per listed day (offsets from days[0]): a wrong bound on the runs a partition
+    // keeps drops some of them.
+    const edgeRun = async (name: string, o: { planned: string; created: string; finished: string; state: string; eventDays: number[] }) => {
+      const at = (x: string) => `$2::date + interval '${x}'`;
+      const { rows: r } = await pool.query(
+        `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds, attempt,
+                           created_at, started_at, finished_at)
+         VALUES ($1, 'scheduled', ${at(o.planned)}, ${at(o.planned)}, 'edge-' || $3, $4, 'demo.noop', 30, 1, 1, ${at(o.created)},
+                 ${at(o.created)}, ${at(o.finished)})
+         RETURNING id`,
+        [edge, days[0], name, o.state],
+      );
+      edgeRuns[name] = r[0].id;
+      for (const d of o.eventDays) {
+        await pool.query(
+          `INSERT INTO run_events (run_id, type, message, at, day) VALUES ($1, 'progress', $3, $2::date + interval '1 hour', $2::date)`,
+          [r[0].id, days[d], `day ${d}`],
+        );
+      }
+    };
+    // Planned in the first minute after the cutoff day began, by a planner looking ahead: its 'planned' event was
+    // written the day before (a partition that expires), the rest on its own day.
+    await edgeRun("planned-ahead", {
+      planned: "2 days 1 minute",
+      created: "1 day 23 hours 59 minutes",
+      finished: "2 days 2 minutes",
+      state: "succeeded",
+      eventDays: [1, 2],
+    });
+    // Planned three days ago, ran until yesterday: an event on each of the three days.
+    await edgeRun("long-running", {
+      planned: "6 hours",
+      created: "5 hours 59 minutes",
+      finished: "2 days 12 hours",
+      state: "succeeded",
+      eventDays: [0, 1, 2],
+    });
+    // Failed three days ago, re-run (same run, next attempt) two days ago, finished after the cutoff.
+    await edgeRun("re-run", {
+      planned: "8 hours",
+      created: "7 hours 59 minutes",
+      finished: "2 days 1 hour",
+      state: "succeeded",
+      eventDays: [0, 1],
+    });
+    // Planned three days ago but written two days later (a backfill, a late start): no row on its planned day.
+    await edgeRun("written-later", {
+      planned: "23 hours",
+      created: "1 day 3 hours",
+      finished: "2 days 3 hours",
+      state: "failed",
+      eventDays: [1],
+    });
     // A ctx.once marker whose run expires, one whose run is kept, both old.
     const expiring = (await pool.query(`SELECT id FROM runs WHERE schedule_id = $1 AND planned_at < $2::date LIMIT 1`, [plain, days[1]]))
       .rows[0].id;
@@ -145,6 +202,23 @@ describe("retention with 3 back-dated days and a 1-day retention", () => {
 
     const status = await pool.query(`SELECT worker_id, error, result FROM retention_status`);
     expect(status.rows[0]).toMatchObject({ worker_id: "test", error: null });
+  });
+
+  test("runs whose rows lie in other days' partitions than their planned day keep every row", async () => {
+    for (const [name, id] of Object.entries(edgeRuns)) {
+      const r = await pool.query(
+        `SELECT (SELECT count(*)::int FROM runs WHERE id = $1) AS run,
+                (SELECT array_agg(message ORDER BY message) FROM run_events WHERE run_id = $1) AS events`,
+        [id],
+      );
+      const expected = {
+        "planned-ahead": ["day 1", "day 2"],
+        "long-running": ["day 0", "day 1", "day 2"],
+        "re-run": ["day 0", "day 1"],
+        "written-later": ["day 1"],
+      }[name];
+      expect(r.rows[0], name).toEqual({ run: 1, events: expected });
+    }
   });
 
   test("a second pass finds nothing to do and writes no audit row", async () => {

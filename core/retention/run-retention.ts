@@ -77,12 +77,14 @@ export async function runRetention(
           horizonDays: settings.runsDays,
           runsDays: settings.runsDays,
           keep: "existing_runs",
+          planAheadSeconds: settings.planAheadSeconds,
         })),
         ...(await expirePartitions(client, {
           table: "run_logs",
           horizonDays: effectiveLogsDays(settings),
           runsDays: settings.runsDays,
           keep: "unfinished_runs",
+          planAheadSeconds: settings.planAheadSeconds,
         })),
       ];
       const t4 = performance.now();
