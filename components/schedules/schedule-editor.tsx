@@ -6,9 +6,22 @@ import { formFromSchedule } from "./schedule-form-values";
 import { scheduleQuery } from "./schedules-queries";
 import { formatInZone } from "../ui/time-format";
 
-/** Edit: the form starts from the schedule as loaded (not refreshed underneath the operator's typing). */
+/**
+ * Edit: the form starts from the schedule as loaded and is not refreshed underneath the operator's typing. Its query
+ * has a key of its own, outside the live heads the change stream invalidates (components/ui/live-updates.ts): under
+ * ["schedules", id], someone else's save refetched it, the new revision re-keyed the form, and the operator's edit
+ * was replaced by theirs without the stale-revision warning. Only "Reload latest" (onReload) refetches it.
+ */
 export function ScheduleEditor({ id }: { id: string }) {
-  const q = useQuery({ ...scheduleQuery(id), refetchInterval: false, refetchOnWindowFocus: false, staleTime: Infinity });
+  const q = useQuery({
+    queryKey: ["schedule-editor", id],
+    queryFn: scheduleQuery(id).queryFn,
+    refetchInterval: false,
+    refetchOnWindowFocus: false,
+    staleTime: Infinity,
+    // Dropped when the editor closes, so the next edit starts from the schedule as it is then.
+    gcTime: 0,
+  });
   const [generation, setGeneration] = useState(0);
   if (q.isLoading) return <p className="muted">Loading schedule…</p>;
   if (q.error) return <p className="error">Could not load schedule: {q.error.message}</p>;
