@@ -5,10 +5,8 @@ import pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
-import { sendRunJob } from "../core/queue/send-run-job";
+import { sendRunJob, jobExpireSeconds } from "../core/queue/send-run-job";
 import { sendRunJobs } from "../core/queue/send-run-job";
-import { plainRunSql } from "../core/runs/plain-run";
-import { jobExpireSeconds } from "../core/runs/claim/lock-run-scope";
 
 export interface ScheduleFixture {
   handler: string;
@@ -82,9 +80,9 @@ export async function insertRun(
 export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Promise<void> {
   await withTransaction(async (c) => {
     const { rows } = await c.query(
-      `UPDATE runs r SET state = 'queued', enqueued_at = clock_timestamp() FROM schedules s
-        WHERE r.id = $1 AND r.state = 'planned' AND s.id = r.schedule_id
-       RETURNING r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, ${plainRunSql()} AS plain`,
+      `UPDATE runs r SET state = 'queued', enqueued_at = clock_timestamp()
+        WHERE r.id = $1 AND r.state = 'planned'
+       RETURNING r.handler, r.due_at, r.timeout_seconds, r.grace_seconds`,
       [runId],
     );
     const r = rows[0];
@@ -95,7 +93,6 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
         attempt: 1,
         dueAt: r.due_at,
         expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
-        plain: r.plain,
       });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
@@ -120,7 +117,7 @@ export async function createRuns(
      SELECT s.id, 'manual', t.at, t.at, 'manual:' || s.id || ':' || gen_random_uuid(), 'queued', s.handler, s.payload, s.timeout_seconds,
             s.grace_seconds, s.retry_max_attempts, s.concurrency_group, clock_timestamp()
        FROM schedules s, t, generate_series(1, $3::int) g WHERE s.id = $1
-     RETURNING id, handler, due_at, timeout_seconds, grace_seconds, (SELECT ${plainRunSql()} FROM schedules s WHERE s.id = $1) AS plain`,
+     RETURNING id, handler, due_at, timeout_seconds, grace_seconds`,
     [scheduleId, opts.inMs ?? 0, count, opts.at ?? null],
   );
   for (let i = 0; i < rows.length; i += 500) {
@@ -137,7 +134,6 @@ export async function createRuns(
             wake: 0,
             dueAt: r.due_at,
             expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
-            plain: r.plain,
           })),
         ),
       pool,

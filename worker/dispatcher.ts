@@ -24,7 +24,7 @@ import { traceHop } from "./lib/latency-trace";
 import { DueTimer, type DueHandlers } from "./lib/due-timer";
 import type { WorkerService } from "./service";
 
-const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1), plain: z.boolean().optional() });
+const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().min(1) });
 const CLAIM_TRIES = 4;
 /**
  * While jobs queue up (the last fetch filled every free slot), a slot that frees does not fetch on its own:

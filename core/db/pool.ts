@@ -70,7 +70,7 @@ export function createFetchPool(connectionString: string, max: number): pg.Pool 
 }
 
 /**
- * A pool for the worker's hot one-statement paths (core/runs claimPlainRuns, finishPlainRuns). They are
+ * A pool for the worker's hot one-statement paths (core/runs claim-free-runs.ts, finish-free-runs.ts). They are
  * named (prepared) statements whose plan is fixed by their shape (primary-key lookups), but the planner
  * would keep custom-planning them, which cost more than running them; these connections always use the
  * generic plan (for every parameterised statement, which is why nothing else runs on them).

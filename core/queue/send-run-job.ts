@@ -25,20 +25,19 @@ export function parseDueNotice(payload: string): { dueMs: number; handler: strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace. */
+export function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: number }): number {
+  return run.timeoutSeconds + run.graceSeconds + 60;
+}
+
 export interface RunJobData {
   runId: string;
   attempt: number; // the attempt number this job starts (1 = first)
-  /**
-   * When the job was sent, the run was plain (core/runs/plain-run.ts: nothing but the run decides whether
-   * it may start): the dispatcher tries the one-statement claim first (claimPlainRuns), which
-   * checks that again. Without it the run goes straight to the claim under full locks.
-   */
-  plain?: boolean;
 }
 
 /** A run job's data, as both sendRunJob and the planner's batch form (sendRunJobs) write it. */
 export function runJobData(job: RunJobData): RunJobData {
-  return { runId: job.runId, attempt: job.attempt, ...(job.plain ? { plain: true } : {}) };
+  return { runId: job.runId, attempt: job.attempt };
 }
 
 export async function sendRunJob(

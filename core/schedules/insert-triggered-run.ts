@@ -12,9 +12,7 @@ import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../audit/record-aud
 import { NotFoundError } from "../errors";
 import { ensureRunQueues, runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
-import { sendRunJobs } from "../queue/send-run-job";
-import { plainRunSql } from "../runs/plain-run";
-import { jobExpireSeconds } from "../runs/claim/lock-run-scope";
+import { sendRunJobs, jobExpireSeconds } from "../queue/send-run-job";
 import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
 
 export interface TriggeredRun {
@@ -45,7 +43,7 @@ const INSERT_TRIGGERED_RUN_SQL = `
     UNION ALL
     SELECT id, 'enqueued', 1, '', jsonb_build_object('dueAt', ${ISO_MS("due_at")}, 'wake', 0) FROM ins
   )
-  SELECT ins.id, ins.handler, ins.due_at, ins.timeout_seconds, ins.grace_seconds, ${plainRunSql("ins", "s")} AS plain,
+  SELECT ins.id, ins.handler, ins.due_at, ins.timeout_seconds, ins.grace_seconds,
          pg_notify($7, round(extract(epoch FROM ins.due_at) * 1000)::bigint || ' ' || ins.handler) IS NULL AS notified
     FROM ins JOIN schedules s ON s.id = $2`;
 
@@ -64,7 +62,6 @@ export async function insertTriggeredRun(
     due_at: Date;
     timeout_seconds: number;
     grace_seconds: number;
-    plain: boolean;
   }>(INSERT_TRIGGERED_RUN_SQL, [
     run.id,
     run.scheduleId,
@@ -87,7 +84,6 @@ export async function insertTriggeredRun(
         wake: 0,
         dueAt: r.due_at,
         expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
-        plain: r.plain,
       },
     ],
     { notify: false },
@@ -108,7 +104,7 @@ export async function triggerRunInOneStatement(
   boss: PgBoss,
   run: {
     id: string;
-    schedule: { id: string; handler: string; timeoutSeconds: number; graceSeconds: number; plain: boolean };
+    schedule: { id: string; handler: string; timeoutSeconds: number; graceSeconds: number };
     idempotencyKey: string;
     message: string;
     data: Record<string, unknown>;
@@ -118,7 +114,7 @@ export async function triggerRunInOneStatement(
   const jobId = jobIdFor(run.id, 1, 0);
   const job = await pgBossInsertStatement(boss, run.schedule.handler, {
     id: jobId,
-    data: runJobData({ runId: run.id, attempt: 1, plain: run.schedule.plain }),
+    data: runJobData({ runId: run.id, attempt: 1 }),
     expireInSeconds: jobExpireSeconds(run.schedule),
     retryLimit: 0,
   });

@@ -114,12 +114,11 @@ interface TriggerTarget {
   handler: string;
   timeoutSeconds: number;
   graceSeconds: number;
-  plain: boolean;
 }
 
 /**
  * Schedules triggered lately, so a trigger skips the schedule read: the statement refuses to run on a stale entry
- * (insert-triggered-run.ts), which is then dropped and read again. `plain` is only a hint the claim checks again.
+ * (insert-triggered-run.ts), which is then dropped and read again.
  */
 const recentTargets = new Map<string, TriggerTarget>();
 const RECENT_TARGETS_MAX = 1000;
@@ -139,7 +138,6 @@ async function triggerInOneStatement(id: string, reason: string, actor: Actor, b
         handler: s.handler,
         timeoutSeconds: s.timeoutSeconds,
         graceSeconds: s.graceSeconds,
-        plain: s.overlapPolicy === "allow" && s.concurrencyGroup === null,
       };
     }
     const runId = crypto.randomUUID();

@@ -3,9 +3,10 @@ import { usePoolAndBoss, useTestDatabase } from "../../../test/db";
 import { enqueueRun, insertRun, insertSchedule, runEvents, runState } from "../../../test/run-fixtures";
 import { withTransaction } from "../../db/pool";
 import { jobIdFor } from "../../queue/job-id";
-import { claimPlainRuns, claimRun, type ClaimResult } from "./claim-run";
-import { finishPlainRuns, finishRun, type FinishRequest } from "../finish/finish-run";
-import { enqueueDueRuns } from "../plan/enqueue-due-runs";
+import { claimRun, type ClaimResult } from "./claim-run";
+import { claimFreeRuns } from "./claim-free-runs";
+import { finishRun, type FinishRequest } from "../finish/finish-run";
+import { finishFreeRuns } from "../finish/finish-free-runs";
 
 const db = useTestDatabase("claim_run");
 const h = usePoolAndBoss(db);
@@ -106,7 +107,7 @@ describe("claimRun", () => {
   });
 });
 
-describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
+describe("the one-round-trip paths against the locked ones (claimFreeRuns, finishFreeRuns)", () => {
   const req = (runId: string, attempt = 1) => ({ runId, attempt, jobId: jobIdFor(runId, attempt), workerId: "w-test" });
   const success = (runId: string, records?: number, workerId = "w-test"): FinishRequest => ({
     runId,
@@ -117,52 +118,34 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     durationMs: 3,
   });
 
-  it("the planner marks a run's job plain only when nothing but the run decides whether it starts", async () => {
-    const ids: Record<string, string> = {};
-    for (const [name, fixture] of Object.entries({
-      allow: { handler: "demo.noop", overlapPolicy: "allow" as const },
-      skip: { handler: "demo.noop", overlapPolicy: "skip" as const },
-      grouped: { handler: "demo.noop", overlapPolicy: "allow" as const, concurrencyGroup: "plain-hint-test" },
-    })) {
-      ids[name] = await insertRun(h.pool, await insertSchedule(h.pool, fixture), { kind: "manual", inMs: 500 });
-    }
-    expect(await enqueueDueRuns(h.pool, h.boss)).toBeGreaterThanOrEqual(3);
-    const { rows } = await h.pool.query(`SELECT data FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [Object.values(ids)]);
-    const plainOf = (id: string) => rows.find((r) => r.data.runId === id)?.data.plain ?? false;
-    expect({ allow: plainOf(ids.allow!), skip: plainOf(ids.skip!), grouped: plainOf(ids.grouped!) }).toEqual({
-      allow: true,
-      skip: false,
-      grouped: false,
-    });
-  });
-
-  it("starts only runs no other run can affect, and leaves every other delivery to the locked claim untouched", async () => {
-    const plain = await queuedRun({ handler: "demo.noop" });
+  it("starts free runs of every policy; late, paused, wrong-attempt and repeated deliveries go to the locked claim untouched", async () => {
+    const allow = await queuedRun({ handler: "demo.noop" });
     const skip = await queuedRun({ handler: "demo.noop", overlapPolicy: "skip" });
-    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "plain-path-test" });
+    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "free-path-test" });
     const late = await queuedRun({ handler: "demo.noop", startingDeadlineSeconds: 1 }, -5000);
     const paused = await queuedRun({ handler: "demo.noop" }, 0, "scheduled");
     await h.pool.query(`UPDATE schedules SET paused_at = now() WHERE id = (SELECT schedule_id FROM runs WHERE id = $1)`, [paused]);
     const wrongAttempt = await queuedRun({ handler: "demo.noop" });
-    const reqs = [req(plain), req(skip), req(grouped), req(late), req(paused), req(wrongAttempt, 2), req(plain)];
-    const results = await claimPlainRuns(h.pool, reqs);
-    expect(results[0]).toMatchObject({ kind: "start", run: { runId: plain, attempt: 1, handler: "demo.noop" } });
+    const reqs = [req(allow), req(skip), req(grouped), req(late), req(paused), req(wrongAttempt, 2), req(allow)];
+    const results = await claimFreeRuns(h.pool, reqs);
+    expect(results[0]).toMatchObject({ kind: "start", run: { runId: allow, attempt: 1, handler: "demo.noop" } });
     expect(results[0]?.kind === "start" && results[0].run.latenessMs).toBeGreaterThanOrEqual(0);
-    expect(results.slice(1)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
-    for (const id of [skip, grouped, late, paused, wrongAttempt]) {
+    expect(results.slice(1, 3).map((r) => r?.kind)).toEqual(["start", "start"]);
+    expect(results.slice(3)).toEqual([undefined, undefined, undefined, undefined]);
+    for (const id of [late, paused, wrongAttempt]) {
       expect((await runState(h.pool, id)).state).toBe("queued");
       expect((await runEvents(h.pool, id)).map((e) => e.type)).toEqual(["enqueued"]);
     }
     // The locked claim then decides the rest as it always did (the repeated delivery is suppressed).
-    expect(await claim(plain)).toEqual({ kind: "suppressed", reason: "run is already running" });
+    expect(await claim(allow)).toEqual({ kind: "suppressed", reason: "run is already running" });
     expect(await claim(late)).toEqual({ kind: "missed" });
     expect(await claim(paused)).toEqual({ kind: "paused" });
   });
 
   it("writes what the locked claim writes for the same start", async () => {
-    const viaPlain = await queuedRun({ handler: "demo.noop" });
+    const viaFree = await queuedRun({ handler: "demo.noop" });
     const viaLocks = await queuedRun({ handler: "demo.noop" });
-    await claimPlainRuns(h.pool, [req(viaPlain)]);
+    await claimFreeRuns(h.pool, [req(viaFree)]);
     await claim(viaLocks);
     const shape = async (id: string) => {
       const r = await runState(h.pool, id);
@@ -187,7 +170,7 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
         events,
       };
     };
-    expect(await shape(viaPlain)).toEqual(await shape(viaLocks));
+    expect(await shape(viaFree)).toEqual(await shape(viaLocks));
   });
 
   it("skips a run another transaction holds instead of waiting for it", async () => {
@@ -196,13 +179,13 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     try {
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM runs WHERE id = $1 FOR NO KEY UPDATE`, [id]);
-      expect(await claimPlainRuns(h.pool, [req(id)])).toEqual([undefined]);
-      expect(await finishPlainRuns(h.pool, [success(id)])).toEqual([undefined]);
+      expect(await claimFreeRuns(h.pool, [req(id)])).toEqual([undefined]);
+      expect(await finishFreeRuns(h.pool, [success(id)])).toEqual([undefined]);
     } finally {
       await holder.query("ROLLBACK");
       holder.release();
     }
-    expect((await claimPlainRuns(h.pool, [req(id)]))[0]?.kind).toBe("start");
+    expect((await claimFreeRuns(h.pool, [req(id)]))[0]?.kind).toBe("start");
   });
 
   it("does not start a retry while the previous attempt may still be alive", async () => {
@@ -210,16 +193,16 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
     await claim(id);
     // The reaper's view of a lost attempt: the run waits for a retry, the attempt row still says running.
     await h.pool.query(`UPDATE runs SET state = 'retrying' WHERE id = $1`, [id]);
-    expect(await claimPlainRuns(h.pool, [req(id, 2)])).toEqual([undefined]);
+    expect(await claimFreeRuns(h.pool, [req(id, 2)])).toEqual([undefined]);
     await h.pool.query(`UPDATE attempts SET state = 'failed' WHERE run_id = $1`, [id]);
-    expect(await claimPlainRuns(h.pool, [req(id, 2)])).toMatchObject([{ kind: "start", run: { attempt: 2 } }]);
+    expect(await claimFreeRuns(h.pool, [req(id, 2)])).toMatchObject([{ kind: "start", run: { attempt: 2 } }]);
   });
 
-  it("records plain successes; hollow, failed, grouped and no-longer-ours outcomes are left to finishRuns", async () => {
+  it("records successes nobody waits on, grouped too; hollow, failed and no-longer-ours outcomes are left to finishRuns", async () => {
     const ok = await queuedRun({ handler: "demo.noop", expectRecordsMin: 2 });
     const hollow = await queuedRun({ handler: "demo.noop", expectRecordsMin: 2 });
     const failed = await queuedRun({ handler: "demo.noop" });
-    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "plain-finish-test" });
+    const grouped = await queuedRun({ handler: "demo.noop", concurrencyGroup: "free-finish-test" });
     const stolen = await queuedRun({ handler: "demo.noop" });
     for (const id of [ok, hollow, failed, grouped, stolen]) expect((await claim(id)).kind).toBe("start");
     const reqs: FinishRequest[] = [
@@ -229,9 +212,14 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
       success(grouped),
       success(stolen, undefined, "someone-else"),
     ];
-    const results = await finishPlainRuns(h.pool, reqs);
+    const results = await finishFreeRuns(h.pool, reqs);
     expect(results[0]).toEqual({ state: "succeeded", recorded: true, settle: { jobId: jobIdFor(ok, 1), how: "complete" } });
-    expect(results.slice(1)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(results.slice(1)).toEqual([
+      undefined,
+      undefined,
+      { state: "succeeded", recorded: true, settle: { jobId: jobIdFor(grouped, 1), how: "complete" } },
+      undefined,
+    ]);
     const r = await runState(h.pool, ok);
     expect(r).toMatchObject({ state: "succeeded", records: 3, duration_ms: 3 });
     expect(r.finished_at).not.toBeNull();
@@ -244,7 +232,7 @@ describe("the one-statement paths (claimPlainRuns, finishPlainRuns)", () => {
       message: "succeeded in 3 ms with 3 record(s)",
       data: { state: "succeeded", records: 3, durationMs: 3 },
     });
-    for (const id of [hollow, failed, grouped, stolen]) expect((await runState(h.pool, id)).state).toBe("running");
+    for (const id of [hollow, failed, stolen]) expect((await runState(h.pool, id)).state).toBe("running");
     // finishRuns then records them as before.
     const locked = await withTransaction((tx) => Promise.all([finishRun(tx, h.boss, reqs[1]!)]), h.pool);
     expect(locked[0]!.state).toBe("hollow");

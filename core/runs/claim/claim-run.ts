@@ -4,9 +4,8 @@
 // group's limit are enforced by the database, and only then does a run become 'running'. The reads
 // and writes are set-based, so a batch of any size costs a handful of round trips.
 // The group's start-rate limit (start-rate-limit.ts) is one more step under the same group lock.
-// Most deliveries need none of that: a queued run of an 'allow' schedule without a concurrency group
-// starts whatever other runs do, so claimPlainRuns starts those in one statement (one round trip, no
-// schedule lock) and hands the rest to claimRuns.
+// Most deliveries need none of that: a run nothing else holds back starts in one round trip
+// (claim-free-runs.ts), which hands the rest to claimRuns.
 // Jobs are settled (completed) by the caller after commit: a job whose run did not start is done;
 // a started run's job is settled when its attempt finishes.
 import type { PgBoss } from "pg-boss";
@@ -17,9 +16,6 @@ import { lockRunBatch } from "./lock-run-scope";
 import { cancelRunInTransaction } from "../operate/cancel-run";
 import { wakeRuns } from "./wake-waiting-runs";
 import { applyStartRates, readRateViews } from "./start-rate-limit";
-import { pausedSql } from "../paused";
-import { startingDeadlinePassedSql } from "../starting-deadline";
-import { plainRunSql } from "../plain-run";
 
 export interface ClaimRequest {
   runId: string;
@@ -110,61 +106,6 @@ export const startedEventsSql = (from: string, worker: string) =>
      FROM ${from}`;
 /** The run row of a started attempt (alias r, the database's time t.now), shared by both claim paths. */
 export const START_LATENESS_SQL = `coalesce(r.lateness_ms, round(extract(epoch FROM t.now - r.planned_at) * 1000)::int)`;
-
-/**
- * The common case in one statement, without a transaction around it: a run that is plainly free to start
- * — the job is for its next attempt, it is queued (or retrying with the previous attempt ended), its
- * schedule allows overlap, is neither paused nor deleted, it has no concurrency group and (first start)
- * its starting deadline has not passed — starts at once: no other run's state can change that decision,
- * so the locks and reads the general claim takes (schedule, group, the other runs) are not needed.
- * A run another transaction holds is skipped, not waited for. Returns, in request order, the started
- * runs; everything else (undefined) goes through claimRuns, which decides it under the full locks.
- * Deliveries of one run repeated in the batch are left to claimRuns after the first.
- */
-export async function claimPlainRuns(db: Queryable, reqs: ClaimRequest[]): Promise<(ClaimResult | undefined)[]> {
-  const out: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
-  if (reqs.length === 0) return out;
-  const first = new Map<string, number>();
-  reqs.forEach((r, i) => first.has(r.runId) || first.set(r.runId, i));
-  // Rows are locked in id order (SKIP LOCKED never waits, but a fixed order keeps it obviously safe).
-  const idx = [...first.values()].sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1));
-  const { rows } = await db.query<StartedRunRow & { job_id: string; now: Date }>({
-    name: "vigil-claim-plain-runs",
-    text: `WITH t AS (SELECT clock_timestamp() AS now),
-     q AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS q(id, attempt, job_id)),
-     c AS (
-       -- One primary-key lookup per delivery whatever the plan cache decides: a locking subquery with an
-       -- OFFSET is neither flattened into a join nor given the outer conditions (which could pick the state
-       -- index and scan every running run). A row it locks but does not start stays as it is.
-       SELECT r.id, q.job_id
-         FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
-         JOIN schedules s ON s.id = r.schedule_id
-        WHERE q.attempt = r.attempt + 1
-          AND ${plainRunSql()} AND s.deleted_at IS NULL
-          AND NOT ${pausedSql("s", "t.now")}
-          AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
-               OR (r.state = 'retrying'
-                   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.number = r.attempt AND a.state = 'running')))
-     ),
-     u AS (
-       UPDATE runs r SET state = 'running', attempt = r.attempt + 1, wait_reason = NULL, worker_id = $4,
-              started_at = coalesce(r.started_at, t.now), heartbeat_at = t.now, next_attempt_at = NULL,
-              lateness_ms = ${START_LATENESS_SQL}, updated_at = t.now
-         FROM c, t
-        WHERE r.id = c.id
-        RETURNING r.id, r.schedule_id, r.idempotency_key, r.attempt, r.handler, r.payload, r.timeout_seconds,
-                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now
-     ),
-     a AS (${attemptRowsSql("u", "$4")}),
-     e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "$4")})
-     SELECT * FROM u`,
-    values: [idx.map((i) => reqs[i]!.runId), idx.map((i) => reqs[i]!.attempt), idx.map((i) => reqs[i]!.jobId), reqs[0]!.workerId],
-  });
-  for (const r of rows) {
-    out[first.get(r.id)!] = startedRun(r);
-  }
-  return out;
-}
 
 /** Claims a batch of deliveries (all for the same worker) under full locks; results are in request order. */
 export async function claimRuns(tx: Queryable, boss: PgBoss, reqs: ClaimRequest[]): Promise<ClaimResult[]> {

@@ -223,8 +223,3 @@ export async function lockRunBatch(tx: Queryable, runIds: string[], opts: { skip
   }
   return out;
 }
-
-/** pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace. */
-export function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: number }): number {
-  return run.timeoutSeconds + run.graceSeconds + 60;
-}

@@ -15,9 +15,8 @@
 // other queued run past its deadline.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJobs } from "../../queue/send-run-job";
+import { sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
 import type { LockedGroup, LockedRun } from "./lock-run-scope";
-import { jobExpireSeconds } from "./lock-run-scope";
 
 export interface StartRate {
   maxStarts: number;

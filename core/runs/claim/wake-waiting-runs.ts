@@ -4,9 +4,9 @@
 // simply waits again, so waking one too many is harmless and waking none is caught by the reaper.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJob } from "../../queue/send-run-job";
+import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
 import { recordRunEvents } from "../record-run-event";
-import { jobExpireSeconds, type LockedGroup } from "./lock-run-scope";
+import { type LockedGroup } from "./lock-run-scope";
 
 /** Call with the schedule row (and group row, if any) locked. Returns the ids of woken runs. */
 export async function wakeWaitingRuns(

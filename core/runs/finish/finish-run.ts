@@ -3,14 +3,13 @@
 // attempt's job), the stage events not yet written, and the wake-up of runs waiting for the slots
 // these attempts held. A batch of outcomes costs a handful of round trips whatever its size.
 // The attempts' pg-boss jobs are settled by the caller after commit (FinishResult.settle).
-// Most outcomes are plain successes that nothing else depends on: finishPlainRuns records those in one
-// statement, and finishRuns (full locks, retries, wake-ups) takes the rest.
+// Most outcomes are successes that nothing else depends on: finish-free-runs.ts records those in one
+// round trip, and finishRuns (full locks, retries, wake-ups) takes the rest.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
 import { stageEventAtSql, type StageEvent } from "../record-stage-events";
 import { lockRunBatch, type LockedRun, type LockedSchedule } from "../claim/lock-run-scope";
-import { plainRunSql } from "../plain-run";
 import { hasAttemptsLeft, scheduleRetry } from "./retry-run";
 import { wakeWaitingRuns } from "../claim/wake-waiting-runs";
 
@@ -72,7 +71,7 @@ export const attemptFinishedAtSql = (endedAgoMs: string) =>
 /**
  * The writes of a plain success, as CTEs over `c` (the runs to finish: id, attempt, worker_id, ended_ago_ms,
  * duration_ms, records, result, message, data) and `t` (now): the attempt, the run and its 'finished' event.
- * Shared by finishPlainRuns and the one-round-trip vigil_finish_free_runs (finish-free-runs.ts).
+ * Used by the one-round-trip vigil_finish_free_runs (finish-free-runs.ts).
  */
 export const succeededWritesSql = () => `ua AS (
        UPDATE attempts a SET state = 'succeeded',
@@ -95,73 +94,6 @@ export const succeededWritesSql = () => `ua AS (
               ${stageEventAtSql({ runId: "c.id", workerId: "c.worker_id", attempt: "c.attempt", now: "t.now", ageMs: "0::float8" })}
          FROM c JOIN ur ON ur.id = c.id, t
      )`;
-
-/**
- * The common case in one statement, without a transaction around it: a successful attempt with no stage
- * events left to write, still this worker's, of an 'allow' schedule without a concurrency group, with
- * enough records — its run succeeds and nothing else follows (no retry, nobody waits for its slot). A run
- * another transaction holds is skipped, not waited for. Returns, in request order, the outcomes recorded;
- * everything else (undefined) goes through finishRuns under the full locks.
- */
-export async function finishPlainRuns(db: Queryable, reqs: FinishRequest[]): Promise<(FinishResult | undefined)[]> {
-  const out: (FinishResult | undefined)[] = new Array(reqs.length).fill(undefined);
-  const seen = new Set<string>();
-  const idx: number[] = [];
-  reqs.forEach((r, i) => {
-    if (r.outcome.kind !== "succeeded" || (r.pendingEvents?.length ?? 0) > 0 || seen.has(r.runId)) return;
-    seen.add(r.runId);
-    idx.push(i);
-  });
-  if (idx.length === 0) return out;
-  idx.sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1)); // rows locked in id order
-  const one = idx.map((i) => {
-    const r = reqs[i]!;
-    const result = (r.outcome as { result: ParsedHandlerResult }).result;
-    const records = result.records ?? null;
-    const durationMs = Math.max(0, Math.round(r.durationMs));
-    return {
-      r,
-      records,
-      durationMs,
-      result: JSON.stringify(result),
-      message: finishMessage("succeeded", records, null, null, durationMs),
-      data: JSON.stringify({ state: "succeeded", records, durationMs }),
-    };
-  });
-  const { rows } = await db.query<{ id: string }>({
-    name: "vigil-finish-plain-runs",
-    text: `WITH t AS (SELECT clock_timestamp() AS now),
-     f AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::int[], $6::jsonb[], $7::float8[], $8::text[], $9::jsonb[])
-                  AS f(id, attempt, worker_id, duration_ms, records, result, ended_ago_ms, message, data)),
-     c AS (
-       -- One primary-key lookup per outcome, as in claimPlainRuns (the OFFSET keeps the plan on the key).
-       SELECT f.*
-         FROM f, LATERAL (SELECT * FROM runs WHERE runs.id = f.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
-         JOIN schedules s ON s.id = r.schedule_id
-        WHERE r.state = 'running' AND r.attempt = f.attempt AND r.worker_id = f.worker_id AND ${plainRunSql()}
-          AND (s.expect_records_min IS NULL OR coalesce(f.records, 0) >= s.expect_records_min)
-     ),
-     ${succeededWritesSql()}
-     SELECT id FROM ur`,
-    values: [
-      one.map((o) => o.r.runId),
-      one.map((o) => o.r.attempt),
-      one.map((o) => o.r.workerId),
-      one.map((o) => o.durationMs),
-      one.map((o) => o.records),
-      one.map((o) => o.result),
-      one.map((o) => Math.max(0, o.r.endedAgoMs ?? 0)),
-      one.map((o) => o.message),
-      one.map((o) => o.data),
-    ],
-  });
-  const done = new Set(rows.map((r) => r.id));
-  for (const i of idx) {
-    const r = reqs[i]!;
-    if (done.has(r.runId)) out[i] = { state: "succeeded", recorded: true, settle: r.jobId ? { jobId: r.jobId, how: "complete" } : null };
-  }
-  return out;
-}
 
 /** Records a batch of outcomes under the full locks (schedule → group → run); results in request order. */
 export async function finishRuns(tx: Queryable, boss: PgBoss, reqs: FinishRequest[]): Promise<FinishResult[]> {

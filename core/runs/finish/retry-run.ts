@@ -4,10 +4,9 @@
 // previous attempt is certainly dead (thread terminated, sessions terminated, or fenced).
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJob } from "../../queue/send-run-job";
+import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
 import { recordRunEvent } from "../record-run-event";
 import { retryDelayMs, type RetryPolicy } from "./retry-backoff";
-import { jobExpireSeconds } from "../claim/lock-run-scope";
 
 export function hasAttemptsLeft(run: { attempt: number; maxAttempts: number }): boolean {
   return run.attempt < run.maxAttempts;

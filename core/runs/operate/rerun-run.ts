@@ -14,8 +14,8 @@ import type { Actor } from "../../auth/roles";
 import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
-import { sendRunJob } from "../../queue/send-run-job";
-import { jobExpireSeconds, lockRunScope, type LockedRun } from "../claim/lock-run-scope";
+import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
+import { lockRunScope, type LockedRun } from "../claim/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
 

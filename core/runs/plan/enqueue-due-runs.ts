@@ -5,9 +5,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../../db/pool";
-import { DUE_CHANNEL, dueNotices, sendRunJobs } from "../../queue/send-run-job";
-import { plainRunSql } from "../plain-run";
-import { jobExpireSeconds } from "../claim/lock-run-scope";
+import { DUE_CHANNEL, dueNotices, sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 
@@ -27,7 +25,6 @@ interface DueRow {
   wakes: number;
   enqueued_at: Date | null;
   now: Date;
-  plain: boolean;
 }
 
 /**
@@ -43,8 +40,7 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
   for (let i = 0; i < (opts.maxBatches ?? 4); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
-        `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now,
-                ${plainRunSql()} AS plain
+        `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now
            FROM runs r JOIN schedules s ON s.id = r.schedule_id
           WHERE r.state = 'planned' AND r.wait_reason IS NULL
             AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
@@ -92,7 +88,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
     if (next.length === 0) return 0;
     const { rows } = await tx.query<DueRow>(
       `SELECT r.id, r.handler, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
-              clock_timestamp() AS now, ${plainRunSql()} AS plain
+              clock_timestamp() AS now
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
           FOR UPDATE OF r SKIP LOCKED
@@ -121,7 +117,6 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
     wake: wakes[i]!,
     dueAt: r.due_at,
     expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
-    plain: r.plain,
   }));
   await sendRunJobs(tx, boss, jobs, { notify: false });
   // The runs' state, their 'enqueued' events and the dispatchers' wake-up (delivered at commit) in one statement:

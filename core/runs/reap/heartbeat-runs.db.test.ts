@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { usePoolAndBoss, useTestDatabase } from "../../../test/db";
 import { enqueueRun, insertRun, insertSchedule } from "../../../test/run-fixtures";
 import { jobIdFor } from "../../queue/job-id";
-import { claimPlainRuns } from "../claim/claim-run";
+import { claimFreeRuns } from "../claim/claim-free-runs";
 import { heartbeatRuns } from "./heartbeat-runs";
 
 const db = useTestDatabase("heartbeat_runs");
@@ -12,7 +12,7 @@ async function runningRun(workerId = "w-hb"): Promise<string> {
   const s = await insertSchedule(h.pool, { handler: "demo.noop" });
   const id = await insertRun(h.pool, s, { kind: "manual" });
   await enqueueRun(h.pool, h.boss, id);
-  const [r] = await claimPlainRuns(h.pool, [{ runId: id, attempt: 1, jobId: jobIdFor(id, 1), workerId }]);
+  const [r] = await claimFreeRuns(h.pool, [{ runId: id, attempt: 1, jobId: jobIdFor(id, 1), workerId }]);
   expect(r?.kind).toBe("start");
   return id;
 }
