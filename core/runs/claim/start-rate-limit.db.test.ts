@@ -87,13 +87,13 @@ describe("start-rate limit of a concurrency group", () => {
   });
 
   it("a run waiting for the rate limit past its starting deadline is marked missed, like any queued run", async () => {
-    const { scheduleId, ids } = await groupWithRuns("deadline-rate", 1, 3600, 2, 1);
+    // A 60 s deadline, so a busy machine cannot make a miss its own before it is claimed; b's passes by moving it back.
+    const { scheduleId, ids } = await groupWithRuns("deadline-rate", 1, 3600, 2, 60);
     const [a, b] = ids as [string, string];
-    // a is due 1 s ago with a 1 s deadline: start it right away, before the deadline passes.
     await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
     expect((await claim(a)).kind).toBe("start");
     expect(await claim(b)).toEqual({ kind: "waiting", reason: "rate_limit" });
-    await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() - interval '5 s' WHERE id = $1`, [b]);
+    await h.pool.query(`UPDATE runs SET due_at = clock_timestamp() - interval '65 s' WHERE id = $1`, [b]);
     await withTransaction((tx) => sweepSchedule(tx, scheduleId, h.boss), h.pool);
     expect(await runState(h.pool, b)).toMatchObject({ state: "missed" });
     // Its pending wake finds nothing to start.
