@@ -117,3 +117,41 @@ test("the runs list filters by start lateness, judged against the schedule's jit
   await expect(page.getByTestId("run-row")).toHaveCount(1);
   await expect(page.getByTestId("run-row").first()).not.toContainText("◷ late");
 });
+
+test("a failed or timed-out run in the last hour shows in the header and opens the runs filtered to those states", async ({ page }) => {
+  test.setTimeout(120_000);
+  const failing = await createViaApi(page, { name: unique("e2e-fails"), handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY });
+  const slow = await createViaApi(page, {
+    name: unique("e2e-times-out"),
+    handler: "demo.sleep",
+    payload: { ms: 60_000 },
+    trigger: YEARLY,
+    timeoutSeconds: 1,
+    graceSeconds: 1,
+  });
+  for (const s of [failing, slow]) {
+    const res = await page.request.post(`/api/schedules/${s.id}/trigger`, { headers: sameOrigin(), data: { reason: "e2e: header" } });
+    expect(res.status(), await res.text()).toBe(200);
+  }
+  await page.goto("/schedules");
+  // Never "All clear" with a failure in the hour: the header counts failed and timed-out runs and links to them.
+  const failed = page.getByTestId("attention-failed");
+  await expect(failed).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId("attention")).toHaveAttribute("data-state", "alert");
+  await expect(failed).toHaveAttribute("title", /failed or timed-out run\(s\) in the last hour/);
+  await page.screenshot({ path: "artifacts/screenshots/header-failed.png" });
+  await failed.click();
+  await expect(page).toHaveURL(/\/runs\?state=failed(%2C|,)timed_out/);
+  await expect(page.getByLabel("State")).toHaveValue("failed,timed_out");
+  for (const [s, state] of [
+    [failing, "failed"],
+    [slow, "timed_out"],
+  ] as const) {
+    await expect(page.locator(`[data-testid="run-row"][data-state="${state}"]`).filter({ hasText: s.name })).toHaveCount(1, {
+      timeout: 30_000,
+    });
+  }
+  await expect(page.locator('[data-testid="run-row"]:not([data-state="failed"]):not([data-state="timed_out"])')).toHaveCount(0);
+  await expect(page.getByTestId("bulk-rerun")).toContainText("Re-run failed or timed out runs");
+  await page.screenshot({ path: "artifacts/screenshots/runs-failed-or-timed-out.png", fullPage: true });
+});

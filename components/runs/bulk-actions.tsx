@@ -31,7 +31,11 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const rerunState = filters.state && (RERUNNABLE_STATES as readonly string[]).includes(filters.state) ? filters.state : "failed";
+  // The states filtered on, when every one of them can be re-run (e.g. "failed or timed out"); else failed runs.
+  const filtered = (filters.state ?? "").split(",").filter(Boolean);
+  const rerunStates =
+    filtered.length > 0 && filtered.every((st) => (RERUNNABLE_STATES as readonly string[]).includes(st)) ? filtered : ["failed"];
+  const rerunWords = rerunStates.map((st) => st.replace("_", " ")).join(" or ");
   const body = (a: Action) =>
     a === "cancel"
       ? { action: a, scheduleId: filters.scheduleId }
@@ -39,7 +43,7 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
           action: a,
           from: filters.from,
           to: filters.to,
-          states: [rerunState],
+          states: rerunStates,
           ...(filters.scheduleId ? { scheduleId: filters.scheduleId } : {}),
         };
 
@@ -105,7 +109,7 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
           onClick={() => void open("rerun")}
           data-testid="bulk-rerun"
         >
-          ⟳ Re-run {rerunState.replace("_", " ")} runs in this range…
+          ⟳ Re-run {rerunWords} runs in this range…
         </button>
       </div>
       {action && w && (
@@ -135,7 +139,7 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
           {!dry && !error && <p className="muted">Counting the runs it would {w.verb}…</p>}
           {dry && !result && (
             <p data-testid="bulk-preview">
-              <strong data-testid="bulk-count">{dry.count}</strong> {action === "cancel" ? w.states : rerunState.replace("_", " ")} run(s)
+              <strong data-testid="bulk-count">{dry.count}</strong> {action === "cancel" ? w.states : rerunWords} run(s)
               {action === "rerun" && filters.from && filters.to && (
                 <>
                   {" "}

@@ -1,6 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { RUN_STATES } from "@/core/runs/run-states";
+import { FAILED_STATES, RUN_STATES } from "@/core/runs/run-states";
 import { schedulesQuery } from "../schedules/schedules-queries";
 import { stateStyle } from "../ui/run-state-style";
 import { toLocalInput } from "../schedules/schedule-form-values";
@@ -23,6 +23,7 @@ export function RunsFilters({ filters, onChange, fixedSchedule }: Props) {
         <label htmlFor="runs-state">State</label>
         <select id="runs-state" value={filters.state ?? ""} onChange={(e) => onChange({ ...filters, state: e.target.value || undefined })}>
           <option value="">Any state</option>
+          <option value={FAILED_STATES.join(",")}>✕ failed or timed out</option>
           {RUN_STATES.map((s) => (
             <option key={s} value={s}>
               {stateStyle(s).icon} {stateStyle(s).label}

@@ -1,23 +1,30 @@
 "use client";
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
+import { FAILED_STATES } from "@/core/runs/run-states";
 import { overviewQuery, type AttentionCounts } from "./overview-queries";
 
-const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: string }[] = [
-  { key: "zombie", label: "zombie", icon: "☠", href: "/runs?state=zombie" },
-  { key: "missed", label: "missed", icon: "⚠", href: "/runs?state=missed" },
-  { key: "hollow", label: "hollow", icon: "○", href: "/runs?state=hollow" },
-  { key: "late", label: "late", icon: "◷", href: "/timeline" },
+const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: string; title: string }[] = [
+  { key: "zombie", label: "zombie", icon: "☠", href: "/runs?state=zombie", title: "zombie" },
+  { key: "failed", label: "failed", icon: "✕", href: `/runs?state=${FAILED_STATES.join(",")}`, title: "failed or timed-out" },
+  { key: "missed", label: "missed", icon: "⚠", href: "/runs?state=missed", title: "missed" },
+  { key: "hollow", label: "hollow", icon: "○", href: "/runs?state=hollow", title: "hollow" },
+  { key: "late", label: "late", icon: "◷", href: "/timeline", title: "late" },
 ];
 
-/** Header badge: anything late, missed, hollow or zombie in the last hour, each linking to those runs. */
+/** Header badge: anything failed (or timed out), late, missed, hollow or zombie in the last hour, each linking to those runs. */
 export function AttentionIndicator() {
   const { data, isError } = useQuery(overviewQuery());
   if (isError || !data) return null;
   const hits = ITEMS.filter((i) => data.lastHour[i.key] > 0);
   if (hits.length === 0) {
     return (
-      <span className="pill ok" data-testid="attention" data-state="clear" title="Nothing late, missed, hollow or zombie in the last hour">
+      <span
+        className="pill ok"
+        data-testid="attention"
+        data-state="clear"
+        title="Nothing failed, timed out, late, missed, hollow or zombie in the last hour"
+      >
         ✓ All clear (1 h)
       </span>
     );
@@ -32,7 +39,8 @@ export function AttentionIndicator() {
           key={i.key}
           href={i.href}
           className={`pill ${i.key === "late" ? "warn" : "bad"}`}
-          title={`${data.lastHour[i.key]} ${i.label} run(s) in the last hour`}
+          title={`${data.lastHour[i.key]} ${i.title} run(s) in the last hour`}
+          data-testid={`attention-${i.key}`}
         >
           <span aria-hidden="true">{i.icon}</span> {data.lastHour[i.key]} {i.label}
         </Link>

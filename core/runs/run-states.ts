@@ -34,6 +34,9 @@ export const ACTIVE_STATES: readonly RunState[] = ["running", "retrying"];
 
 export const CANCELLABLE_STATES: readonly RunState[] = ["planned", "queued", "running", "retrying", "zombie"];
 
+/** What the console's header and the runs filter call "failed": the handler failed, or it was killed at its timeout. */
+export const FAILED_STATES: readonly RunState[] = ["failed", "timed_out"];
+
 /** Ended badly: an operator may re-run the occurrence (same key, next attempt; core/runs/operate/rerun-run.ts). */
 export const RERUNNABLE_STATES: readonly RunState[] = ["failed", "timed_out", "cancelled", "hollow", "zombie", "missed"];
 
