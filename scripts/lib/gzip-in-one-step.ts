@@ -45,7 +45,7 @@ export function gzipInOneStep(req: http.IncomingMessage, res: http.ServerRespons
   if (!gzip) return false;
 
   const writeHead = http.ServerResponse.prototype.writeHead;
-  const end = http.ServerResponse.prototype.end;
+  const end = http.ServerResponse.prototype.end as (this: http.ServerResponse, chunk: Buffer, cb?: () => void) => http.ServerResponse;
   const chunks: Buffer[] = [];
   const take = (chunk: Chunk | null | undefined, encoding?: BufferEncoding) => {
     if (chunk != null) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : Buffer.from(chunk));
@@ -76,7 +76,7 @@ export function gzipInOneStep(req: http.IncomingMessage, res: http.ServerRespons
     }
     if (this.getHeader("content-length") !== undefined) this.setHeader("content-length", body.length);
     writeHead.call(this, this.statusCode);
-    return end.call(this, body, done);
+    return end.call(this, body, done && (() => done()));
   } as typeof res.end;
   return true;
 }
