@@ -1,7 +1,8 @@
 // The registry a scrape renders. prom-client formats every sample through its generic label handling (~1.5 µs a
 // sample, 6 ms for the 4,000 per-schedule counters at 1,000 schedules on a loaded machine); families with one label
-// and thousands of samples are rendered here as plain text instead (0.9 ms for the same 4,000), in the exposition
-// format prom-client writes (the same escaping of HELP and label values), after prom-client's own families.
+// and thousands of samples are rendered here as plain text instead (0.9 ms for the same 4,000; about half that since
+// label values are escaped only when they hold something to escape), in the exposition format prom-client writes (the
+// same escaping of HELP and label values: scrape-registry.test.ts), after prom-client's own families.
 import { Registry } from "prom-client";
 
 export interface LabelledSample {
@@ -21,8 +22,6 @@ export class ScrapeRegistry extends Registry {
 
   /** A family of `type` with one label (`labelName`), one sample per entry of `samples`. */
   addTextFamily(opts: { name: string; help: string; type: "counter" | "gauge"; labelName: string; samples: LabelledSample[] }): void {
-    // One string grown by concatenation (V8 keeps it as a rope until it is read): ~10× cheaper than an array of lines
-    // joined, measured at 4,000 samples.
     let text = `# HELP ${opts.name} ${escapeHelp(opts.help)}\n# TYPE ${opts.name} ${opts.type}`;
     const prefix = `\n${opts.name}{${opts.labelName}="`;
     for (const s of opts.samples) text += prefix + escapeLabelValue(s.label) + '"} ' + s.value;
