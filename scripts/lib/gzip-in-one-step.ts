@@ -39,7 +39,7 @@ type Callback = (err?: Error | null) => void;
  * then sends it gzipped. Returns whether it did.
  */
 export function gzipInOneStep(req: http.IncomingMessage, res: http.ServerResponse): boolean {
-  if (req.method !== "GET" || !GZIP_IN_ONE_STEP_PATHS.has(new URL(req.url ?? "/", "http://x").pathname)) return false;
+  if (req.method !== "GET" || !GZIP_IN_ONE_STEP_PATHS.has((req.url ?? "/").split("?", 1)[0]!)) return false;
   const gzip = acceptsGzip(req.headers["accept-encoding"]);
   req.headers["accept-encoding"] = "identity";
   res.appendHeader("vary", "Accept-Encoding");
