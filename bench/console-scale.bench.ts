@@ -16,6 +16,7 @@
 // cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import pg from "pg";
 import { chromium, type Browser } from "playwright";
 import { terminate } from "../scripts/lib/processes";
@@ -25,6 +26,7 @@ import { runBenchWhenMain } from "./lib/main";
 import { buildConsoleIfStale, startBenchConsole } from "./lib/console";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 import { seedScheduleHistory } from "../test/seed-history";
+import { settleSeededLikeAWorker } from "./lib/settle-seeded";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SMALL = env("CONSOLE_SCALE_SMALL", 50);
@@ -86,6 +88,43 @@ async function measureRead(base: string, token: string, path: string): Promise<R
   return { p50: percentile(times, 50), p95: percentile(times, 95), bytes, p50Unchanged };
 }
 
+/**
+ * A scrape as Prometheus sends it (`Accept-Encoding: gzip`, its default) or uncompressed (`identity`), over node:http so
+ * nothing is decompressed on this side: time to the last byte and the bytes on the wire.
+ */
+async function measureScrape(base: string, token: string, encoding: "gzip" | "identity"): Promise<ReadFigures> {
+  const get = () =>
+    new Promise<{ ms: number; bytes: number; encoding: string }>((resolve, reject) => {
+      const t = performance.now();
+      const req = http.get(`${base}/api/metrics`, { headers: { authorization: `Bearer ${token}`, "accept-encoding": encoding } }, (res) => {
+        let bytes = 0;
+        res.on("data", (b: Buffer) => (bytes += b.length));
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve({ ms: performance.now() - t, bytes, encoding: String(res.headers["content-encoding"] ?? "none") })
+            : reject(new Error(`GET /api/metrics: ${res.statusCode}`)),
+        );
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+    });
+  const first = await get();
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) times.push((await get()).ms);
+  if (first.encoding !== (encoding === "gzip" ? "gzip" : "none")) say(`metrics asked ${encoding}, answered ${first.encoding}`);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), bytes: first.bytes, p50Unchanged: null };
+}
+
+let settlePool: pg.Pool | null = null;
+/** The planner's sweep and the folds, as a worker would have done them by now (bench/lib/settle-seeded.ts). */
+async function settle(c: pg.Client): Promise<void> {
+  const swept = await settleSeededLikeAWorker(settlePool!);
+  const { rows } = await c.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM runs WHERE state IN ('planned', 'queued', 'running', 'retrying') AND planned_at <= now() AND planned_at > now() - interval '1 hour'`,
+  );
+  say(`settled as a worker would: ${swept} due fires of paused schedules recorded paused; ${rows[0]!.n} runs in flight in the last hour`);
+}
+
 async function dbNowMs(c: pg.Client): Promise<number> {
   const { rows } = await c.query<{ now: Date }>("SELECT clock_timestamp() AS now");
   return rows[0]!.now.getTime();
@@ -114,8 +153,12 @@ async function measureSize(
     ["GET /api/schedules (first page)", "/api/schedules?limit=50"],
     ["GET /api/overview", "/api/overview"],
     ["GET /api/metrics", "/api/metrics"],
+    ["GET /api/metrics, Accept-Encoding: gzip (Prometheus; size on the wire)", "gzip"],
+    ["GET /api/metrics, Accept-Encoding: identity", "identity"],
   ] as const) {
-    const f = await measureRead(base, token, path);
+    // The fires that came due since the seeding are swept as a worker's planner would have (bench/lib/settle-seeded.ts).
+    if (path === "/api/metrics") await settle(c);
+    const f = path === "gzip" || path === "identity" ? await measureScrape(base, token, path) : await measureRead(base, token, path);
     reads.set(name, f);
     say(
       `${label}: ${name}: p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, ${(f.bytes / 1024).toFixed(1)} KB` +
@@ -324,6 +367,7 @@ export default async function consoleScaleBench(): Promise<void> {
   buildConsoleIfStale(say);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
+  settlePool = new pg.Pool({ connectionString: url, max: 2 });
   fs.mkdirSync("artifacts", { recursive: true });
   const logFile = fs.createWriteStream("artifacts/console-scale-console.log");
   const { proc: consoleProc, base } = await startBenchConsole(url, { env: { VIGIL_LOG_FORMAT: "json" }, sink: logFile });
@@ -339,7 +383,7 @@ export default async function consoleScaleBench(): Promise<void> {
     if (CPU_ONLY) {
       const t = performance.now();
       const all = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE, hours: HOURS });
-      await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
+      await settle(c); // the sweep and the folds a worker does every 2 s (this bench runs none)
       await c.query("VACUUM ANALYZE");
       await c.query("CHECKPOINT");
       say(
@@ -362,7 +406,7 @@ export default async function consoleScaleBench(): Promise<void> {
     }
     let t = performance.now();
     const small = await seedScheduleHistory(c, { prefix: "scale-a-", schedules: SMALL, hours: HOURS });
-    await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
+    await settle(c); // the sweep and the folds a worker does every 2 s (this bench runs none)
     await c.query("VACUUM ANALYZE");
     await c.query("CHECKPOINT");
     say(
@@ -372,7 +416,7 @@ export default async function consoleScaleBench(): Promise<void> {
 
     t = performance.now();
     const more = await seedScheduleHistory(c, { prefix: "scale-b-", schedules: LARGE - SMALL, hours: HOURS, first: SMALL + 1 });
-    await c.query("SELECT vigil_fleet_fold(), vigil_schedule_trouble_fold()"); // as a worker does every 2 s (this bench runs none)
+    await settle(c); // the sweep and the folds a worker does every 2 s (this bench runs none)
     await c.query("VACUUM ANALYZE");
     await c.query("CHECKPOINT");
     say(
@@ -402,6 +446,7 @@ export default async function consoleScaleBench(): Promise<void> {
     await browser?.close();
     await terminate(consoleProc);
     logFile.end();
+    await settlePool?.end();
     await c.end();
   }
 }

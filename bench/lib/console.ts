@@ -28,12 +28,12 @@ export interface BenchConsole {
 
 /**
  * Starts the built console against `databaseUrl` (a fresh secret key; `env` adds to or overrides the rest) and waits
- * for GET /api/health?probe=live. Its output goes to `sink` when given, else nowhere. A console that exits or does not
+ * for GET /api/health?probe=live; from `cwd` when given (another tree with its own build, for a baseline). Its output goes to `sink` when given, else nowhere. A console that exits or does not
  * answer within `timeoutMs` is stopped and the call throws.
  */
 export async function startBenchConsole(
   databaseUrl: string,
-  opts: { env?: Record<string, string>; sink?: NodeJS.WritableStream; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; sink?: NodeJS.WritableStream; timeoutMs?: number; cwd?: string } = {},
 ): Promise<BenchConsole> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
@@ -48,7 +48,7 @@ export async function startBenchConsole(
       VIGIL_SECRET_KEY: crypto.randomBytes(32).toString("base64"),
       ...opts.env,
     },
-    { quiet: true, sink: opts.sink },
+    { quiet: true, sink: opts.sink, cwd: opts.cwd },
   );
   try {
     await Promise.race([

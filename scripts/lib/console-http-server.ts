@@ -1,9 +1,11 @@
-// The HTTP server in front of Next.js's request handler. It exists for two things `next start` cannot
-// do: tell route handlers the socket peer (PEER_HEADER, see core/http/peer-header.ts), and answer a
-// request whose URL and headers exceed the size limit with JSON instead of Node's bare, empty 431.
+// The HTTP server in front of Next.js's request handler. It exists for what `next start` cannot do: tell
+// route handlers the socket peer (PEER_HEADER, see core/http/peer-header.ts), answer a request whose URL
+// and headers exceed the size limit with JSON instead of Node's bare, empty 431, and gzip the metrics
+// scrape in one step (gzip-in-one-step.ts).
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { PEER_HEADER } from "../../core/http/peer-header";
+import { gzipInOneStep } from "./gzip-in-one-step";
 
 /** Node's own default: the request line and every header together. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -22,6 +24,7 @@ export function createConsoleHttpServer(handle: Handle, onError: (err: unknown, 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     // Whatever the client sent under this name is replaced: only the socket knows the peer.
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+    gzipInOneStep(req, res);
     handle(req, res).catch((err: unknown) => {
       onError(err, req.url);
       if (!res.headersSent) {

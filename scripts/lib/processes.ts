@@ -17,9 +17,15 @@ export function launch(
     sink?: NodeJS.WritableStream;
     /** Opens an IPC channel that closes when this process dies: a worker then drains and exits (worker/main.ts). */
     exitWithParent?: boolean;
+    /** Working directory (default: this process's). */
+    cwd?: string;
   } = {},
 ): Managed {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe", ...(opts.exitWithParent ? ["ipc" as const] : [])] });
+  const child = spawn(process.execPath, args, {
+    env,
+    cwd: opts.cwd,
+    stdio: ["ignore", "pipe", "pipe", ...(opts.exitWithParent ? ["ipc" as const] : [])],
+  });
   const prefix = `[${name}]`;
   for (const stream of [child.stdout!, child.stderr!]) {
     const rl = readline.createInterface({ input: stream });
