@@ -28,9 +28,11 @@ const runJobDataSchema = z.object({ runId: z.uuid(), attempt: z.number().int().m
 const CLAIM_TRIES = 4;
 /**
  * While jobs queue up (the last fetch filled every free slot), a slot that frees does not fetch on its own:
- * the dispatcher waits until half the slots are free or this long, so one fetch and one claim serve
- * several runs instead of one each. Runs that are waiting anyway start at most this much later; with
- * nothing queued, a due run is fetched the moment it is due.
+ * the dispatcher waits until every slot is free or this long, so one fetch and one claim serve a whole
+ * pool's worth of runs. Runs that are waiting anyway start at most this much later; with nothing queued, a
+ * due run is fetched the moment it is due. (Waiting for half the slots made batches of 4–6 runs in a
+ * fan-out: the fetch, the claim and the runs trigger cost mostly per call, and at 10,000 queued jobs a
+ * pg-boss fetch costs several ms whatever its batch size.)
  */
 const BACKLOG_COALESCE_MS = 10;
 const RETRYABLE = new Set(["40P01", "40001", "55P03", "57P01", "08006", "08003"]);
@@ -113,7 +115,7 @@ export function createDispatcher(opts: {
     try {
       for (;;) {
         again = false;
-        if (backlog && !forced && opts.executor.freeSlots() < Math.ceil(opts.executor.capacity() / 2)) {
+        if (backlog && !forced && opts.executor.freeSlots() < opts.executor.capacity()) {
           coalesceTimer ??= setTimeout(() => {
             coalesceTimer = undefined;
             forced = true;

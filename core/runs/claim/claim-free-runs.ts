@@ -48,8 +48,9 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
        -- One primary-key lookup per delivery (as in claimPlainRuns: the OFFSET keeps the plan on the key).
        SELECT r.id, r.schedule_id, r.concurrency_group, r.due_at, r.state, q.job_id,
               CASE WHEN r.state = 'queued' AND s.overlap_policy <> 'allow' THEN r.schedule_id END AS exclusive_on
-         FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r
-         JOIN schedules s ON s.id = r.schedule_id
+         FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r,
+              -- The schedule by key too: joined, the generic plan hashed every schedule on each call (×N at a fan-out of N).
+              LATERAL (SELECT * FROM schedules WHERE schedules.id = r.schedule_id OFFSET 0) s
         WHERE q.attempt = r.attempt + 1 AND s.deleted_at IS NULL
           AND NOT ${pausedSql("s", "t.now")}
           AND ((r.state = 'queued' AND NOT ${startingDeadlinePassedSql("r", "s", "t.now")})
@@ -80,7 +81,7 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "p_args->>'worker'")})
      SELECT to_jsonb(u) FROM u`;
 
-/** The body of vigil_claim_free_runs (migrations 20261202600000, 20261204500000; claim-free-runs.db.test.ts keeps them equal). */
+/** The body of vigil_claim_free_runs (migrations 20261202600000, 20261204500000, 20261205200000; claim-free-runs.db.test.ts keeps them equal). */
 export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL);
 
 /**
