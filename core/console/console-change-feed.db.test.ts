@@ -47,7 +47,10 @@ async function quiet(feed: ConsoleChangeFeed, heard: unknown[]): Promise<void> {
 
 const feedBackends = (c: pg.Client) =>
   c
-    .query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'vigil-console-changes'`)
+    // This database's: another test file's feed may be open on the same server.
+    .query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'vigil-console-changes' AND datname = current_database()`,
+    )
     .then((r) => r.rows[0]!.n);
 
 describe("the console change feed", () => {

@@ -4,15 +4,16 @@
 // second; a busy fleet whose runs change a thousand times a second still names each topic at most once per
 // minIntervalMs (2 s), and `runs` at most once per busyIntervalMs (5 s) while the fleet is busy (more than
 // busyChangesPerSecond run changes a second over the last 10 s), while a quiet fleet's first change goes out at the
-// next tick. So while busy, what a page shows of runs is at most busyIntervalMs + a tick or two old.
+// next tick. So while busy, what a page shows of runs is at most busyIntervalMs + a tick or two old. `attention`
+// (the header's hour sliding on with the clock) is named at most once per busyIntervalMs always.
 //
 // Settled before named: the triggers bump the sequences inside the writing transaction, before its commit is
 // visible, so a tab that refetched at once could read the old rows under the new version (and, with the version in
 // the answer's ETag, keep them: nothing would be named again — the schedules list's 24 h counts stayed behind until
-// the next safety-net poll, up to 60 s). A change is named only once no transaction older than the read is still in
-// progress (readSettlePoint): then whatever bumped the sequence is committed (or rolled back). On a quiet database
-// that is at once; on a busy one the next tick. A transaction open longer than maxSettleMs does not hold the feed
-// back: the change is named anyway, marked unsettled (its answers are not shared).
+// the next safety-net poll, up to 60 s). A change is named only once every writing transaction of this database that
+// was in progress just after the read has ended (runningTransactions): then whatever bumped the sequence is committed
+// (or rolled back). On a quiet database that is at once; on a busy one the next tick. A transaction open longer than
+// maxSettleMs does not hold the feed back: the change is named anyway, marked unsettled (its answers are not shared).
 //
 // The version the console's reads share (sharedVersion): the settled signatures each topic had when it was last
 // named. Every tab that refetches after a message asks with the same version, so the console process computes the
@@ -32,7 +33,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { CHANGE_TOPICS, type ChangeTopic } from "./change-topics";
-import { readChangeSignatures, readSettlePoint, type ChangeSignatures } from "./read-change-signatures";
+import { readChangeSignatures, runningTransactions, type ChangeSignatures } from "./read-change-signatures";
 
 export type ChangeSubscriber = (topics: ChangeTopic[]) => void;
 
@@ -75,8 +76,8 @@ export class ConsoleChangeFeed {
   private client: pg.Client | null = null;
   /** The latest settled read (and whether it was settled, or named anyway after maxSettleMs). */
   private stable: { signatures: ChangeSignatures; settled: boolean } | null = null;
-  /** A read not settled yet: the transaction id it waits for (readSettlePoint), and since when changes wait. */
-  private candidate: { signatures: ChangeSignatures; settleXid: bigint; since: number } | null = null;
+  /** A read not settled yet: the transactions it waits for (runningTransactions), and since when changes wait. */
+  private candidate: { signatures: ChangeSignatures; waitsFor: string[]; since: number } | null = null;
   /** Per topic: the stable signature when it was last named, and whether that one was settled. */
   private readonly named = new Map<ChangeTopic, { signature: string; settled: boolean }>();
   private state: FeedDatabaseState = "unknown";
@@ -217,7 +218,9 @@ export class ConsoleChangeFeed {
     const busy = this.busy;
     const due = [...this.pending].filter((t) => {
       if (urgent || t === "health") return true;
-      const interval = t === "runs" && busy ? this.busyIntervalMs : this.minIntervalMs;
+      // attention moves with the clock alone (a run leaving the header's hour): never urgent, and with a busy fleet's
+      // troubled runs it would move every second.
+      const interval = (t === "runs" && busy) || t === "attention" ? this.busyIntervalMs : this.minIntervalMs;
       return now - (this.lastEmitted.get(t) ?? -Infinity) >= interval;
     });
     for (const t of due) {
@@ -256,8 +259,6 @@ export class ConsoleChangeFeed {
       keepAlive: true,
       connectionTimeoutMillis: this.readTimeoutMs,
       query_timeout: this.readTimeoutMs,
-      // readSettlePoint assigns a transaction id (its commit writes a record): not worth a disk flush.
-      options: "-c synchronous_commit=off",
     });
     // A connection lost between two reads must not crash the process; the next read finds it gone.
     c.on("error", () => {
@@ -286,15 +287,15 @@ export class ConsoleChangeFeed {
     const now = performance.now();
     this.versions.push({ at: now, version: read.runsVersion });
     while (this.versions.length > 2 && now - this.versions[0]!.at > this.busyWindowMs) this.versions.shift();
-    // The waiting read is settled once no transaction older than its settle point is in progress.
+    // The waiting read is settled once none of the transactions running just after it still is.
     const c = this.candidate;
-    if (c && read.oldestRunning >= c.settleXid) this.promote(c.signatures, true);
+    if (c && !c.waitsFor.some((x) => read.running.includes(x))) this.promote(c.signatures, true);
     else if (c && now - c.since > this.maxSettleMs) this.promote(c.signatures, false);
     const latest = this.candidate?.signatures ?? this.stable?.signatures;
     if (!latest || CHANGE_TOPICS.some((t) => latest[t] !== read.signatures[t])) {
-      const point = await readSettlePoint(client);
-      if (point.settled) this.promote(read.signatures, true);
-      else this.candidate = { signatures: read.signatures, settleXid: point.xid, since: this.candidate?.since ?? now };
+      const waitsFor = await runningTransactions(client);
+      if (waitsFor.length === 0) this.promote(read.signatures, true);
+      else this.candidate = { signatures: read.signatures, waitsFor, since: this.candidate?.since ?? now };
     }
     this.reads++;
     return { before, after: this.stable?.signatures ?? null };

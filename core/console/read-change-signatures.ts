@@ -15,8 +15,8 @@ export interface ChangeRead {
   signatures: ChangeSignatures;
   /** vigil_console_version's value: how many run or schedule changes there were (the feed's "busy" measure). */
   runsVersion: number;
-  /** The oldest transaction still in progress when the read's statement started (its snapshot's xmin). */
-  oldestRunning: bigint;
+  /** The transactions of this database in progress (runningTransactions). */
+  running: string[];
 }
 export async function readChangeSignatures(db: Queryable, deadAfterMs: number): Promise<ChangeRead> {
   const { rows } = await db.query<{
@@ -27,7 +27,7 @@ export async function readChangeSignatures(db: Queryable, deadAfterMs: number): 
     alerts: string;
     workers: string;
     live: number;
-    xmin: string;
+    running: string[] | null;
   }>(
     // runs: the sequence the triggers of 20261202700000_console_read_models bump (no row lock, no table read).
     // schedules: the sequence of 20261205500000 and the next pause or maintenance window to end by the clock.
@@ -55,7 +55,7 @@ export async function readChangeSignatures(db: Queryable, deadAfterMs: number): 
                                WHERE heartbeat_at > clock_timestamp() - interval '1 day') w), '') AS workers,
             (SELECT count(*)::int FROM workers
               WHERE stopped_at IS NULL AND state <> 'stopped' AND heartbeat_at > clock_timestamp() - make_interval(secs => $1 / 1000.0)) AS live,
-            pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
+            (${RUNNING_SQL}) AS running`,
     [deadAfterMs],
   );
   const r = rows[0]!;
@@ -69,21 +69,24 @@ export async function readChangeSignatures(db: Queryable, deadAfterMs: number): 
       health: `db up, worker ${r.live > 0 ? "up" : "down"}`,
     },
     runsVersion: Number(r.runs_version),
-    oldestRunning: BigInt(r.xmin),
+    running: r.running ?? [],
   };
 }
 
+// Transactions of this database that hold a transaction id (have written) and are still in progress. A writer is
+// given its id at its first write, before its triggers bump a sequence, so one whose bump a read saw is in this list
+// (read afterwards) until it commits or rolls back. This database only: a long transaction elsewhere on the cluster
+// never bumps these sequences. Sessions of other roles show no backend_xid without pg_read_all_stats (the console
+// and the workers normally share one role).
+const RUNNING_SQL = `SELECT array_agg(backend_xid::text) FROM pg_stat_activity
+                      WHERE datname = current_database() AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`;
+
 /**
- * A transaction id newer than every one assigned so far (one is assigned to this statement for it: a sequence bump
- * the caller's read saw was made by an older one). Once no transaction older than it is in progress (a later read's
- * oldestRunning has reached it), whatever the read saw is committed (or rolled back) and visible to every new
- * snapshot: the change feed's "settled" (console-change-feed.ts). `settled`: nothing older was in progress already.
+ * The transactions in progress now, read after the caller's read of the sequences: once none of them is in progress
+ * any more, whatever that read saw is committed (or rolled back) and visible to every new snapshot (the change
+ * feed's "settled", console-change-feed.ts).
  */
-export async function readSettlePoint(db: Queryable): Promise<{ xid: bigint; settled: boolean }> {
-  const { rows } = await db.query<{ xid: string; xmin: string }>(
-    `SELECT pg_current_xact_id()::text AS xid, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
-  );
-  const xid = BigInt(rows[0]!.xid);
-  // The statement's snapshot was taken before the id was assigned: its xmin is the id only if nothing was running.
-  return { xid, settled: BigInt(rows[0]!.xmin) >= xid };
+export async function runningTransactions(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ running: string[] | null }>(`SELECT (${RUNNING_SQL}) AS running`);
+  return rows[0]!.running ?? [];
 }

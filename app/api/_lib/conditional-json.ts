@@ -14,8 +14,8 @@ import { getPool } from "@/core/db/pool";
 import { jsonResponse, jsonText } from "./api-route";
 import { sharedAnswer } from "./shared-answers";
 
-/** What the conditional reads show: runs and schedules (both in the console version) and the clock parts. */
-const SHARED_TOPICS = ["runs", "schedules", "attention"] as const;
+/** The topics an answer follows, by what of it moves with the clock (runs: the console version, schedules included). */
+const SHARED_TOPICS = { attention: ["runs", "attention"], pauses: ["runs", "schedules"] } as const;
 
 /** `opts.clock`: what of the answer moves with the clock alone (core/console/clock-boundaries.ts). */
 export async function conditionalJson(
@@ -25,7 +25,7 @@ export async function conditionalJson(
   opts: { clock?: ClockPart } = {},
 ): Promise<Response> {
   const started = performance.now();
-  const shared = findConsoleChangeFeed()?.sharedVersion(SHARED_TOPICS);
+  const shared = findConsoleChangeFeed()?.sharedVersion(SHARED_TOPICS[opts.clock ?? "pauses"]);
   if (shared) return sharedJson(req, variant, shared, compute);
   const etag = `W/"${await getConsoleVersion(getPool(), opts.clock)}.${variant}"`;
   const versionMs = performance.now() - started;
