@@ -12,8 +12,9 @@
 // the answer's ETag, keep them: nothing would be named again — the schedules list's 24 h counts stayed behind until
 // the next safety-net poll, up to 60 s). A change is named only once every writing transaction of this database that
 // was in progress just after the read has ended (runningTransactions): then whatever bumped the sequence is committed
-// (or rolled back). On a quiet database that is at once; on a busy one the next tick. A transaction open longer than
-// maxSettleMs does not hold the feed back: the change is named anyway, marked unsettled (its answers are not shared).
+// (or rolled back). On a quiet database that is at once; on a busy one a moment later (checked again after 150 ms).
+// A transaction open longer than maxSettleMs does not hold the feed back: the change is named anyway, marked
+// unsettled (its answers are not shared).
 //
 // The version the console's reads share (sharedVersion): the settled signatures each topic had when it was last
 // named. Every tab that refetches after a message asks with the same version, so the console process computes the
@@ -69,6 +70,7 @@ export interface ConsoleChangeFeedOptions {
 }
 
 let feedsCreated = 0;
+const SETTLE_RECHECK_MS = 150;
 
 export class ConsoleChangeFeed {
   private readonly subscribers = new Set<ChangeSubscriber>();
@@ -324,6 +326,8 @@ export class ConsoleChangeFeed {
       const wasDown = this.state === "down";
       this.state = "up";
       this.failures = 0;
+      // A read waiting to settle is checked again soon: the writers it waits for are short transactions.
+      if (this.candidate) next = Math.min(next, SETTLE_RECHECK_MS);
       // A local write is named at once, not after the topic's window (its writer waits to see it).
       const urgent = writeAt !== null && tick > writeAt;
       if (wasDown) {
