@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { buildTimelinePaths } from "./build-timeline-paths";
-import { finishLane, hitTest, nearestRun, stepRun, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import {
+  countByOutcome,
+  finishLane,
+  hitTest,
+  nearestRun,
+  stepRun,
+  timeTicks,
+  type TimelineModel,
+  type TimelineRun,
+} from "./timeline-model";
 import { toTimelineModel, type TimelineApi } from "./timeline-queries";
 
 const MIN = 60_000;
@@ -187,5 +196,18 @@ describe("keyboard steps", () => {
     expect(nearestRun(lane, 5000, notMissed)).toBe(3);
     expect(nearestRun(lane, -50, notMissed)).toBe(0);
     expect(nearestRun(finishLane("e", "e", [], 0), 10, notMissed)).toBeNull();
+  });
+});
+
+describe("the legend's counts", () => {
+  it("count what the lanes draw: runs enqueued ahead (queued, not started) are planned markers, not running", () => {
+    const lane = finishLane(
+      "s",
+      "every-10s",
+      [run(0, "succeeded", 100), run(1, "running", 200), run(2, "queued", null), run(3, "queued", null), run(4, "planned", null)],
+      1.5 * MIN,
+    );
+    const model = { from: 0, to: 5 * MIN, now: 1.5 * MIN, lanes: [lane], mode: "runs", bucketMs: 0, laneOffset: 0, laneTotal: 1 };
+    expect(countByOutcome(model as TimelineModel)).toEqual({ succeeded: 1, running: 1, planned: 3 });
   });
 });

@@ -72,9 +72,22 @@ export const TIMELINE_OUTCOMES: readonly string[] = [...TERMINAL_STATES.filter((
 
 /** Which legend bucket a run state is filtered by; waiting states go with "running" (in flight). */
 export function outcomeBucket(state: string): string {
-  if (state === "queued" || state === "retrying") return "running";
-  if (state === "planned") return "planned";
+  // A queued run has not started: the planner enqueues runs up to 30 s ahead, and the chart draws them as planned
+  // markers with no bar. Counted as running, a lane firing every 10 s read "running 3" with nothing running.
+  if (state === "queued" || state === "planned") return "planned";
+  if (state === "retrying") return "running";
   return state;
+}
+
+/** The legend's counts: the runs (or summarised runs) of the lanes shown, by the outcome they are drawn as. */
+export function countByOutcome(model: TimelineModel | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const lane of model?.lanes ?? []) {
+    for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
+    for (const b of lane.buckets)
+      for (const [state, n] of Object.entries(b.counts)) counts[outcomeBucket(state)] = (counts[outcomeBucket(state)] ?? 0) + n;
+  }
+  return counts;
 }
 
 export function finishLane(

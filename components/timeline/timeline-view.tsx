@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { formatInZone, viewerZone } from "../ui/time-format";
 import { useElementWidth } from "../ui/use-element-width";
 import { TimelineLegend } from "./timeline-legend";
-import { laneOccurrences, outcomeBucket, TIMELINE_OUTCOMES, type TimelineModel } from "./timeline-model";
+import { countByOutcome, laneOccurrences, TIMELINE_OUTCOMES } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
 import {
   DEFAULT_WINDOW,
@@ -25,16 +25,6 @@ const TimelineChart = dynamic(() => import("./timeline-chart").then((m) => m.Tim
 });
 
 const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused"];
-
-function countByOutcome(model: TimelineModel | undefined): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const lane of model?.lanes ?? []) {
-    for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
-    for (const b of lane.buckets)
-      for (const [state, n] of Object.entries(b.counts)) counts[outcomeBucket(state)] = (counts[outcomeBucket(state)] ?? 0) + n;
-  }
-  return counts;
-}
 
 /** Lanes per page: the chart draws (and the server reads) only these. */
 export const LANES_PER_PAGE = 50;

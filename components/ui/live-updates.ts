@@ -29,7 +29,10 @@ export function livePoll(ms: number, whenLive = SAFETY_NET_MS): () => number {
 /** The first element of the query keys each topic's changes make stale. */
 export const TOPIC_QUERY_KEYS: Record<ChangeTopic, readonly string[]> = {
   // A run or a schedule: everything that shows runs or schedules (the schedules list shows each one's last run).
-  runs: ["overview", "schedules", "timeline", "runs", "schedule-lateness", "maintenance", "queue-summary"],
+  // Not the maintenance banner: a run never changes it (it follows `schedules` alone).
+  runs: ["overview", "schedules", "timeline", "runs", "schedule-lateness", "queue-summary"],
+  // A schedule's definition or pause, or a maintenance window: what shows schedules (and their pauses).
+  schedules: ["schedules", "timeline", "maintenance", "queue-summary"],
   // The header's last-hour counts, when only the clock moved them (a run slid out of the window).
   attention: ["overview"],
   alerts: ["alerts"],

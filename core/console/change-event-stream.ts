@@ -5,9 +5,10 @@
 //   event: bye     data: {}                       before the server closes the stream after MAX_LIFETIME_MS
 //   event: bye     data: {"reason":"credentials"} before it closes a stream whose credentials no longer hold
 // A stream is authenticated when it opens, and again whenever the feed hears that some credentials were revoked or
-// changed (a sign-out elsewhere, an account disabled, a role changed: `stillAllowed`): one whose credentials no
-// longer hold is closed at once, and the tab's next stream (and every other request) is refused. Closing every
-// stream after a few minutes stays as the backstop (a session that merely expires stops there).
+// changed (a sign-out elsewhere, an account disabled, a role changed: `stillAllowed`), and when they expire
+// (`expiresInMs`: a session or token reaching its expiry writes nothing, so nothing is heard): one whose credentials
+// no longer hold is closed at once, and the tab's next stream (and every other request) is refused. Closing every
+// stream after a few minutes stays as the backstop.
 import type { ConsoleChangeFeed } from "./console-change-feed";
 
 export const CHANGE_STREAM_PING_MS = 15_000;
@@ -21,6 +22,8 @@ export function changeEventStream(
     maxLifetimeMs?: number;
     /** Whether the stream's credentials still hold as it was opened with them (same role); false closes it. */
     stillAllowed?: () => Promise<boolean>;
+    /** How long until the credentials expire (database clock), null if unknown: checked again then. */
+    expiresInMs?: () => Promise<number | null>;
   } = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -38,6 +41,23 @@ export function changeEventStream(
       };
       let checking: Promise<void> | null = null;
       let checkAgain = false;
+      const lifetimeMs = opts.maxLifetimeMs ?? CHANGE_STREAM_MAX_LIFETIME_MS;
+      const openedAt = performance.now();
+      let expiry: ReturnType<typeof setTimeout> | undefined;
+      // At the credentials' expiry, check them again (an expiry in the past is checked at once).
+      const watchExpiry = () => {
+        if (!opts.expiresInMs || !open) return;
+        opts
+          .expiresInMs()
+          .then((ms) => {
+            if (ms === null || !open || ms > lifetimeMs - (performance.now() - openedAt)) return;
+            clearTimeout(expiry);
+            expiry = setTimeout(recheck, Math.max(0, ms) + 50);
+          })
+          .catch(() => {
+            // The database could not say (it is down): the feed has every stream check again once it is back.
+          });
+      };
       const recheck = () => {
         if (!opts.stillAllowed || !open) return;
         // One check at a time per stream; a revocation heard during a check is checked once more after it.
@@ -48,7 +68,8 @@ export function changeEventStream(
         checking = opts
           .stillAllowed()
           .then((allowed) => {
-            if (allowed || !open) return;
+            if (!open) return;
+            if (allowed) return watchExpiry();
             send("bye", { reason: "credentials" });
             close();
           })
@@ -68,13 +89,14 @@ export function changeEventStream(
       const lifetime = setTimeout(() => {
         send("bye", {});
         close();
-      }, opts.maxLifetimeMs ?? CHANGE_STREAM_MAX_LIFETIME_MS);
+      }, lifetimeMs);
       cleanup = () => {
         if (!open) return;
         open = false;
         unsubscribe();
         clearInterval(ping);
         clearTimeout(lifetime);
+        clearTimeout(expiry);
         signal.removeEventListener("abort", close);
       };
       function close() {
@@ -90,6 +112,7 @@ export function changeEventStream(
       controller.enqueue(encoder.encode("retry: 2000\n\n"));
       send("hello", { database: feed.database });
       if (signal.aborted) close();
+      else watchExpiry();
     },
     cancel() {
       cleanup();

@@ -33,14 +33,30 @@ async function withClient<T>(fn: (c: pg.Client) => Promise<T>, url = db.url): Pr
   }
 }
 
+/** Until the feed has read three times without naming anything (what the setup changed has all been named). */
+async function quiet(feed: ConsoleChangeFeed, heard: unknown[]): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    const n = heard.length;
+    const reads = feed.readCount;
+    await waitFor("three more reads", () => feed.readCount >= reads + 3);
+    if (heard.length === n) return;
+    if (performance.now() > deadline) throw new Error("the feed kept naming changes");
+  }
+}
+
 const feedBackends = (c: pg.Client) =>
   c
-    .query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'vigil-console-changes'`)
+    // This database's: another test file's feed may be open on the same server.
+    .query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'vigil-console-changes' AND datname = current_database()`,
+    )
     .then((r) => r.rows[0]!.n);
 
 describe("the console change feed", () => {
   it("coalesces a burst of run changes: one message at once, then at most one per window, naming only what changed", async () => {
-    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 1000 });
+    // (The busy fleet's longer window is another test's.)
+    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 1000, busyIntervalMs: 1000 });
     await waitFor("the feed's first read", () => feed.database === "up");
     await withClient(async (c) => {
       // 200 changes of the console version (what every run transition does) over ~2 s.
@@ -113,7 +129,7 @@ describe("the console change feed", () => {
         await c.query(`ALTER DATABASE ${pg.escapeIdentifier(dbName)} WITH ALLOW_CONNECTIONS true`);
       }
       await waitFor("the feed to reconnect", () => feed.database === "up", { timeoutMs: 5000 });
-      expect(heard.at(-1)!.topics.sort()).toEqual(["alerts", "attention", "health", "runs", "workers"]);
+      expect(heard.at(-1)!.topics.sort()).toEqual(["alerts", "attention", "health", "runs", "schedules", "workers"]);
       // And it reports changes again on its new connection (below).
     }, db.adminUrl);
     heard.length = 0;
@@ -151,6 +167,7 @@ describe("the console change feed", () => {
         const before = await getRunsOverview(pool);
         expect(before.lastHour.failed).toBe(1);
         const tagBefore = await getConsoleVersion(pool, "attention");
+        await quiet(feed, heard);
         heard.length = 0;
         const heardAt = await waitFor(
           "attention to be named once the run left the window",
@@ -167,7 +184,7 @@ describe("the console change feed", () => {
       }
     });
 
-    it("a pause and a maintenance window reaching their until: names runs, and the schedules list's tag moves", async () => {
+    it("a pause and a maintenance window reaching their until: names schedules, and the schedules list's tag moves", async () => {
       const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
       await waitFor("the feed's first read", () => feed.database === "up");
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -178,10 +195,12 @@ describe("the console change feed", () => {
             WHERE id = $1`,
           [scheduleId],
         );
-        await waitFor("the pause to be heard", () => heard.some((h) => h.topics.includes("runs")));
+        await waitFor("the pause to be heard", () => heard.some((h) => h.topics.includes("schedules")));
         const tagBefore = await getConsoleVersion(pool, "pauses");
         heard.length = 0;
-        await waitFor("runs to be named once the pause is over", () => heard.some((h) => h.topics.includes("runs")), { timeoutMs: 8000 });
+        await waitFor("schedules to be named once the pause is over", () => heard.some((h) => h.topics.includes("schedules")), {
+          timeoutMs: 8000,
+        });
         const { rows } = await pool.query(
           `SELECT paused_at IS NOT NULL AS recorded, paused_until <= clock_timestamp() AS over FROM schedules WHERE id = $1`,
           [scheduleId],
@@ -194,14 +213,140 @@ describe("the console change feed", () => {
         await pool.query(
           `INSERT INTO maintenance_windows (reason, until, started_by) VALUES ('feed test', clock_timestamp() + interval '2 seconds', 'test')`,
         );
-        await waitFor("the window's start to be heard", () => heard.some((h) => h.topics.includes("runs")));
+        await waitFor("the window's start to be heard", () => heard.some((h) => h.topics.includes("schedules")));
         heard.length = 0;
-        await waitFor("runs to be named once the window is over", () => heard.some((h) => h.topics.includes("runs")), { timeoutMs: 8000 });
+        await waitFor("schedules to be named once the window is over", () => heard.some((h) => h.topics.includes("schedules")), {
+          timeoutMs: 8000,
+        });
+        // Only the clock passed: no run and no schedule row changed.
+        expect(heard.flatMap((h) => h.topics)).not.toContain("runs");
         const open = await pool.query(`SELECT count(*)::int AS n FROM maintenance_windows WHERE until > clock_timestamp()`);
         expect(open.rows[0].n).toBe(0);
       } finally {
         await pool.end();
       }
+    });
+  });
+});
+
+describe("what the feed names, and when", () => {
+  const insertFailedRun = (c: pg.Pool | pg.Client, scheduleId: string) =>
+    c.query(
+      `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
+                         started_at, finished_at, updated_at)
+       SELECT $1, t, t, gen_random_uuid()::text, 'failed', 'demo.noop', 60, 5, t, t, t FROM (SELECT clock_timestamp() AS t) x`,
+      [scheduleId],
+    );
+
+  it("a change is named only once the transaction that made it has committed, so a tab that refetches at once sees it", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200, maxSettleMs: 60_000 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
+      await waitFor("the new schedule to be heard", () => heard.some((h) => h.topics.includes("runs")));
+      const before = (await getRunsOverview(pool)).lastHour.failed;
+      await quiet(feed, heard);
+      const shared = feed.sharedVersion(["runs"]);
+      heard.length = 0;
+      await withClient(async (c) => {
+        await c.query("BEGIN");
+        // The triggers bump the console version now, long before the commit (a finishing batch of runs).
+        await insertFailedRun(c, scheduleId);
+        const reads = feed.readCount;
+        await waitFor("the feed to read three more times", () => feed.readCount >= reads + 3);
+        expect(heard.flatMap((h) => h.topics)).not.toContain("runs");
+        expect(feed.sharedVersion(["runs"])).toBe(shared);
+        await c.query("COMMIT");
+      });
+      const committedAt = performance.now();
+      const heardAt = await waitFor("runs to be named after the commit", () => heard.find((h) => h.topics.includes("runs"))?.at);
+      expect(heardAt - committedAt).toBeLessThan(1000);
+      // What a tab reads when told: the committed run.
+      expect((await getRunsOverview(pool)).lastHour.failed).toBe(before + 1);
+      expect(feed.sharedVersion(["runs"])).not.toBe(shared);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("a run's change names runs but not schedules; a schedule's pause names schedules (the maintenance banner's topic)", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
+      await waitFor("the new schedule to be heard", () => heard.some((h) => h.topics.includes("schedules")));
+      await quiet(feed, heard);
+      heard.length = 0;
+      await insertFailedRun(pool, scheduleId);
+      await pool.query(`UPDATE runs SET state = 'succeeded' WHERE schedule_id = $1`, [scheduleId]);
+      await waitFor("the runs to be heard", () => heard.some((h) => h.topics.includes("runs")));
+      const reads = feed.readCount;
+      await waitFor("the feed to read twice more", () => feed.readCount >= reads + 2);
+      expect(heard.flatMap((h) => h.topics)).not.toContain("schedules");
+      heard.length = 0;
+      await pool.query(`UPDATE schedules SET paused_at = clock_timestamp(), paused_by = 'test' WHERE id = $1`, [scheduleId]);
+      await waitFor("the pause to be heard as schedules", () => heard.some((h) => h.topics.includes("schedules")));
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("while the fleet is busy, runs is named at most once per busy window; quiet again, a change is named at once", async () => {
+    const { feed, heard } = startFeed({
+      tickMs: 100,
+      minIntervalMs: 200,
+      busyIntervalMs: 1500,
+      busyChangesPerSecond: 20,
+      busyWindowMs: 1000,
+    });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    await withClient(async (c) => {
+      const started = performance.now();
+      while (performance.now() - started < 4000) {
+        await c.query(`SELECT nextval('vigil_console_version') FROM generate_series(1, 5)`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(feed.busy).toBe(true);
+      const runs = heard.filter((h) => h.topics.includes("runs") && h.at > started + 1200);
+      expect(runs.length).toBeGreaterThan(0);
+      for (let i = 1; i < runs.length; i++) expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(1490);
+      // Quiet for a window: no longer busy, and one change goes out within a tick or two.
+      await waitFor("the fleet to be quiet", () => !feed.busy && performance.now() - heard.at(-1)!.at > 1600, { timeoutMs: 5000 });
+      heard.length = 0;
+      const changedAt = performance.now();
+      await c.query(`SELECT nextval('vigil_console_version')`);
+      const heardAt = await waitFor("the quiet change to be named", () => heard.find((h) => h.topics.includes("runs"))?.at);
+      expect(heardAt - changedAt).toBeLessThan(600);
+    });
+  });
+
+  it("tabs share one version between messages; a write through this console suspends it and is named at once", async () => {
+    const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 5000, busyIntervalMs: 5000 });
+    await waitFor("the feed's first read", () => feed.database === "up");
+    await waitFor("a shared version", () => feed.sharedVersion(["runs", "schedules", "attention"]));
+    const v1 = feed.sharedVersion(["runs", "schedules", "attention"]);
+    await withClient(async (c) => {
+      await c.query(`SELECT nextval('vigil_console_version')`);
+      await waitFor("runs to be named", () => heard.some((h) => h.topics.includes("runs")));
+      const v2 = feed.sharedVersion(["runs", "schedules", "attention"]);
+      expect(v2).not.toBe(v1);
+      // Another change within the topic's 5 s window waits, and the version the tabs share stays.
+      await c.query(`SELECT nextval('vigil_console_version')`);
+      const reads = feed.readCount;
+      await waitFor("the feed to read twice more", () => feed.readCount >= reads + 2);
+      expect(feed.sharedVersion(["runs", "schedules", "attention"])).toBe(v2);
+      // A write made through this console (an API mutation): named at once, the version not shared meanwhile.
+      heard.length = 0;
+      await c.query(`SELECT nextval('vigil_console_version')`);
+      const wroteAt = performance.now();
+      feed.noteLocalWrite();
+      expect(feed.sharedVersion(["runs", "schedules", "attention"])).toBeNull();
+      const heardAt = await waitFor("the local write to be named", () => heard.find((h) => h.topics.includes("runs"))?.at);
+      expect(heardAt - wroteAt).toBeLessThan(1000);
+      const v3 = await waitFor("a shared version again", () => feed.sharedVersion(["runs", "schedules", "attention"]));
+      expect(v3).not.toBe(v2);
     });
   });
 });

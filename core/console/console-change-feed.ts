@@ -2,7 +2,24 @@
 // database connection reads the change signatures (read-change-signatures.ts) once per tick and tells every
 // subscriber which topics changed since the last tick. Ten tabs or a hundred cost the database the same one read a
 // second; a busy fleet whose runs change a thousand times a second still names each topic at most once per
-// minIntervalMs (2 s: what the console used to poll at), while a quiet fleet's first change goes out at the next tick.
+// minIntervalMs (2 s), and `runs` at most once per busyIntervalMs (5 s) while the fleet is busy (more than
+// busyChangesPerSecond run changes a second over the last 10 s), while a quiet fleet's first change goes out at the
+// next tick. So while busy, what a page shows of runs is at most busyIntervalMs + a tick or two old. `attention`
+// (the header's hour sliding on with the clock) is named at most once per busyIntervalMs always.
+//
+// Settled before named: the triggers bump the sequences inside the writing transaction, before its commit is
+// visible, so a tab that refetched at once could read the old rows under the new version (and, with the version in
+// the answer's ETag, keep them: nothing would be named again — the schedules list's 24 h counts stayed behind until
+// the next safety-net poll, up to 60 s). A change is named only once every writing transaction of this database that
+// was in progress just after the read has ended (runningTransactions): then whatever bumped the sequence is committed
+// (or rolled back). On a quiet database that is at once; on a busy one a moment later (checked again after 150 ms).
+// A transaction open longer than maxSettleMs does not hold the feed back: the change is named anyway, marked
+// unsettled (its answers are not shared).
+//
+// The version the console's reads share (sharedVersion): the settled signatures each topic had when it was last
+// named. Every tab that refetches after a message asks with the same version, so the console process computes the
+// answer once and hands it to all of them (app/api/_lib/conditional-json.ts). A write made through this console
+// (noteLocalWrite) suspends that until the feed has read and named it, so the writer's own refetch is fresh.
 //
 // Lazy: the connection is opened for the first subscriber and closed a while after the last one leaves. It survives
 // the database going away (a restart, a failover, a terminated backend): the feed says "health" changed, retries
@@ -14,9 +31,10 @@
 // checks its own credentials again (change-event-stream.ts) and ends if they no longer hold, within a second of the
 // commit instead of at the stream's end. After the database was lost, every stream checks again (a revocation may
 // have gone by unheard).
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { CHANGE_TOPICS, type ChangeTopic } from "./change-topics";
-import { readChangeSignatures, type ChangeSignatures } from "./read-change-signatures";
+import { readChangeSignatures, runningTransactions, type ChangeSignatures } from "./read-change-signatures";
 
 export type ChangeSubscriber = (topics: ChangeTopic[]) => void;
 
@@ -35,6 +53,13 @@ export interface ConsoleChangeFeedOptions {
    * change every second makes each tab refetch once per window, not once per tick; the change waits for the window.
    */
   minIntervalMs?: number;
+  /** `runs` is named at most once per this long while the fleet is busy (busyChangesPerSecond). */
+  busyIntervalMs?: number;
+  /** Run or schedule changes (console version bumps) per second, over busyWindowMs, above which the fleet is busy. */
+  busyChangesPerSecond?: number;
+  busyWindowMs?: number;
+  /** A change read while a transaction stays open longer than this is named anyway (unsettled: not shared). */
+  maxSettleMs?: number;
   /** How long the connection stays open after the last subscriber left (a reloading tab comes straight back). */
   idleCloseMs?: number;
   /** A read that takes longer counts as the database being down. */
@@ -44,20 +69,40 @@ export interface ConsoleChangeFeedOptions {
   onDatabaseLost?: (err: unknown) => void;
 }
 
+let feedsCreated = 0;
+const SETTLE_RECHECK_MS = 150;
+
 export class ConsoleChangeFeed {
   private readonly subscribers = new Set<ChangeSubscriber>();
   private readonly credentialWatchers = new Map<ChangeSubscriber, () => void>();
   private client: pg.Client | null = null;
-  private last: ChangeSignatures | null = null;
+  /** The latest settled read (and whether it was settled, or named anyway after maxSettleMs). */
+  private stable: { signatures: ChangeSignatures; settled: boolean } | null = null;
+  /** A read not settled yet: the transactions it waits for (runningTransactions), and since when changes wait. */
+  private candidate: { signatures: ChangeSignatures; waitsFor: string[]; since: number } | null = null;
+  /** Per topic: the stable signature when it was last named, and whether that one was settled. */
+  private readonly named = new Map<ChangeTopic, { signature: string; settled: boolean }>();
   private state: FeedDatabaseState = "unknown";
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private running = false;
+  private ticking = false;
+  private tickAgain = false;
+  private ticks = 0;
+  /** The tick count when this console last wrote (noteLocalWrite), until a later tick has named it. */
+  private localWriteAt: number | null = null;
   private failures = 0;
   private readonly pending = new Set<ChangeTopic>();
   private readonly lastEmitted = new Map<ChangeTopic, number>();
+  private readonly versions: { at: number; version: number }[] = [];
+  private readonly epoch = `${process.pid}-${++feedsCreated}-${Math.round(performance.timeOrigin)}`;
   private readonly tickMs: number;
   private readonly minIntervalMs: number;
+  private readonly busyIntervalMs: number;
+  private readonly busyChangesPerSecond: number;
+  private readonly busyWindowMs: number;
+  private reads = 0;
+  private readonly maxSettleMs: number;
   private readonly idleCloseMs: number;
   private readonly readTimeoutMs: number;
   private readonly retryMaxMs: number;
@@ -65,6 +110,10 @@ export class ConsoleChangeFeed {
   constructor(private readonly opts: ConsoleChangeFeedOptions) {
     this.tickMs = opts.tickMs ?? 1000;
     this.minIntervalMs = opts.minIntervalMs ?? 2000;
+    this.busyIntervalMs = opts.busyIntervalMs ?? 5000;
+    this.busyChangesPerSecond = opts.busyChangesPerSecond ?? 5;
+    this.busyWindowMs = opts.busyWindowMs ?? 10_000;
+    this.maxSettleMs = opts.maxSettleMs ?? 2000;
     this.idleCloseMs = opts.idleCloseMs ?? 30_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 3000;
     this.retryMaxMs = opts.retryMaxMs ?? 5000;
@@ -77,6 +126,46 @@ export class ConsoleChangeFeed {
 
   get subscriberCount(): number {
     return this.subscribers.size;
+  }
+
+  /** How many times the signatures were read (for tests and diagnostics). */
+  get readCount(): number {
+    return this.reads;
+  }
+
+  /** Whether runs change often enough that `runs` is named at most once per busyIntervalMs. */
+  get busy(): boolean {
+    const first = this.versions[0];
+    const last = this.versions.at(-1);
+    if (!first || !last || last.at - first.at < this.busyWindowMs / 2) return false;
+    return ((last.version - first.version) * 1000) / (last.at - first.at) > this.busyChangesPerSecond;
+  }
+
+  /**
+   * A version of what `topics` show that every tab refetching after the same message shares: the signatures they had
+   * when last named. Null when it cannot stand for the database: the feed is not reading (no stream open in this
+   * process), the database is down, the last message was unsettled, or this console wrote something not named yet.
+   */
+  sharedVersion(topics: readonly ChangeTopic[]): string | null {
+    if (!this.running || this.state !== "up" || this.localWriteAt !== null) return null;
+    const h = createHash("sha1").update(this.epoch);
+    for (const t of topics) {
+      const n = this.named.get(t);
+      if (!n?.settled) return null;
+      h.update("\0").update(n.signature);
+    }
+    return h.digest("base64url").slice(0, 16);
+  }
+
+  /**
+   * This console process just committed a write (an API mutation): its sharedVersion is suspended until a tick that
+   * started after it has named what changed, which happens at once (the writer's tab is waiting to see its change).
+   */
+  noteLocalWrite(): void {
+    if (!this.running) return;
+    this.localWriteAt = this.ticks;
+    if (this.ticking) this.tickAgain = true;
+    else this.schedule(0);
   }
 
   /** `onCredentialsChanged`: some credentials were revoked or changed (whose is not said): check yours again. */
@@ -105,10 +194,14 @@ export class ConsoleChangeFeed {
     this.running = false;
     clearTimeout(this.timer);
     clearTimeout(this.idleTimer);
-    this.last = null;
+    this.stable = null;
+    this.candidate = null;
+    this.named.clear();
+    this.localWriteAt = null;
     this.state = "unknown";
     this.pending.clear();
     this.lastEmitted.clear();
+    this.versions.length = 0;
     const c = this.client;
     this.client = null;
     await c?.end().catch(() => undefined);
@@ -121,10 +214,17 @@ export class ConsoleChangeFeed {
   }
 
   /** Names the changed topics whose window has passed; the others wait in `pending` for a later tick. */
-  private emitCoalesced(changed: readonly ChangeTopic[]): void {
+  private emitCoalesced(changed: readonly ChangeTopic[], urgent: boolean): void {
     for (const t of changed) this.pending.add(t);
     const now = performance.now();
-    const due = [...this.pending].filter((t) => t === "health" || now - (this.lastEmitted.get(t) ?? -Infinity) >= this.minIntervalMs);
+    const busy = this.busy;
+    const due = [...this.pending].filter((t) => {
+      if (urgent || t === "health") return true;
+      // attention moves with the clock alone (a run leaving the header's hour): never urgent, and with a busy fleet's
+      // troubled runs it would move every second.
+      const interval = (t === "runs" && busy) || t === "attention" ? this.busyIntervalMs : this.minIntervalMs;
+      return now - (this.lastEmitted.get(t) ?? -Infinity) >= interval;
+    });
     for (const t of due) {
       this.pending.delete(t);
       this.lastEmitted.set(t, now);
@@ -134,6 +234,7 @@ export class ConsoleChangeFeed {
 
   private emit(topics: ChangeTopic[]): void {
     if (topics.length === 0) return;
+    for (const t of topics) if (this.stable) this.named.set(t, { signature: this.stable.signatures[t], settled: this.stable.settled });
     for (const fn of [...this.subscribers]) {
       try {
         fn(topics);
@@ -181,35 +282,85 @@ export class ConsoleChangeFeed {
     return c;
   }
 
+  /** Reads the signatures; returns the stable (settled) read before and after this one. */
+  private async read(client: pg.Client): Promise<{ before: ChangeSignatures | null; after: ChangeSignatures | null }> {
+    const before = this.stable?.signatures ?? null;
+    const read = await readChangeSignatures(client, this.opts.deadAfterMs);
+    const now = performance.now();
+    this.versions.push({ at: now, version: read.runsVersion });
+    while (this.versions.length > 2 && now - this.versions[0]!.at > this.busyWindowMs) this.versions.shift();
+    // The waiting read is settled once none of the transactions running just after it still is.
+    const c = this.candidate;
+    if (c && !c.waitsFor.some((x) => read.running.includes(x))) this.promote(c.signatures, true);
+    else if (c && now - c.since > this.maxSettleMs) this.promote(c.signatures, false);
+    const latest = this.candidate?.signatures ?? this.stable?.signatures;
+    if (!latest || CHANGE_TOPICS.some((t) => latest[t] !== read.signatures[t])) {
+      const waitsFor = await runningTransactions(client);
+      if (waitsFor.length === 0) this.promote(read.signatures, true);
+      else this.candidate = { signatures: read.signatures, waitsFor, since: this.candidate?.since ?? now };
+    }
+    this.reads++;
+    return { before, after: this.stable?.signatures ?? null };
+  }
+
+  private promote(signatures: ChangeSignatures, settled: boolean): void {
+    this.stable = { signatures, settled };
+    this.candidate = null;
+    if (this.named.size === 0) for (const t of CHANGE_TOPICS) this.named.set(t, { signature: signatures[t], settled });
+  }
+
   private async tick(): Promise<void> {
     if (!this.running) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    const tick = ++this.ticks;
+    const writeAt = this.localWriteAt;
+    let next = this.tickMs;
     try {
       this.client ??= await this.connect();
-      const now = await readChangeSignatures(this.client, this.opts.deadAfterMs);
+      const { before, after } = await this.read(this.client);
       if (!this.running) return;
       const wasDown = this.state === "down";
       this.state = "up";
       this.failures = 0;
+      // A read waiting to settle is checked again soon: the writers it waits for are short transactions.
+      if (this.candidate) next = Math.min(next, SETTLE_RECHECK_MS);
+      // A local write is named at once, not after the topic's window (its writer waits to see it).
+      const urgent = writeAt !== null && tick > writeAt;
       if (wasDown) {
         // Everything may have changed while it was down, and the tabs' reads failed meanwhile: all at once.
         this.pending.clear();
         this.emit([...CHANGE_TOPICS]);
         this.credentialsChanged();
-      } else this.emitCoalesced(this.last ? CHANGE_TOPICS.filter((t) => this.last![t] !== now[t]) : []);
-      this.last = now;
-      this.schedule(this.tickMs);
+      } else this.emitCoalesced(before && after ? CHANGE_TOPICS.filter((t) => before[t] !== after[t]) : [], urgent);
+      if (urgent && this.localWriteAt === writeAt) {
+        // Named once settled: until then the write's reads are not shared (they read the database's own version).
+        if (this.candidate === null && this.pending.size === 0) this.localWriteAt = null;
+        else next = Math.min(next, 100);
+      }
     } catch (err) {
       if (!this.running) return;
       const c = this.client;
       this.client = null;
       void c?.end().catch(() => undefined);
       this.failures++;
+      // Nothing read before the loss stands for the database any more (and the answers shared under it are dropped).
+      this.candidate = null;
+      this.stable = null;
+      this.named.clear();
       if (this.state !== "down") {
         this.state = "down";
         this.opts.onDatabaseLost?.(err);
         this.emit(["health"]);
       }
-      this.schedule(Math.min(this.retryMaxMs, 250 * 2 ** Math.min(this.failures, 6)));
+      next = Math.min(this.retryMaxMs, 250 * 2 ** Math.min(this.failures, 6));
+    } finally {
+      this.ticking = false;
+      if (this.running) this.schedule(this.tickAgain ? 0 : next);
+      this.tickAgain = false;
     }
   }
 }
@@ -223,4 +374,9 @@ const GLOBAL_KEY = Symbol.for("vigil.consoleChangeFeed");
 export function getConsoleChangeFeed(create: () => ConsoleChangeFeed): ConsoleChangeFeed {
   const g = globalThis as { [GLOBAL_KEY]?: ConsoleChangeFeed };
   return (g[GLOBAL_KEY] ??= create());
+}
+
+/** The process's feed if one was created (a change stream was opened here), without creating it. */
+export function findConsoleChangeFeed(): ConsoleChangeFeed | undefined {
+  return (globalThis as { [GLOBAL_KEY]?: ConsoleChangeFeed })[GLOBAL_KEY];
 }

@@ -20,6 +20,7 @@ import { getLogger } from "@/core/log";
 import { resolveClient } from "@/core/http/proxy-trust";
 import { isPeerHeaderWritten, PEER_HEADER } from "@/core/http/peer-header";
 import { readJsonBody, readQuery } from "./read-input";
+import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -122,8 +123,12 @@ function refuseCrossOrigin(req: NextRequest, viaCookie: boolean): void {
  * back (a name, an unknown key, a search term) can never appear as markup in the response bytes.
  */
 export function jsonResponse(data: unknown, status = 200, headers: Record<string, string> = {}): NextResponse {
-  const text = JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return new NextResponse(text, { status, headers: { "content-type": "application/json", ...headers } });
+  return new NextResponse(jsonText(data), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+/** The body jsonResponse sends (for an answer kept and sent again, conditional-json.ts). */
+export function jsonText(data: unknown): string {
+  return JSON.stringify(data).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export async function resolveActor(req: NextRequest): Promise<Actor | null> {
@@ -192,6 +197,8 @@ export function apiRoute<
         query: query as z.infer<Q>,
         params: params as z.infer<P>,
       });
+      // A write through this console: its change feed names it at once, and stops sharing answers until it has.
+      if (MUTATING.has(req.method)) findConsoleChangeFeed()?.noteLocalWrite();
       if (result instanceof Response) return result;
       const jsonStart = performance.now();
       const res = jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });

@@ -1,12 +1,21 @@
 // Conditional GETs for the console's polled reads: the answer's ETag is the console version
 // (core/console/console-version.ts) plus what else the answer depends on (the caller's role, the query), and a
 // request whose If-None-Match names it gets 304 without the query behind the answer being run.
+//
+// While this console process's change feed is reading (a change stream is open here), the version is the feed's
+// shared one instead (what runs, schedules and the header's clock showed when last named: no database read at all),
+// and the answer itself is computed once per version and URL for every tab that asks (shared-answers.ts).
 import { createHash } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ClockPart } from "@/core/console/clock-boundaries";
+import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { getConsoleVersion } from "@/core/console/console-version";
 import { getPool } from "@/core/db/pool";
-import { jsonResponse } from "./api-route";
+import { jsonResponse, jsonText } from "./api-route";
+import { sharedAnswer } from "./shared-answers";
+
+/** The topics an answer follows, by what of it moves with the clock (runs: the console version, schedules included). */
+const SHARED_TOPICS = { attention: ["runs", "attention"], pauses: ["runs", "schedules"] } as const;
 
 /** `opts.clock`: what of the answer moves with the clock alone (core/console/clock-boundaries.ts). */
 export async function conditionalJson(
@@ -16,6 +25,8 @@ export async function conditionalJson(
   opts: { clock?: ClockPart } = {},
 ): Promise<Response> {
   const started = performance.now();
+  const shared = findConsoleChangeFeed()?.sharedVersion(SHARED_TOPICS[opts.clock ?? "pauses"]);
+  if (shared) return sharedJson(req, variant, shared, compute);
   const etag = `W/"${await getConsoleVersion(getPool(), opts.clock)}.${variant}"`;
   const versionMs = performance.now() - started;
   // no-cache (not no-store): the browser may keep it but must ask first; the console's fetcher asks itself.
@@ -33,6 +44,24 @@ export async function conditionalJson(
     `version;dur=${versionMs.toFixed(1)}, app;dur=${(jsonStart - appStart).toFixed(1)}, json;dur=${(performance.now() - jsonStart).toFixed(1)}`,
   );
   return res;
+}
+
+async function sharedJson(req: NextRequest, variant: string, version: string, compute: () => Promise<unknown>): Promise<Response> {
+  const started = performance.now();
+  const key = `${variant}\0${req.nextUrl.pathname}${req.nextUrl.search}`;
+  const answer = sharedAnswer(key, version, variant, async () => jsonText(await compute()));
+  const headers: Record<string, string> = { etag: answer.etag, "cache-control": "private, no-cache" };
+  const sent = req.headers.get("if-none-match");
+  if (sent && sent.split(",").some((t) => t.trim() === answer.etag)) return new Response(null, { status: 304, headers });
+  const text = await answer.text;
+  return new Response(text, {
+    status: 200,
+    headers: {
+      ...headers,
+      "content-type": "application/json",
+      "server-timing": `shared;desc=${answer.hit ? "hit" : "miss"};dur=${(performance.now() - started).toFixed(1)}`,
+    },
+  });
 }
 
 /**

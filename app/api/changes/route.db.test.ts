@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { NextRequest } from "next/server";
 import pg from "pg";
 import { useTestDatabase } from "@/test/db";
 import { createTestSession, createTestToken } from "@/test/auth";
-import { SESSION_COOKIE } from "@/core/auth/authenticate";
+import { SESSION_COOKIE, sha256Hex } from "@/core/auth/authenticate";
+import { revokeApiToken } from "@/core/auth/revoke-api-token";
 import { endUserSessions } from "@/core/auth/user-sessions";
 import { systemActor } from "@/core/auth/roles";
 import { waitFor } from "@/test/wait-for";
@@ -61,13 +62,20 @@ describe("GET /api/changes", () => {
   });
 
   describe("a stream whose session is revoked meanwhile is closed within seconds (not at its 5 min end)", () => {
+    let shared: pg.Pool | null = null;
+    const pool = () => (shared ??= new pg.Pool({ connectionString: db.url, max: 2 }));
+    afterAll(async () => {
+      await shared?.end();
+    });
+
     /** Opens the stream as a browser would (the session cookie) and reads it until it ends or a deadline passes. */
-    async function openWithSession(cookie: string) {
+    const openWithSession = (cookie: string) => openWith({ cookie: `${SESSION_COOKIE}=${cookie}` });
+    /** … or as a script would (an API token). */
+    const openWithBearer = (token: string) => openWith({ authorization: `Bearer ${token}` });
+
+    async function openWith(headers: Record<string, string>) {
       const abort = new AbortController();
-      const req = new NextRequest(new URL("/api/changes", "http://localhost:3000"), {
-        headers: { cookie: `${SESSION_COOKIE}=${cookie}` },
-        signal: abort.signal,
-      });
+      const req = new NextRequest(new URL("/api/changes", "http://localhost:3000"), { headers, signal: abort.signal });
       const res = await changesRoute.GET(req, { params: Promise.resolve({}) });
       expect(res.status).toBe(200);
       const reader = res.body!.getReader();
@@ -136,6 +144,48 @@ describe("GET /api/changes", () => {
       const s = await openWithSession(user.cookie);
       try {
         await expectClosedSoonAfter(() => sql(`UPDATE users SET disabled_at = clock_timestamp() WHERE id = $1`, [user.userId]), s.stream);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("an API token revoked (a script's stream, opened with a bearer token)", async () => {
+      const token = await createTestToken(db.url, "viewer");
+      const s = await openWithBearer(token);
+      try {
+        const { rows } = await pool().query<{ id: string }>(`SELECT id FROM api_tokens WHERE token_hash = $1`, [sha256Hex(token)]);
+        await expectClosedSoonAfter(() => revokeApiToken(rows[0]!.id, systemActor("test")), s.stream);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("a session that expires (nothing revoked it: the stream ends at its expiry, not at the stream's 5 min end)", async () => {
+      const user = await createTestSession(db.url, "viewer");
+      await sql(`UPDATE sessions SET expires_at = clock_timestamp() + interval '2 seconds' WHERE user_id = $1`, [user.userId]);
+      const s = await openWithSession(user.cookie);
+      try {
+        const { rows } = await pool().query<{ ms: number }>(
+          `SELECT extract(epoch FROM expires_at - clock_timestamp())::float8 * 1000 AS ms FROM sessions WHERE user_id = $1`,
+          [user.userId],
+        );
+        const expiresAt = performance.now() + rows[0]!.ms;
+        await waitFor("the stream to end", () => s.stream.ended, { timeoutMs: 8000 });
+        expect(s.stream.endedAt - expiresAt).toBeGreaterThan(-100);
+        expect(s.stream.endedAt - expiresAt).toBeLessThan(1500);
+        expect(s.stream.text).toContain('event: bye\ndata: {"reason":"credentials"}');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("an API token that expires", async () => {
+      const token = await createTestToken(db.url, "viewer");
+      await sql(`UPDATE api_tokens SET expires_at = clock_timestamp() + interval '2 seconds' WHERE token_hash = $1`, [sha256Hex(token)]);
+      const s = await openWithBearer(token);
+      try {
+        await waitFor("the stream to end", () => s.stream.ended, { timeoutMs: 8000 });
+        expect(s.stream.text).toContain('event: bye\ndata: {"reason":"credentials"}');
       } finally {
         await s.close();
       }

@@ -8,6 +8,7 @@ import { changeEventStream } from "@/core/console/change-event-stream";
 import { getEnv, requireDatabaseUrl } from "@/core/env";
 import { authenticate, SESSION_COOKIE } from "@/core/auth/authenticate";
 import { getPool } from "@/core/db/pool";
+import { credentialsExpireInMs } from "@/core/auth/credentials-expiry";
 
 export const dynamic = "force-dynamic";
 
@@ -33,7 +34,8 @@ export const GET = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
     const now = await authenticate(getPool(), credentials);
     return now !== null && now.id === actor.id && now.role === actor.role;
   };
-  return new Response(changeEventStream(feed(), req.signal, { stillAllowed }), {
+  const expiresInMs = () => credentialsExpireInMs(getPool(), credentials);
+  return new Response(changeEventStream(feed(), req.signal, { stillAllowed, expiresInMs }), {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       // no-transform: no compression (it would hold events back until a buffer fills); X-Accel-Buffering: nor nginx.
