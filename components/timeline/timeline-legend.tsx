@@ -9,7 +9,7 @@ interface Props {
   counts: Record<string, number>;
 }
 
-const IN_FLIGHT_MEANING = "Running now, or queued or retrying for its next start (a queued run shows as its planned marker until it starts)";
+const RUNNING_MEANING = "Running now, or between attempts (retrying); a run queued to start shows as its planned marker until it starts";
 
 const SWATCH: Record<string, "bar" | "outline" | "marker"> = { hollow: "outline", missed: "marker", skipped_overlap: "marker" };
 
@@ -33,8 +33,8 @@ export function TimelineLegend({ visible, onToggle, counts }: Props) {
         late start
       </span>
       {TIMELINE_OUTCOMES.map((o) => {
-        // The "running" bucket also holds runs queued or retrying for their next start (timeline-model.ts outcomeBucket).
-        const s = o === "running" ? { ...stateStyle(o), label: "in flight", meaning: IN_FLIGHT_MEANING } : stateStyle(o);
+        // The "running" bucket also holds runs retrying (between attempts); queued ones count as planned (timeline-model.ts outcomeBucket).
+        const s = o === "running" ? { ...stateStyle(o), meaning: RUNNING_MEANING } : stateStyle(o);
         const on = visible.has(o);
         const shape = SWATCH[o] ?? "bar";
         return (
