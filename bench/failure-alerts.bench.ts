@@ -42,7 +42,7 @@ export default async function failureAlertsBench(
   const url = await cloneTemplate(server.adminUrl, "bench_failure_alerts");
   process.env.DATABASE_URL = url;
   const { closePool, getPool } = await import("../core/db/pool");
-  const { evaluateFailureStreaks } = await import("../core/alerts/condition-alert-rules");
+  const { evaluateFailureStreaks, FAILURE_STREAKS_SQL } = await import("../core/alerts/condition-alert-rules");
   const { upsertAlerts } = await import("../core/alerts/upsert-alerts");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -93,6 +93,14 @@ export default async function failureAlertsBench(
       `rule: ${check.firing.length} firing, ${check.clear.length} clearing (without the prefilter: ${firingUnfiltered} firing of ${unfiltered.rowCount} schedules read)`,
     );
 
+    const viaClient = await client.query(FAILURE_STREAKS_SQL, [3]);
+    say(`the rule's statement on the bench's own connection: ${viaClient.rowCount} schedules read`);
+    if (check.firing.length !== firingUnfiltered) {
+      const { rows: now } = await client.query(`SELECT now() AS db_now, (SELECT max(planned_at) FROM runs) AS newest`);
+      throw new Error(
+        `the prefiltered rule disagrees with the unfiltered one: ${check.firing.length} vs ${firingUnfiltered} firing (${JSON.stringify(now[0])})`,
+      );
+    }
     const filtered: number[] = [];
     const plain: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
@@ -109,15 +117,8 @@ export default async function failureAlertsBench(
         `(×${(median(filtered) / median(plain)).toFixed(2)}); load ${load.join(" ")}`,
     );
 
-    const { rows: plan } = await client.query(
-      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-       WITH candidates AS (
-         SELECT DISTINCT schedule_id FROM runs WHERE state IN ('failed', 'timed_out', 'zombie') AND planned_at > now() - interval '1 day'
-         UNION
-         SELECT schedule_id FROM alerts WHERE kind = 'failures' AND resolved_at IS NULL AND schedule_id IS NOT NULL)
-       SELECT c.schedule_id FROM candidates c`,
-    );
-    say(`candidate scan:\n${plan.map((r) => `    ${r["QUERY PLAN"]}`).join("\n")}`);
+    const { rows: plan } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${FAILURE_STREAKS_SQL}`, [3]);
+    say(`plan of the rule:\n${plan.map((r) => `    ${r["QUERY PLAN"]}`).join("\n")}`);
     await closePool();
   } finally {
     await client.end();

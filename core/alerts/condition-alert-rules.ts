@@ -69,6 +69,29 @@ export const DEFAULT_FAILURE_ALERT_THRESHOLD = 3;
  */
 export const failureThresholdSql = (param: string) => `coalesce(s.failure_alert_threshold, ${param}::int)`;
 
+/** The rule's one statement ($1: the global default threshold); bench/failure-alerts.bench.ts reads its plan. */
+export const FAILURE_STREAKS_SQL = `WITH candidates AS (
+       SELECT DISTINCT schedule_id FROM runs
+        WHERE state IN ${FAILED} AND planned_at > now() - interval '1 day'
+       UNION
+       SELECT schedule_id FROM alerts WHERE kind = 'failures' AND resolved_at IS NULL AND schedule_id IS NOT NULL)
+     SELECT s.id AS schedule_id, s.name, ${failureThresholdSql("$1")} AS threshold, s.failure_alert_threshold AS own_threshold,
+            ok.at AS last_success_at, f.streak, f.last_run_id, f.last_error, f.last_state
+       FROM candidates c
+       JOIN schedules s ON s.id = c.schedule_id
+       LEFT JOIN LATERAL (
+         SELECT max(planned_at) AS at FROM runs
+          WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS streak,
+                (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
+                (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
+                (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
+           FROM runs r
+          WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
+            AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
+      WHERE s.deleted_at IS NULL AND ${failureThresholdSql("$1")} > 0`;
+
 /**
  * Consecutive failed / timed-out / zombie runs, counted back to the last success within a day: the streak a
  * failing schedule is on. Every schedule alerts at the global default threshold unless it sets its own.
@@ -89,30 +112,7 @@ export async function evaluateFailureStreaks(db: Queryable, defaultThreshold: nu
     last_run_id: string | null;
     last_error: string | null;
     last_state: string | null;
-  }>(
-    `WITH candidates AS (
-       SELECT DISTINCT schedule_id FROM runs
-        WHERE state IN ${FAILED} AND planned_at > now() - interval '1 day'
-       UNION
-       SELECT schedule_id FROM alerts WHERE kind = 'failures' AND resolved_at IS NULL AND schedule_id IS NOT NULL)
-     SELECT s.id AS schedule_id, s.name, ${failureThresholdSql("$1")} AS threshold, s.failure_alert_threshold AS own_threshold,
-            ok.at AS last_success_at, f.streak, f.last_run_id, f.last_error, f.last_state
-       FROM candidates c
-       JOIN schedules s ON s.id = c.schedule_id
-       LEFT JOIN LATERAL (
-         SELECT max(planned_at) AS at FROM runs
-          WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
-       LEFT JOIN LATERAL (
-         SELECT count(*)::int AS streak,
-                (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
-                (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
-                (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
-           FROM runs r
-          WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
-            AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
-      WHERE s.deleted_at IS NULL AND ${failureThresholdSql("$1")} > 0`,
-    [defaultThreshold],
-  );
+  }>(FAILURE_STREAKS_SQL, [defaultThreshold]);
   const out: ConditionResult = { firing: [], clear: [] };
   for (const r of rows) {
     const key = `failures:${r.schedule_id}`;
