@@ -29,3 +29,21 @@ describe("environment: credentials and proxies", () => {
     expect(() => getEnv()).toThrow(/VIGIL_TRUST_PROXY: "proxy.internal" is not an address/);
   });
 });
+
+describe("environment: alerts", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it("alerts after 3 consecutive failures by default; 0 turns the default off; out of range is refused", async () => {
+    expect((await freshEnv({}))().VIGIL_ALERT_FAILURE_THRESHOLD).toBe(3);
+    expect((await freshEnv({ VIGIL_ALERT_FAILURE_THRESHOLD: "0" }))().VIGIL_ALERT_FAILURE_THRESHOLD).toBe(0);
+    const negative = await freshEnv({ VIGIL_ALERT_FAILURE_THRESHOLD: "-1" });
+    expect(() => negative()).toThrow(
+      /VIGIL_ALERT_FAILURE_THRESHOLD: must be between 0 \(no failure alerts by default\) and 1000 failures, got -1/,
+    );
+    const word = await freshEnv({ VIGIL_ALERT_FAILURE_THRESHOLD: "three" });
+    expect(() => word()).toThrow(/VIGIL_ALERT_FAILURE_THRESHOLD: must be an integer, got "three"/);
+  });
+});

@@ -88,6 +88,9 @@ export const envSchema = z.object({
   VIGIL_ALERT_WEBHOOK_BACKOFF_MAX_MS: int(300000),
   VIGIL_ALERT_LATENESS_WINDOW_SECONDS: int(900),
   VIGIL_ALERT_PLANNER_LAG_MS: int(5000),
+  // Consecutive failed / timed-out / zombie runs before a schedule alerts, unless it sets its own; 0 = only schedules
+  // that set their own. Evaluated by the workers; the console shows it in the schedule form, so set it on both.
+  VIGIL_ALERT_FAILURE_THRESHOLD: int(3),
   // Audit anchors (core/audit/publish-audit-anchor.ts): how often (seconds; 0 = never) a worker publishes the chain head
   // outside the database when it changed — always as a log line, and to this JSON-lines file and/or webhook when set.
   VIGIL_AUDIT_ANCHOR_INTERVAL: int(60),
@@ -182,6 +185,13 @@ function checkTokenLifetimes(env: Env): string[] {
   return problems;
 }
 
+function checkAlerts(env: Env): string[] {
+  const n = env.VIGIL_ALERT_FAILURE_THRESHOLD;
+  if (n < 0 || n > 1000)
+    return [`VIGIL_ALERT_FAILURE_THRESHOLD: must be between 0 (no failure alerts by default) and 1000 failures, got ${n}`];
+  return [];
+}
+
 function checkRetention(env: Env): string[] {
   const problems: string[] = [];
   for (const k of Object.keys(env) as (keyof Env)[]) {
@@ -230,7 +240,12 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);
   }
-  const problems = [...checkTokenLifetimes(parsed.data), ...checkRetention(parsed.data), ...checkOidc(parsed.data)];
+  const problems = [
+    ...checkTokenLifetimes(parsed.data),
+    ...checkRetention(parsed.data),
+    ...checkAlerts(parsed.data),
+    ...checkOidc(parsed.data),
+  ];
   if (problems.length > 0) throw new Error(`Invalid environment: ${problems.join("; ")}`);
   cached = parsed.data;
   return cached;

@@ -1,5 +1,5 @@
 // Every alert kind raised by real runs on real worker processes: a zero-record success (hollow), repeated
-// failures (demo.flaky p = 1), a slow handler making the next run late and blowing the completion deadline, a
+// failures (demo.flaky p = 1; with a schedule's own threshold and with the global default), a slow handler making the next run late and blowing the completion deadline, a
 // SIGKILLed worker (zombie), and a firing missed while no worker ran. Each appears once in the alert list and in
 // /api/metrics, and resolves when its condition clears. Also: lines about a run carry its ids in the process log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -167,6 +167,41 @@ describe("alerts from real runs", () => {
     await setPayload(s.id, { p: 0 });
     await trigger(s.id, ["succeeded"]);
     await expectResolvedOnce(s.id, "failures", /succeeded, ending the failure streak/);
+  });
+
+  it("failures by default: no threshold set, three failed runs in a row alert (the default, 3); the 4th updates it; a success resolves it; 0 never alerts", async () => {
+    const base = { handler: "demo.flaky", payload: { p: 1 }, trigger: YEARLY };
+    const off = await createSchedule({ ...base, name: "real-flaky-off", failureAlertThreshold: 0 }, actor);
+    const s = await createSchedule({ ...base, name: "real-flaky-default" }, actor);
+    expect(s.failureAlertThreshold).toBeNull();
+    // The schedule that opted out fails first, so the pass that raises the other one's alert has seen all of its failures.
+    for (let i = 0; i < 4; i++) await trigger(off.id, ["failed"]);
+    await trigger(s.id, ["failed"]);
+    await trigger(s.id, ["failed"]);
+    const third = await trigger(s.id, ["failed"]);
+    const alert = await expectOneOpen(s.id, "failures");
+    expect(alert.message).toMatch(
+      /^real-flaky-default: 3 consecutive runs failed \(threshold 3, the default; last ended failed\); last error: .*demo\.flaky failed on purpose/,
+    );
+    const full = await callRoute(listAlertsRoute, { path: `/api/alerts?state=open&kind=failures&scheduleId=${s.id}`, token });
+    expect(full.body.alerts[0]).toMatchObject({ severity: "critical", runId: third });
+    expect(await alertsOf(off.id)).toEqual([]);
+
+    const fourth = await trigger(s.id, ["failed"]);
+    await waitFor(
+      "the alert to count the 4th failure",
+      async () => (await alertsOf(s.id)).find((a) => a.kind === "failures" && /: 4 consecutive runs failed/.test(a.message)),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const updated = (await callRoute(listAlertsRoute, { path: `/api/alerts?state=all&kind=failures&scheduleId=${s.id}`, token })).body
+      .alerts;
+    expect(updated).toHaveLength(1);
+    expect(updated[0]).toMatchObject({ id: alert.id, resolvedAt: null, runId: fourth });
+
+    await setPayload(s.id, { p: 0 });
+    await trigger(s.id, ["succeeded"]);
+    await expectResolvedOnce(s.id, "failures", /succeeded, ending the failure streak/);
+    expect(await alertsOf(off.id)).toEqual([]);
   });
 
   it("late and completion deadline: a slow handler holds the group's only slot, so the next run starts late and both finish past the deadline", async () => {

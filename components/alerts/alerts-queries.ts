@@ -3,6 +3,7 @@ import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { AlertView as CoreAlertView } from "@/core/alerts/list-alerts";
 import type { AlertSummary } from "@/core/alerts/get-alert-summary";
+import type { AlertSettings } from "@/core/alerts/alert-settings";
 import type { ScheduleLateness } from "@/core/metrics/get-schedule-lateness";
 import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import { livePoll } from "../ui/live-updates";
@@ -51,4 +52,12 @@ export const scheduleLatenessQuery = (scheduleId: string, hours: number) =>
     queryKey: ["schedule-lateness", scheduleId, hours],
     queryFn: () => fetchJson<LatenessView>(`/api/schedules/${scheduleId}/lateness?hours=${hours}`),
     refetchInterval: livePoll(5000),
+  });
+
+/** GET /api/alerts/settings — the global defaults (core/alerts/alert-settings.ts); they change only with a restart. */
+export const alertSettingsQuery = () =>
+  queryOptions({
+    queryKey: ["alert-settings"],
+    queryFn: () => fetchJson<AlertSettings>("/api/alerts/settings"),
+    staleTime: Infinity,
   });

@@ -6,6 +6,8 @@ interface Props {
   values: ScheduleFormValues;
   set: (patch: Partial<ScheduleFormValues>) => void;
   errors: Record<string, string>;
+  /** VIGIL_ALERT_FAILURE_THRESHOLD (GET /api/alerts/settings); undefined while loading. */
+  failureAlertDefault?: number;
 }
 
 export const OVERLAP_POLICIES: Record<string, string> = {
@@ -45,8 +47,20 @@ function NumberField(props: {
 }
 
 /** Every policy of a schedule, each with one line saying what it does. */
-export function PolicyFields({ values, set, errors }: Props) {
+/** What an empty "Failures before alerting" means, as its placeholder says it. */
+export function failureDefaultText(n: number | undefined): string {
+  if (n === undefined) return "default";
+  return n === 0 ? "default: off" : `default: ${n}`;
+}
+
+export function PolicyFields({ values, set, errors, failureAlertDefault }: Props) {
   const common = { values, set, errors };
+  const failureDefault =
+    failureAlertDefault === undefined
+      ? "the global default (VIGIL_ALERT_FAILURE_THRESHOLD)"
+      : failureAlertDefault === 0
+        ? "the global default, which is off (VIGIL_ALERT_FAILURE_THRESHOLD=0)"
+        : `the global default, ${failureAlertDefault} (VIGIL_ALERT_FAILURE_THRESHOLD)`;
   return (
     <fieldset className="fieldset" data-testid="policy-fields">
       <legend>Policies</legend>
@@ -196,8 +210,8 @@ export function PolicyFields({ values, set, errors }: Props) {
           {...common}
           label="Failures before alerting"
           field="failureAlertThreshold"
-          placeholder="none"
-          hint="Alert after this many consecutive failures."
+          placeholder={failureDefaultText(failureAlertDefault)}
+          hint={`Alert after this many consecutive failed, timed-out or zombie runs; a success ends the streak. Empty = ${failureDefault}; 0 = never alert on this schedule's failures.`}
         />
         <NumberField
           {...common}

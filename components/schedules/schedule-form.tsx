@@ -17,6 +17,7 @@ import {
 } from "./schedule-form-values";
 import { TagList } from "./tag-list";
 import { handlersQuery } from "./schedules-queries";
+import { alertSettingsQuery } from "../alerts/alerts-queries";
 import { TriggerBuilder } from "./trigger-builder";
 
 interface Props {
@@ -37,6 +38,7 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
   const router = useRouter();
   const qc = useQueryClient();
   const handlers = useQuery(handlersQuery());
+  const alertSettings = useQuery(alertSettingsQuery());
   const [values, setValues] = useState<ScheduleFormValues>(initial ?? DEFAULT_FORM);
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [previewErrors, setPreviewErrors] = useState<Record<string, string>>({});
@@ -181,7 +183,7 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
             errors={errors}
           />
           <TriggerBuilder values={values} set={set} errors={errors} />
-          <PolicyFields values={values} set={set} errors={errors} />
+          <PolicyFields values={values} set={set} errors={errors} failureAlertDefault={alertSettings.data?.failureAlertThreshold} />
         </div>
         <aside className="form-aside">
           <FirePreview trigger={trigger} onFieldErrors={onPreviewErrors} />

@@ -6,7 +6,7 @@ export const ALERT_KINDS = [
   "missed", // a due occurrence never started before its starting deadline
   "hollow", // a run succeeded but reported fewer records than expect_records_min
   "zombie", // a running run's worker stopped heartbeating and the reaper put it down
-  "failures", // failure_alert_threshold consecutive runs failed, timed out or died
+  "failures", // N consecutive runs failed, timed out or died (the schedule's failure_alert_threshold, else VIGIL_ALERT_FAILURE_THRESHOLD)
   "no_worker", // no worker has heartbeated within the dead-after window: nothing plans or executes
   "planner_lag", // a live worker's planner is further behind than the threshold
   "no_handler_worker", // a schedule's runs are due but no live worker serves its handler

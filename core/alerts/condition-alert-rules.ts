@@ -59,21 +59,26 @@ export async function evaluateLatenessP95(db: Queryable, windowSeconds: number):
 const FAILED = `('failed', 'timed_out', 'zombie')`;
 const SUCCEEDED = `('succeeded', 'hollow')`;
 
-export async function evaluateFailureStreaks(db: Queryable): Promise<ConditionResult> {
-  // Failures counted back to the last success within a day: the streak a failing schedule is on.
-  const { rows } = await db.query<{
-    schedule_id: string;
-    name: string;
-    threshold: number;
-    last_success_at: Date | null;
-    streak: number;
-    last_run_id: string | null;
-    last_error: string | null;
-    last_state: string | null;
-  }>(
-    `SELECT s.id AS schedule_id, s.name, s.failure_alert_threshold AS threshold, ok.at AS last_success_at,
-            f.streak, f.last_run_id, f.last_error, f.last_state
-       FROM schedules s
+/** VIGIL_ALERT_FAILURE_THRESHOLD's default: a schedule that sets no threshold of its own alerts after this many. */
+export const DEFAULT_FAILURE_ALERT_THRESHOLD = 3;
+
+/**
+ * The threshold in force for a schedule, in SQL: its own (0 = no failure alerts for it), else the global default
+ * (parameter `param`; 0 = off for every schedule without its own). Shared by the rule and the resolution of alerts
+ * whose schedule no longer alerts on failures, so the two never disagree.
+ */
+export const failureThresholdSql = (param: string) => `coalesce(s.failure_alert_threshold, ${param}::int)`;
+
+/** The rule's one statement ($1: the global default threshold); bench/failure-alerts.bench.ts reads its plan. */
+export const FAILURE_STREAKS_SQL = `WITH candidates AS (
+       SELECT DISTINCT schedule_id FROM runs
+        WHERE state IN ${FAILED} AND planned_at > now() - interval '1 day'
+       UNION
+       SELECT schedule_id FROM alerts WHERE kind = 'failures' AND resolved_at IS NULL AND schedule_id IS NOT NULL)
+     SELECT s.id AS schedule_id, s.name, ${failureThresholdSql("$1")} AS threshold, s.failure_alert_threshold AS own_threshold,
+            ok.at AS last_success_at, f.streak, f.last_run_id, f.last_error, f.last_state
+       FROM candidates c
+       JOIN schedules s ON s.id = c.schedule_id
        LEFT JOIN LATERAL (
          SELECT max(planned_at) AS at FROM runs
           WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
@@ -85,21 +90,49 @@ export async function evaluateFailureStreaks(db: Queryable): Promise<ConditionRe
            FROM runs r
           WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
             AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
-      WHERE s.deleted_at IS NULL AND s.failure_alert_threshold IS NOT NULL`,
-  );
+      WHERE s.deleted_at IS NULL AND ${failureThresholdSql("$1")} > 0`;
+
+/**
+ * Consecutive failed / timed-out / zombie runs, counted back to the last success within a day: the streak a
+ * failing schedule is on. Every schedule alerts at the global default threshold unless it sets its own.
+ *
+ * Runs every VIGIL_ALERT_EVAL_MS on every fleet size, so it reads only the schedules that can fire or clear: those
+ * with a failed run planned in the last day (runs_state_planned_idx, one range per failed state) and those with an
+ * open failures alert (so a streak whose failures are older than a day still clears on its next success). A
+ * schedule outside both has a streak of 0 and nothing open to resolve, which is what the per-schedule reads found.
+ */
+export async function evaluateFailureStreaks(db: Queryable, defaultThreshold: number): Promise<ConditionResult> {
+  const { rows } = await db.query<{
+    schedule_id: string;
+    name: string;
+    threshold: number;
+    own_threshold: number | null;
+    last_success_at: Date | null;
+    streak: number;
+    last_run_id: string | null;
+    last_error: string | null;
+    last_state: string | null;
+  }>(FAILURE_STREAKS_SQL, [defaultThreshold]);
   const out: ConditionResult = { firing: [], clear: [] };
   for (const r of rows) {
     const key = `failures:${r.schedule_id}`;
     if (r.streak >= r.threshold) {
       const err = r.last_error ? `; last error: ${String(r.last_error).slice(0, 300)}` : "";
+      const from = r.own_threshold === null ? ", the default" : "";
       out.firing.push({
         kind: "failures",
         dedupeKey: key,
         severity: "critical",
         scheduleId: r.schedule_id,
         runId: r.last_run_id,
-        message: `${r.name}: ${r.streak} consecutive runs failed (threshold ${r.threshold}; last ended ${r.last_state})${err}`,
-        data: { consecutive: r.streak, threshold: r.threshold, lastState: r.last_state, lastError: r.last_error },
+        message: `${r.name}: ${r.streak} consecutive runs failed (threshold ${r.threshold}${from}; last ended ${r.last_state})${err}`,
+        data: {
+          consecutive: r.streak,
+          threshold: r.threshold,
+          thresholdFrom: r.own_threshold === null ? "default" : "schedule",
+          lastState: r.last_state,
+          lastError: r.last_error,
+        },
         causeAt: null,
         causes: 1,
       });
@@ -220,8 +253,15 @@ export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs:
   return out;
 }
 
-/** Schedule-level condition alerts whose schedule was deleted or dropped the expectation. */
-export const CONDITION_CONFIG: { kind: string; prefix: string; configSql: string }[] = [
-  { kind: "late", prefix: "late:p95:", configSql: "s.lateness_p95_slo_ms IS NOT NULL" },
-  { kind: "failures", prefix: "failures:", configSql: "s.failure_alert_threshold IS NOT NULL" },
-];
+/**
+ * Schedule-level condition alerts whose schedule was deleted or dropped the expectation. `configSql` may use the
+ * parameters in `params` as $4, $5, … (resolveUnconfiguredAlerts passes them after its own three).
+ */
+export function conditionConfig(opts: {
+  failureAlertThreshold: number;
+}): { kind: string; prefix: string; configSql: string; params: unknown[] }[] {
+  return [
+    { kind: "late", prefix: "late:p95:", configSql: "s.lateness_p95_slo_ms IS NOT NULL", params: [] },
+    { kind: "failures", prefix: "failures:", configSql: `${failureThresholdSql("$4")} > 0`, params: [opts.failureAlertThreshold] },
+  ];
+}

@@ -193,6 +193,114 @@ describe("condition alerts", () => {
     expect(a.resolved_at).not.toBeNull();
   });
 
+  const failRun = (scheduleId: string, agoMs: number, state = "failed", error: string | null = "boom") =>
+    insertRun(pool, scheduleId, { state, plannedAgoMs: agoMs, startedAgoMs: agoMs - 10, finishedAgoMs: agoMs - 500, error });
+  const okRun = (scheduleId: string, agoMs: number) =>
+    insertRun(pool, scheduleId, { state: "succeeded", plannedAgoMs: agoMs, startedAgoMs: agoMs - 10, finishedAgoMs: agoMs - 500 });
+
+  it("failures by default: a schedule that sets no threshold alerts after 3 in a row; the 4th updates it; a success resolves it", async () => {
+    const s = await insertSchedule(pool, { failureAlertThreshold: null });
+    await failRun(s.id, 40_000, "failed");
+    await failRun(s.id, 30_000, "timed_out", null);
+    await evaluate();
+    expect(await alertsOf(`failures:${s.id}`)).toHaveLength(0);
+    const third = await failRun(s.id, 20_000, "zombie", "heartbeat lost");
+    const r = await evaluate();
+    // (The zombie run raises its own zombie alert as well.)
+    expect(r.opened.map((a) => a.dedupeKey)).toContain(`failures:${s.id}`);
+    let alerts = await alertsOf(`failures:${s.id}`);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ kind: "failures", severity: "critical", run_id: third, resolved_at: null });
+    expect(alerts[0].message).toBe(
+      `${s.name}: 3 consecutive runs failed (threshold 3, the default; last ended zombie); last error: heartbeat lost`,
+    );
+    expect(alerts[0].data).toMatchObject({ consecutive: 3, threshold: 3, thresholdFrom: "default" });
+
+    const fourth = await failRun(s.id, 10_000, "timed_out", "timed out after 60 s");
+    expect((await evaluate()).opened).toEqual([]);
+    alerts = await alertsOf(`failures:${s.id}`);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ run_id: fourth, resolved_at: null });
+    expect(alerts[0].message).toMatch(
+      /: 4 consecutive runs failed \(threshold 3, the default; last ended timed_out\); last error: timed out/,
+    );
+
+    await okRun(s.id, 5_000);
+    expect((await evaluate()).resolved.map((a) => a.dedupeKey)).toEqual([`failures:${s.id}`]);
+    alerts = await alertsOf(`failures:${s.id}`);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].resolution).toMatch(/succeeded, ending the failure streak/);
+  });
+
+  it("failures: a schedule with threshold 0 never alerts on failures; setting 0 resolves its open alert", async () => {
+    const off = await insertSchedule(pool, { failureAlertThreshold: 0 });
+    const on = await insertSchedule(pool, { failureAlertThreshold: null });
+    for (const ago of [50_000, 40_000, 30_000, 20_000, 10_000]) {
+      await failRun(off.id, ago);
+      await failRun(on.id, ago);
+    }
+    await evaluate();
+    expect(await alertsOf(`failures:${off.id}`)).toHaveLength(0);
+    expect((await alertsOf(`failures:${on.id}`))[0].message).toMatch(/5 consecutive runs failed/);
+    await pool.query(`UPDATE schedules SET failure_alert_threshold = 0 WHERE id = $1`, [on.id]);
+    await evaluate();
+    expect((await alertsOf(`failures:${on.id}`))[0].resolution).toMatch(/no longer sets this expectation/);
+  });
+
+  it("failures: VIGIL_ALERT_FAILURE_THRESHOLD=0 turns the default off; a schedule's own threshold still alerts", async () => {
+    const noDefault = { ...opts, failureAlertThreshold: 0 };
+    const plain = await insertSchedule(pool, { failureAlertThreshold: null });
+    const own = await insertSchedule(pool, { failureAlertThreshold: 2 });
+    for (const ago of [30_000, 20_000, 10_000]) {
+      await failRun(plain.id, ago);
+      await failRun(own.id, ago);
+    }
+    await evaluateAlerts(pool, noDefault);
+    expect(await alertsOf(`failures:${plain.id}`)).toHaveLength(0);
+    expect((await alertsOf(`failures:${own.id}`))[0].message).toMatch(/3 consecutive runs failed \(threshold 2; last ended failed\)/);
+    // An alert opened under the default resolves once the default is turned off.
+    await evaluateAlerts(pool, { ...opts, failureAlertThreshold: 5 });
+    await evaluateAlerts(pool, opts);
+    expect((await alertsOf(`failures:${plain.id}`))[0].resolved_at).toBeNull();
+    await evaluateAlerts(pool, noDefault);
+    expect((await alertsOf(`failures:${plain.id}`))[0].resolution).toMatch(/no longer sets this expectation/);
+    expect((await alertsOf(`failures:${own.id}`))[0].resolved_at).toBeNull();
+  });
+
+  it("failures: a streak whose failures are older than a day still clears on the next success", async () => {
+    const s = await insertSchedule(pool, { failureAlertThreshold: null });
+    for (const ago of [30_000, 20_000, 10_000]) await failRun(s.id, ago);
+    await evaluate();
+    expect((await alertsOf(`failures:${s.id}`))[0].resolved_at).toBeNull();
+    // The schedule stopped running for two days (paused, say): its failures left the rule's one-day look-back.
+    await pool.query(
+      `UPDATE runs SET planned_at = planned_at - interval '2 days', due_at = due_at - interval '2 days' WHERE schedule_id = $1`,
+      [s.id],
+    );
+    await evaluate();
+    expect((await alertsOf(`failures:${s.id}`))[0].resolved_at).toBeNull();
+    await okRun(s.id, 1_000);
+    await evaluate();
+    expect((await alertsOf(`failures:${s.id}`))[0].resolution).toMatch(/succeeded, ending the failure streak/);
+  });
+
+  it("failures: failures of other schedules, or older than a success, do not count", async () => {
+    const a = await insertSchedule(pool, { failureAlertThreshold: null });
+    const b = await insertSchedule(pool, { failureAlertThreshold: null });
+    await failRun(a.id, 60_000);
+    await failRun(a.id, 50_000);
+    await okRun(a.id, 40_000);
+    await failRun(a.id, 30_000);
+    await failRun(a.id, 20_000);
+    await failRun(b.id, 10_000);
+    await evaluate();
+    expect(await alertsOf(`failures:${a.id}`)).toHaveLength(0);
+    expect(await alertsOf(`failures:${b.id}`)).toHaveLength(0);
+    await failRun(a.id, 10_000);
+    await evaluate();
+    expect((await alertsOf(`failures:${a.id}`))[0].message).toMatch(/3 consecutive runs failed/);
+  });
+
   it("no live worker: all heartbeats stale opens a critical alert; a heartbeat resolves it", async () => {
     await pool.query(`UPDATE workers SET heartbeat_at = clock_timestamp() - interval '30 seconds'`);
     await evaluate();

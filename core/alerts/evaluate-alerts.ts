@@ -11,7 +11,8 @@ import type { Env } from "../env";
 import type { AlertChange } from "./alert-change";
 import type { AlertKind } from "./alert-kinds";
 import {
-  CONDITION_CONFIG,
+  conditionConfig,
+  DEFAULT_FAILURE_ALERT_THRESHOLD,
   evaluateFailureStreaks,
   evaluateHandlerWorkers,
   evaluateLatenessP95,
@@ -30,6 +31,11 @@ export interface EvaluateAlertsOptions {
   deadAfterMs: number;
   plannerLagThresholdMs: number;
   latenessWindowSeconds: number;
+  /**
+   * Consecutive failures before a schedule without its own threshold alerts (VIGIL_ALERT_FAILURE_THRESHOLD; 0 = only
+   * schedules that set one alert). Left out: DEFAULT_FAILURE_ALERT_THRESHOLD, the env's default.
+   */
+  failureAlertThreshold?: number;
   globalWebhookUrl?: string | null;
   globalWebhookFormat?: WebhookFormat;
   /** Evaluate only these kinds (the console checks no_worker itself: workers cannot report their own absence). */
@@ -49,6 +55,7 @@ export function alertOptionsFromEnv(env: Env): EvaluateAlertsOptions {
     deadAfterMs: env.VIGIL_WORKER_DEAD_AFTER_MS,
     plannerLagThresholdMs: env.VIGIL_ALERT_PLANNER_LAG_MS,
     latenessWindowSeconds: env.VIGIL_ALERT_LATENESS_WINDOW_SECONDS,
+    failureAlertThreshold: env.VIGIL_ALERT_FAILURE_THRESHOLD,
     globalWebhookUrl: env.VIGIL_ALERT_WEBHOOK_URL ?? null,
     globalWebhookFormat: env.VIGIL_ALERT_WEBHOOK_FORMAT,
   };
@@ -57,6 +64,7 @@ export function alertOptionsFromEnv(env: Env): EvaluateAlertsOptions {
 export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions): Promise<EvaluationResult> {
   const started = performance.now();
   const wants = (k: AlertKind) => !opts.kinds || opts.kinds.includes(k);
+  const failureAlertThreshold = opts.failureAlertThreshold ?? DEFAULT_FAILURE_ALERT_THRESHOLD;
   return withTransaction(async (tx) => {
     const { rows } = await tx.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [ALERT_EVALUATION_LOCK]);
     if (!rows[0]!.locked) return { ran: false, opened: [], resolved: [], durationMs: performance.now() - started };
@@ -73,7 +81,7 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
 
     const conditions: ConditionResult[] = [];
     if (wants("late")) conditions.push(await evaluateLatenessP95(tx, opts.latenessWindowSeconds));
-    if (wants("failures")) conditions.push(await evaluateFailureStreaks(tx));
+    if (wants("failures")) conditions.push(await evaluateFailureStreaks(tx, failureAlertThreshold));
     if (wants("no_handler_worker")) conditions.push(await evaluateHandlerWorkers(tx, opts));
     if (wants("no_worker") || wants("planner_lag")) {
       const health = await evaluateWorkerHealth(tx, opts);
@@ -86,8 +94,8 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
       opened.push(...(await upsertAlerts(tx, c.firing)));
       resolved.push(...(await resolveAlertsByKey(tx, c.clear)));
     }
-    for (const c of CONDITION_CONFIG) {
-      if (wants(c.kind as AlertKind)) resolved.push(...(await resolveUnconfiguredAlerts(tx, c.kind, c.prefix, c.configSql)));
+    for (const c of conditionConfig({ failureAlertThreshold })) {
+      if (wants(c.kind as AlertKind)) resolved.push(...(await resolveUnconfiguredAlerts(tx, c.kind, c.prefix, c.configSql, c.params)));
     }
 
     await enqueueAlertDeliveries(

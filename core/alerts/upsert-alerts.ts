@@ -51,13 +51,19 @@ export async function resolveAlertsByKey(db: Queryable, clear: { dedupeKey: stri
 }
 
 /** Resolves open schedule alerts whose schedule is gone or no longer sets the expectation. */
-export async function resolveUnconfiguredAlerts(db: Queryable, kind: string, prefix: string, configSql: string): Promise<AlertChange[]> {
+export async function resolveUnconfiguredAlerts(
+  db: Queryable,
+  kind: string,
+  prefix: string,
+  configSql: string,
+  params: unknown[] = [],
+): Promise<AlertChange[]> {
   const { rows } = await db.query<AlertChangeRow>(
     `UPDATE alerts a SET resolved_at = clock_timestamp(), resolution = $3
       WHERE a.kind = $1 AND starts_with(a.dedupe_key, $2) AND a.resolved_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM schedules s WHERE s.id = a.schedule_id AND s.deleted_at IS NULL AND (${configSql}))
      RETURNING a.id, a.kind, a.dedupe_key, a.schedule_id, a.run_id, a.message, a.resolution`,
-    [kind, prefix, "The schedule was deleted or no longer sets this expectation."],
+    [kind, prefix, "The schedule was deleted or no longer sets this expectation.", ...params],
   );
   return rows.map(toChange);
 }

@@ -55,6 +55,14 @@ const tags = z
   .transform((list) => [...new Set(list)].sort())
   .refine((list) => list.length <= MAX_TAGS, { error: `At most ${MAX_TAGS} tags` });
 
+const FAILURE_THRESHOLD_RANGE =
+  "0 (no failure alerts for this schedule) to 1000, or null for the global default (VIGIL_ALERT_FAILURE_THRESHOLD)";
+const failureAlertThreshold = z
+  .number({ error: `Failure alert threshold must be a number of consecutive failures: ${FAILURE_THRESHOLD_RANGE}` })
+  .int({ error: (i) => `Failure alert threshold must be a whole number of failures; got ${String(i.input)}` })
+  .min(0, { error: (i) => `Failure alert threshold must be ${FAILURE_THRESHOLD_RANGE}; got ${String(i.input)}` })
+  .max(1000, { error: (i) => `Failure alert threshold must be ${FAILURE_THRESHOLD_RANGE}; got ${String(i.input)}` });
+
 const webhookUrl = httpUrlSchema("Webhook URL", "https://hooks.example.com/vigil");
 
 /** Every settable field, without defaults: shared by create (with defaults) and edit (all optional). */
@@ -99,7 +107,8 @@ const fields = {
   latenessP95SloMs: optionalWhole("Lateness p95 objective", 0, 86_400_000, "milliseconds"),
   latenessMaxMs: optionalWhole("Maximum lateness", 0, 86_400_000, "milliseconds"),
   completionDeadlineSeconds: optionalWhole("Completion deadline", 1, 7 * 86_400, "seconds"),
-  failureAlertThreshold: optionalWhole("Failure alert threshold", 1, 1000, "failures"),
+  /** Consecutive failures before the schedule alerts; 0 = never on failures; null = VIGIL_ALERT_FAILURE_THRESHOLD. */
+  failureAlertThreshold: failureAlertThreshold.nullable().optional(),
   /** Days this schedule's finished runs are kept; null = VIGIL_RETENTION_RUNS_DAYS (core/retention/). */
   retentionDays: optionalWhole("Run retention", 1, 3650, "days"),
   webhookUrl: webhookUrl.nullable().optional(),

@@ -47,6 +47,10 @@ describe("POST /api/schedules refuses bad input with a 4xx naming the field, sto
     ["bad name", { ...valid, name: "Has Spaces" }, 422, "name"],
     ["retry max below base", { ...valid, retryBaseSeconds: 10, retryMaxSeconds: 5 }, 422, "retryMaxSeconds"],
     ["unknown webhook format", { ...valid, webhookUrl: "https://hooks.example.com/x", webhookFormat: "teams" }, 422, "webhookFormat"],
+    ["negative failure alert threshold", { ...valid, failureAlertThreshold: -1 }, 422, "failureAlertThreshold"],
+    ["failure alert threshold over 1000", { ...valid, failureAlertThreshold: 1001 }, 422, "failureAlertThreshold"],
+    ["fractional failure alert threshold", { ...valid, failureAlertThreshold: 2.5 }, 422, "failureAlertThreshold"],
+    ["failure alert threshold as text", { ...valid, failureAlertThreshold: "3" }, 422, "failureAlertThreshold"],
   ];
   for (const [what, body, status, field] of cases) {
     it(what, async () => {
@@ -95,6 +99,35 @@ describe("a schedule's webhook format", () => {
     );
     expect(rows[0].f).toBe("slack");
     await getPool().query(`DELETE FROM schedules WHERE name LIKE 'format-%'`);
+  });
+});
+
+describe("a schedule's failure alert threshold", () => {
+  it("is null (the global default) unless set; 0 turns failure alerts off for it; a bad value says what is allowed", async () => {
+    const made = await post({ ...valid, name: "failures-default" });
+    expect(made.status).toBe(200);
+    expect(made.body.schedule.failureAlertThreshold).toBeNull();
+    const off = await post({ ...valid, name: "failures-off", failureAlertThreshold: 0 });
+    expect(off.status).toBe(200);
+    expect(off.body.schedule.failureAlertThreshold).toBe(0);
+    const id = made.body.schedule.id as string;
+    const patch = (body: unknown) => callRoute(one.PATCH, { method: "PATCH", token: operator, params: { id }, body });
+    const five = await patch({ revision: 1, failureAlertThreshold: 5 });
+    expect(five.status).toBe(200);
+    expect(five.body.schedule.failureAlertThreshold).toBe(5);
+    const back = await patch({ revision: 2, failureAlertThreshold: null });
+    expect(back.status).toBe(200);
+    expect(back.body.schedule.failureAlertThreshold).toBeNull();
+    const bad = await patch({ revision: 3, failureAlertThreshold: -2 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields.failureAlertThreshold).toBe(
+      "Failure alert threshold must be 0 (no failure alerts for this schedule) to 1000, or null for the global default (VIGIL_ALERT_FAILURE_THRESHOLD); got -2",
+    );
+    // The database refuses what the API refuses, for writers that bypass it.
+    await expect(getPool().query(`UPDATE schedules SET failure_alert_threshold = -1 WHERE id = $1`, [id])).rejects.toThrow(
+      /schedules_failure_alert_threshold/,
+    );
+    await getPool().query(`DELETE FROM schedules WHERE name LIKE 'failures-%'`);
   });
 });
 

@@ -227,6 +227,36 @@ describe("schedules as code: round trip", () => {
     await dropDatabase(inject("adminUrl"), other.url);
   });
 
+  it("failure alert threshold: an export keeps 0 (off) and a number, leaves null (the default) out; a file that leaves it out resets it", async () => {
+    const base = { handler: "demo.noop", trigger: { kind: "interval", everySeconds: 60 } };
+    await create({ ...base, name: "failures-off", failureAlertThreshold: 0 });
+    await create({ ...base, name: "failures-five", failureAlertThreshold: 5 });
+    await create({ ...base, name: "failures-default" });
+    const doc = (await exportDoc("?format=json&name=failures-off&name=failures-five&name=failures-default")).body;
+    const entries = doc.schedules as Record<string, Record<string, unknown>>;
+    expect(entries["failures-off"]!.failureAlertThreshold).toBe(0);
+    expect(entries["failures-five"]!.failureAlertThreshold).toBe(5);
+    expect(entries["failures-default"]).not.toHaveProperty("failureAlertThreshold");
+
+    const bad = await applyDoc({
+      document: { version: 1, schedules: { "failures-bad": { ...base, failureAlertThreshold: -1 } } },
+      dryRun: true,
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields["schedules.failures-bad.failureAlertThreshold"]).toMatch(
+      /must be 0 \(no failure alerts for this schedule\) to 1000, or null for the global default/,
+    );
+    const { failureAlertThreshold: _off, ...offWithout } = entries["failures-off"]!;
+    const dry = await applyDoc({
+      document: { version: 1, schedules: { ...entries, "failures-off": offWithout } },
+      dryRun: true,
+      prune: false,
+    });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    const change = dry.body.changes.find((c: { name: string }) => c.name === "failures-off");
+    expect(change.fields).toEqual([{ field: "failureAlertThreshold", from: 0, to: null }]);
+  });
+
   it("export → apply to an empty database → export gives the same document (YAML and JSON)", async () => {
     const yaml = (await exportDoc()).body as string;
     const json = (await exportDoc("?format=json")).body;
