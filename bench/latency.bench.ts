@@ -12,6 +12,10 @@
 // Every hop is timed: the trigger's statements (this process, core/planner variants), and in the worker (with
 // VIGIL_LATENCY_TRACE=true, worker/lib/latency-trace.ts) NOTIFY heard → fetch sent → fetched → claimed → handed to the
 // thread → handler started. Times are wall-clock epoch ms of this machine, read by every process alike.
+// After the interleaved samples, a few "after a quiet spell" samples (BENCH_LATENCY_IDLE_SAMPLES, default 3): each
+// waits longer than pg-pool's idle timeout (10 s) with nothing running, then takes one core sample and one
+// graphile-worker sample — the operator who triggers a run on a quiet system, where a pool that let its
+// connections go pays for new ones (a backend start and authentication) on the way.
 // `npm run bench -- latency` (BENCH_LATENCY_SAMPLES=200 per variant by default).
 import os from "node:os";
 import pg from "pg";
@@ -39,6 +43,9 @@ const fmt = (xs: number[]) =>
   xs.length === 0 ? "—" : `p50 ${percentile(xs, 50).toFixed(1).padStart(5)} ms, p95 ${percentile(xs, 95).toFixed(1).padStart(5)} ms`;
 
 type Variant = "core" | "api" | "planner";
+
+/** Longer than pg-pool's default idle timeout (10 s), after which a pool closes idle connections above its minimum. */
+const IDLE_PAUSE_MS = 11_000;
 
 /** One sample's hops (ms); a hop that could not be seen (e.g. a wake-up by the poll, not the NOTIFY) is absent. */
 type Hops = Record<string, number>;
@@ -247,6 +254,15 @@ export default async function latencyBench(): Promise<void> {
       if (i % 20 === 0) loads.push(os.loadavg()[0]!);
     }
 
+    const idleSamples = Number(process.env.BENCH_LATENCY_IDLE_SAMPLES ?? 3);
+    const idleVigil: number[] = [];
+    const idleGraphile: number[] = [];
+    for (let i = 0; i < idleSamples; i++) {
+      await new Promise((res) => setTimeout(res, IDLE_PAUSE_MS));
+      idleVigil.push((await vigilSample("core")).TOTAL!);
+      idleGraphile.push(await graphileSample());
+    }
+
     const gp50 = percentile(g, 50);
     say(`load (1-min) during the run: min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)}; now ${load()}`);
     say(`graphile-worker addJob → task start: ${fmt(g)} (n=${g.length})`);
@@ -267,6 +283,13 @@ export default async function latencyBench(): Promise<void> {
       const tot = hs.map((h) => h.TOTAL!);
       say(
         `    Vigil ${v} / graphile-worker: p50 ×${(percentile(tot, 50) / gp50).toFixed(2)}${v === "core" ? " (goal ≤ 1.5)" : ""}, p95 ×${(percentile(tot, 95) / percentile(g, 95)).toFixed(2)}`,
+      );
+    }
+    if (idleSamples > 0) {
+      const each = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(", ");
+      say(
+        `--- after a quiet spell of ${IDLE_PAUSE_MS / 1000} s (n=${idleSamples}): Vigil core trigger → handler start [${each(idleVigil)}] ms, ` +
+          `graphile-worker addJob → start [${each(idleGraphile)}] ms; medians ×${(percentile(idleVigil, 50) / percentile(idleGraphile, 50)).toFixed(2)}`,
       );
     }
   } finally {

@@ -35,11 +35,20 @@ export interface Queryable {
 
 let pool: pg.Pool | undefined;
 
+/**
+ * Connections a pool keeps open however long they idle (pg-pool closes the others after 10 s). Opening one costs a
+ * backend start, authentication and cold caches — tens of ms on a busy machine, against ~1 ms for a statement — and
+ * the named statements prepared on it. Without it, a run triggered after a quiet spell paid that twice on its way to
+ * its handler: the console's trigger statement and the dispatcher's claim each opened a connection (issue 16).
+ */
+export const WARM_CONNECTIONS = 1;
+
 export function getPool(): pg.Pool {
   if (!pool) {
     pool = new pg.Pool({
       connectionString: requireDatabaseUrl(),
       max: getEnv().VIGIL_DB_POOL_MAX,
+      min: Math.min(WARM_CONNECTIONS, getEnv().VIGIL_DB_POOL_MAX),
       application_name: "vigil",
     });
     survivesLostConnections(pool, "idle client error");
@@ -64,7 +73,13 @@ export function survivesLostConnections(p: pg.Pool, label: string): void {
  * alone. It saves one disk flush on the way from a due run to its handler (issue 16, latency of one run).
  */
 export function createFetchPool(connectionString: string, max: number): pg.Pool {
-  const p = new pg.Pool({ connectionString, max, application_name: "vigil-fetch", options: "-c synchronous_commit=off" });
+  const p = new pg.Pool({
+    connectionString,
+    max,
+    min: Math.min(WARM_CONNECTIONS, max),
+    application_name: "vigil-fetch",
+    options: "-c synchronous_commit=off",
+  });
   survivesLostConnections(p, "idle fetch client error");
   return p;
 }
@@ -76,7 +91,13 @@ export function createFetchPool(connectionString: string, max: number): pg.Pool 
  * generic plan (for every parameterised statement, which is why nothing else runs on them).
  */
 export function createHotPathPool(connectionString: string, max: number): pg.Pool {
-  const hot = new pg.Pool({ connectionString, max, application_name: "vigil-hot-path", options: "-c plan_cache_mode=force_generic_plan" });
+  const hot = new pg.Pool({
+    connectionString,
+    max,
+    min: Math.min(WARM_CONNECTIONS, max),
+    application_name: "vigil-hot-path",
+    options: "-c plan_cache_mode=force_generic_plan",
+  });
   survivesLostConnections(hot, "idle hot-path client error");
   return hot;
 }

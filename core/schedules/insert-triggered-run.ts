@@ -14,6 +14,7 @@ import { ensureRunQueues, runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
 import { sendRunJobs, jobExpireSeconds } from "../queue/send-run-job";
 import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
+import { ASYNC_COMMIT_SQL, canFlushWal, flushWal } from "../db/flush-wal";
 
 export interface TriggeredRun {
   id: string;
@@ -98,6 +99,10 @@ export async function insertTriggeredRun(
  * in its own flows (insertFlowJobs). The statement fails as a whole (division by zero) when the schedule row no
  * longer matches what the caller read (deleted, or its handler — and so the job's queue — or the timeout the job's
  * expiry is computed from changed meanwhile): then it returns null and the caller reads the schedule again.
+ * Where the server allows it (core/db/flush-wal.ts), the statement commits without waiting for the WAL flush, so the
+ * dispatchers hear the NOTIFY one disk flush sooner, and the flush is waited for afterwards: the caller still gets
+ * its answer only once the run, its job and the audit row are on disk. A dispatcher's claim of the run is a
+ * synchronous commit, which flushes this one first; a handler never starts on a run a crash could still lose.
  */
 export async function triggerRunInOneStatement(
   db: Queryable,
@@ -119,6 +124,7 @@ export async function triggerRunInOneStatement(
     retryLimit: 0,
   });
   if (!job) return null;
+  const asyncCommit = await canFlushWal(db);
   const a = 9; // first audit parameter
   const text = `
     WITH t AS (SELECT clock_timestamp() AS now),
@@ -143,7 +149,8 @@ export async function triggerRunInOneStatement(
       VALUES (${Array.from({ length: 11 }, (_, i) => (i === AFTER ? `$${a + i}::jsonb || (SELECT jsonb_build_object('plannedAt', ${ISO_MS("due_at")}) FROM ins)` : `$${a + i}`)).join(", ")})
     )
     SELECT (SELECT due_at FROM ins) AS due_at, 1 / (SELECT count(*) FROM ins)::int AS one,
-           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler || ' ' || $22::text) FROM ins) IS NULL AS notified`;
+           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler || ' ' || $22::text) FROM ins) IS NULL AS notified,
+           ${asyncCommit ? ASYNC_COMMIT_SQL : "NULL"} AS commit_mode`;
   try {
     // Named: each connection parses and plans this five-CTE statement once per queue, not on every trigger.
     const name = `vigil-trigger-${crypto.createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
@@ -165,6 +172,7 @@ export async function triggerRunInOneStatement(
         jobId,
       ],
     });
+    if (asyncCommit) await flushWal(db);
     return { id: run.id, now: rows[0]!.due_at };
   } catch (err) {
     if ((err as { code?: string }).code === "22012") return null; // the schedule changed under us: see above
