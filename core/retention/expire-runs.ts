@@ -15,9 +15,24 @@ export interface ExpireRunsOptions {
   batchSize: number;
   /** Runs planned on or after this UTC day are never deleted: their day is not summarized yet. */
   summarizedBefore: string;
+  /**
+   * Pacing (a duty cycle): after each full batch, wait pauseRatio × that batch's own duration (at most maxPauseMs)
+   * before the next. A batch keeps a core busy and writes WAL that every committing claim must wait behind; the
+   * pause hands both back to the workers, so a pass takes longer and starts stay on time (README "Retention").
+   */
+  pauseRatio?: number;
+  maxPauseMs?: number;
 }
 
-export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<{ runs: number; triggerRequests: number }> {
+export interface ExpireRunsResult {
+  runs: number;
+  triggerRequests: number;
+  /** DELETE statements run, and the time spent pausing between them (ms). */
+  batches: number;
+  pausedMs: number;
+}
+
+export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<ExpireRunsResult> {
   const { rows: schedules } = await db.query<{ id: string; days: number }>(
     `SELECT id, coalesce(retention_days, $1::int) AS days FROM schedules WHERE coalesce(retention_days, $1::int) > 0`,
     [o.defaultDays],
@@ -37,7 +52,10 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   const ids = schedules.map((s) => s.id);
   const days = schedules.map((s) => s.days);
   let from = 1;
+  let batches = 0;
+  let pausedMs = 0;
   while (ids.length > 0) {
+    const b0 = performance.now();
     const { rows } = await db.query<{ n: string }>(
       `DELETE FROM runs r
          USING (SELECT x.id, c.cutoff, s.n
@@ -54,14 +72,22 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
         RETURNING k.n`,
       [ids, days, o.summarizedBefore, NEVER_EXPIRED_STATES, o.batchSize, from],
     );
+    batches++;
     runs += rows.length;
     if (rows.length < o.batchSize) break;
     from = rows.reduce((m, r) => Math.max(m, Number(r.n)), from);
+    // The pause is measured with the monotonic clock: it paces this process's own work, it decides nothing.
+    const pause = Math.min((performance.now() - b0) * (o.pauseRatio ?? 0), o.maxPauseMs ?? 5000);
+    if (pause >= 1) {
+      const p0 = performance.now();
+      await new Promise((r) => setTimeout(r, pause));
+      pausedMs += performance.now() - p0;
+    }
   }
   let triggerRequests = 0;
   if (o.defaultDays > 0) {
     const { rowCount } = await db.query(`DELETE FROM trigger_requests WHERE created_at < ${utcCutoffSql("$1::int")}`, [o.defaultDays]);
     triggerRequests = rowCount ?? 0;
   }
-  return { runs, triggerRequests };
+  return { runs, triggerRequests, batches, pausedMs: Math.round(pausedMs) };
 }
