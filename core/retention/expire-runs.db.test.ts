@@ -70,3 +70,57 @@ test("small batches across schedules delete every expired run, each schedule's o
   ]);
   expect(left.rows).toEqual([{ schedule_id: schedules[2], n: 24 }]);
 });
+
+test("a paced runs step pauses after each batch for its duty cycle, idle between statements, and the pass takes the pauses' sum longer", async () => {
+  const day = (await pool.query(`SELECT to_char(current_date - 5, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
+  const schedules = await insertHistorySchedules(pool, 4, "paced");
+  expect(await fillHistoryDay(pool, { day, scheduleIds: schedules, everySeconds: 3600, partitioned: true })).toBe(96);
+  const today = (await pool.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  const retention = await pool.connect();
+  const pid = (await retention.query(`SELECT pg_backend_pid() AS p`)).rows[0].p;
+  // What another connection sees while the pass runs: the retention connection idle (between statements) with part
+  // of the expired runs gone and part still there.
+  const idleMidway: number[] = [];
+  let done = false;
+  const watching = (async () => {
+    while (!done) {
+      const { rows } = await pool.query(
+        `SELECT (SELECT state FROM pg_stat_activity WHERE pid = $1) AS state,
+                (SELECT count(*)::int FROM runs WHERE schedule_id = ANY($2::uuid[])) AS left`,
+        [pid, schedules],
+      );
+      if (rows[0].state === "idle" && rows[0].left > 0 && rows[0].left < 96) idleMidway.push(rows[0].left);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  try {
+    const t0 = performance.now();
+    // 7 runs a statement: 13 full batches and a short one; each full batch is followed by 20× its own time (≤ 100 ms).
+    const result = await expireRuns(retention, { defaultDays: 1, batchSize: 7, summarizedBefore: today, pauseRatio: 20, maxPauseMs: 100 });
+    const elapsed = performance.now() - t0;
+    expect(result.runs).toBe(96);
+    expect(result.batches).toBe(14);
+    // A batch takes at least a millisecond (a DELETE with its triggers and a round trip), so each pause ≥ 20 ms.
+    expect(result.pausedMs).toBeGreaterThanOrEqual(13 * 20);
+    expect(elapsed).toBeGreaterThanOrEqual(result.pausedMs);
+    expect(new Set(idleMidway).size).toBeGreaterThanOrEqual(3);
+  } finally {
+    done = true;
+    await watching;
+    retention.release();
+  }
+  expect((await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[])`, [schedules])).rows[0].n).toBe(0);
+
+  // Without pacing nothing waits between the statements.
+  const day2 = (await pool.query(`SELECT to_char(current_date - 6, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day2]);
+  await fillHistoryDay(pool, { day: day2, scheduleIds: schedules, everySeconds: 3600, partitioned: true });
+  const c = await pool.connect();
+  try {
+    const r = await expireRuns(c, { defaultDays: 1, batchSize: 7, summarizedBefore: today, pauseRatio: 0 });
+    expect(r).toMatchObject({ runs: 96, batches: 14, pausedMs: 0 });
+  } finally {
+    c.release();
+  }
+});
