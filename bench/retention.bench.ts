@@ -6,8 +6,11 @@
 //      against a plain batched DELETE of another day of the same size (5,000 runs at a time: their events, logs,
 //      then the runs with their attempts): wall time and WAL volume (pg_current_wal_lsn), no workers running, as ratios;
 //  (b) while 2 real workers run the N schedules (each firing once a minute): runs finished per second and start
-//      lateness p99 in a window with a retention pass expiring a day, against the same-length window just before
-//      it without one, as ratios (goal ≤ 1.1×);
+//      lateness p99 of the runs planned while a retention pass expires a day, against BENCH_RETENTION_WINDOW_S
+//      windows just before and just after it without one, as ratios (goal ≤ 1.1×), each window with what the
+//      other connections waited on (pg_stat_activity), the machine's CPU and the checkpoints; with
+//      BENCH_RETENTION_B_ROUNDS ("0,1,3/1000": pause ratio[/batch size] per round, each round one more day) several
+//      pacings are compared on one database;
 //  (c) the runs list, a 1-hour timeline, the schedule page and a run page (core/ read functions the API calls)
 //      p95 with the full history against a database holding BENCH_RETENTION_SMALL_RUNS (default 100,000) runs:
 //      the same schedules firing at the same rate, only the newest hours of it (goal ≤ 1.5×);
@@ -536,61 +539,71 @@ export default async function retentionBench(): Promise<void> {
     // (b) 2 real workers running the schedules: a window without expiry, then one with a retention pass.
     const workers = await startWarmWorkers(url, num("BENCH_RETENTION_WORKERS", 2), { VIGIL_RETENTION_EVERY_SECONDS: "86400" });
     try {
-      say(
-        `(b) code under test: ${gitHead()}; pass settings: batch ${base.batchSize}, pause ratio ${base.pauseRatio}, max pause ${base.maxPauseMs} ms`,
-      );
-      // Windows alternate without / with / without (before the pass, during it, after it), each printed with what the
-      // worker connections waited on, the machine's CPU and the checkpoints: a noisy neighbour on the shared machine
-      // shows up as a "without" window that is late too.
-      const start = new Date(Math.ceil((await dbNow(c)).getTime() / 1000) * 1000 + 20_000);
-      const mid = new Date(start.getTime() + windowS * 1000);
-      await sleepUntil(c, start);
-      const diagBefore = await startDiagnostics(url);
-      await sleepUntil(c, mid);
-      const dBefore = await diagBefore.stop();
-      const t1 = await dbNow(c);
-      const diagDuring = await startDiagnostics(url);
-      // A step that cannot get its lock in lock_timeout fails the pass and the next pass resumes (README
-      // "Retention"); the bench is that next pass, at once, up to 5 times, and says how many it took.
-      let pass: Awaited<ReturnType<typeof runRetention>> = null;
-      let passes = 0;
-      for (;;) {
-        passes++;
-        try {
-          pass = await runRetention(pool, { ...base, runsDays: DAYS - 3, logsDays: DAYS - 3 }, { workerId: "bench" });
-          break;
-        } catch (err) {
-          say(`(b) retention pass ${passes} failed (${(err as Error).message}); the next pass resumes`);
-          if (passes >= 5) throw err;
+      say(`(b) code under test: ${gitHead()}`);
+      // Rounds (BENCH_RETENTION_B_ROUNDS, e.g. "0,1,0/1000,1/1000": pause ratio[/batch size] each; default one round
+      // with the env's settings), each expiring one more day, to compare pacings on one database in one sitting.
+      const rounds = (process.env.BENCH_RETENTION_B_ROUNDS ?? `${base.pauseRatio}/${base.batchSize}`)
+        .split(",")
+        .slice(0, DAYS - 3)
+        .map((x) => {
+          const [ratio, batch] = x.split("/");
+          return { ...base, pauseRatio: Number(ratio), batchSize: Number(batch || base.batchSize) };
+        });
+      for (const [round, settings] of rounds.entries()) {
+        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms]`;
+        // Windows alternate without / with / without (before the pass, during it, after it), each printed with what the
+        // worker connections waited on, the machine's CPU and the checkpoints: a noisy neighbour on the shared machine
+        // shows up as a "without" window that is late too.
+        const start = new Date(Math.ceil((await dbNow(c)).getTime() / 1000) * 1000 + 20_000);
+        const mid = new Date(start.getTime() + windowS * 1000);
+        await sleepUntil(c, start);
+        const diagBefore = await startDiagnostics(url);
+        await sleepUntil(c, mid);
+        const dBefore = await diagBefore.stop();
+        const t1 = await dbNow(c);
+        const diagDuring = await startDiagnostics(url);
+        // A step that cannot get its lock in lock_timeout fails the pass and the next pass resumes (README
+        // "Retention"); the bench is that next pass, at once, up to 5 times, and says how many it took.
+        let pass: Awaited<ReturnType<typeof runRetention>> = null;
+        let passes = 0;
+        for (;;) {
+          passes++;
+          try {
+            pass = await runRetention(pool, { ...settings, runsDays: DAYS - 3 - round, logsDays: DAYS - 3 - round }, { workerId: "bench" });
+            break;
+          } catch (err) {
+            say(`(b) retention pass ${passes} failed (${(err as Error).message}); the next pass resumes`);
+            if (passes >= 5) throw err;
+          }
         }
-      }
-      const t2 = await dbNow(c);
-      const dDuring = await diagDuring.stop();
-      const diagAfter = await startDiagnostics(url);
-      const afterEnd = new Date(t2.getTime() + windowS * 1000);
-      await sleepUntil(c, afterEnd);
-      const dAfter = await diagAfter.stop();
-      await sleepUntil(c, new Date(afterEnd.getTime() + 5000));
-      const before = await windowFigures(c, start, mid);
-      const during = await windowFigures(c, t1, t2);
-      const after = await windowFigures(c, t2, afterEnd);
-      const without = await windowFigures(c, start, mid, t2, afterEnd);
-      say(
-        `(b) retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused`,
-      );
-      for (const [label, f, d] of [
-        ["before (without)", before, dBefore],
-        ["during (with)   ", during, dDuring],
-        ["after (without) ", after, dAfter],
-      ] as const) {
+        const t2 = await dbNow(c);
+        const dDuring = await diagDuring.stop();
+        const diagAfter = await startDiagnostics(url);
+        const afterEnd = new Date(t2.getTime() + windowS * 1000);
+        await sleepUntil(c, afterEnd);
+        const dAfter = await diagAfter.stop();
+        await sleepUntil(c, new Date(afterEnd.getTime() + 5000));
+        const before = await windowFigures(c, start, mid);
+        const during = await windowFigures(c, t1, t2);
+        const after = await windowFigures(c, t2, afterEnd);
+        const without = await windowFigures(c, start, mid, t2, afterEnd);
         say(
-          `(b) ${label}: ${f.perSecond.toFixed(2)} runs/s finished, lateness p99 ${f.p99.toFixed(0)} ms, p50 ${f.p50.toFixed(0)} ms (n=${f.n})`,
+          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused`,
         );
-        say(`(b)   ${d}`);
+        for (const [label, f, d] of [
+          ["before (without)", before, dBefore],
+          ["during (with)   ", during, dDuring],
+          ["after (without) ", after, dAfter],
+        ] as const) {
+          say(
+            `(b) ${tag} ${label}: ${f.perSecond.toFixed(2)} runs/s finished, lateness p99 ${f.p99.toFixed(0)} ms, p50 ${f.p50.toFixed(0)} ms (n=${f.n})`,
+          );
+          say(`(b)   ${d}`);
+        }
+        say(
+          `(b) ${tag} ratios during / (before+after): throughput ×${(during.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(during.p99 / Math.max(1, without.p99)).toFixed(2)} (${during.p99.toFixed(0)} vs ${without.p99.toFixed(0)} ms; goal ≤ 1.1×); during / before p99 ×${(during.p99 / Math.max(1, before.p99)).toFixed(2)}, during / after p99 ×${(during.p99 / Math.max(1, after.p99)).toFixed(2)}`,
+        );
       }
-      say(
-        `(b) ratios during / (before+after): throughput ×${(during.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(during.p99 / Math.max(1, without.p99)).toFixed(2)} (${during.p99.toFixed(0)} vs ${without.p99.toFixed(0)} ms; goal ≤ 1.1×); during / before p99 ×${(during.p99 / Math.max(1, before.p99)).toFixed(2)}, during / after p99 ×${(during.p99 / Math.max(1, after.p99)).toFixed(2)}`,
-      );
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
     }
