@@ -75,7 +75,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
       `DELETE FROM runs r
          USING (SELECT id, planned_at FROM runs
                  WHERE planned_at < least(${utcCutoffSql("$1::int")}, $2::date::timestamp AT TIME ZONE 'UTC')
-                   AND ($3::timestamptz IS NULL OR planned_at >= $3)
+                   AND planned_at >= coalesce($3::timestamptz, '-infinity')
                    AND state <> ALL($4::text[]) AND (finished_at IS NULL OR finished_at < ${utcCutoffSql("$1::int")})
                    AND NOT (schedule_id = ANY($5::uuid[]))
                  ORDER BY planned_at LIMIT $6) k
