@@ -283,6 +283,20 @@ async function windowFigures(
   return { perSecond: done / seconds, p99: percentile(lat, 99), p50: percentile(lat, 50), n: rows.length };
 }
 
+/** Waits (up to `ms`) until the runs planned in the last 10 s started with a median lateness under 1 s. */
+async function waitForOnTime(c: pg.Client, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    const { rows } = await c.query(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM coalesce(started_at, clock_timestamp()) - planned_at)) AS s, count(*)::int AS n
+         FROM runs WHERE kind = 'scheduled' AND planned_at BETWEEN clock_timestamp() - interval '12 seconds' AND clock_timestamp() - interval '2 seconds'`,
+    );
+    if (rows[0].n > 0 && rows[0].s < 1) return true;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  return false;
+}
+
 function gitHead(): string {
   try {
     const head = execSync("git rev-parse --short HEAD", { cwd: path.dirname(new URL(import.meta.url).pathname) })
@@ -335,9 +349,15 @@ async function startDiagnostics(url: string): Promise<{ stop: () => Promise<stri
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
+      // A lock wait names who holds it up (the blocker's application and statement).
       const { rows } = await d.query<{ app: string; w: string }>(
-        `SELECT coalesce(application_name, '') AS app, coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w FROM pg_stat_activity
-          WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        `SELECT coalesce(a.application_name, '') AS app,
+                coalesce(a.wait_event_type || ':' || a.wait_event, 'CPU') ||
+                CASE WHEN a.wait_event_type = 'Lock' THEN coalesce(' (behind ' || (
+                  SELECT string_agg(coalesce(nullif(b.application_name, ''), 'app?') || ' "' || left(regexp_replace(b.query, '\\s+', ' ', 'g'), 50) || '"', ', ')
+                    FROM pg_stat_activity b WHERE b.pid = ANY(pg_blocking_pids(a.pid))) || ')', '') ELSE '' END AS w
+           FROM pg_stat_activity a
+          WHERE a.state = 'active' AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()`,
       );
       samples++;
       for (const r of rows) {
@@ -358,7 +378,7 @@ async function startDiagnostics(url: string): Promise<{ stop: () => Promise<stri
       const top = (m: Map<string, number>) =>
         [...m.entries()]
           .sort((a, b) => b[1] - a[1])
-          .slice(0, 6)
+          .slice(0, 8)
           .map(([k, v]) => `${k} ${v}`)
           .join(", ") || "none";
       const cpu = c1.total > c0.total ? ((100 * (c1.busy - c0.busy)) / (c1.total - c0.total)).toFixed(0) : "?";
@@ -549,6 +569,10 @@ export default async function retentionBench(): Promise<void> {
           const [ratio, batch] = x.split("/");
           return { ...base, pauseRatio: Number(ratio), batchSize: Number(batch || base.batchSize) };
         });
+      // The workers start behind (the schedules kept firing while they started): wait until they have caught up, so
+      // the first "before" window is not their backlog.
+      const caughtUp = await waitForOnTime(c, 300_000);
+      say(`(b) workers ${caughtUp ? "caught up" : "still behind after 300 s"} (load ${load()})`);
       for (const [round, settings] of rounds.entries()) {
         const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms]`;
         // Windows alternate without / with / without (before the pass, during it, after it), each printed with what the
