@@ -624,6 +624,16 @@ export default async function retentionBench(): Promise<void> {
           );
           say(`(b)   ${d}`);
         }
+        // Where in the pass the latest starts fell: seconds after it began, against its steps' ends.
+        const { rows: worst } = await c.query(
+          `SELECT round(extract(epoch FROM planned_at - $1::timestamptz)::numeric, 1) AS at, extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms
+             FROM runs WHERE kind = 'scheduled' AND planned_at >= $1 AND planned_at < $2 AND started_at IS NOT NULL ORDER BY 2 DESC LIMIT 8`,
+          [t1, t2],
+        );
+        const st = pass?.stepMs;
+        say(
+          `(b) ${tag}   latest starts (s into the pass: ms late): ${worst.map((w) => `${w.at}: ${Math.round(w.ms)}`).join(", ")}; steps end at s ${st ? [st.summaries, st.summaries + st.runs, st.summaries + st.runs + st.partitions].map((x) => (x / 1000).toFixed(1)).join(" / ") : "?"} (summaries / runs / partitions)`,
+        );
         say(
           `(b) ${tag} ratios during / (before+after): throughput ×${(during.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(during.p99 / Math.max(1, without.p99)).toFixed(2)} (${during.p99.toFixed(0)} vs ${without.p99.toFixed(0)} ms; goal ≤ 1.1×); during / before p99 ×${(during.p99 / Math.max(1, before.p99)).toFixed(2)}, during / after p99 ×${(during.p99 / Math.max(1, after.p99)).toFixed(2)}`,
         );
