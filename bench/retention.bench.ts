@@ -6,8 +6,11 @@
 //      against a plain batched DELETE of another day of the same size (5,000 runs at a time: their events, logs,
 //      then the runs with their attempts): wall time and WAL volume (pg_current_wal_lsn), no workers running, as ratios;
 //  (b) while 2 real workers run the N schedules (each firing once a minute): runs finished per second and start
-//      lateness p99 in a window with a retention pass expiring a day, against the same-length window just before
-//      it without one, as ratios (goal ≤ 1.1×);
+//      lateness p99 of the runs planned while a retention pass expires a day, against BENCH_RETENTION_WINDOW_S
+//      windows just before and just after it without one, as ratios (goal ≤ 1.1×), each window with what the
+//      other connections waited on (pg_stat_activity), the machine's CPU and the checkpoints; with
+//      BENCH_RETENTION_B_ROUNDS ("0,1,3/1000": pause ratio[/batch size] per round, each round one more day) several
+//      pacings are compared on one database;
 //  (c) the runs list, a 1-hour timeline, the schedule page and a run page (core/ read functions the API calls)
 //      p95 with the full history against a database holding BENCH_RETENTION_SMALL_RUNS (default 100,000) runs:
 //      the same schedules firing at the same rate, only the newest hours of it (goal ≤ 1.5×);
@@ -18,7 +21,10 @@
 // linear extrapolation (its rows/s and WAL/row per table) when it did not finish.
 // A reduced run: BENCH_RETENTION_RUNS=300000 BENCH_RETENTION_SMALL_RUNS=30000 BENCH_RETENTION_AUDIT_ROWS=100000
 // BENCH_RETENTION_WINDOW_S=30 npm run bench -- retention
+import { execSync } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { cloneTemplate, startTestPostgres } from "../test/postgres-for-tests";
 import { fillHistoryDay } from "../test/history-fixtures";
@@ -258,16 +264,131 @@ async function apiTimes(dbs: ApiDb[]): Promise<{ p95: Record<string, number>[]; 
   }
 }
 
-/** Runs planned in [from, to): finished per second and start lateness p99 (DB clock). */
-async function windowFigures(c: pg.Client, from: Date, to: Date): Promise<{ perSecond: number; p99: number; n: number }> {
+/** Runs planned in [from, to) (and [from2, to2)): finished per second and start lateness p99/p50 (DB clock). */
+async function windowFigures(
+  c: pg.Client,
+  from: Date,
+  to: Date,
+  from2: Date = to,
+  to2: Date = to,
+): Promise<{ perSecond: number; p99: number; p50: number; n: number }> {
   const { rows } = await c.query(
     `SELECT extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms, finished_at IS NOT NULL AS done FROM runs
-      WHERE kind = 'scheduled' AND planned_at >= $1 AND planned_at < $2`,
-    [from, to],
+      WHERE kind = 'scheduled' AND ((planned_at >= $1 AND planned_at < $2) OR (planned_at >= $3 AND planned_at < $4))`,
+    [from, to, from2, to2],
   );
   const lat = rows.filter((r) => r.ms !== null).map((r) => r.ms as number);
   const done = rows.filter((r) => r.done).length;
-  return { perSecond: done / ((to.getTime() - from.getTime()) / 1000), p99: percentile(lat, 99), n: rows.length };
+  const seconds = (to.getTime() - from.getTime() + (to2.getTime() - from2.getTime())) / 1000;
+  return { perSecond: done / seconds, p99: percentile(lat, 99), p50: percentile(lat, 50), n: rows.length };
+}
+
+/** Waits (up to `ms`) until the runs planned in the last 10 s started with a median lateness under 1 s. */
+async function waitForOnTime(c: pg.Client, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    const { rows } = await c.query(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM coalesce(started_at, clock_timestamp()) - planned_at)) AS s, count(*)::int AS n
+         FROM runs WHERE kind = 'scheduled' AND planned_at BETWEEN clock_timestamp() - interval '12 seconds' AND clock_timestamp() - interval '2 seconds'`,
+    );
+    if (rows[0].n > 0 && rows[0].s < 1) return true;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  return false;
+}
+
+function gitHead(): string {
+  try {
+    const head = execSync("git rev-parse --short HEAD", { cwd: path.dirname(new URL(import.meta.url).pathname) })
+      .toString()
+      .trim();
+    const dirty = execSync("git status --porcelain -- core worker", { cwd: path.dirname(new URL(import.meta.url).pathname) })
+      .toString()
+      .trim();
+    return `${head}${dirty ? " (with uncommitted changes in core/ or worker/)" : ""}`;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The machine's CPU counters (/proc/stat): busy and total jiffies. */
+function cpuTicks(): { busy: number; total: number } {
+  try {
+    const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (f[3] ?? 0) + (f[4] ?? 0);
+    const total = f.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
+
+/**
+ * Samples, every 100 ms until stopped, what the active connections other than the retention pass wait on
+ * (pg_stat_activity: wait_event_type:wait_event, "CPU" when none), what the retention connection waits on, the
+ * machine's CPU busy share, and the checkpoints and WAL written meanwhile (pg_stat_checkpointer, pg_stat_wal).
+ */
+async function startDiagnostics(url: string): Promise<{ stop: () => Promise<string> }> {
+  const d = new pg.Client({ connectionString: url, application_name: "bench-diagnostics" });
+  d.on("error", () => undefined);
+  await d.connect();
+  const stats = async () =>
+    (
+      await d.query(
+        `SELECT (SELECT num_timed + num_requested FROM pg_stat_checkpointer)::bigint AS ckpt,
+                (SELECT num_requested FROM pg_stat_checkpointer)::bigint AS ckpt_req,
+                (SELECT wal_bytes FROM pg_stat_wal)::bigint AS wal, (SELECT wal_buffers_full FROM pg_stat_wal)::bigint AS wbf`,
+      )
+    ).rows[0];
+  const s0 = await stats().catch(() => null);
+  const c0 = cpuTicks();
+  const others = new Map<string, number>();
+  const retention = new Map<string, number>();
+  let samples = 0;
+  let othersActive = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      // A lock wait names who holds it up (the blocker's application and statement).
+      const { rows } = await d.query<{ app: string; w: string }>(
+        `SELECT coalesce(a.application_name, '') AS app,
+                coalesce(a.wait_event_type || ':' || a.wait_event, 'CPU') ||
+                CASE WHEN a.wait_event_type = 'Lock' THEN coalesce(' (behind ' || (
+                  SELECT string_agg(coalesce(nullif(b.application_name, ''), 'app?') || ' "' || left(regexp_replace(b.query, '\\s+', ' ', 'g'), 50) || '"', ', ')
+                    FROM pg_stat_activity b WHERE b.pid = ANY(pg_blocking_pids(a.pid))) || ')', '') ELSE '' END AS w
+           FROM pg_stat_activity a
+          WHERE a.state = 'active' AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()`,
+      );
+      samples++;
+      for (const r of rows) {
+        const m = r.app === "vigil-retention" ? retention : others;
+        m.set(r.w, (m.get(r.w) ?? 0) + 1);
+        if (r.app !== "vigil-retention") othersActive++;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop.catch(() => undefined);
+      const s1 = await stats().catch(() => null);
+      const c1 = cpuTicks();
+      await d.end();
+      const top = (m: Map<string, number>) =>
+        [...m.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 8)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ") || "none";
+      const cpu = c1.total > c0.total ? ((100 * (c1.busy - c0.busy)) / (c1.total - c0.total)).toFixed(0) : "?";
+      const ck =
+        s0 && s1
+          ? `checkpoints ${Number(s1.ckpt) - Number(s0.ckpt)} (requested ${Number(s1.ckpt_req) - Number(s0.ckpt_req)}), WAL ${mb(Number(s1.wal) - Number(s0.wal))}, wal_buffers_full ${Number(s1.wbf) - Number(s0.wbf)}`
+          : "checkpoint stats unavailable";
+      return `${samples} samples: other active connections (avg ${(othersActive / Math.max(1, samples)).toFixed(2)}) waiting on: ${top(others)}; retention connection: ${top(retention)}; machine CPU busy ${cpu}%; ${ck}; load ${load()}`;
+    },
+  };
 }
 
 async function dbNow(c: pg.Client): Promise<Date> {
@@ -384,8 +505,13 @@ export default async function retentionBench(): Promise<void> {
     say(
       `(a) retention pass expiring ${ds[0]}: ${expire.result!.runs.toLocaleString("en")} runs, partitions ${dropped.map((p) => `${p.partition} (${p.rows.toLocaleString("en")} rows)`).join(", ")}: ${(expire.ms / 1000).toFixed(2)} s, WAL ${mb(expire.wal)}`,
     );
+    const pausedA = expire.result!.pausedMs;
+    const workMs = expire.ms - pausedA;
     say(
-      `(a)   of which: runs+attempts ${expire.result!.stepMs.runs} ms (WAL ${mb(expire.result!.stepWalBytes.runs)}), partitions ${expire.result!.stepMs.partitions} ms (WAL ${mb(expire.result!.stepWalBytes.partitions)}), other tables ${expire.result!.stepMs.sideTables} ms`,
+      `(a)   pacing (VIGIL_RETENTION_PAUSE_RATIO ${base.pauseRatio}, batch ${base.batchSize}): ${expire.result!.runBatches} batches, paused ${(pausedA / 1000).toFixed(2)} s; the pass's work time (wall minus pauses) ${(workMs / 1000).toFixed(2)} s, wall ${(expire.ms / 1000).toFixed(2)} s`,
+    );
+    say(
+      `(a)   of which: runs+attempts ${expire.result!.stepMs.runs} ms (work ${expire.result!.stepMs.runs - pausedA} ms) (WAL ${mb(expire.result!.stepWalBytes.runs)}), partitions ${expire.result!.stepMs.partitions} ms (WAL ${mb(expire.result!.stepWalBytes.partitions)}), other tables ${expire.result!.stepMs.sideTables} ms`,
     );
     // The baseline on the next day, bounded by a time budget (a full day took over 8 min under load and did not
     // finish): what it removed, at what rate and WAL per row, and the ratio as a bound when it did not finish.
@@ -412,13 +538,13 @@ export default async function retentionBench(): Promise<void> {
       `(a) the DELETE ${del.done ? "finished" : `was stopped after its ${budgetS} s budget: it had removed ${all.reduce((a, f) => a + f.rows, 0).toLocaleString("en")} of ${all.reduce((a, f) => a + f.total, 0).toLocaleString("en")} rows (load ${load()})`}; extrapolated to the whole day: ${(whole(all, "ms") / 1000).toFixed(0)} s, WAL ${mb(whole(all, "wal"))}`,
     );
     say(
-      `(a) expire a day / batched DELETE, whole day: time ${ratio(expire.ms, sum(all, "ms"), whole(all, "ms"))}, WAL ${ratio(expire.wal, sum(all, "wal"), whole(all, "wal"))}`,
+      `(a) expire a day / batched DELETE, whole day: time (work, without pauses) ${ratio(workMs, sum(all, "ms"), whole(all, "ms"))}, time (wall, with pauses) ${ratio(expire.ms, sum(all, "ms"), whole(all, "ms"))}, WAL ${ratio(expire.wal, sum(all, "wal"), whole(all, "wal"))}`,
     );
     say(
       `(a)   events and logs (partitions vs DELETE): time ${ratio(r.stepMs.partitions, sum(children, "ms"), whole(children, "ms"))}, WAL ${ratio(r.stepWalBytes.partitions, sum(children, "wal"), whole(children, "wal"))}`,
     );
     say(
-      `(a)   runs and attempts (both batched DELETEs): time ${ratio(r.stepMs.runs, runsT.ms, whole([runsT], "ms"))}, WAL ${ratio(r.stepWalBytes.runs, runsT.wal, whole([runsT], "wal"))}`,
+      `(a)   runs and attempts (both batched DELETEs): time (work) ${ratio(r.stepMs.runs - r.pausedMs, runsT.ms, whole([runsT], "ms"))}, time (wall) ${ratio(r.stepMs.runs, runsT.ms, whole([runsT], "ms"))}, WAL ${ratio(r.stepWalBytes.runs, runsT.wal, whole([runsT], "wal"))}`,
     );
 
     const vac = await walBytes(c, () => c.query(`VACUUM runs, attempts, run_events, run_logs`));
@@ -433,41 +559,85 @@ export default async function retentionBench(): Promise<void> {
     // (b) 2 real workers running the schedules: a window without expiry, then one with a retention pass.
     const workers = await startWarmWorkers(url, num("BENCH_RETENTION_WORKERS", 2), { VIGIL_RETENTION_EVERY_SECONDS: "86400" });
     try {
-      const start = new Date(Math.ceil((await dbNow(c)).getTime() / 1000) * 1000 + 20_000);
-      const mid = new Date(start.getTime() + windowS * 1000);
-      await sleepUntil(c, mid);
-      const t1 = await dbNow(c);
-      // A step that cannot get its lock in lock_timeout fails the pass and the next pass resumes (README
-      // "Retention"); the bench is that next pass, at once, up to 5 times, and says how many it took.
-      let pass: Awaited<ReturnType<typeof runRetention>> = null;
-      let passes = 0;
-      for (;;) {
-        passes++;
-        try {
-          pass = await runRetention(pool, { ...base, runsDays: DAYS - 3, logsDays: DAYS - 3 }, { workerId: "bench" });
-          break;
-        } catch (err) {
-          say(`(b) retention pass ${passes} failed (${(err as Error).message}); the next pass resumes`);
-          if (passes >= 5) throw err;
+      say(`(b) code under test: ${gitHead()}`);
+      // Rounds (BENCH_RETENTION_B_ROUNDS, e.g. "0,1,0/1000,1/1000": pause ratio[/batch size] each; default one round
+      // with the env's settings), each expiring one more day, to compare pacings on one database in one sitting.
+      const rounds = (process.env.BENCH_RETENTION_B_ROUNDS ?? `${base.pauseRatio}/${base.batchSize}`)
+        .split(",")
+        .slice(0, DAYS - 3)
+        .map((x) => {
+          const [ratio, batch] = x.split("/");
+          return { ...base, pauseRatio: Number(ratio), batchSize: Number(batch || base.batchSize) };
+        });
+      // The workers start behind (the schedules kept firing while they started): wait until they have caught up, so
+      // the first "before" window is not their backlog.
+      const caughtUp = await waitForOnTime(c, 300_000);
+      say(`(b) workers ${caughtUp ? "caught up" : "still behind after 300 s"} (load ${load()})`);
+      for (const [round, settings] of rounds.entries()) {
+        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms]`;
+        // Windows alternate without / with / without (before the pass, during it, after it), each printed with what the
+        // worker connections waited on, the machine's CPU and the checkpoints: a noisy neighbour on the shared machine
+        // shows up as a "without" window that is late too.
+        const start = new Date(Math.ceil((await dbNow(c)).getTime() / 1000) * 1000 + 20_000);
+        const mid = new Date(start.getTime() + windowS * 1000);
+        await sleepUntil(c, start);
+        const diagBefore = await startDiagnostics(url);
+        await sleepUntil(c, mid);
+        const dBefore = await diagBefore.stop();
+        const t1 = await dbNow(c);
+        const diagDuring = await startDiagnostics(url);
+        // A step that cannot get its lock in lock_timeout fails the pass and the next pass resumes (README
+        // "Retention"); the bench is that next pass, at once, up to 5 times, and says how many it took.
+        let pass: Awaited<ReturnType<typeof runRetention>> = null;
+        let passes = 0;
+        for (;;) {
+          passes++;
+          try {
+            pass = await runRetention(pool, { ...settings, runsDays: DAYS - 3 - round, logsDays: DAYS - 3 - round }, { workerId: "bench" });
+            break;
+          } catch (err) {
+            say(`(b) retention pass ${passes} failed (${(err as Error).message}); the next pass resumes`);
+            if (passes >= 5) throw err;
+          }
         }
+        const t2 = await dbNow(c);
+        const dDuring = await diagDuring.stop();
+        const diagAfter = await startDiagnostics(url);
+        const afterEnd = new Date(t2.getTime() + windowS * 1000);
+        await sleepUntil(c, afterEnd);
+        const dAfter = await diagAfter.stop();
+        await sleepUntil(c, new Date(afterEnd.getTime() + 5000));
+        const before = await windowFigures(c, start, mid);
+        const during = await windowFigures(c, t1, t2);
+        const after = await windowFigures(c, t2, afterEnd);
+        const without = await windowFigures(c, start, mid, t2, afterEnd);
+        say(
+          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused`,
+        );
+        for (const [label, f, d] of [
+          ["before (without)", before, dBefore],
+          ["during (with)   ", during, dDuring],
+          ["after (without) ", after, dAfter],
+        ] as const) {
+          say(
+            `(b) ${tag} ${label}: ${f.perSecond.toFixed(2)} runs/s finished, lateness p99 ${f.p99.toFixed(0)} ms, p50 ${f.p50.toFixed(0)} ms (n=${f.n})`,
+          );
+          say(`(b)   ${d}`);
+        }
+        // Where in the pass the latest starts fell: seconds after it began, against its steps' ends.
+        const { rows: worst } = await c.query(
+          `SELECT round(extract(epoch FROM planned_at - $1::timestamptz)::numeric, 1) AS at, extract(epoch FROM started_at - planned_at)::float8 * 1000 AS ms
+             FROM runs WHERE kind = 'scheduled' AND planned_at >= $1 AND planned_at < $2 AND started_at IS NOT NULL ORDER BY 2 DESC LIMIT 8`,
+          [t1, t2],
+        );
+        const st = pass?.stepMs;
+        say(
+          `(b) ${tag}   latest starts (s into the pass: ms late): ${worst.map((w) => `${w.at}: ${Math.round(w.ms)}`).join(", ")}; steps end at s ${st ? [st.summaries, st.summaries + st.runs, st.summaries + st.runs + st.partitions].map((x) => (x / 1000).toFixed(1)).join(" / ") : "?"} (summaries / runs / partitions)`,
+        );
+        say(
+          `(b) ${tag} ratios during / (before+after): throughput ×${(during.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(during.p99 / Math.max(1, without.p99)).toFixed(2)} (${during.p99.toFixed(0)} vs ${without.p99.toFixed(0)} ms; goal ≤ 1.1×); during / before p99 ×${(during.p99 / Math.max(1, before.p99)).toFixed(2)}, during / after p99 ×${(during.p99 / Math.max(1, after.p99)).toFixed(2)}`,
+        );
       }
-      const t2 = await dbNow(c);
-      const end = new Date(Math.max(mid.getTime() + windowS * 1000, Math.ceil(t2.getTime() / 1000) * 1000));
-      await sleepUntil(c, new Date(end.getTime() + 5000));
-      const without = await windowFigures(c, start, mid);
-      const withExpiry = await windowFigures(c, mid, end);
-      say(
-        `(b) retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s`,
-      );
-      say(
-        `(b) without expiry: ${without.perSecond.toFixed(2)} runs/s finished, lateness p99 ${without.p99.toFixed(0)} ms (n=${without.n})`,
-      );
-      say(
-        `(b) with expiry:    ${withExpiry.perSecond.toFixed(2)} runs/s finished, lateness p99 ${withExpiry.p99.toFixed(0)} ms (n=${withExpiry.n})`,
-      );
-      say(
-        `(b) ratios with/without: throughput ×${(withExpiry.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(withExpiry.p99 / Math.max(1, without.p99)).toFixed(2)} (goal ≤ 1.1×)`,
-      );
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
     }

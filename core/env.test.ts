@@ -47,3 +47,21 @@ describe("environment: alerts", () => {
     expect(() => word()).toThrow(/VIGIL_ALERT_FAILURE_THRESHOLD: must be an integer, got "three"/);
   });
 });
+
+describe("environment: retention pacing", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it("paces the runs step at a 1:1 duty cycle by default and reads a fractional ratio", async () => {
+    expect((await freshEnv({}))()).toMatchObject({ VIGIL_RETENTION_PAUSE_RATIO: 1, VIGIL_RETENTION_MAX_PAUSE_MS: 5000 });
+    expect((await freshEnv({ VIGIL_RETENTION_PAUSE_RATIO: "0.5" }))().VIGIL_RETENTION_PAUSE_RATIO).toBe(0.5);
+  });
+
+  it("refuses a pause ratio that is not a number or out of range", async () => {
+    expect(await freshEnv({ VIGIL_RETENTION_PAUSE_RATIO: "lots" })).toThrow(/VIGIL_RETENTION_PAUSE_RATIO.*must be a number/);
+    expect(await freshEnv({ VIGIL_RETENTION_PAUSE_RATIO: "25" })).toThrow(/VIGIL_RETENTION_PAUSE_RATIO: must be between 0/);
+    expect(await freshEnv({ VIGIL_RETENTION_MAX_PAUSE_MS: "-1" })).toThrow(/VIGIL_RETENTION_MAX_PAUSE_MS: must be between 0 and 60000/);
+  });
+});

@@ -25,6 +25,20 @@ const int = (def: number) =>
       return n;
     });
 
+const decimal = (def: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return def;
+      const n = Number(v);
+      if (!Number.isFinite(n)) {
+        ctx.addIssue({ code: "custom", message: `must be a number, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 /** Parses base64 keys of 32 bytes, comma-separated (at most `max`). */
 function secretKeys(max: number) {
   return (v: string | undefined, ctx: z.RefinementCtx): Buffer[] | undefined => {
@@ -137,6 +151,10 @@ export const envSchema = z.object({
   VIGIL_RETENTION_JOBS_DAYS: int(1),
   VIGIL_RETENTION_EVERY_SECONDS: int(600),
   VIGIL_RETENTION_BATCH_SIZE: int(5000),
+  // The runs step's duty cycle: after each DELETE batch the pass pauses this many times the batch's own duration
+  // (capped at VIGIL_RETENTION_MAX_PAUSE_MS), so claims and finishes get the CPU and the WAL back between batches.
+  VIGIL_RETENTION_PAUSE_RATIO: decimal(1),
+  VIGIL_RETENTION_MAX_PAUSE_MS: int(5000),
   // Single sign-on (OIDC): set the issuer, client id (and secret) and a role map to show "Sign in with …".
   VIGIL_OIDC_ISSUER: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -203,6 +221,12 @@ function checkRetention(env: Env): string[] {
   if (env.VIGIL_RETENTION_EVERY_SECONDS < 10) problems.push("VIGIL_RETENTION_EVERY_SECONDS: must be at least 10");
   if (env.VIGIL_RETENTION_BATCH_SIZE < 100 || env.VIGIL_RETENTION_BATCH_SIZE > 100_000) {
     problems.push("VIGIL_RETENTION_BATCH_SIZE: must be between 100 and 100000");
+  }
+  if (env.VIGIL_RETENTION_PAUSE_RATIO < 0 || env.VIGIL_RETENTION_PAUSE_RATIO > 20) {
+    problems.push("VIGIL_RETENTION_PAUSE_RATIO: must be between 0 (no pause) and 20");
+  }
+  if (env.VIGIL_RETENTION_MAX_PAUSE_MS < 0 || env.VIGIL_RETENTION_MAX_PAUSE_MS > 60_000) {
+    problems.push("VIGIL_RETENTION_MAX_PAUSE_MS: must be between 0 and 60000");
   }
   return problems;
 }

@@ -54,7 +54,12 @@ export function RetentionSettings() {
       </table>
       <p className="small muted">
         {r.settingsFrom === "worker" ? "As applied by the workers" : "From this console's environment (no retention pass yet)"}; a pass runs
-        every {s.everySeconds} s in one worker at a time.{" "}
+        every {s.everySeconds} s in one worker at a time, deleting{" "}
+        <span data-testid="retention-pacing">
+          {s.batchSize} runs a statement and pausing {s.pauseRatio ?? 0}× each statement&apos;s time (at most {s.maxPauseMs ?? 0} ms) before
+          the next
+        </span>{" "}
+        (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>).{" "}
         {last &&
           (last.error ? (
             <span className="error">
@@ -63,8 +68,8 @@ export function RetentionSettings() {
           ) : (
             <span>
               Last pass {formatInZone(last.finishedAt)} by {last.workerId}: {last.runs ?? 0} runs expired
-              {last.partitionsDropped.length > 0 ? `, partitions dropped: ${last.partitionsDropped.join(", ")}` : ""} ({last.durationMs}{" "}
-              ms).
+              {last.partitionsDropped.length > 0 ? `, partitions dropped: ${last.partitionsDropped.join(", ")}` : ""} ({last.durationMs} ms
+              {last.pausedMs ? `, of which ${last.pausedMs} ms paused between batches` : ""}).
             </span>
           ))}{" "}
         {r.partitions.map((p) => `${p.table}: ${p.count} day partitions (${p.oldest} … ${p.newest})`).join("; ")}

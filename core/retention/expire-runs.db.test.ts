@@ -70,3 +70,97 @@ test("small batches across schedules delete every expired run, each schedule's o
   ]);
   expect(left.rows).toEqual([{ schedule_id: schedules[2], n: 24 }]);
 });
+
+test("a paced runs step pauses after each batch for its duty cycle, idle between statements, and the pass takes the pauses' sum longer", async () => {
+  const day = (await pool.query(`SELECT to_char(current_date - 5, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
+  const schedules = await insertHistorySchedules(pool, 4, "paced");
+  expect(await fillHistoryDay(pool, { day, scheduleIds: schedules, everySeconds: 3600, partitioned: true })).toBe(96);
+  const today = (await pool.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  const retention = await pool.connect();
+  const pid = (await retention.query(`SELECT pg_backend_pid() AS p`)).rows[0].p;
+  // What another connection sees while the pass runs: the retention connection idle (between statements) with part
+  // of the expired runs gone and part still there.
+  const idleMidway: number[] = [];
+  let done = false;
+  const watching = (async () => {
+    while (!done) {
+      const { rows } = await pool.query(
+        `SELECT (SELECT state FROM pg_stat_activity WHERE pid = $1) AS state,
+                (SELECT count(*)::int FROM runs WHERE schedule_id = ANY($2::uuid[])) AS left`,
+        [pid, schedules],
+      );
+      if (rows[0].state === "idle" && rows[0].left > 0 && rows[0].left < 96) idleMidway.push(rows[0].left);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  try {
+    const t0 = performance.now();
+    // 7 runs a statement: 13 full batches and a short one; each full batch is followed by 20× its own time (≤ 100 ms).
+    const result = await expireRuns(retention, { defaultDays: 1, batchSize: 7, summarizedBefore: today, pauseRatio: 20, maxPauseMs: 100 });
+    const elapsed = performance.now() - t0;
+    expect(result.runs).toBe(96);
+    // 14 in planned order (13 full, 1 short), and the per-schedule phase for the earlier test's 10-day schedule.
+    expect(result.batches).toBe(15);
+    // A batch takes at least a millisecond (a DELETE with its triggers and a round trip), so each pause ≥ 20 ms.
+    expect(result.pausedMs).toBeGreaterThanOrEqual(13 * 20);
+    expect(elapsed).toBeGreaterThanOrEqual(result.pausedMs);
+    expect(new Set(idleMidway).size).toBeGreaterThanOrEqual(3);
+  } finally {
+    done = true;
+    await watching;
+    retention.release();
+  }
+  expect((await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = ANY($1::uuid[])`, [schedules])).rows[0].n).toBe(0);
+
+  // Without pacing nothing waits between the statements.
+  const day2 = (await pool.query(`SELECT to_char(current_date - 6, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day2]);
+  await fillHistoryDay(pool, { day: day2, scheduleIds: schedules, everySeconds: 3600, partitioned: true });
+  const c = await pool.connect();
+  try {
+    const r = await expireRuns(c, { defaultDays: 1, batchSize: 7, summarizedBefore: today, pauseRatio: 0 });
+    expect(r).toMatchObject({ runs: 96, batches: 15, pausedMs: 0 });
+  } finally {
+    c.release();
+  }
+});
+
+test("runs go in planned order for the common retention and per schedule for the others: shorter and longer ones each keep what they should", async () => {
+  const d = async (n: number) => (await pool.query(`SELECT to_char(current_date - $1::int, 'YYYY-MM-DD') AS d`, [n])).rows[0].d as string;
+  const days = [await d(9), await d(3), await d(2)];
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, days);
+  // Three on the default (2 days), one keeping 1 day, one 5 days, one 10 years.
+  const [a, b, c, short, long, forever] = await insertHistorySchedules(pool, 6, "mixed");
+  await pool.query(`UPDATE schedules SET retention_days = 1 WHERE id = $1`, [short]);
+  await pool.query(`UPDATE schedules SET retention_days = 5 WHERE id = $1`, [long]);
+  await pool.query(`UPDATE schedules SET retention_days = 3650 WHERE id = $1`, [forever]);
+  const all = [a!, b!, c!, short!, long!, forever!];
+  for (const day of days) await fillHistoryDay(pool, { day, scheduleIds: all, everySeconds: 3600, partitioned: true });
+  // An old run still running is never removed.
+  await pool.query(
+    `UPDATE runs SET state = 'running', finished_at = NULL WHERE id = (SELECT id FROM runs WHERE schedule_id = $1 ORDER BY planned_at LIMIT 1)`,
+    [a],
+  );
+  const today = await d(0);
+  const c1 = await pool.connect();
+  try {
+    await expireRuns(c1, { defaultDays: 2, batchSize: 10, summarizedBefore: today });
+  } finally {
+    c1.release();
+  }
+  const { rows } = await pool.query<{ schedule_id: string; day: string; n: number }>(
+    `SELECT schedule_id, to_char(planned_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n FROM runs
+      WHERE schedule_id = ANY($1::uuid[]) GROUP BY 1, 2`,
+    [all],
+  );
+  const left = (s: string | undefined, day: string) => rows.find((r) => r.schedule_id === s && r.day === day)?.n ?? 0;
+  // Default (2 days): days 9 and 3 gone but the running run; day 2 kept.
+  expect([left(a, days[0]!), left(a, days[1]!), left(a, days[2]!)]).toEqual([1, 0, 24]);
+  expect([left(b, days[0]!), left(b, days[1]!), left(b, days[2]!)]).toEqual([0, 0, 24]);
+  expect([left(c, days[0]!), left(c, days[1]!), left(c, days[2]!)]).toEqual([0, 0, 24]);
+  // 1 day: all three days gone; 5 days: only day 9 gone; 10 years: all kept.
+  expect([left(short, days[0]!), left(short, days[1]!), left(short, days[2]!)]).toEqual([0, 0, 0]);
+  expect([left(long, days[0]!), left(long, days[1]!), left(long, days[2]!)]).toEqual([0, 24, 24]);
+  expect([left(forever, days[0]!), left(forever, days[1]!), left(forever, days[2]!)]).toEqual([24, 24, 24]);
+});

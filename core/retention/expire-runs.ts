@@ -15,14 +15,93 @@ export interface ExpireRunsOptions {
   batchSize: number;
   /** Runs planned on or after this UTC day are never deleted: their day is not summarized yet. */
   summarizedBefore: string;
+  /**
+   * Pacing (a duty cycle): after each full batch, wait pauseRatio × that batch's own duration (at most maxPauseMs)
+   * before the next. A batch keeps a core busy and writes WAL that every committing claim must wait behind; the
+   * pause hands both back to the workers, so a pass takes longer and starts stay on time (README "Retention").
+   */
+  pauseRatio?: number;
+  maxPauseMs?: number;
 }
 
-export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<{ runs: number; triggerRequests: number }> {
+export interface ExpireRunsResult {
+  runs: number;
+  triggerRequests: number;
+  /** DELETE statements run, and the time spent pausing between them (ms). */
+  batches: number;
+  pausedMs: number;
+}
+
+export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<ExpireRunsResult> {
   const { rows: schedules } = await db.query<{ id: string; days: number }>(
-    `SELECT id, coalesce(retention_days, $1::int) AS days FROM schedules WHERE coalesce(retention_days, $1::int) > 0`,
+    `SELECT id, coalesce(retention_days, $1::int) AS days FROM schedules`,
     [o.defaultDays],
   );
-  // One statement deletes up to batchSize runs across the schedules (each schedule's range of
+  let runs = 0;
+  let batches = 0;
+  let pausedMs = 0;
+  const pace = async (b0: number) => {
+    batches++;
+    // The pause is measured with the monotonic clock: it paces this process's own work, it decides nothing.
+    const pause = Math.min((performance.now() - b0) * (o.pauseRatio ?? 0), o.maxPauseMs ?? 5000);
+    if (pause >= 1) {
+      const p0 = performance.now();
+      await new Promise((r) => setTimeout(r, pause));
+      pausedMs += performance.now() - p0;
+    }
+  };
+  const expiring = schedules.filter((s) => s.days > 0);
+  if (expiring.length === 0) return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs };
+  // Phase 1's horizon: the retention most schedules have (the default, unless most override it).
+  const counts = new Map<number, number>();
+  for (const s of expiring) counts.set(s.days, (counts.get(s.days) ?? 0) + 1);
+  const common = [...counts.entries()].reduce((a, b) => (b[1] > a[1] || (b[1] === a[1] && b[0] === o.defaultDays) ? b : a))[0];
+  const skipped = schedules.filter((s) => s.days === 0 || s.days > common).map((s) => s.id);
+
+  // Phase 1, in planned order: runs planned before the common horizon's cutoff, of every schedule but those that
+  // keep runs longer (or forever), in batches in planned_at order (runs_planned_at_idx) from a cursor each
+  // statement returns. Runs are written in planned order, so a batch deletes rows that share heap pages and the
+  // next batch moves on: the pass dirties each page of runs and attempts about once. Per schedule (phase 2's order)
+  // a batch touched a page per run and the same pages again in later batches — a day's runs and attempts
+  // (≈ 0.5 GB at 1,000 schedules a minute) cycled through shared_buffers about once per 30 schedules, pushing the
+  // workers' hot pages out and writing the same pages back over and over while starts got late (issue 14, bench
+  // (b)). Walked past and not deleted: unfinished runs, and the runs of the schedules that keep theirs longer
+  // (phase 2 deletes those in their own time) — again by every pass, a cost that grows with how much such
+  // schedules keep below the common horizon.
+  let cursor: Date | null = null;
+  for (;;) {
+    const b0 = performance.now();
+    const res: pg.QueryResult<{ planned_at: Date }> = await db.query<{ planned_at: Date }>(
+      `DELETE FROM runs r
+         USING (SELECT id, planned_at FROM runs
+                 WHERE planned_at < least(${utcCutoffSql("$1::int")}, $2::date::timestamp AT TIME ZONE 'UTC')
+                   AND planned_at >= coalesce($3::timestamptz, '-infinity')
+                   AND state <> ALL($4::text[]) AND (finished_at IS NULL OR finished_at < ${utcCutoffSql("$1::int")})
+                   AND NOT (schedule_id = ANY($5::uuid[]))
+                 ORDER BY planned_at LIMIT $6) k
+        WHERE r.id = k.id AND r.state <> ALL($4::text[]) AND (r.finished_at IS NULL OR r.finished_at < ${utcCutoffSql("$1::int")})
+        RETURNING k.planned_at`,
+      [common, o.summarizedBefore, cursor, NEVER_EXPIRED_STATES, skipped, o.batchSize],
+    );
+    const rows = res.rows;
+    runs += rows.length;
+    if (rows.length === 0) {
+      batches++;
+      break;
+    }
+    // Runs planned at the cursor's own instant may be left (the LIMIT cut between them): the next statement starts
+    // there again, not after it.
+    cursor = rows.reduce((m, r) => (r.planned_at > m ? r.planned_at : m), rows[0]!.planned_at);
+    if (rows.length < o.batchSize) {
+      batches++;
+      break;
+    }
+    await pace(b0);
+  }
+
+  // Phase 2, per schedule: the schedules that keep runs longer than the common horizon (their whole range below
+  // their own cutoff), and those that keep them shorter (between the common cutoff and their own).
+  // One statement deletes up to batchSize runs across these schedules (each schedule's range of
   // runs_schedule_id_planned_at_idx below its own cutoff, in turn, until the batch is full), in its own short
   // transaction, and is repeated until a batch comes back short: a statement per schedule cost a round trip and a
   // run of the runs triggers each, 1,000 a pass (the bench's runs step was ×5.8 a plain 5,000-run DELETE).
@@ -30,14 +109,16 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   // before it are done, and scanning their ranges again would walk every index entry just deleted (not vacuumed
   // yet) once per statement. Were a plan to visit the schedules out of order, one left behind waits for the next
   // pass: nothing is deleted that should not be.
-  // The state and finish conditions are repeated on the DELETE itself: a run re-run (back to queued) between the
-  // subquery's snapshot and the DELETE's row lock is re-checked on its new version there and kept (a LIMITed
-  // subquery's result is not re-evaluated). The runs that stay are the ones expire-partitions.ts keeps rows for.
-  let runs = 0;
-  const ids = schedules.map((s) => s.id);
-  const days = schedules.map((s) => s.days);
+  // In both phases the state and finish conditions are repeated on the DELETE itself: a run re-run (back to
+  // queued) between the subquery's snapshot and the DELETE's row lock is re-checked on its new version there and
+  // kept (a LIMITed subquery's result is not re-evaluated). The runs that stay are the ones expire-partitions.ts
+  // keeps rows for.
+  const others = expiring.filter((s) => s.days !== common);
+  const ids = others.map((s) => s.id);
+  const days = others.map((s) => s.days);
   let from = 1;
   while (ids.length > 0) {
+    const b0 = performance.now();
     const { rows } = await db.query<{ n: string }>(
       `DELETE FROM runs r
          USING (SELECT x.id, c.cutoff, s.n
@@ -46,22 +127,31 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
                  CROSS JOIN LATERAL (
                    SELECT id FROM runs
                     WHERE schedule_id = s.id AND planned_at < least(c.cutoff, $3::date::timestamp AT TIME ZONE 'UTC')
+                      AND (s.days > $7 OR planned_at >= ${utcCutoffSql("$7::int")})
                       AND state <> ALL($4::text[]) AND (finished_at IS NULL OR finished_at < c.cutoff)
                     LIMIT $5) x
                  WHERE s.n >= $6
                  LIMIT $5) k
         WHERE r.id = k.id AND r.state <> ALL($4::text[]) AND (r.finished_at IS NULL OR r.finished_at < k.cutoff)
         RETURNING k.n`,
-      [ids, days, o.summarizedBefore, NEVER_EXPIRED_STATES, o.batchSize, from],
+      [ids, days, o.summarizedBefore, NEVER_EXPIRED_STATES, o.batchSize, from, common],
     );
     runs += rows.length;
-    if (rows.length < o.batchSize) break;
+    if (rows.length < o.batchSize) {
+      batches++;
+      break;
+    }
     from = rows.reduce((m, r) => Math.max(m, Number(r.n)), from);
+    await pace(b0);
   }
+  return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs: Math.round(pausedMs) };
+}
+
+async function expireTriggerRequests(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<{ triggerRequests: number }> {
   let triggerRequests = 0;
   if (o.defaultDays > 0) {
     const { rowCount } = await db.query(`DELETE FROM trigger_requests WHERE created_at < ${utcCutoffSql("$1::int")}`, [o.defaultDays]);
     triggerRequests = rowCount ?? 0;
   }
-  return { runs, triggerRequests };
+  return { triggerRequests };
 }

@@ -16,6 +16,7 @@ export interface RetentionStatus {
     runs: number | null;
     partitionsDropped: string[];
     durationMs: number | null;
+    pausedMs: number | null;
   } | null;
   partitions: { table: string; count: number; oldest: string | null; newest: string | null }[];
   schedulesWithOverride: number;
@@ -29,7 +30,7 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
       started_at: Date | null;
       finished_at: Date | null;
       error: string | null;
-      result: { runs?: number; partitionsDropped?: { partition: string }[]; durationMs?: number } | null;
+      result: { runs?: number; partitionsDropped?: { partition: string }[]; durationMs?: number; pausedMs?: number } | null;
     }>(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
     db.query<{ table: string; count: number; oldest: string | null; newest: string | null }>(
       `SELECT p.relname AS table, count(*)::int AS count, min(right(c.relname, 8)) AS oldest, max(right(c.relname, 8)) AS newest
@@ -53,6 +54,7 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
           runs: s.result?.runs ?? null,
           partitionsDropped: (s.result?.partitionsDropped ?? []).map((p) => p.partition),
           durationMs: s.result?.durationMs ?? null,
+          pausedMs: s.result?.pausedMs ?? null,
         }
       : null,
     partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),

@@ -19,6 +19,10 @@ export interface RetentionSettings {
   jobsDays: number;
   everySeconds: number;
   batchSize: number;
+  /** The runs step pauses this many times each batch's duration after it (a duty cycle; 0 = no pause). */
+  pauseRatio: number;
+  /** The longest pause after one batch, in ms. */
+  maxPauseMs: number;
   /** How long one retention statement may wait for a lock before it gives up (and retries on the next pass). */
   lockTimeoutMs: number;
   /** Daily partitions kept ready ahead of today. */
@@ -38,6 +42,8 @@ export function retentionSettingsFromEnv(env: Env): RetentionSettings {
     jobsDays: env.VIGIL_RETENTION_JOBS_DAYS,
     everySeconds: env.VIGIL_RETENTION_EVERY_SECONDS,
     batchSize: env.VIGIL_RETENTION_BATCH_SIZE,
+    pauseRatio: env.VIGIL_RETENTION_PAUSE_RATIO,
+    maxPauseMs: env.VIGIL_RETENTION_MAX_PAUSE_MS,
     lockTimeoutMs: 2000,
     partitionsAheadDays: 7,
     planAheadSeconds: env.VIGIL_PLAN_AHEAD_SECONDS,

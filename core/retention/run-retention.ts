@@ -23,6 +23,9 @@ export interface RetentionReport {
   summaries: { days: number; rows: number };
   runs: number;
   triggerRequests: number;
+  /** The runs step's DELETE statements and its pauses between them (ms, included in stepMs.runs and durationMs). */
+  runBatches: number;
+  pausedMs: number;
   partitionsDropped: ExpiredPartition[];
   sideTables: SideTablesExpired;
   jobQueuesUpdated: number;
@@ -67,6 +70,8 @@ export async function runRetention(
         defaultDays: settings.runsDays,
         batchSize: settings.batchSize,
         summarizedBefore: sum.summarizedBefore,
+        pauseRatio: settings.pauseRatio,
+        maxPauseMs: settings.maxPauseMs,
       });
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
@@ -97,6 +102,8 @@ export async function runRetention(
         summaries: { days: sum.days, rows: sum.rows },
         runs: runs.runs,
         triggerRequests: runs.triggerRequests,
+        runBatches: runs.batches,
+        pausedMs: runs.pausedMs,
         partitionsDropped,
         sideTables,
         jobQueuesUpdated,
