@@ -14,22 +14,12 @@ import { runBenchWhenMain } from "./lib/main";
 
 const ROUNDS = 9;
 
-/** The rule before the prefilter, with the default applied: every live schedule gets both LATERAL reads. */
-const UNFILTERED_SQL = `
+/** The rule before the prefilter, with the default applied: every live schedule gets the rule's two LATERAL reads. */
+const unfilteredSql = (reads: string) => `
   SELECT s.id AS schedule_id, s.name, coalesce(s.failure_alert_threshold, $1::int) AS threshold, ok.at AS last_success_at,
          f.streak, f.last_run_id, f.last_error, f.last_state
     FROM schedules s
-    LEFT JOIN LATERAL (
-      SELECT max(planned_at) AS at FROM runs
-       WHERE schedule_id = s.id AND state IN ('succeeded', 'hollow') AND planned_at > now() - interval '1 day') ok ON true
-    LEFT JOIN LATERAL (
-      SELECT count(*)::int AS streak,
-             (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
-             (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
-             (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
-        FROM runs r
-       WHERE r.schedule_id = s.id AND r.state IN ('failed', 'timed_out', 'zombie')
-         AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
+    ${reads}
    WHERE s.deleted_at IS NULL AND coalesce(s.failure_alert_threshold, $1::int) > 0`;
 
 export default async function failureAlertsBench(
@@ -42,7 +32,8 @@ export default async function failureAlertsBench(
   const url = await cloneTemplate(server.adminUrl, "bench_failure_alerts");
   process.env.DATABASE_URL = url;
   const { closePool, getPool } = await import("../core/db/pool");
-  const { evaluateFailureStreaks, FAILURE_STREAKS_SQL } = await import("../core/alerts/condition-alert-rules");
+  const { evaluateFailureStreaks, FAILURE_STREAKS_SQL, FAILURE_STREAK_READS_SQL } = await import("../core/alerts/condition-alert-rules");
+  const UNFILTERED_SQL = unfilteredSql(FAILURE_STREAK_READS_SQL);
   const { upsertAlerts } = await import("../core/alerts/upsert-alerts");
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -69,6 +69,22 @@ export const DEFAULT_FAILURE_ALERT_THRESHOLD = 3;
  */
 export const failureThresholdSql = (param: string) => `coalesce(s.failure_alert_threshold, ${param}::int)`;
 
+/**
+ * For schedule `s`: its last success within a day (`ok.at`) and the failed runs since (`f`: the streak, the latest
+ * one's id, error and state). Also the bench's baseline (bench/failure-alerts.bench.ts: every schedule, no prefilter).
+ */
+export const FAILURE_STREAK_READS_SQL = `LEFT JOIN LATERAL (
+         SELECT max(planned_at) AS at FROM runs
+          WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS streak,
+                (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
+                (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
+                (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
+           FROM runs r
+          WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
+            AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true`;
+
 /** The rule's one statement ($1: the global default threshold); bench/failure-alerts.bench.ts reads its plan. */
 export const FAILURE_STREAKS_SQL = `WITH candidates AS (
        SELECT DISTINCT schedule_id FROM runs
@@ -79,17 +95,7 @@ export const FAILURE_STREAKS_SQL = `WITH candidates AS (
             ok.at AS last_success_at, f.streak, f.last_run_id, f.last_error, f.last_state
        FROM candidates c
        JOIN schedules s ON s.id = c.schedule_id
-       LEFT JOIN LATERAL (
-         SELECT max(planned_at) AS at FROM runs
-          WHERE schedule_id = s.id AND state IN ${SUCCEEDED} AND planned_at > now() - interval '1 day') ok ON true
-       LEFT JOIN LATERAL (
-         SELECT count(*)::int AS streak,
-                (array_agg(r.id ORDER BY r.planned_at DESC))[1] AS last_run_id,
-                (array_agg(r.error ORDER BY r.planned_at DESC))[1] AS last_error,
-                (array_agg(r.state ORDER BY r.planned_at DESC))[1] AS last_state
-           FROM runs r
-          WHERE r.schedule_id = s.id AND r.state IN ${FAILED}
-            AND r.planned_at > coalesce(ok.at, now() - interval '1 day')) f ON true
+       ${FAILURE_STREAK_READS_SQL}
       WHERE s.deleted_at IS NULL AND ${failureThresholdSql("$1")} > 0`;
 
 /**
