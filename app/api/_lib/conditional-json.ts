@@ -12,7 +12,7 @@ import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { getConsoleVersion } from "@/core/console/console-version";
 import { getPool } from "@/core/db/pool";
 import { jsonResponse, jsonText } from "./api-route";
-import { sharedAnswer } from "./shared-answers";
+import { forgetSharedAnswers, sharedAnswer } from "./shared-answers";
 
 /** The topics an answer follows, by what of it moves with the clock (runs: the console version, schedules included). */
 const SHARED_TOPICS = { attention: ["runs", "attention"], pauses: ["runs", "schedules"] } as const;
@@ -25,8 +25,11 @@ export async function conditionalJson(
   opts: { clock?: ClockPart } = {},
 ): Promise<Response> {
   const started = performance.now();
-  const shared = findConsoleChangeFeed()?.sharedVersion(SHARED_TOPICS[opts.clock ?? "pauses"]);
+  const feed = findConsoleChangeFeed();
+  const shared = feed?.sharedVersion(SHARED_TOPICS[opts.clock ?? "pauses"]);
   if (shared) return sharedJson(req, variant, shared, compute);
+  // This answer will be fresher than every kept shared one, which must not be served after it (shared-answers.ts).
+  if (feed) forgetSharedAnswers();
   const etag = `W/"${await getConsoleVersion(getPool(), opts.clock)}.${variant}"`;
   const versionMs = performance.now() - started;
   // no-cache (not no-store): the browser may keep it but must ask first; the console's fetcher asks itself.

@@ -64,3 +64,13 @@ function evict(): void {
     forget(key, entry);
   }
 }
+
+/**
+ * Drops every kept answer. Called when this process answers a read per request while its feed runs (after a write of
+ * its own, or an unsettled change): that answer is fresher than the kept ones, and the shared version can come back
+ * unchanged afterwards (a write that named no topic), so serving a kept one then would take a tab back in time.
+ */
+export function forgetSharedAnswers(): void {
+  entries.clear();
+  bytes = 0;
+}
