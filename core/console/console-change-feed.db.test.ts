@@ -33,6 +33,12 @@ async function withClient<T>(fn: (c: pg.Client) => Promise<T>, url = db.url): Pr
   }
 }
 
+/** Until the feed's first settled read, which names every topic once; then what each subscriber heard is cleared. */
+async function firstRead(feed: ConsoleChangeFeed, ...heard: unknown[][]): Promise<void> {
+  await waitFor("the feed's first settled read (it names every topic)", () => feed.database === "up" && heard.every((h) => h.length > 0));
+  for (const h of heard) h.length = 0;
+}
+
 /** Until the feed has read three times without naming anything (what the setup changed has all been named). */
 async function quiet(feed: ConsoleChangeFeed, heard: unknown[]): Promise<void> {
   const deadline = performance.now() + 10_000;
@@ -57,7 +63,7 @@ describe("the console change feed", () => {
   it("coalesces a burst of run changes: one message at once, then at most one per window, naming only what changed", async () => {
     // (The busy fleet's longer window is another test's.)
     const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 1000, busyIntervalMs: 1000 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     await withClient(async (c) => {
       // 200 changes of the console version (what every run transition does) over ~2 s.
       const started = performance.now();
@@ -98,7 +104,7 @@ describe("the console change feed", () => {
     const b: ChangeTopic[][] = [];
     const offA = feed.subscribe((t) => a.push(t));
     const offB = feed.subscribe((t) => b.push(t));
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, a, b);
     await withClient(async (c) => {
       expect(await feedBackends(c)).toBe(1);
       await c.query(`SELECT nextval('vigil_console_version')`);
@@ -111,7 +117,7 @@ describe("the console change feed", () => {
 
   it("survives losing its connection and the database refusing connections: says health, then everything once it is back", async () => {
     const { feed, heard } = startFeed({ tickMs: 200 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     const dbName = new URL(db.url).pathname.slice(1);
     // From another database: a database cannot refuse connections while the session doing so is in it.
     await withClient(async (c) => {
@@ -139,7 +145,7 @@ describe("the console change feed", () => {
 
   it("health changes when the fleet gains its first live worker", async () => {
     const { feed, heard } = startFeed({ tickMs: 200 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     await withClient((c) => c.query(`INSERT INTO workers (id, host, pid, version) VALUES ('feed-test-worker', 'h', 1, 'test')`));
     await waitFor("health and workers to be heard", () => {
       const all = heard.flatMap((h) => h.topics);
@@ -151,7 +157,7 @@ describe("the console change feed", () => {
   describe("instants that only the clock passes", () => {
     it("a troubled run sliding out of the header's last hour: names attention (not runs), and the overview's tag moves", async () => {
       const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
-      await waitFor("the feed's first read", () => feed.database === "up");
+      await firstRead(feed, heard);
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
       try {
         const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
@@ -186,7 +192,7 @@ describe("the console change feed", () => {
 
     it("a pause and a maintenance window reaching their until: names schedules, and the schedules list's tag moves", async () => {
       const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
-      await waitFor("the feed's first read", () => feed.database === "up");
+      await firstRead(feed, heard);
       const pool = new pg.Pool({ connectionString: db.url, max: 2 });
       try {
         const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
@@ -240,7 +246,7 @@ describe("what the feed names, and when", () => {
 
   it("a change is named only once the transaction that made it has committed, so a tab that refetches at once sees it", async () => {
     const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200, maxSettleMs: 60_000 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });
     try {
       const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
@@ -270,9 +276,28 @@ describe("what the feed names, and when", () => {
     }
   });
 
+  it("a change made while the feed's first read waits to settle is named (a run triggered and finished at once was not)", async () => {
+    await withClient(async (holder) => {
+      // A writer in progress when the feed starts: its first read cannot settle until this one ends.
+      await holder.query("BEGIN");
+      await holder.query(`SELECT nextval('vigil_console_schedules_version')`);
+      await holder.query(`SELECT pg_current_xact_id()`);
+      const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200, maxSettleMs: 60_000 });
+      await waitFor("the feed's first read", () => feed.database === "up" && feed.readCount >= 1);
+      expect(heard).toHaveLength(0);
+      // The tab said hello and refetched around now. Then a run is triggered and finishes before anything settles.
+      await withClient(async (c) => {
+        await c.query(`SELECT nextval('vigil_console_version')`);
+      });
+      await holder.query("COMMIT");
+      // The next read settles the first one and the change together: there was no settled read before it.
+      await waitFor("runs to be named", () => heard.some((h) => h.topics.includes("runs")), { timeoutMs: 5000 });
+    });
+  });
+
   it("a run's change names runs but not schedules; a schedule's pause names schedules (the maintenance banner's topic)", async () => {
     const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 200 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });
     try {
       const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
@@ -301,7 +326,7 @@ describe("what the feed names, and when", () => {
       busyChangesPerSecond: 20,
       busyWindowMs: 1000,
     });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     await withClient(async (c) => {
       const started = performance.now();
       while (performance.now() - started < 4000) {
@@ -324,7 +349,7 @@ describe("what the feed names, and when", () => {
 
   it("tabs share one version between messages; a write through this console suspends it and is named at once", async () => {
     const { feed, heard } = startFeed({ tickMs: 200, minIntervalMs: 5000, busyIntervalMs: 5000 });
-    await waitFor("the feed's first read", () => feed.database === "up");
+    await firstRead(feed, heard);
     await waitFor("a shared version", () => feed.sharedVersion(["runs", "schedules", "attention"]));
     const v1 = feed.sharedVersion(["runs", "schedules", "attention"]);
     await withClient(async (c) => {

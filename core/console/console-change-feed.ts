@@ -21,10 +21,11 @@
 // answer once and hands it to all of them (app/api/_lib/conditional-json.ts). A write made through this console
 // (noteLocalWrite) suspends that until the feed has read and named it, so the writer's own refetch is fresh.
 //
-// Lazy: the connection is opened for the first subscriber and closed a while after the last one leaves. It survives
-// the database going away (a restart, a failover, a terminated backend): the feed says "health" changed, retries
-// with a capped backoff, and when the database answers again says that every topic changed, so each tab reloads
-// what it shows (what happened while it was down was never seen).
+// Lazy: the connection is opened for the first subscriber and closed a while after the last one leaves. Its first
+// settled read names every topic once: the tabs' own refetch at hello may have come before it, and nothing else would
+// name what changed in between. It survives the database going away (a restart, a failover, a terminated backend):
+// the feed says "health" changed, retries with a capped backoff, and when the database answers again says that every
+// topic changed, so each tab reloads what it shows (what happened while it was down was never seen).
 //
 // The same connection LISTENs for credentials being revoked (vigil_auth_changed, sent by triggers when a session
 // ends, an account is disabled or its role changes, a token is revoked; migration 20261204200000): each stream then
@@ -335,6 +336,13 @@ export class ConsoleChangeFeed {
         this.pending.clear();
         this.emit([...CHANGE_TOPICS]);
         this.credentialsChanged();
+      } else if (before === null && after !== null) {
+        // The first settled read since the feed started (or came back): there is nothing to compare it with, and what
+        // changed between a tab's hello (when it refetched) and this read, or between a first read that had to wait
+        // and this one, was named to nobody. A run triggered and finished in that moment stayed unseen until the
+        // safety net. So every topic, once.
+        this.pending.clear();
+        this.emit([...CHANGE_TOPICS]);
       } else this.emitCoalesced(before && after ? CHANGE_TOPICS.filter((t) => before[t] !== after[t]) : [], urgent);
       if (urgent && this.localWriteAt === writeAt) {
         // Named once settled: until then the write's reads are not shared (they read the database's own version).
