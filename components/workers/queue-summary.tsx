@@ -16,7 +16,7 @@ export const queueSummaryQuery = () =>
     refetchInterval: livePoll(2000),
   });
 
-/** Queue depth (runs and pg-boss jobs), running and retrying runs, and the worst planner lag among live workers. */
+/** Queue depth (due runs and pg-boss jobs; what is enqueued ahead is shown apart), running and retrying runs, and the worst planner lag among live workers. */
 export function QueueSummary() {
   const { data } = useQuery(queueSummaryQuery());
   if (!data) return null;
@@ -25,12 +25,17 @@ export function QueueSummary() {
     [
       "Queue depth",
       `${data.runsQueued} run${data.runsQueued === 1 ? "" : "s"}`,
-      data.runsWaiting > 0 ? `${data.runsWaiting} waiting (overlap, concurrency or start-rate limit)` : "queued runs waiting to start",
+      [
+        data.runsWaiting > 0 ? `due; ${data.runsWaiting} held (overlap, concurrency or start-rate limit)` : "due and not started yet",
+        `${data.runsAhead} enqueued ahead of their time`,
+      ].join(" · "),
     ],
     [
       "pg-boss jobs",
       data.jobsQueued === null ? "—" : `${data.jobsQueued} queued · ${data.jobsActive} active`,
-      "jobs not yet fetched / being worked on",
+      data.jobsAhead === null
+        ? "jobs not yet fetched / being worked on"
+        : `may start, not fetched / being worked on · ${data.jobsAhead} ahead`,
     ],
     ["Running", `${data.runsRunning}`, data.runsRetrying > 0 ? `${data.runsRetrying} retrying` : "runs executing now"],
     [

@@ -164,11 +164,17 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
 
   gauge(reg, "vigil_runs_running", "Runs executing now").set(queue.runsRunning);
   gauge(reg, "vigil_runs_retrying", "Runs waiting for their next attempt now").set(queue.runsRetrying);
-  const depth = gauge(reg, "vigil_queue_depth", "Work waiting to start now: queued runs (runs) and pg-boss jobs not yet fetched (pgboss)", [
-    "source",
-  ]);
+  const depth = gauge(
+    reg,
+    "vigil_queue_depth",
+    "Work due and not started: queued runs whose time has come (runs) and pg-boss jobs that may start and are not fetched (pgboss)",
+    ["source"],
+  );
   depth.set({ source: "runs" }, queue.runsQueued);
   if (queue.jobsQueued !== null) depth.set({ source: "pgboss" }, queue.jobsQueued);
+  gauge(reg, "vigil_runs_enqueued_ahead", "Queued runs not due yet (the planner enqueues each occurrence ahead of its time)").set(
+    queue.runsAhead,
+  );
   gauge(reg, "vigil_runs_waiting", "Queued runs held back by their overlap policy or concurrency limit").set(queue.runsWaiting);
   gauge(reg, "vigil_workers_live", "Workers heartbeating within the dead-after window").set(queue.liveWorkers);
   const lag = gauge(reg, "vigil_planner_lag_seconds", "Planner lag reported by each live worker", ["worker"]);

@@ -50,6 +50,8 @@ beforeAll(async () => {
     await insertRunEvent(c, z, "zombie_detected", { agoMs: 5000 });
     await insertRunRow(c, s.id, { state: "running", plannedAgoMs: 2_000, startedAgoMs: 1_990 });
     await insertRunRow(c, s.id, { state: "queued", plannedAgoMs: 500 });
+    // Enqueued ahead of its time (the planner does this for every occurrence): not queue depth.
+    await insertRunRow(c, s.id, { state: "queued", plannedAgoMs: -20_000 });
     await insertWorker(c, { heartbeatAgoMs: 0, plannerLagMs: 1500 });
     await c.query(
       `INSERT INTO alerts (kind, dedupe_key, severity, message, schedule_id) VALUES ('missed', 'missed:x', 'critical', 'm', $1)`,
@@ -89,6 +91,7 @@ describe("GET /api/metrics", () => {
     expect(sample(m.get("vigil_run_retries"), "vigil_run_retries", {})).toBe(2);
     expect(sample(m.get("vigil_runs_running"), "vigil_runs_running", {})).toBe(1);
     expect(sample(m.get("vigil_queue_depth"), "vigil_queue_depth", { source: "runs" })).toBe(1);
+    expect(sample(m.get("vigil_runs_enqueued_ahead"), "vigil_runs_enqueued_ahead", {})).toBe(1);
     expect(sample(m.get("vigil_queue_depth"), "vigil_queue_depth", { source: "pgboss" })).toBe(0);
     expect(sample(m.get("vigil_workers_live"), "vigil_workers_live", {})).toBe(1);
     expect(sample(m.get("vigil_planner_lag_max_seconds"), "vigil_planner_lag_max_seconds", {})).toBe(1.5);
@@ -162,7 +165,7 @@ describe("GET /api/metrics", () => {
       let m = parsePrometheusText((await scrape(GET, token)).text);
       expect(sample(m.get("vigil_runs_failed_total"), "vigil_runs_failed_total", s)).toBe(1);
       await c.query(`UPDATE runs SET state = 'failed', finished_at = clock_timestamp() WHERE state = 'running'`);
-      await c.query(`UPDATE runs SET state = 'missed' WHERE state = 'queued' AND reruns = 0`);
+      await c.query(`UPDATE runs SET state = 'missed' WHERE state = 'queued' AND reruns = 0 AND planned_at <= now()`);
       m = parsePrometheusText((await scrape(GET, token)).text);
       expect(sample(m.get("vigil_runs_failed_total"), "vigil_runs_failed_total", s)).toBe(2);
       expect(sample(m.get("vigil_runs_missed_total"), "vigil_runs_missed_total", s)).toBe(2);

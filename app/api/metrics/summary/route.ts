@@ -1,5 +1,5 @@
 // GET /api/metrics/summary → the queue and worker figures the workers page shows, as JSON:
-// { runsQueued, runsWaiting, runsRunning, runsRetrying, jobsQueued, jobsActive, liveWorkers, plannerLag: [{workerId, plannerLagMs}], openAlerts }
+// { runsQueued (due), runsAhead (not due yet), runsWaiting, runsRunning, runsRetrying, jobsQueued, jobsAhead, jobsActive, liveWorkers, plannerLag: [{workerId, plannerLagMs}], openAlerts }
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getEnv } from "@/core/env";
