@@ -130,6 +130,7 @@ describe("toTimelineModel", () => {
       from: "2026-01-01T00:00:00.000Z",
       to: "2026-01-01T01:00:00.000Z",
       now: "2026-01-01T00:30:00.000Z",
+      historyFrom: "2026-01-01T00:00:00.000Z",
       t0: Date.parse("2026-01-01T00:00:00.000Z"),
       states: ["planned", "queued", "running", "retrying", "succeeded"],
       kinds: ["scheduled", "manual", "backfill"],

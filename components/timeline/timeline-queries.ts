@@ -15,6 +15,8 @@ export interface TimelineData {
   model: TimelineModel;
   /** The database's now at this fetch (the now-line); model.now is when the model was last rebuilt. */
   now: number;
+  /** The oldest occurrence of the lanes asked for (null: none): fits a young install's default window. */
+  historyFrom: number | null;
 }
 
 /** Same window and same runs as the previous fetch: nothing to redraw but the now-line. */
@@ -140,7 +142,7 @@ export const timelineQuery = (w: TimelineWindow, lanes: TimelineLaneView) =>
       performance.measure("vigil:timeline-model", { start });
       previous.set(cacheKey, { api, model });
       // The now-line moves in the same ~1 px steps, so an unchanged poll re-renders nothing at all.
-      return { model, now: snapToStep(w, Date.parse(api.now)) };
+      return { model, now: snapToStep(w, Date.parse(api.now)), historyFrom: api.historyFrom === null ? null : Date.parse(api.historyFrom) };
     },
     // The model is rebuilt or reused whole (above); a deep structural comparison would only cost time.
     structuralSharing: false,

@@ -9,6 +9,7 @@ import { countByOutcome, laneOccurrences, TIMELINE_OUTCOMES } from "./timeline-m
 import { timelineQuery } from "./timeline-queries";
 import {
   DEFAULT_WINDOW,
+  fittedDefaultWindow,
   panWindow,
   WINDOW_PRESETS,
   windowKey,
@@ -34,7 +35,10 @@ type LaneFilters = Omit<TimelineLaneView, "width" | "laneOffset" | "laneLimit">;
 
 /** Planned versus actual for every schedule over a window: controls, legend-as-filter and the chart. */
 export function TimelineView({ initialScheduleId, initialQuery }: { initialScheduleId?: string; initialQuery?: string }) {
-  const [win, setWin] = useState<TimelineWindow>(DEFAULT_WINDOW);
+  // The window the operator chose; until then the default, fitted to the history once its start is known.
+  const [chosen, setWin] = useState<TimelineWindow | null>(null);
+  const [fitted, setFitted] = useState<TimelineWindow>(DEFAULT_WINDOW);
+  const win = chosen ?? fitted;
   const [filters, setFilters] = useState<LaneFilters>({ scheduleId: initialScheduleId, q: initialQuery || undefined });
   const [laneOffset, setLaneOffset] = useState(0);
   const [nameText, setNameText] = useState(initialQuery ?? "");
@@ -46,6 +50,13 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
   const width = measured > 0 ? Math.max(200, Math.floor((measured - NON_PLOT_PX) / 50) * 50) : 0;
   const lanes: TimelineLaneView = { ...filters, width, laneOffset, laneLimit: LANES_PER_PAGE };
   const q = useQuery({ ...timelineQuery(win, lanes), enabled: width > 0, placeholderData: (prev) => prev });
+  // Once per visit: a young history (a new install) is shown in the narrowest preset that holds all of it.
+  const fittedOnce = useRef(false);
+  useEffect(() => {
+    if (fittedOnce.current || chosen !== null || !q.data) return;
+    fittedOnce.current = true;
+    setFitted(fittedDefaultWindow(q.data.historyFrom, q.data.now));
+  }, [q.data, chosen]);
   const setFilter = (change: Partial<LaneFilters>) => {
     setFilters((f) => ({ ...f, ...change }));
     setLaneOffset(0);
@@ -86,7 +97,7 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
           <select
             id="tl-window"
             value={presetKey}
-            onChange={(e) => setWin(WINDOW_PRESETS.find((p) => windowKey(p.window) === e.target.value)?.window ?? DEFAULT_WINDOW)}
+            onChange={(e) => setWin(WINDOW_PRESETS.find((p) => windowKey(p.window) === e.target.value)?.window ?? null)}
           >
             {WINDOW_PRESETS.map((p) => (
               <option key={p.label} value={windowKey(p.window)}>
@@ -96,19 +107,19 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
             {presetKey === "custom" && <option value="custom">Custom (zoomed)</option>}
           </select>
         </div>
-        <button type="button" onClick={() => setWin((w) => panWindow(w, Date.now(), -0.5))} aria-label="Earlier">
+        <button type="button" onClick={() => setWin((w) => panWindow(w ?? fitted, Date.now(), -0.5))} aria-label="Earlier">
           ← Earlier
         </button>
-        <button type="button" onClick={() => setWin((w) => zoomWindow(w, Date.now(), 0.5))} aria-label="Zoom in">
+        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? fitted, Date.now(), 0.5))} aria-label="Zoom in">
           + Zoom in
         </button>
-        <button type="button" onClick={() => setWin((w) => zoomWindow(w, Date.now(), 2))} aria-label="Zoom out">
+        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? fitted, Date.now(), 2))} aria-label="Zoom out">
           − Zoom out
         </button>
-        <button type="button" onClick={() => setWin((w) => panWindow(w, Date.now(), 0.5))} aria-label="Later">
+        <button type="button" onClick={() => setWin((w) => panWindow(w ?? fitted, Date.now(), 0.5))} aria-label="Later">
           Later →
         </button>
-        <button type="button" onClick={() => setWin(DEFAULT_WINDOW)} disabled={windowKey(win) === windowKey(DEFAULT_WINDOW)}>
+        <button type="button" onClick={() => setWin(null)} disabled={windowKey(win) === windowKey(fitted)}>
           ⟲ Back to now
         </button>
       </div>

@@ -13,7 +13,19 @@ export const WINDOW_PRESETS: { label: string; window: TimelineWindow }[] = [
   { label: "Last 7 days", window: { kind: "relative", backMs: 7 * 24 * H, aheadMs: H } },
 ];
 
-export const DEFAULT_WINDOW = WINDOW_PRESETS[2]!.window;
+export const DEFAULT_WINDOW = WINDOW_PRESETS[2]!.window as Extract<TimelineWindow, { kind: "relative" }>;
+
+/**
+ * The window a visit starts with once it knows when the lanes' history began: the narrowest preset whose past covers
+ * it, never wider than the default. A new install's first runs then fill the chart instead of a sliver at the right
+ * edge of six hours; a fleet with older history gets the default.
+ */
+export function fittedDefaultWindow(historyFrom: number | null, now: number): TimelineWindow {
+  if (historyFrom === null) return DEFAULT_WINDOW;
+  const age = now - historyFrom;
+  const fit = WINDOW_PRESETS.find((p) => p.window.kind === "relative" && p.window.backMs >= age && p.window.backMs < DEFAULT_WINDOW.backMs);
+  return fit?.window ?? DEFAULT_WINDOW;
+}
 
 export function resolveWindow(w: TimelineWindow, now: number): { from: number; to: number } {
   return w.kind === "relative" ? { from: now - w.backMs, to: now + w.aheadMs } : { from: w.from, to: w.to };

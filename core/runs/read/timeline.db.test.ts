@@ -120,6 +120,18 @@ describe("getTimeline", () => {
     await expect(getTimeline(pool, { from: new Date(0), to })).rejects.toMatchObject({ code: "invalid_query" });
   });
 
+  it("says when the lanes' history began, outside the window too (the console fits a young install's window to it)", async () => {
+    expect((await getTimeline(pool, { from, to })).historyFrom).toBe(at(-90).toISOString());
+    expect((await getTimeline(pool, { from, to, scheduleId: b })).historyFrom).toBe(at(-30).toISOString());
+    expect((await getTimeline(pool, { from, to, maxRuns: 3 })).historyFrom).toBe(at(-90).toISOString());
+    const empty = await insertSchedule(pool, { handler: "demo.sleep" });
+    try {
+      expect((await getTimeline(pool, { from, to, scheduleId: empty })).historyFrom).toBeNull();
+    } finally {
+      await pool.query(`UPDATE schedules SET deleted_at = now() WHERE id = $1`, [empty]);
+    }
+  });
+
   it("sends no id for a scheduled run; it is found by its schedule and planned instant, never the superseded one", async () => {
     const tl = await getTimeline(pool, { from, to });
     const scheduled = tl.runs.find((r) => r[0] === 0 && r[1] === 40 * 60_000 + 123)!;

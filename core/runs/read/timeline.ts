@@ -89,6 +89,11 @@ export interface Timeline {
   buckets: TimelineBucket[];
   /** The lanes of this answer are lanes.offset … offset + schedules.length − 1 of lanes.total matching lanes. */
   lanes: { total: number; offset: number };
+  /**
+   * The oldest occurrence of this answer's lanes (null: none yet). The console fits its default window to a young
+   * history with it, so a new install's first runs are not crammed at the right edge of six hours.
+   */
+  historyFrom: string | null;
 }
 
 export type TimelineQuery = TimelineLaneQuery & {
@@ -129,7 +134,7 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
   if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
     const bucketMs = Math.max(1000, Math.ceil(span / Math.max(1, Math.floor(width / SUMMARY_BUCKET_PX))));
     const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
-    return { ...base, now: await clockNow(db), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
+    return { ...base, ...(await clockNow(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
   }
   const { rows } = await db.query<{
     id: string;
@@ -185,12 +190,18 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
     ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
-  return { ...base, now: await clockNow(db), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
+  return { ...base, ...(await clockNow(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
 }
 
-async function clockNow(db: Queryable): Promise<string> {
-  const { rows } = await db.query<{ now: Date }>("SELECT clock_timestamp() AS now");
-  return rows[0]!.now.toISOString();
+/** The database's now, and the oldest occurrence of the lanes (one index probe per lane). */
+async function clockNow(db: Queryable, ids: string[]): Promise<{ now: string; historyFrom: string | null }> {
+  const { rows } = await db.query<{ now: Date; history_from: Date | null }>(
+    `SELECT clock_timestamp() AS now,
+            (SELECT min(h.planned_at) FROM unnest($1::uuid[]) AS lane(id)
+               CROSS JOIN LATERAL (SELECT planned_at FROM runs WHERE schedule_id = lane.id ORDER BY planned_at LIMIT 1) h) AS history_from`,
+    [ids],
+  );
+  return { now: rows[0]!.now.toISOString(), historyFrom: rows[0]!.history_from?.toISOString() ?? null };
 }
 
 /** Per lane and bucket: counts by state, the worst state, late starts and the largest lateness, grouped by Postgres. */
