@@ -41,6 +41,8 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   const scheduleAlerts = page.getByTestId("schedule-alerts");
   await expect(scheduleAlerts.locator('[data-testid="alert-row"][data-kind="hollow"]')).toBeVisible();
   await expect(page.getByTestId("schedule-lateness")).toContainText("1 run started");
+  // A schedule made a moment ago is drawn from its creation, not as a dot at the right edge of six hours.
+  await expect(page.getByTestId("lateness-summary")).toContainText("drawn from the schedule's creation");
   await page.screenshot({ path: "artifacts/screenshots/schedule-alerts.png", fullPage: true });
 
   await badge.click();

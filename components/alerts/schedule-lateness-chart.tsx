@@ -69,8 +69,12 @@ export function ScheduleLatenessChart({ scheduleId }: { scheduleId: string }) {
   const limit = s?.latenessMaxMs ?? s?.latenessP95SloMs ?? null;
   const over = limit === null ? 0 : started.filter((p) => p.lateness > limit).length;
   const yMax = Math.max(1, ...points.map((p) => p.lateness), (s?.latenessMaxMs ?? 0) * 1.2, (s?.latenessP95SloMs ?? 0) * 1.2);
-  const from = data ? Date.parse(data.from) : 0;
+  const windowFrom = data ? Date.parse(data.from) : 0;
   const to = data ? Date.parse(data.to) : 0;
+  // A schedule younger than the window is drawn from its creation (nothing of it is older), not squeezed at the right
+  // edge; a gap after that (a pause, missed runs, which have no point) stays visible.
+  const created = s ? Date.parse(s.createdAt) : windowFrom;
+  const from = Math.max(windowFrom, created - Math.max(30_000, (to - created) * 0.05));
   return (
     <section className="card" aria-labelledby="lateness-title" data-testid="schedule-lateness">
       <div className="row">
@@ -98,6 +102,7 @@ export function ScheduleLatenessChart({ scheduleId }: { scheduleId: string }) {
             {s?.latenessP95SloMs !== null && s ? ` (objective ${formatDuration(s.latenessP95SloMs)})` : ""}
             {limit !== null ? ` · ${over} over ${formatDuration(limit)}` : " · no lateness objective set for this schedule"}
             {waiting.length > 0 ? ` · ${waiting.length} due and not started yet` : ""}
+            {from > windowFrom ? ` · drawn from the schedule's creation (${formatClock(created)})` : ""}
           </p>
           {points.length === 0 ? (
             <p className="muted">No runs in this window.</p>

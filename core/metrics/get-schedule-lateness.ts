@@ -20,6 +20,8 @@ export interface ScheduleLateness {
     latenessP95SloMs: number | null;
     latenessMaxMs: number | null;
     completionDeadlineSeconds: number | null;
+    /** Nothing of this chart is older (backfills are left out): a young schedule's chart starts here. */
+    createdAt: Date;
   };
   from: Date;
   to: Date;
@@ -36,10 +38,11 @@ export async function getScheduleLateness(db: Queryable, scheduleId: string, hou
     lateness_p95_slo_ms: number | null;
     lateness_max_ms: number | null;
     completion_deadline_seconds: number | null;
+    created_at: Date;
     to: Date;
     from: Date;
   }>(
-    `SELECT id, name, lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, now() AS to, now() - make_interval(hours => $2) AS from
+    `SELECT id, name, lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, created_at, now() AS to, now() - make_interval(hours => $2) AS from
        FROM schedules WHERE id = $1 AND deleted_at IS NULL`,
     [scheduleId, hours],
   );
@@ -81,6 +84,7 @@ export async function getScheduleLateness(db: Queryable, scheduleId: string, hou
       latenessP95SloMs: schedule.lateness_p95_slo_ms,
       latenessMaxMs: schedule.lateness_max_ms,
       completionDeadlineSeconds: schedule.completion_deadline_seconds,
+      createdAt: schedule.created_at,
     },
     from: schedule.from,
     to: schedule.to,

@@ -199,6 +199,9 @@ describe("GET /api/schedules/:id/lateness", () => {
     expect(r.body.points).toHaveLength(4);
     expect(r.body.points.every((p: { latenessMs: number }) => p.latenessMs === 2000)).toBe(true);
     expect(r.body.p95Ms).toBe(2000);
+    // The chart of a schedule younger than its window starts at its creation (nothing of it is older).
+    const { rows } = await pool.query<{ created_at: Date }>(`SELECT created_at FROM schedules WHERE id = $1`, [scheduleA.id]);
+    expect(r.body.schedule.createdAt).toBe(rows[0]!.created_at.toISOString());
   });
 
   it("404 for an unknown schedule, 400 for a bad window", async () => {
