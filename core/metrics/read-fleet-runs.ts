@@ -30,12 +30,23 @@ const DIRECT = `
            CROSS JOIN LATERAL vigil_fleet_run_values(r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms) v
            GROUP BY 1, 2, 3, 4) g`;
 const COLUMNS = "r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms";
-// An unfinished run that has not started (planned, queued: no lateness, no end, no duration, no retry yet) adds only
-// its count by state. Those are counted on their own, from the covering runs_unfinished_planned_idx (index only,
-// 20261206400000) with no per-run expressions: at 1,000 schedules they are the bulk of the runs in flight (a minute's
-// fires queued at once, a paused schedule's held fire each), while runs started and not finished are bounded by the
-// workers' slots (and retries).
-const WAITING = "r.lateness_ms IS NULL AND r.finished_at IS NULL AND r.duration_ms IS NULL AND r.attempt <= 1";
+// The runs in flight in the window, grouped first by what vigil_fleet_run_values reads of them and only then valued:
+// those not started yet (planned, queued: no lateness, end, duration or retry) fall into one group per state, so
+// the per-run work is one hash step, read from the covering runs_unfinished_planned_idx (20261206400000). At 1,000
+// schedules they are the bulk of the runs in flight (a minute's fires queued at once, a paused schedule's held fire
+// each); the runs started and not finished, bounded by the workers' slots and retries, are a group each.
+const IN_FLIGHT = `
+  SELECT vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k) AS counts, ARRAY[g.lat, g.gap, g.dur] AS sums
+    FROM (SELECT w.state, v.lat_k, v.gap_k, v.dur_k, sum(w.n)::int AS n, sum(w.n * greatest(w.attempt - 1, 0))::int AS retries,
+                 coalesce(sum(w.n * v.lat), 0) AS lat, coalesce(sum(w.n * v.gap), 0) AS gap, coalesce(sum(w.n * v.dur), 0) AS dur
+            FROM (SELECT r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.finished_at, r.duration_ms,
+                         CASE WHEN r.finished_at IS NOT NULL THEN r.planned_at END AS planned_at, count(*) AS n
+                    FROM runs r
+                   WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
+                     AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
+                   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8) w
+           CROSS JOIN LATERAL vigil_fleet_run_values(w.kind, w.reruns, w.lateness_ms, w.planned_at, w.finished_at, w.duration_ms) v
+           GROUP BY 1, 2, 3, 4) g`;
 
 // The model's columns c01..c57 (vigil_fleet_counts' layout) and s1..s3 summed back into that array.
 const MODEL_COUNTS = `ARRAY[${Array.from({ length: 57 }, (_, i) => `coalesce(sum(f.c${String(i + 1).padStart(2, "0")}), 0)`).join(", ")}]::int[]`;
@@ -57,20 +68,10 @@ const SQL = `
           ${DIRECT.replace(
             "%RUNS%",
             `SELECT ${COLUMNS} FROM runs r
-              WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
-             UNION ALL
-             SELECT ${COLUMNS} FROM runs r
-              WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
-                AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e) AND (${WAITING}) IS NOT TRUE`,
+              WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)`,
           )}
           UNION ALL
-          -- vigil_fleet_counts' first four positions are these states (RUN_STATES' order); vigil_array_add pads the rest.
-          SELECT ARRAY[count(*) FILTER (WHERE r.state = 'planned'), count(*) FILTER (WHERE r.state = 'queued'),
-                       count(*) FILTER (WHERE r.state = 'running'), count(*) FILTER (WHERE r.state = 'retrying')]::int[],
-                 ARRAY[0, 0, 0]::float8[]
-            FROM runs r
-           WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
-             AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e) AND ${WAITING}
+          ${IN_FLIGHT}
           UNION ALL
           ${DIRECT.replace("vigil_fleet_counts(g.state, g.n, g.retries,", "vigil_fleet_counts(g.state, -g.n, -g.retries,")
             .replace("ARRAY[g.lat, g.gap, g.dur]", "ARRAY[-g.lat, -g.gap, -g.dur]")
