@@ -2,8 +2,8 @@
 // read model fleet_run_minutes (migration 20261203100000_fleet_read_models) instead of an hour of runs: the
 // finished runs of every minute from the window's first whole one to the current one come from the model (8 rows a
 // minute, whatever the fleet's size); the runs planned in the window's first partial minute and the unfinished runs
-// (planned, queued, running, retrying: read from the covering runs_unfinished_planned_idx alone, those not started yet
-// only counted) straight from runs. The sum is exactly what
+// (planned, queued, running, retrying: one pass over the covering runs_unfinished_planned_idx, IN_FLIGHT below)
+// straight from runs. The sum is exactly what
 // aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them). The model is the
 // folded minute rows plus the deltas not folded yet (migration 20261203900000), read in one snapshot.
 import type { Queryable } from "../db/pool";
@@ -32,9 +32,11 @@ const DIRECT = `
 const COLUMNS = "r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms";
 // The runs in flight in the window, grouped first by what vigil_fleet_run_values reads of them and only then valued:
 // those not started yet (planned, queued: no lateness, end, duration or retry) fall into one group per state, so
-// the per-run work is one hash step, read from the covering runs_unfinished_planned_idx (20261206400000). At 1,000
-// schedules they are the bulk of the runs in flight (a minute's fires queued at once, a paused schedule's held fire
-// each); the runs started and not finished, bounded by the workers' slots and retries, are a group each.
+// the per-run work is one hash step, read from the covering runs_unfinished_planned_idx (20261206400000: index only
+// where the table's pages are all-visible, e.g. a paused schedule's held fire; a run claimed moments ago still costs
+// a heap visit). At 1,000 schedules they are the bulk of the runs in flight (a minute's fires queued at once, a
+// paused schedule's held fire each); the runs started and not finished, bounded by the workers' slots and retries,
+// are a group each. Still one index entry per run in flight: what grows with the fleet is this count, not the history.
 const IN_FLIGHT = `
   SELECT vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k) AS counts, ARRAY[g.lat, g.gap, g.dur] AS sums
     FROM (SELECT w.state, v.lat_k, v.gap_k, v.dur_k, sum(w.n)::int AS n, sum(w.n * greatest(w.attempt - 1, 0))::int AS retries,
