@@ -11,6 +11,9 @@
 // CONSOLE_SCALE_SAMPLES (20), CONSOLE_SCALE_VISITS (3), CONSOLE_SCALE_CONSOLES (10), CONSOLE_SCALE_CPU_SECONDS (60);
 // CONSOLE_SCALE_READS_ONLY=true measures the API reads only (no Chromium: no drawn time, no CPU of open consoles).
 // CONSOLE_SCALE_CPU_ONLY=true seeds only the LARGE fleet and measures only the open consoles' CPU (and requests/s).
+// CONSOLE_SCALE_INTERLEAVED=true measures the API reads only, at both sizes in one sitting: SMALL schedules seeded into
+// the bench's database and LARGE into a second one, a console on each, every read asked of both sample by sample
+// (bench/lib/interleaved-reads.ts), so the ratio is not the machine's load changing between the two halves.
 // CONSOLE_SCALE_COMPARE_POLLING=true measures the consoles a second time with their change stream (GET /api/changes)
 // refused, i.e. polling every 2 s as before it existed, for a ratio in the same run. Before the consoles open, the
 // cost with none open is printed (CONSOLE_SCALE_IDLE_SECONDS, 20).
@@ -27,6 +30,8 @@ import { buildConsoleIfStale, startBenchConsole } from "./lib/console";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 import { seedScheduleHistory } from "../test/seed-history";
 import { settleSeededLikeAWorker } from "./lib/settle-seeded";
+import { measurePaired, type ReadTarget } from "./lib/interleaved-reads";
+import { cloneTemplate } from "../test/postgres-for-tests";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SMALL = env("CONSOLE_SCALE_SMALL", 50);
@@ -39,6 +44,7 @@ const CPU_SECONDS = env("CONSOLE_SCALE_CPU_SECONDS", 60);
 const READS_ONLY = process.env.CONSOLE_SCALE_READS_ONLY === "true";
 const CPU_ONLY = process.env.CONSOLE_SCALE_CPU_ONLY === "true";
 const COMPARE_POLLING = process.env.CONSOLE_SCALE_COMPARE_POLLING === "true";
+const INTERLEAVED = process.env.CONSOLE_SCALE_INTERLEAVED === "true";
 const IDLE_SECONDS = env("CONSOLE_SCALE_IDLE_SECONDS", 20);
 const CHROMIUM = process.env.VIGIL_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -92,22 +98,25 @@ async function measureRead(base: string, token: string, path: string): Promise<R
  * A scrape as Prometheus sends it (`Accept-Encoding: gzip`, its default) or uncompressed (`identity`), over node:http so
  * nothing is decompressed on this side: time to the last byte and the bytes on the wire.
  */
-async function measureScrape(base: string, token: string, encoding: "gzip" | "identity"): Promise<ReadFigures> {
-  const get = () =>
-    new Promise<{ ms: number; bytes: number; encoding: string }>((resolve, reject) => {
-      const t = performance.now();
-      const req = http.get(`${base}/api/metrics`, { headers: { authorization: `Bearer ${token}`, "accept-encoding": encoding } }, (res) => {
-        let bytes = 0;
-        res.on("data", (b: Buffer) => (bytes += b.length));
-        res.on("end", () =>
-          res.statusCode === 200
-            ? resolve({ ms: performance.now() - t, bytes, encoding: String(res.headers["content-encoding"] ?? "none") })
-            : reject(new Error(`GET /api/metrics: ${res.statusCode}`)),
-        );
-        res.on("error", reject);
-      });
-      req.on("error", reject);
+function scrapeOnce(base: string, token: string, encoding: "gzip" | "identity"): Promise<{ ms: number; bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const req = http.get(`${base}/api/metrics`, { headers: { authorization: `Bearer ${token}`, "accept-encoding": encoding } }, (res) => {
+      let bytes = 0;
+      res.on("data", (b: Buffer) => (bytes += b.length));
+      res.on("end", () =>
+        res.statusCode === 200
+          ? resolve({ ms: performance.now() - t, bytes, encoding: String(res.headers["content-encoding"] ?? "none") })
+          : reject(new Error(`GET /api/metrics: ${res.statusCode}`)),
+      );
+      res.on("error", reject);
     });
+    req.on("error", reject);
+  });
+}
+
+async function measureScrape(base: string, token: string, encoding: "gzip" | "identity"): Promise<ReadFigures> {
+  const get = () => scrapeOnce(base, token, encoding);
   const first = await get();
   const times: number[] = [];
   for (let i = 0; i < SAMPLES; i++) times.push((await get()).ms);
@@ -354,6 +363,64 @@ async function measureBusyFleet(
   }
 }
 
+/** CONSOLE_SCALE_INTERLEAVED=true: SMALL and LARGE in two databases, a console on each, every read paired sample by sample. */
+async function measureInterleaved(c: pg.Client, small: { url: string; base: string }, logFile: NodeJS.WritableStream): Promise<void> {
+  const admin = process.env.VIGIL_BENCH_ADMIN_URL;
+  if (!admin) throw new Error("CONSOLE_SCALE_INTERLEAVED needs the bench runner's VIGIL_BENCH_ADMIN_URL (npm run bench -- console-scale)");
+  const load = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+  const largeUrl = await cloneTemplate(admin, "console_scale_large");
+  const cl = new pg.Client({ connectionString: largeUrl });
+  await cl.connect();
+  const poolL = new pg.Pool({ connectionString: largeUrl, max: 2 });
+  const sizes = [
+    { label: `${SMALL} schedules`, c, pool: settlePool!, n: SMALL, prefix: "scale-a-" },
+    { label: `${LARGE} schedules`, c: cl, pool: poolL, n: LARGE, prefix: "scale-b-" },
+  ];
+  let large: Awaited<ReturnType<typeof startBenchConsole>> | null = null;
+  try {
+    for (const x of sizes) {
+      const t = performance.now();
+      const seeded = await seedScheduleHistory(x.c, { prefix: x.prefix, schedules: x.n, hours: HOURS });
+      await settleSeededLikeAWorker(x.pool);
+      await x.c.query("VACUUM ANALYZE");
+      await x.c.query("CHECKPOINT");
+      say(`seeded ${x.label} × ${HOURS} h: ${seeded.runs.toLocaleString("en")} runs in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    }
+    large = await startBenchConsole(largeUrl, { env: { VIGIL_LOG_FORMAT: "json" }, sink: logFile });
+    const targets: [ReadTarget, ReadTarget] = [
+      { label: sizes[0]!.label, base: small.base, token: await createTestToken(small.url, "viewer") },
+      { label: sizes[1]!.label, base: large.base, token: await createTestToken(largeUrl, "viewer") },
+    ];
+    const now = await dbNowMs(c);
+    const H = 3_600_000;
+    const step = Math.max(1000, Math.round((7 * H) / 1200));
+    const to = Math.floor((now + H) / step) * step;
+    const timeline = `/api/timeline?from=${new Date(to - 7 * H).toISOString()}&to=${new Date(to).toISOString()}&width=1100&laneOffset=0&laneLimit=50`;
+    say(`--- ${SMALL} → ${LARGE} schedules, interleaved sample by sample (${SAMPLES} each; goal: every read ≤ ×2; sizes on the wire)`);
+    for (const [name, path, encoding] of [
+      ["GET /api/timeline (6 h + 1 h, 50 lanes)", timeline, undefined],
+      ["GET /api/schedules (first page)", "/api/schedules?limit=50", undefined],
+      ["GET /api/overview", "/api/overview", undefined],
+      ["GET /api/metrics, Accept-Encoding: gzip (Prometheus)", "/api/metrics", "gzip"],
+      ["GET /api/metrics, Accept-Encoding: identity", "/api/metrics", "identity"],
+    ] as const) {
+      // The fires that came due since the seeding are swept as a worker's planner would have, in both.
+      if (path === "/api/metrics") for (const x of sizes) await settleSeededLikeAWorker(x.pool);
+      const l0 = load();
+      const f = await measurePaired(targets, path, SAMPLES, encoding);
+      say(
+        `${name}: p50 ${f.p50[0].toFixed(0)} → ${f.p50[1].toFixed(0)} ms (×${(f.p50[1] / f.p50[0]).toFixed(2)}), ` +
+          `p95 ${f.p95[0].toFixed(0)} → ${f.p95[1].toFixed(0)} ms (×${(f.p95[1] / f.p95[0]).toFixed(2)}), ` +
+          `size ${(f.bytes[0] / 1024).toFixed(1)} → ${(f.bytes[1] / 1024).toFixed(1)} KB; load ${l0} → ${load()}`,
+      );
+    }
+  } finally {
+    if (large) await terminate(large.proc);
+    await poolL.end();
+    await cl.end();
+  }
+}
+
 async function postmasterPid(c: pg.Client): Promise<number> {
   const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
   const pid = parentPid(rows[0]!.pid);
@@ -377,8 +444,9 @@ export default async function consoleScaleBench(): Promise<void> {
     const session = await createTestSession(url, "viewer");
     const cookie = { name: "vigil_session", value: session.cookie, url: base };
     const pids = { console: consoleProc.child.pid!, postgres: await postmasterPid(c) };
-    if (!READS_ONLY) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    if (!READS_ONLY && !INTERLEAVED) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     if (process.env.CONSOLE_SCALE_BUSY === "true") return await measureBusyFleet(c, url, base, browser!, cookie, pids);
+    if (INTERLEAVED) return await measureInterleaved(c, { url, base }, logFile);
 
     if (CPU_ONLY) {
       const t = performance.now();

@@ -153,15 +153,17 @@ export default async function metricsScrapeBench(): Promise<void> {
   const explaining: Queryable = {
     async query(text: string | pg.QueryConfig, values?: unknown[]) {
       const sql = typeof text === "string" ? text : text.text;
+      // A named (prepared) statement passes its values in the config (read-fleet-runs.ts).
+      const args = typeof text === "string" ? values : (text.values ?? values);
       if (/^\s*(SELECT|WITH)/i.test(sql)) {
-        const plan = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, TIMING OFF) ${sql}`, values);
+        const plan = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, TIMING OFF) ${sql}`, args);
         const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
         const ms = Number(/Execution Time: ([\d.]+)/.exec(text)?.[1] ?? NaN);
         const key = sql.replace(/\s+/g, " ").trim().slice(0, 90);
         explained.set(key, [...(explained.get(key) ?? []), ms]);
         if (process.env.METRICS_SCRAPE_PLANS === "true" && ms > 2) say(`plan (${ms} ms):\n${text}`);
       }
-      return pool.query(text as string, values);
+      return typeof text === "string" ? pool.query(text, values) : pool.query(text);
     },
   } as Queryable;
   const measure = async (label: string) => {

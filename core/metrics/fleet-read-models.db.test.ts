@@ -122,6 +122,17 @@ beforeAll(async () => {
   await insertRunRow(pool, ids[0]!, { state: "running", plannedAgoMs: 30_300, startedAgoMs: 25_000 });
   await insertRunRow(pool, ids[1]!, { state: "queued", plannedAgoMs: 2_500 });
   await insertRunRow(pool, ids[1]!, { state: "retrying", plannedAgoMs: 3_599_000, startedAgoMs: 3_590_000, attempt: 2 });
+  // Several runs in flight alike (the reader groups them before valuing them: each group must weigh its runs): waiting
+  // ones of one state, and two retried the same way (same attempt, same lateness).
+  for (const [i, state] of [
+    [2, "queued"],
+    [3, "queued"],
+    [4, "planned"],
+    [5, "planned"],
+  ] as const) {
+    await insertRunRow(pool, ids[i]!, { state, plannedAgoMs: 40_000 + i * 1000 });
+  }
+  for (const i of [4, 5]) await insertRunRow(pool, ids[i]!, { state: "retrying", plannedAgoMs: 50_000, startedAgoMs: 45_000, attempt: 3 });
   await insertRunRow(pool, ids[2]!, {
     state: "failed",
     plannedAgoMs: 3_599_900,
@@ -163,6 +174,7 @@ describe("fleet read models", () => {
         "failed",
         "hollow",
         "missed",
+        "planned",
         "queued",
         "running",
         "retrying",

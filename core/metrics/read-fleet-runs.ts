@@ -2,7 +2,8 @@
 // read model fleet_run_minutes (migration 20261203100000_fleet_read_models) instead of an hour of runs: the
 // finished runs of every minute from the window's first whole one to the current one come from the model (8 rows a
 // minute, whatever the fleet's size); the runs planned in the window's first partial minute and the unfinished runs
-// (planned, queued, running, retrying: few, read through runs_unfinished_planned_idx) straight from runs. The sum is exactly what
+// (planned, queued, running, retrying: one pass over the covering runs_unfinished_planned_idx, IN_FLIGHT below)
+// straight from runs. The sum is exactly what
 // aggregateFleet computes over the runs themselves (fleet-read-models.db.test.ts compares them). The model is the
 // folded minute rows plus the deltas not folded yet (migration 20261203900000), read in one snapshot.
 import type { Queryable } from "../db/pool";
@@ -29,6 +30,25 @@ const DIRECT = `
            CROSS JOIN LATERAL vigil_fleet_run_values(r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms) v
            GROUP BY 1, 2, 3, 4) g`;
 const COLUMNS = "r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.planned_at, r.finished_at, r.duration_ms";
+// The runs in flight in the window, grouped first by what vigil_fleet_run_values reads of them and only then valued:
+// those not started yet (planned, queued: no lateness, end, duration or retry) fall into one group per state, so
+// the per-run work is one hash step, read from the covering runs_unfinished_planned_idx (20261206400000: index only
+// where the table's pages are all-visible, e.g. a paused schedule's held fire; a run claimed moments ago still costs
+// a heap visit). At 1,000 schedules they are the bulk of the runs in flight (a minute's fires queued at once, a
+// paused schedule's held fire each); the runs started and not finished, bounded by the workers' slots and retries,
+// are a group each. Still one index entry per run in flight: what grows with the fleet is this count, not the history.
+const IN_FLIGHT = `
+  SELECT vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k) AS counts, ARRAY[g.lat, g.gap, g.dur] AS sums
+    FROM (SELECT w.state, v.lat_k, v.gap_k, v.dur_k, sum(w.n)::int AS n, sum(w.n * greatest(w.attempt - 1, 0))::int AS retries,
+                 coalesce(sum(w.n * v.lat), 0) AS lat, coalesce(sum(w.n * v.gap), 0) AS gap, coalesce(sum(w.n * v.dur), 0) AS dur
+            FROM (SELECT r.state, r.attempt, r.kind, r.reruns, r.lateness_ms, r.finished_at, r.duration_ms,
+                         CASE WHEN r.finished_at IS NOT NULL THEN r.planned_at END AS planned_at, count(*) AS n
+                    FROM runs r
+                   WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
+                     AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
+                   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8) w
+           CROSS JOIN LATERAL vigil_fleet_run_values(w.kind, w.reruns, w.lateness_ms, w.planned_at, w.finished_at, w.duration_ms) v
+           GROUP BY 1, 2, 3, 4) g`;
 
 // The model's columns c01..c57 (vigil_fleet_counts' layout) and s1..s3 summed back into that array.
 const MODEL_COUNTS = `ARRAY[${Array.from({ length: 57 }, (_, i) => `coalesce(sum(f.c${String(i + 1).padStart(2, "0")}), 0)`).join(", ")}]::int[]`;
@@ -50,12 +70,10 @@ const SQL = `
           ${DIRECT.replace(
             "%RUNS%",
             `SELECT ${COLUMNS} FROM runs r
-              WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)
-             UNION ALL
-             SELECT ${COLUMNS} FROM runs r
-              WHERE r.state IN ('planned', 'queued', 'running', 'retrying')
-                AND r.planned_at >= (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)`,
+              WHERE r.planned_at > (SELECT since FROM e) AND r.planned_at < (SELECT lo FROM e) AND r.planned_at <= (SELECT until FROM e)`,
           )}
+          UNION ALL
+          ${IN_FLIGHT}
           UNION ALL
           ${DIRECT.replace("vigil_fleet_counts(g.state, g.n, g.retries,", "vigil_fleet_counts(g.state, -g.n, -g.retries,")
             .replace("ARRAY[g.lat, g.gap, g.dur]", "ARRAY[-g.lat, -g.gap, -g.dur]")
@@ -94,6 +112,12 @@ export function decodeFleetCounts(counts: number[] | null, sums: number[] | null
 }
 
 export async function readFleetRuns(db: Queryable, windowSeconds: number): Promise<FleetRuns> {
-  const { rows } = await db.query<{ counts: number[] | null; sums: number[] | null }>(SQL, [windowSeconds]);
+  // Named (prepared once per connection): its plan is the same whatever the window (the bounds are computed in the
+  // statement), and planning this statement cost 7-20 ms a scrape, more than executing it.
+  const { rows } = await db.query<{ counts: number[] | null; sums: number[] | null }>({
+    name: "vigil_read_fleet_runs",
+    text: SQL,
+    values: [windowSeconds],
+  });
   return decodeFleetCounts(rows[0]?.counts ?? null, rows[0]?.sums ?? null);
 }
