@@ -39,13 +39,13 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
     }
   });
 
-  it("takes the named job and starts its run once; a second dispatcher hearing the same NOTIFY gets nothing", async () => {
+  it("takes the named job and starts its run once; a second dispatcher hearing the same NOTIFY is told it is taken elsewhere", async () => {
     const s = await insertSchedule(h.pool, { handler: "demo.noop" });
     const { runId, jobId } = await queued(s);
     const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a");
     expect(got).toMatchObject({ job: { id: jobId, data: { runId, attempt: 1 } }, claimed: { kind: "start", run: { runId, attempt: 1 } } });
     expect(await jobState(jobId)).toBe("active");
-    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBeNull();
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBe("elsewhere");
     expect(await runState(h.pool, runId)).toMatchObject({ state: "running", attempt: 1, worker_id: "w-a" });
     expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
   });
@@ -58,15 +58,36 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
       const got = await Promise.all(
         Array.from({ length: 8 }, (_, i) => claimNotifiedJob(racers, runQueueFor("demo.noop"), jobId, `w-${i}`)),
       );
-      expect(got.filter((g) => g !== null)).toHaveLength(1);
-      expect(got.filter((g) => g?.claimed?.kind === "start")).toHaveLength(1);
+      const taken = got.filter((g) => typeof g === "object" && g !== null);
+      expect(taken).toHaveLength(1);
+      expect(taken.filter((g) => g.claimed?.kind === "start")).toHaveLength(1);
+      // The others learn at once that it is another's (no fetch from the queue after a lost race).
+      expect(got.filter((g) => g === "elsewhere")).toHaveLength(7);
       expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
     } finally {
       await racers.end();
     }
   });
 
-  it("leaves a job that is not due yet, or of another queue, where it is", async () => {
+  it("a dispatcher that finds the job locked by another's claim in flight is told at once it is taken elsewhere", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const { runId, jobId } = await queued(s);
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query(`SELECT 1 FROM pgboss.job WHERE id = $1 FOR UPDATE`, [jobId]);
+      expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBe("elsewhere");
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    expect(await jobState(jobId)).toBe("created");
+    expect((await runState(h.pool, runId)).state).toBe("queued");
+    // Once the lock is gone (the other's claim rolled back), the job is there to take again.
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toMatchObject({ claimed: { kind: "start" } });
+  });
+
+  it("leaves a job that is not due yet, or of another queue, where it is (the caller falls back to its fetch)", async () => {
     const s = await insertSchedule(h.pool, { handler: "demo.noop" });
     const { runId, jobId } = await queued(s, 60_000);
     expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a")).toBeNull();
@@ -81,10 +102,9 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
     const s = await insertSchedule(h.pool, { handler: "demo.noop", overlapPolicy: "skip" });
     const first = await queued(s, -100);
     const second = await queued(s);
-    expect((await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), first.jobId, "w-a"))?.claimed).toMatchObject({ kind: "start" });
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), first.jobId, "w-a")).toMatchObject({ claimed: { kind: "start" } });
     const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), second.jobId, "w-a");
-    expect(got).toMatchObject({ job: { id: second.jobId } });
-    expect(got!.claimed).toBeUndefined();
+    expect(got).toMatchObject({ job: { id: second.jobId }, claimed: undefined });
     expect(await jobState(second.jobId)).toBe("active");
     expect((await runState(h.pool, second.runId)).state).toBe("queued");
   });

@@ -172,8 +172,9 @@ export function createDispatcher(opts: {
 
   /**
    * A due job the NOTIFY names (a manual trigger's): taken by primary key and its run claimed in one statement
-   * (claim-notified-job.ts) on a slot reserved for it. When that cannot be done here (no free slot, the job is not
-   * there to take, an error), the notice goes the usual way: a fetch from the handler's queue.
+   * (claim-notified-job.ts) on a slot reserved for it. When another dispatcher has it, that is all. When it cannot be
+   * done here for another reason (no free slot, the job is not there to take, an error), the notice goes the usual
+   * way: a fetch from the handler's queue.
    */
   function takeNotifiedJob(handler: string, jobId: string, dueMs: number): void {
     if (stopped || opts.executor.reserve(1) === 0) {
@@ -182,12 +183,17 @@ export function createDispatcher(opts: {
     }
     track(
       (async () => {
-        let got: NotifiedJob | null = null;
+        let got: NotifiedJob | "elsewhere" | null = null;
         try {
           traceHop("fetch");
           got = await claimNotifiedJob(opts.hotPool, runQueueFor(handler), jobId, opts.workerId);
         } catch (err) {
           log.debug({ err, jobId }, "could not take the notified job; fetching from its queue");
+        }
+        if (got === "elsewhere") {
+          traceHop("notified_job_elsewhere");
+          opts.executor.unreserve(1, false);
+          return;
         }
         if (!got) {
           opts.executor.unreserve(1, false);
