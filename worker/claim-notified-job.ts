@@ -37,7 +37,7 @@ const FETCH_AND_CLAIM_SQL = `
       heartbeat_on = ${BOSS_SCHEMA}.job_now(),
       retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
       FROM n
-     WHERE j.name = $1 AND j.id = n.id
+     WHERE j.name = $1 AND j.id = $2::uuid AND j.id = n.id
     RETURNING j.id, j.name, j.data
   )
   SELECT j.id, j.name, j.data, c.r, NULL::boolean AS elsewhere
