@@ -16,7 +16,8 @@
 // waits longer than pg-pool's idle timeout (10 s) with nothing running, then takes one core sample and one
 // graphile-worker sample — the operator who triggers a run on a quiet system, where a pool that let its
 // connections go pays for new ones (a backend start and authentication) on the way.
-// `npm run bench -- latency` (BENCH_LATENCY_SAMPLES=200 per variant by default).
+// `npm run bench -- latency` (BENCH_LATENCY_SAMPLES=200 per variant by default; BENCH_LATENCY_PLANNER=off leaves the
+// planner variant out).
 import os from "node:os";
 import pg from "pg";
 import { cloneTemplate, dropDatabase, startTestPostgres } from "../test/postgres-for-tests";
@@ -180,19 +181,9 @@ export default async function latencyBench(): Promise<void> {
       const t1 = epochNow();
       const hops: Hops = { "call → answered": t1 - t0 };
       for (const s of statements) hops[`  stmt: ${s.label}`] = (hops[`  stmt: ${s.label}`] ?? 0) + s.ms;
-      const db = await waitFor(
-        "the triggered run to start",
-        async () =>
-          (
-            await pool.query<{ planned: number; enqueued: number; started: number }>(
-              `SELECT extract(epoch FROM planned_at)::float8 * 1000 AS planned, extract(epoch FROM enqueued_at)::float8 * 1000 AS enqueued,
-                      extract(epoch FROM started_at)::float8 * 1000 AS started
-                 FROM runs WHERE id = $1 AND started_at IS NOT NULL`,
-              [runId],
-            )
-          ).rows[0],
-        { timeoutMs: 30_000, intervalMs: 5 },
-      );
+      // The start is awaited in the workers' trace lines (this process's memory), and the run's row is read once after it:
+      // polling the database every few ms while the run is on its way would spend the shared cores on the very path
+      // measured, which graphile-worker's samples (awaiting a line on stdout) do not.
       const ev = await waitFor(
         "the handler start in a worker's trace",
         () => {
@@ -205,6 +196,19 @@ export default async function latencyBench(): Promise<void> {
         },
         { timeoutMs: 30_000, intervalMs: 2 },
       );
+      const db = await waitFor(
+        "the triggered run to start",
+        async () =>
+          (
+            await pool.query<{ planned: number; enqueued: number; started: number }>(
+              `SELECT extract(epoch FROM planned_at)::float8 * 1000 AS planned, extract(epoch FROM enqueued_at)::float8 * 1000 AS enqueued,
+                      extract(epoch FROM started_at)::float8 * 1000 AS started
+                 FROM runs WHERE id = $1 AND started_at IS NOT NULL`,
+              [runId],
+            )
+          ).rows[0],
+        { timeoutMs: 5_000, intervalMs: 5 },
+      );
       const evs = ev.t.events;
       const iFetched = evs.findIndex((e) => e.hop === "fetched" && e.runIds?.includes(runId));
       let iFetch = iFetched;
@@ -214,6 +218,12 @@ export default async function latencyBench(): Promise<void> {
       const posted = evs.find((e) => e.hop === "posted" && e.runIds?.includes(runId));
       const fetchAt = iFetch >= 0 ? evs[iFetch]!.at : NaN;
       const fetchedAt = iFetched >= 0 ? evs[iFetched]!.at : NaN;
+      // What the other workers did meanwhile: each hears the same NOTIFY and races for the job; a queue fetch of theirs
+      // before the start (a lost race used to fall back to one) runs on the cores the winner's claim needs.
+      for (const t of traces) t.pull();
+      const othersFetches = traces
+        .filter((t) => t !== ev.t)
+        .reduce((n, t) => n + t.events.filter((e) => e.hop === "fetched" && e.at >= t0 && e.at <= ev.start.at).length, 0);
       Object.assign(hops, {
         "call → run row written (DB clock)": db.planned - t0,
         "run written → enqueued": db.enqueued - db.planned,
@@ -226,6 +236,7 @@ export default async function latencyBench(): Promise<void> {
         "call → started_at (DB, claim)": db.started - t0,
         TOTAL: ev.start.at - t0,
       });
+      hops["other workers' fetches before the start (count)"] = othersFetches;
       for (const t of traces) t.events.splice(0, t.events.length - 200);
       return hops;
     }
@@ -237,7 +248,8 @@ export default async function latencyBench(): Promise<void> {
       return (await started) - t0;
     }
 
-    const variants: Variant[] = ["core", ...(withApi ? (["api"] as const) : []), "planner"];
+    const withPlanner = process.env.BENCH_LATENCY_PLANNER !== "off";
+    const variants: Variant[] = ["core", ...(withApi ? (["api"] as const) : []), ...(withPlanner ? (["planner"] as const) : [])];
     const got = new Map<Variant, Hops[]>(variants.map((v) => [v, []]));
     const g: number[] = [];
     const pause = () => new Promise((res) => setTimeout(res, 20 + Math.random() * 30)); // not in step with any poll
@@ -278,6 +290,10 @@ export default async function latencyBench(): Promise<void> {
       for (const k of keys) {
         if (k === "TOTAL") continue;
         const xs = hs.map((h) => h[k]).filter((x): x is number => x !== undefined && Number.isFinite(x));
+        if (k.endsWith("(count)")) {
+          say(`    ${k.padEnd(38)} mean ${(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)).toFixed(2)}, max ${Math.max(...xs)}`);
+          continue;
+        }
         say(`    ${k.padEnd(38)} ${fmt(xs)}${xs.length < hs.length ? ` (n=${xs.length})` : ""}`);
       }
       const tot = hs.map((h) => h.TOTAL!);

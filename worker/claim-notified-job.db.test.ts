@@ -1,12 +1,15 @@
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { testPool, usePoolAndBoss, useTestDatabase } from "../test/db";
 import { enqueueRun, insertRun, insertSchedule, runEvents, runState } from "../test/run-fixtures";
 import { waitFor } from "../test/wait-for";
 import { systemActor } from "../core/auth/roles";
 import { jobIdFor } from "../core/queue/job-id";
-import { runQueueFor } from "../core/queue/boss";
-import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
+import { ensureRunQueues, runQueueFor } from "../core/queue/boss";
+import { DUE_CHANNEL, parseDueNotice, runJobData } from "../core/queue/send-run-job";
+import { withTransaction } from "../core/db/pool";
+import { LATENCY_TRACE_PREFIX } from "./lib/latency-trace";
+import { startWorker, type TestWorker } from "../test/worker-process";
 import { triggerNow } from "../core/schedules/trigger-now";
 import { claimNotifiedJob } from "./claim-notified-job";
 
@@ -39,13 +42,13 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
     }
   });
 
-  it("takes the named job and starts its run once; a second dispatcher hearing the same NOTIFY gets nothing", async () => {
+  it("takes the named job and starts its run once; a second dispatcher hearing the same NOTIFY is told it is taken elsewhere", async () => {
     const s = await insertSchedule(h.pool, { handler: "demo.noop" });
     const { runId, jobId } = await queued(s);
     const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a");
     expect(got).toMatchObject({ job: { id: jobId, data: { runId, attempt: 1 } }, claimed: { kind: "start", run: { runId, attempt: 1 } } });
     expect(await jobState(jobId)).toBe("active");
-    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBeNull();
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBe("elsewhere");
     expect(await runState(h.pool, runId)).toMatchObject({ state: "running", attempt: 1, worker_id: "w-a" });
     expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
   });
@@ -58,15 +61,36 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
       const got = await Promise.all(
         Array.from({ length: 8 }, (_, i) => claimNotifiedJob(racers, runQueueFor("demo.noop"), jobId, `w-${i}`)),
       );
-      expect(got.filter((g) => g !== null)).toHaveLength(1);
-      expect(got.filter((g) => g?.claimed?.kind === "start")).toHaveLength(1);
+      const taken = got.filter((g) => typeof g === "object" && g !== null);
+      expect(taken).toHaveLength(1);
+      expect(taken.filter((g) => g.claimed?.kind === "start")).toHaveLength(1);
+      // The others learn at once that it is another's (no fetch from the queue after a lost race).
+      expect(got.filter((g) => g === "elsewhere")).toHaveLength(7);
       expect((await runEvents(h.pool, runId)).filter((e) => e.type === "started")).toHaveLength(1);
     } finally {
       await racers.end();
     }
   });
 
-  it("leaves a job that is not due yet, or of another queue, where it is", async () => {
+  it("a dispatcher that finds the job locked by another's claim in flight is told at once it is taken elsewhere", async () => {
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    const { runId, jobId } = await queued(s);
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query(`SELECT 1 FROM pgboss.job WHERE id = $1 FOR UPDATE`, [jobId]);
+      expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toBe("elsewhere");
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    expect(await jobState(jobId)).toBe("created");
+    expect((await runState(h.pool, runId)).state).toBe("queued");
+    // Once the lock is gone (the other's claim rolled back), the job is there to take again.
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-b")).toMatchObject({ claimed: { kind: "start" } });
+  });
+
+  it("leaves a job that is not due yet, or of another queue, where it is (the caller falls back to its fetch)", async () => {
     const s = await insertSchedule(h.pool, { handler: "demo.noop" });
     const { runId, jobId } = await queued(s, 60_000);
     expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), jobId, "w-a")).toBeNull();
@@ -81,11 +105,54 @@ describe("a manual trigger's NOTIFY names its job, which a dispatcher takes by k
     const s = await insertSchedule(h.pool, { handler: "demo.noop", overlapPolicy: "skip" });
     const first = await queued(s, -100);
     const second = await queued(s);
-    expect((await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), first.jobId, "w-a"))?.claimed).toMatchObject({ kind: "start" });
+    expect(await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), first.jobId, "w-a")).toMatchObject({ claimed: { kind: "start" } });
     const got = await claimNotifiedJob(h.pool, runQueueFor("demo.noop"), second.jobId, "w-a");
-    expect(got).toMatchObject({ job: { id: second.jobId } });
-    expect(got!.claimed).toBeUndefined();
+    expect(got).toMatchObject({ job: { id: second.jobId }, claimed: undefined });
     expect(await jobState(second.jobId)).toBe("active");
     expect((await runState(h.pool, second.runId)).state).toBe("queued");
   });
+});
+
+describe("a dispatcher hearing a NOTIFY that names its job", () => {
+  let worker: TestWorker | undefined;
+  afterAll(async () => {
+    await worker?.kill();
+  });
+
+  it("takes it by key at once, even when the notice's due time is ahead of its estimate of the database clock", async () => {
+    worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "2", VIGIL_LATENCY_TRACE: "true" });
+    await worker.workerId();
+    await waitFor("the worker's executor threads to be warm", () => worker!.logs.some((l) => l.includes("executor threads warm")), {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+    const s = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await ensureRunQueues(h.boss, ["demo.noop"]);
+    const runId = await insertRun(h.pool, s, { inMs: 0 });
+    const jobId = jobIdFor(runId, 1);
+    // The run and its job are due now (start_after = now); the NOTIFY naming the job says "due in 30 s", as an estimate
+    // of the database clock that lags the real one would read a trigger's notice. The claim's statement, not the
+    // estimate, decides whether the job is due.
+    await withTransaction(async (c) => {
+      await c.query(`UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1`, [runId]);
+      await h.boss.send(runQueueFor("demo.noop"), runJobData({ runId, attempt: 1 }), {
+        id: jobId,
+        retryLimit: 0,
+        expireInSeconds: 400,
+        db: { executeSql: async (text: string, values?: unknown[]) => c.query(text, values as unknown[]) },
+      });
+      await c.query(`SELECT pg_notify($1, (round(extract(epoch FROM clock_timestamp()) * 1000) + 30000)::bigint || ' demo.noop ' || $2)`, [
+        DUE_CHANNEL,
+        jobId,
+      ]);
+    }, h.pool);
+    await waitFor("the run to start", async () => ["running", "succeeded"].includes((await runState(h.pool, runId)).state), {
+      timeoutMs: 15_000,
+    });
+    const takes = worker.logs
+      .filter((l) => l.startsWith(LATENCY_TRACE_PREFIX))
+      .map((l) => JSON.parse(l.slice(LATENCY_TRACE_PREFIX.length)) as { hop: string; runIds?: string[] })
+      .filter((e) => e.hop === "take_notified" && e.runIds?.includes(jobId));
+    expect(takes).toHaveLength(1);
+  }, 180_000);
 });

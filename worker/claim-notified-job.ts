@@ -13,6 +13,11 @@
 //     and the dispatcher hands it to the claim under full locks as it does any fetched job.
 //   - durability: it runs on the hot-path pool (synchronous commit), like the claim it replaces; the job's update
 //     commits with it.
+// Every dispatcher of every worker serving the handler hears the NOTIFY and tries; the ones that lose the race are
+// told so ("elsewhere": the job is locked by another's claim in flight, or already taken) and do nothing more. They
+// used to fall back to a fetch from the queue, which found nothing — a scan per loser per trigger, run on the shared
+// cores at the very moment the winner's claim and its commit are on the run's way to its handler. Should the winner's
+// claim roll back instead (an error), the job is 'created' again and the dispatchers' poll (every second) fetches it.
 import type { Queryable } from "../core/db/pool";
 import { startedRun, type ClaimResult, type StartedRunRow } from "../core/runs/claim/claim-run";
 
@@ -32,10 +37,10 @@ const FETCH_AND_CLAIM_SQL = `
       heartbeat_on = ${BOSS_SCHEMA}.job_now(),
       retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
       FROM n
-     WHERE j.name = $1 AND j.id = n.id
+     WHERE j.name = $1 AND j.id = $2::uuid AND j.id = n.id
     RETURNING j.id, j.name, j.data
   )
-  SELECT j.id, j.name, j.data, c.r
+  SELECT j.id, j.name, j.data, c.r, NULL::boolean AS elsewhere
     FROM j
     LEFT JOIN LATERAL (
       SELECT r FROM vigil_claim_free_runs(
@@ -44,7 +49,14 @@ const FETCH_AND_CLAIM_SQL = `
                            'reqs', jsonb_build_array(jsonb_build_object('id', j.data->>'runId', 'attempt', (j.data->>'attempt')::int,
                                                                         'job_id', j.id::text)))) AS r
        WHERE j.data ? 'runId' AND j.data ? 'attempt'
-    ) c ON true`;
+    ) c ON true
+  UNION ALL
+  -- Not taken: the job as this statement's snapshot saw it. Already active (or past it), or still waiting, due and not
+  -- blocked — then only a lock held by another transaction (a dispatcher's claim in flight) kept it from us.
+  SELECT NULL, NULL, NULL, NULL,
+         v.state >= 'active' OR (NOT v.blocked AND v.start_after <= ${BOSS_SCHEMA}.job_now()) AS elsewhere
+    FROM ${BOSS_SCHEMA}.job v
+   WHERE v.name = $1 AND v.id = $2::uuid AND NOT EXISTS (SELECT 1 FROM j)`;
 
 export interface NotifiedJob {
   job: { id: string; name: string; data: unknown };
@@ -52,14 +64,24 @@ export interface NotifiedJob {
   claimed: ClaimResult | undefined;
 }
 
-/** Takes job `jobId` of `queue` and claims its run; null when the job is not there to take (taken, not yet due, gone). */
-export async function claimNotifiedJob(db: Queryable, queue: string, jobId: string, workerId: string): Promise<NotifiedJob | null> {
-  const { rows } = await db.query<{ id: string; name: string; data: unknown; r: StartedRunRow | null }>({
+/**
+ * Takes job `jobId` of `queue` and claims its run. "elsewhere" when another dispatcher has it (its claim in flight or
+ * committed): nothing to do. Null when it is not there to take for another reason (not yet due, blocked, of another
+ * queue, gone): the caller then leaves it to its usual fetch.
+ */
+export async function claimNotifiedJob(
+  db: Queryable,
+  queue: string,
+  jobId: string,
+  workerId: string,
+): Promise<NotifiedJob | "elsewhere" | null> {
+  const { rows } = await db.query<{ id: string | null; name: string; data: unknown; r: StartedRunRow | null; elsewhere: boolean | null }>({
     name: "vigil-claim-notified-job",
     text: FETCH_AND_CLAIM_SQL,
     values: [queue, jobId, workerId],
   });
   const row = rows[0];
   if (!row) return null;
+  if (row.id === null) return row.elsewhere ? "elsewhere" : null;
   return { job: { id: row.id, name: row.name, data: row.data }, claimed: row.r ? startedRun(row.r) : undefined };
 }

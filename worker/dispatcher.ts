@@ -91,7 +91,12 @@ export function createDispatcher(opts: {
     onNotify: (_c, payload) => {
       traceHop("notify");
       const notice = parseDueNotice(payload);
-      if (notice.handler !== null && notice.jobId !== null && served.has(notice.handler) && notice.dueMs <= due.dbNowMs() + 1) {
+      // A notice that names its job (a manual trigger's, due the instant it was sent) is taken at once, without asking
+      // this process's estimate of the database clock whether it is due: the claim's own statement checks that in the
+      // database (start_after <= now) and hands a job not yet due back to the due timer. Asked here, an estimate a few
+      // ms behind — the half round trip it is corrected by, on a busy machine — sent the run the slow way (timer,
+      // queue fetch, then the claim) instead of one statement (issue 16).
+      if (notice.handler !== null && notice.jobId !== null && served.has(notice.handler)) {
         takeNotifiedJob(notice.handler, notice.jobId, notice.dueMs);
       } else if (notice.handler === null || served.has(notice.handler)) due.add(notice.dueMs, notice.handler);
     },
@@ -172,22 +177,29 @@ export function createDispatcher(opts: {
 
   /**
    * A due job the NOTIFY names (a manual trigger's): taken by primary key and its run claimed in one statement
-   * (claim-notified-job.ts) on a slot reserved for it. When that cannot be done here (no free slot, the job is not
-   * there to take, an error), the notice goes the usual way: a fetch from the handler's queue.
+   * (claim-notified-job.ts) on a slot reserved for it. When another dispatcher has it, that is all. When it cannot be
+   * done here for another reason (no free slot, the job is not there to take, an error), the notice goes the usual
+   * way: a fetch from the handler's queue.
    */
   function takeNotifiedJob(handler: string, jobId: string, dueMs: number): void {
     if (stopped || opts.executor.reserve(1) === 0) {
       due.add(dueMs, handler);
       return;
     }
+    traceHop("take_notified", [jobId]);
     track(
       (async () => {
-        let got: NotifiedJob | null = null;
+        let got: NotifiedJob | "elsewhere" | null = null;
         try {
           traceHop("fetch");
           got = await claimNotifiedJob(opts.hotPool, runQueueFor(handler), jobId, opts.workerId);
         } catch (err) {
           log.debug({ err, jobId }, "could not take the notified job; fetching from its queue");
+        }
+        if (got === "elsewhere") {
+          traceHop("notified_job_elsewhere");
+          opts.executor.unreserve(1, false);
+          return;
         }
         if (!got) {
           opts.executor.unreserve(1, false);

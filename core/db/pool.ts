@@ -102,10 +102,25 @@ export function createHotPathPool(connectionString: string, max: number): pg.Poo
   return hot;
 }
 
+let hotPathPool: pg.Pool | undefined;
+
+/**
+ * This process's own hot-path pool (createHotPathPool: every statement on the generic plan), for its one-statement
+ * paths outside the worker: a manual trigger's statement (core/schedules/insert-triggered-run.ts). On the main pool
+ * that statement (five CTEs, pg-boss's insert among them) was planned afresh on every call — the plan cache kept
+ * choosing a custom plan — which cost ~0.3–1 ms of CPU on the trigger's way to its NOTIFY (issue 16).
+ */
+export function getHotPathPool(): pg.Pool {
+  hotPathPool ??= createHotPathPool(requireDatabaseUrl(), Math.min(2, getEnv().VIGIL_DB_POOL_MAX));
+  return hotPathPool;
+}
+
 export async function closePool(): Promise<void> {
   const p = pool;
+  const hot = hotPathPool;
   pool = undefined;
-  await p?.end();
+  hotPathPool = undefined;
+  await Promise.all([p?.end(), hot?.end()]);
 }
 
 /** Runs fn in a new transaction on a connection of `from`: committed when fn resolves (rolled back instead with `rollback`). */

@@ -8,6 +8,7 @@ import { insertSchedule, startTestBoss } from "@/test/run-fixtures";
 import { triggerNow } from "@/core/schedules/trigger-now";
 import { systemActor } from "@/core/auth/roles";
 import { canFlushWal } from "@/core/db/flush-wal";
+import { getHotPathPool } from "@/core/db/pool";
 import type pg from "pg";
 
 const db = useTestDatabase("insert_triggered_run");
@@ -42,5 +43,17 @@ describe("trigger now in one statement", () => {
     }
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state = 'queued'`, [scheduleId]);
     expect(rows[0].n).toBe(20);
+  });
+
+  it("runs the statement on the generic plan: it is not planned again on every trigger", async () => {
+    const scheduleId = await insertSchedule(pool, { handler: "demo.noop" });
+    for (let i = 0; i < 8; i++) await triggerNow(scheduleId, { reason: "plans" }, systemActor("test"), { boss });
+    // One trigger at a time: the hot-path pool ran them all on its one (kept) connection, where the named statement lives.
+    const { rows } = await getHotPathPool().query<{ generic_plans: number; custom_plans: number }>(
+      `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'vigil-trigger-%'`,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.custom_plans).toBe(0);
+    expect(rows[0]!.generic_plans).toBeGreaterThanOrEqual(8);
   });
 });

@@ -12,7 +12,7 @@ import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { inTransaction, dbNow, getPool, type Queryable } from "../db/pool";
+import { inTransaction, dbNow, getHotPathPool, getPool, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
@@ -141,7 +141,7 @@ async function triggerInOneStatement(id: string, reason: string, actor: Actor, b
       };
     }
     const runId = crypto.randomUUID();
-    const run = await triggerRunInOneStatement(getPool(), boss, {
+    const run = await triggerRunInOneStatement(getHotPathPool(), boss, {
       id: runId,
       schedule: target,
       idempotencyKey: manualKey(target.id, runId),
