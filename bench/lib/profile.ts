@@ -3,7 +3,12 @@
 // PROFILE_SETTINGS and call startProfile right before the window.
 import type pg from "pg";
 
-export const PROFILE_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" };
+export const PROFILE_SETTINGS = {
+  shared_preload_libraries: "pg_stat_statements",
+  "pg_stat_statements.track": "all",
+  // The window's WAL is read back (pg_walinspect) to count what each run wrote: keep it past checkpoints.
+  wal_keep_size: "2GB",
+};
 
 export interface Profile {
   /** Lines describing the window, per `per` units of work (runs, jobs). */
@@ -20,6 +25,7 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
   const commits = async () =>
     Number((await pool.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0].xact_commit);
   const c0 = await commits();
+  const lsn0: string = (await pool.query("SELECT pg_current_wal_lsn()::text AS l")).rows[0].l;
   return {
     async report(per, top = 12) {
       const c1 = await commits();
@@ -41,7 +47,45 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
       for (const r of rows.slice(0, top)) out.push(row(r));
       out.push("most time:");
       for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) out.push(row(r));
+      out.push(...(await runsWrites(pool, lsn0, per)));
       return out;
     },
   };
+}
+
+/**
+ * What the window wrote to `runs` and its indexes, read back from the WAL (pg_walinspect): heap inserts, updates and
+ * HOT updates, and index records (almost all leaf inserts; page splits add a few) per index, per unit of work. Every
+ * non-HOT update of a run enters each index whose predicate its new version meets.
+ */
+async function runsWrites(pool: pg.Pool, lsn0: string, per: number): Promise<string[]> {
+  try {
+    await pool.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+    const { rows } = await pool.query<{ relname: string; heap: boolean; record_type: string; n: number }>(
+      `SELECT c.relname, c.relkind = 'r' AS heap, b.record_type, count(DISTINCT b.start_lsn)::int AS n
+         FROM pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn()) b
+         JOIN pg_class c ON c.relfilenode = b.relfilenode
+        WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) AND b.relforknumber = 0
+          AND (c.oid = 'runs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'runs'::regclass))
+        GROUP BY 1, 2, 3`,
+      [lsn0],
+    );
+    const f = (n: number) => (n / per).toFixed(2);
+    const heap = (t: string) => rows.filter((r) => r.heap && r.record_type.startsWith(t)).reduce((n, r) => n + r.n, 0);
+    const byIndex = new Map<string, number>();
+    for (const r of rows.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
+      byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
+    const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
+    return [
+      `runs, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
+        `index inserts ${f(total)} per run:`,
+      "  " +
+        [...byIndex.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${f(v)}`)
+          .join(", "),
+    ];
+  } catch (err) {
+    return [`runs, from the WAL: not available (${(err as Error).message})`];
+  }
 }
