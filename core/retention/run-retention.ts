@@ -47,9 +47,12 @@ export async function runRetention(
   try {
     locked = (await client.query(`SELECT pg_try_advisory_lock($1) AS ok`, [RETENTION_LOCK_KEY])).rows[0].ok;
     if (!locked) return null;
-    await client.query(`SELECT set_config('lock_timeout', $1, false), set_config('application_name', 'vigil-retention', false)`, [
-      `${settings.lockTimeoutMs}ms`,
-    ]);
+    // synchronous_commit (off by default): the pass's commits never wait on a WAL flush (see RetentionSettings).
+    await client.query(
+      `SELECT set_config('lock_timeout', $1, false), set_config('application_name', 'vigil-retention', false),
+              set_config('synchronous_commit', $2, false)`,
+      [`${settings.lockTimeoutMs}ms`, settings.synchronousCommit ?? "off"],
+    );
     const t0 = performance.now();
     const { rows: st } = await client.query(
       `INSERT INTO retention_status (id, settings, worker_id, started_at, error) VALUES (true, $1, $2, clock_timestamp(), NULL)
@@ -72,6 +75,7 @@ export async function runRetention(
         summarizedBefore: sum.summarizedBefore,
         pauseRatio: settings.pauseRatio,
         maxPauseMs: settings.maxPauseMs,
+        maxWalBytesPerSecond: (settings.maxWalMbPerSecond ?? 0) * 1024 * 1024,
       });
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
@@ -146,7 +150,7 @@ export async function runRetention(
     }
   } finally {
     if (locked) await client.query(`SELECT pg_advisory_unlock($1)`, [RETENTION_LOCK_KEY]).catch(() => undefined);
-    await client.query(`RESET lock_timeout; RESET application_name`).catch(() => undefined);
+    await client.query(`RESET lock_timeout; RESET application_name; RESET synchronous_commit`).catch(() => undefined);
     client.release();
   }
 }
