@@ -9,6 +9,7 @@ import { ensurePartitionDays } from "./ensure-partitions";
 import { expireRuns } from "./expire-runs";
 import { retentionSettingsFromEnv } from "./retention-settings";
 import { runRetention } from "./run-retention";
+import { SERVER_SETTINGS } from "../../scripts/lib/postgres";
 
 const db = useTestDatabase("pass-wal");
 let pool: ReturnType<typeof testPool>;
@@ -82,3 +83,27 @@ test("a WAL-rate bound makes the runs step take at least its WAL over the bound,
     c.release();
   }
 });
+
+test.skipIf(!!process.env.TEST_DATABASE_URL)(
+  "the embedded server runs with the WAL settings a pass needs (vigil-server.conf), and ALTER SYSTEM still overrides them",
+  async () => {
+    const show = async () =>
+      (await pool.query(`SELECT current_setting('max_wal_size') AS m, current_setting('wal_compression') AS w`)).rows[0] as {
+        m: string;
+        w: string;
+      };
+    expect(await show()).toEqual({ m: SERVER_SETTINGS.max_wal_size, w: SERVER_SETTINGS.wal_compression });
+    // The bench's bulk load and an operator's ALTER SYSTEM take precedence (a config file, not a -c flag).
+    await pool.query(`ALTER SYSTEM SET max_wal_size = '16GB'`);
+    await pool.query(`SELECT pg_reload_conf()`);
+    try {
+      for (const deadline = Date.now() + 10_000; (await show()).m !== "16GB";) {
+        if (Date.now() > deadline) throw new Error(`ALTER SYSTEM did not take: max_wal_size ${(await show()).m}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await pool.query(`ALTER SYSTEM RESET max_wal_size`);
+      await pool.query(`SELECT pg_reload_conf()`);
+    }
+  },
+);
