@@ -565,7 +565,13 @@ export default async function retentionBench(): Promise<void> {
       // A round may add options after a third "/", ";"-separated: sc=on|off (the pass's synchronous_commit), wal=N (its
       // WAL bound, MB/s), and server settings by name (wal_compression=pglz, max_wal_size=200MB, …: ALTER SYSTEM and a
       // reload for the round, reset after it), e.g. "1/5000/sc=on;max_wal_size=200MB,1/5000/sc=off;wal_compression=pglz".
-      const rounds = (process.env.BENCH_RETENTION_B_ROUNDS ?? `${base.pauseRatio}/${base.batchSize}`)
+      // BENCH_RETENTION_B_ROUNDS_FILE: the rounds are read from this file when (b) begins (when it exists), so a long
+      // build can start before they are chosen.
+      const roundsFile = process.env.BENCH_RETENTION_B_ROUNDS_FILE;
+      const roundsSpec =
+        roundsFile && fs.existsSync(roundsFile) ? fs.readFileSync(roundsFile, "utf8").trim() : process.env.BENCH_RETENTION_B_ROUNDS;
+      say(`(b) rounds: ${roundsSpec ?? "the env's settings"}`);
+      const rounds = (roundsSpec ?? `${base.pauseRatio}/${base.batchSize}`)
         .split(",")
         .slice(0, DAYS - 3)
         .map((x) => {
