@@ -20,10 +20,15 @@ export interface RetentionStatus {
   } | null;
   partitions: { table: string; count: number; oldest: string | null; newest: string | null }[];
   schedulesWithOverride: number;
+  /**
+   * The server's settings a pass's WAL meets (README "Retention"): the embedded server sets them (vigil-server.conf);
+   * a server reached through DATABASE_URL has its own.
+   */
+  server: { maxWalSize: string; walCompression: string; checkpointTimeout: string; synchronousCommit: string };
 }
 
 export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus> {
-  const [status, parts, overrides] = await Promise.all([
+  const [status, parts, overrides, server] = await Promise.all([
     db.query<{
       settings: Record<string, unknown> | null;
       worker_id: string | null;
@@ -39,6 +44,10 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
         GROUP BY p.relname ORDER BY p.relname`,
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM schedules WHERE retention_days IS NOT NULL AND deleted_at IS NULL`),
+    db.query<RetentionStatus["server"]>(
+      `SELECT current_setting('max_wal_size') AS "maxWalSize", current_setting('wal_compression') AS "walCompression",
+              current_setting('checkpoint_timeout') AS "checkpointTimeout", current_setting('synchronous_commit') AS "synchronousCommit"`,
+    ),
   ]);
   const s = status.rows[0];
   const ymd = (v: string | null) => (v ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : null);
@@ -59,5 +68,6 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
       : null,
     partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),
     schedulesWithOverride: overrides.rows[0]?.n ?? 0,
+    server: server.rows[0]!,
   };
 }
