@@ -606,6 +606,17 @@ export default async function retentionBench(): Promise<void> {
           .join("")}]`;
         for (const [k, v] of Object.entries(serverSettings)) await c.query(`ALTER SYSTEM SET ${k} = '${v.replace(/'/g, "''")}'`);
         await c.query(`SELECT pg_reload_conf()`);
+        // A reload reaches the sessions asynchronously: wait (≤ 5 s) until this one sees the round's settings.
+        for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
+          const { rows: now } = await c.query(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[])`, [
+            Object.keys(serverSettings),
+          ]);
+          const same = (a: string, b: string) => a.replace(/\s/g, "").toLowerCase() === b.replace(/\s/g, "").toLowerCase();
+          const pretty = (r: { setting: string; unit: string | null }) =>
+            r.unit === "MB" && Number(r.setting) % 1024 === 0 ? `${Number(r.setting) / 1024}GB` : `${r.setting}${r.unit ?? ""}`;
+          if (now.every((r) => same(pretty(r), serverSettings[r.name]!) || same(r.setting, serverSettings[r.name]!))) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
         const { rows: shown } = await c.query(
           `SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' ORDER BY name) AS s FROM pg_settings
             WHERE name IN ('wal_compression', 'max_wal_size', 'checkpoint_completion_target', 'checkpoint_timeout', 'wal_writer_delay', 'wal_buffers', 'shared_buffers')`,
