@@ -60,15 +60,19 @@ export async function runRetention(
        RETURNING result->>'summarizedBefore' AS summarized_before`,
       [JSON.stringify(settings), opts.workerId],
     );
+    // The step a failure happened in goes into its message (retention_status, the Workers page, the worker's log).
+    let step = "partitions ahead";
     try {
       const partitionsCreated = await ensureDayPartitions(client, settings.partitionsAheadDays);
       const t1 = performance.now();
+      step = "daily summaries";
       const sum = await rollUpDailySummaries(client, { fromDay: st[0]?.summarized_before ?? null, defaultRunsDays: settings.runsDays });
       const t2 = performance.now();
       const lsn = async () => (await client.query(`SELECT pg_current_wal_lsn()::text AS l`)).rows[0].l as string;
       const walDiff = async (from: string) =>
         Number((await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS b`, [from])).rows[0].b);
       const w2 = await lsn();
+      step = "runs";
       const runs = await expireRuns(client, {
         defaultDays: settings.runsDays,
         batchSize: settings.batchSize,
@@ -80,6 +84,7 @@ export async function runRetention(
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
       const w3 = await lsn();
+      step = "day partitions";
       const partitionsDropped = [
         ...(await expirePartitions(client, {
           table: "run_events",
@@ -98,8 +103,10 @@ export async function runRetention(
       ];
       const t4 = performance.now();
       const walPartitions = await walDiff(w3);
+      step = "side tables";
       const sideTables = await expireSideTables(client, settings);
       const t5 = performance.now();
+      step = "job retention";
       const jobQueuesUpdated = opts.boss ? await applyJobRetention(opts.boss, settings.jobsDays) : 0;
       const report: RetentionReport = {
         partitionsCreated,
@@ -143,6 +150,7 @@ export async function runRetention(
       ]);
       return report;
     } catch (err) {
+      if (err instanceof Error) err.message = `${step} step: ${err.message}`;
       await client
         .query(`UPDATE retention_status SET error = $1, finished_at = clock_timestamp() WHERE id`, [(err as Error).message])
         .catch(() => undefined);
