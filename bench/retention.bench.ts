@@ -589,7 +589,7 @@ export default async function retentionBench(): Promise<void> {
               pauseRatio: Number(ratio),
               batchSize: Number(batch || base.batchSize),
               synchronousCommit: (sc ?? base.synchronousCommit) as "on" | "off",
-              maxWalMbPerSecond: wal === undefined ? base.maxWalMbPerSecond : Number(wal),
+              maxWalMbPerSecond: wal === undefined ? base.maxWalMbPerSecond : wal === "auto" ? ("auto" as const) : Number(wal),
             },
             server,
           };
@@ -659,7 +659,7 @@ export default async function retentionBench(): Promise<void> {
         const after = await windowFigures(c, t2, afterEnd);
         const without = await windowFigures(c, start, mid, t2, afterEnd);
         say(
-          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused`,
+          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused; runs step WAL ${mb(pass?.stepWalBytes.runs ?? 0)} (${Math.round((pass?.stepWalBytes.runs ?? 0) / Math.max(1, pass?.runs ?? 0))} B/run), bound ${pass?.walBoundBytesPerSecond ? `${mb(pass.walBoundBytesPerSecond)}/s` : "none"}`,
         );
         for (const [label, f, d] of [
           ["before (without)", before, dBefore],

@@ -61,8 +61,13 @@ export function RetentionSettings() {
         </span>{" "}
         (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>),{" "}
         <span data-testid="retention-wal">
-          writing {s.maxWalMbPerSecond ? `at most ${s.maxWalMbPerSecond} MB of WAL a second` : "WAL at no set rate"}, its own commits with
-          synchronous_commit {s.synchronousCommit ?? "off"}
+          writing{" "}
+          {s.maxWalMbPerSecond === "auto" || s.maxWalMbPerSecond === undefined
+            ? `at most half the WAL a second the server's checkpoint settings take (auto${last?.walBoundMbPerSecond ? `: ${last.walBoundMbPerSecond} MB/s` : ""})`
+            : s.maxWalMbPerSecond
+              ? `at most ${s.maxWalMbPerSecond} MB of WAL a second`
+              : "WAL at no set rate"}
+          , its own commits with synchronous_commit {s.synchronousCommit ?? "off"}
         </span>{" "}
         (<code>VIGIL_RETENTION_MAX_WAL_MB_PER_S</code>, <code>VIGIL_RETENTION_SYNCHRONOUS_COMMIT</code>).{" "}
         {r.server && (

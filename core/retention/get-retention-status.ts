@@ -17,6 +17,8 @@ export interface RetentionStatus {
     partitionsDropped: string[];
     durationMs: number | null;
     pausedMs: number | null;
+    /** The runs step's WAL bound that pass resolved to (MB/s, 1 decimal; null = none or not recorded). */
+    walBoundMbPerSecond: number | null;
   } | null;
   partitions: { table: string; count: number; oldest: string | null; newest: string | null }[];
   schedulesWithOverride: number;
@@ -35,7 +37,13 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
       started_at: Date | null;
       finished_at: Date | null;
       error: string | null;
-      result: { runs?: number; partitionsDropped?: { partition: string }[]; durationMs?: number; pausedMs?: number } | null;
+      result: {
+        runs?: number;
+        partitionsDropped?: { partition: string }[];
+        durationMs?: number;
+        pausedMs?: number;
+        walBoundBytesPerSecond?: number;
+      } | null;
     }>(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
     db.query<{ table: string; count: number; oldest: string | null; newest: string | null }>(
       `SELECT p.relname AS table, count(*)::int AS count, min(right(c.relname, 8)) AS oldest, max(right(c.relname, 8)) AS newest
@@ -64,6 +72,7 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
           partitionsDropped: (s.result?.partitionsDropped ?? []).map((p) => p.partition),
           durationMs: s.result?.durationMs ?? null,
           pausedMs: s.result?.pausedMs ?? null,
+          walBoundMbPerSecond: s.result?.walBoundBytesPerSecond ? Math.round(s.result.walBoundBytesPerSecond / 104857.6) / 10 : null,
         }
       : null,
     partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),

@@ -48,6 +48,13 @@ test("the pass deletes runs with synchronous_commit off in its own session (the 
       const settings = { ...defaults, runsDays: 1, logsDays: 1, batchSize: 10, ...(synchronousCommit ? { synchronousCommit } : {}) };
       const report = await runRetention(pool, settings, { workerId: "test" });
       expect(report!.runs).toBe(48);
+      // The default WAL bound ("auto"): half of max_wal_size / (1 + checkpoint_completion_target) per checkpoint_timeout.
+      expect(defaults.maxWalMbPerSecond).toBe("auto");
+      const { rows: srv } = await pool.query(
+        `SELECT pg_size_bytes(current_setting('max_wal_size'))::float8 AS m, current_setting('checkpoint_completion_target')::float8 AS t,
+                extract(epoch FROM current_setting('checkpoint_timeout')::interval)::float8 AS s`,
+      );
+      expect(report!.walBoundBytesPerSecond).toBe(Math.round(srv[0].m / (1 + srv[0].t) / srv[0].s / 2));
       const { rows } = await pool.query(`SELECT setting, count(*)::int AS n FROM seen_commit_setting GROUP BY 1`);
       // 4 full batches and a short one, each DELETE under the pass's setting.
       expect(rows).toEqual([{ setting: synchronousCommit ?? "off", n: 5 }]);

@@ -29,8 +29,11 @@ export interface RetentionSettings {
    * pass; nothing else the pass writes needs to survive one. The workers' commits then flush less of its WAL.
    */
   synchronousCommit: "on" | "off";
-  /** The most WAL the runs step writes per second, in MB (0 = no bound): it pauses longer after a batch that wrote more. */
-  maxWalMbPerSecond: number;
+  /**
+   * The most WAL the runs step writes per second, in MB (0 = no bound): it pauses longer after a batch that wrote
+   * more. "auto": half the rate the server's checkpoint settings take without a requested checkpoint (walBoundSql).
+   */
+  maxWalMbPerSecond: number | "auto";
   /** How long one retention statement may wait for a lock before it gives up (and retries on the next pass). */
   lockTimeoutMs: number;
   /** Daily partitions kept ready ahead of today. */
@@ -66,3 +69,12 @@ export function effectiveLogsDays(s: Pick<RetentionSettings, "runsDays" | "logsD
   if (s.logsDays === 0) return s.runsDays;
   return Math.min(s.logsDays, s.runsDays);
 }
+
+/**
+ * SQL: the WAL rate (bytes/s) "auto" bounds a pass to. PostgreSQL requests a checkpoint once the WAL since the last
+ * one exceeds max_wal_size / (1 + checkpoint_completion_target); written at that size per checkpoint_timeout, the
+ * checkpoints stay timed. Half of it goes to the pass, the other half is left to everything else writing meanwhile.
+ */
+export const walBoundSql = `SELECT (pg_size_bytes(current_setting('max_wal_size'))
+          / (1 + current_setting('checkpoint_completion_target')::float8)
+          / extract(epoch FROM current_setting('checkpoint_timeout')::interval) / 2)::float8 AS b`;

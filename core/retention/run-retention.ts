@@ -12,7 +12,7 @@ import { ensureDayPartitions } from "./ensure-partitions";
 import { expirePartitions, type ExpiredPartition } from "./expire-partitions";
 import { expireRuns } from "./expire-runs";
 import { expireSideTables, type SideTablesExpired } from "./expire-side-tables";
-import { effectiveLogsDays, type RetentionSettings } from "./retention-settings";
+import { effectiveLogsDays, walBoundSql, type RetentionSettings } from "./retention-settings";
 import { rollUpDailySummaries } from "./roll-up-daily-summaries";
 import { applyJobRetention } from "./job-retention";
 
@@ -34,6 +34,8 @@ export interface RetentionReport {
   stepMs: { summaries: number; runs: number; partitions: number; sideTables: number };
   /** WAL written by the runs and partitions steps (bytes; other sessions' WAL included). */
   stepWalBytes: { runs: number; partitions: number };
+  /** The runs step's WAL bound this pass (bytes/s; 0 = none), "auto" resolved from the server's settings. */
+  walBoundBytesPerSecond: number;
 }
 
 /** Runs a pass unless another worker holds the retention lock (then null). */
@@ -72,6 +74,10 @@ export async function runRetention(
       const walDiff = async (from: string) =>
         Number((await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS b`, [from])).rows[0].b);
       const w2 = await lsn();
+      const walBound =
+        settings.maxWalMbPerSecond === "auto"
+          ? Number((await client.query<{ b: number }>(walBoundSql)).rows[0]!.b)
+          : (settings.maxWalMbPerSecond ?? 0) * 1024 * 1024;
       step = "runs";
       const runs = await expireRuns(client, {
         defaultDays: settings.runsDays,
@@ -79,7 +85,7 @@ export async function runRetention(
         summarizedBefore: sum.summarizedBefore,
         pauseRatio: settings.pauseRatio,
         maxPauseMs: settings.maxPauseMs,
-        maxWalBytesPerSecond: (settings.maxWalMbPerSecond ?? 0) * 1024 * 1024,
+        maxWalBytesPerSecond: walBound,
       });
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
@@ -126,6 +132,7 @@ export async function runRetention(
           sideTables: Math.round(t5 - t4),
         },
         stepWalBytes: { runs: walRuns, partitions: walPartitions },
+        walBoundBytesPerSecond: Math.round(walBound),
       };
       const removed =
         report.runs + report.triggerRequests + partitionsDropped.length + Object.values(sideTables).reduce((a, n) => a + n, 0) > 0;
