@@ -604,6 +604,12 @@ export default async function retentionBench(): Promise<void> {
         )
           .map(([k, v]) => `, ${k}=${v}`)
           .join("")}]`;
+        // What the round's settings were before it: after it they are reset and waited for, so the next round (and its
+        // pass's session) starts from the server's own again.
+        const { rows: prior } = await c.query<{ name: string; setting: string }>(
+          `SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`,
+          [Object.keys(serverSettings)],
+        );
         for (const [k, v] of Object.entries(serverSettings)) await c.query(`ALTER SYSTEM SET ${k} = '${v.replace(/'/g, "''")}'`);
         await c.query(`SELECT pg_reload_conf()`);
         // A reload reaches the sessions asynchronously: wait (≤ 5 s) until this one sees the round's settings.
@@ -686,6 +692,14 @@ export default async function retentionBench(): Promise<void> {
         );
         for (const k of Object.keys(serverSettings)) await c.query(`ALTER SYSTEM RESET ${k}`);
         await c.query(`SELECT pg_reload_conf()`);
+        for (const deadline = performance.now() + 5000; prior.length > 0 && performance.now() < deadline;) {
+          const { rows: now } = await c.query<{ name: string; setting: string }>(
+            `SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`,
+            [Object.keys(serverSettings)],
+          );
+          if (now.every((r) => prior.find((p) => p.name === r.name)?.setting === r.setting)) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
