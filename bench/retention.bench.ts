@@ -562,19 +562,72 @@ export default async function retentionBench(): Promise<void> {
       say(`(b) code under test: ${gitHead()}`);
       // Rounds (BENCH_RETENTION_B_ROUNDS, e.g. "0,1,0/1000,1/1000": pause ratio[/batch size] each; default one round
       // with the env's settings), each expiring one more day, to compare pacings on one database in one sitting.
-      const rounds = (process.env.BENCH_RETENTION_B_ROUNDS ?? `${base.pauseRatio}/${base.batchSize}`)
+      // A round may add options after a third "/", ";"-separated: sc=on|off (the pass's synchronous_commit), wal=N (its
+      // WAL bound, MB/s), and server settings by name (wal_compression=pglz, max_wal_size=200MB, …: ALTER SYSTEM and a
+      // reload for the round, reset after it), e.g. "1/5000/sc=on;max_wal_size=200MB,1/5000/sc=off;wal_compression=pglz".
+      // BENCH_RETENTION_B_ROUNDS_FILE: the rounds are read from this file when (b) begins (when it exists), so a long
+      // build can start before they are chosen.
+      const roundsFile = process.env.BENCH_RETENTION_B_ROUNDS_FILE;
+      const roundsSpec =
+        roundsFile && fs.existsSync(roundsFile) ? fs.readFileSync(roundsFile, "utf8").trim() : process.env.BENCH_RETENTION_B_ROUNDS;
+      say(`(b) rounds: ${roundsSpec ?? "the env's settings"}`);
+      const rounds = (roundsSpec ?? `${base.pauseRatio}/${base.batchSize}`)
         .split(",")
         .slice(0, DAYS - 3)
         .map((x) => {
-          const [ratio, batch] = x.split("/");
-          return { ...base, pauseRatio: Number(ratio), batchSize: Number(batch || base.batchSize) };
+          const [ratio, batch, extra] = x.split("/");
+          const opts = Object.fromEntries(
+            (extra ?? "")
+              .split(";")
+              .filter(Boolean)
+              .map((kv) => kv.split("=") as [string, string]),
+          );
+          const { sc, wal, ...server } = opts;
+          return {
+            settings: {
+              ...base,
+              pauseRatio: Number(ratio),
+              batchSize: Number(batch || base.batchSize),
+              synchronousCommit: (sc ?? base.synchronousCommit) as "on" | "off",
+              maxWalMbPerSecond: wal === undefined ? base.maxWalMbPerSecond : wal === "auto" ? ("auto" as const) : Number(wal),
+            },
+            server,
+          };
         });
       // The workers start behind (the schedules kept firing while they started): wait until they have caught up, so
       // the first "before" window is not their backlog.
       const caughtUp = await waitForOnTime(c, 300_000);
       say(`(b) workers ${caughtUp ? "caught up" : "still behind after 300 s"} (load ${load()})`);
-      for (const [round, settings] of rounds.entries()) {
-        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms]`;
+      for (const [round, { settings, server: serverSettings }] of rounds.entries()) {
+        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms, synchronous_commit ${settings.synchronousCommit}, WAL ≤ ${settings.maxWalMbPerSecond || "∞"} MB/s${Object.entries(
+          serverSettings,
+        )
+          .map(([k, v]) => `, ${k}=${v}`)
+          .join("")}]`;
+        // What the round's settings were before it: after it they are reset and waited for, so the next round (and its
+        // pass's session) starts from the server's own again.
+        const { rows: prior } = await c.query<{ name: string; setting: string }>(
+          `SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`,
+          [Object.keys(serverSettings)],
+        );
+        for (const [k, v] of Object.entries(serverSettings)) await c.query(`ALTER SYSTEM SET ${k} = '${v.replace(/'/g, "''")}'`);
+        await c.query(`SELECT pg_reload_conf()`);
+        // A reload reaches the sessions asynchronously: wait (≤ 5 s) until this one sees the round's settings.
+        for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
+          const { rows: now } = await c.query(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[])`, [
+            Object.keys(serverSettings),
+          ]);
+          const same = (a: string, b: string) => a.replace(/\s/g, "").toLowerCase() === b.replace(/\s/g, "").toLowerCase();
+          const pretty = (r: { setting: string; unit: string | null }) =>
+            r.unit === "MB" && Number(r.setting) % 1024 === 0 ? `${Number(r.setting) / 1024}GB` : `${r.setting}${r.unit ?? ""}`;
+          if (now.every((r) => same(pretty(r), serverSettings[r.name]!) || same(r.setting, serverSettings[r.name]!))) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const { rows: shown } = await c.query(
+          `SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' ORDER BY name) AS s FROM pg_settings
+            WHERE name IN ('wal_compression', 'max_wal_size', 'checkpoint_completion_target', 'checkpoint_timeout', 'wal_writer_delay', 'wal_buffers', 'shared_buffers')`,
+        );
+        say(`(b) ${tag} server: ${shown[0].s}`);
         // Windows alternate without / with / without (before the pass, during it, after it), each printed with what the
         // worker connections waited on, the machine's CPU and the checkpoints: a noisy neighbour on the shared machine
         // shows up as a "without" window that is late too.
@@ -612,7 +665,7 @@ export default async function retentionBench(): Promise<void> {
         const after = await windowFigures(c, t2, afterEnd);
         const without = await windowFigures(c, start, mid, t2, afterEnd);
         say(
-          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused`,
+          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused; runs step WAL ${mb(pass?.stepWalBytes.runs ?? 0)} (${Math.round((pass?.stepWalBytes.runs ?? 0) / Math.max(1, pass?.runs ?? 0))} B/run), bound ${pass?.walBoundBytesPerSecond ? `${mb(pass.walBoundBytesPerSecond)}/s` : "none"}`,
         );
         for (const [label, f, d] of [
           ["before (without)", before, dBefore],
@@ -637,6 +690,16 @@ export default async function retentionBench(): Promise<void> {
         say(
           `(b) ${tag} ratios during / (before+after): throughput ×${(during.perSecond / without.perSecond).toFixed(2)}, lateness p99 ×${(during.p99 / Math.max(1, without.p99)).toFixed(2)} (${during.p99.toFixed(0)} vs ${without.p99.toFixed(0)} ms; goal ≤ 1.1×); during / before p99 ×${(during.p99 / Math.max(1, before.p99)).toFixed(2)}, during / after p99 ×${(during.p99 / Math.max(1, after.p99)).toFixed(2)}`,
         );
+        for (const k of Object.keys(serverSettings)) await c.query(`ALTER SYSTEM RESET ${k}`);
+        await c.query(`SELECT pg_reload_conf()`);
+        for (const deadline = performance.now() + 5000; prior.length > 0 && performance.now() < deadline;) {
+          const { rows: now } = await c.query<{ name: string; setting: string }>(
+            `SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`,
+            [Object.keys(serverSettings)],
+          );
+          if (now.every((r) => prior.find((p) => p.name === r.name)?.setting === r.setting)) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
     } finally {
       await Promise.all(workers.map((w) => w.stop()));

@@ -155,6 +155,24 @@ export const envSchema = z.object({
   // (capped at VIGIL_RETENTION_MAX_PAUSE_MS), so claims and finishes get the CPU and the WAL back between batches.
   VIGIL_RETENTION_PAUSE_RATIO: decimal(1),
   VIGIL_RETENTION_MAX_PAUSE_MS: int(5000),
+  // synchronous_commit of the retention pass's own session: off, its commits do not wait for their WAL to reach disk
+  // (a delete lost to a crash is redone by the next pass), and the workers' commits flush less of its WAL.
+  // The most WAL the runs step writes per second (MB; 0 = no bound; "auto" = half of what the server's max_wal_size,
+  // checkpoint_timeout and checkpoint_completion_target take without a requested checkpoint), so the pass does not
+  // push the server into checkpoints back to back (README "Retention").
+  VIGIL_RETENTION_MAX_WAL_MB_PER_S: z
+    .string()
+    .optional()
+    .transform((v, ctx): number | "auto" => {
+      if (v === undefined || v === "" || v === "auto") return "auto";
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 10_000) {
+        ctx.addIssue({ code: "custom", message: `must be "auto", 0 (no bound) or a number of MB up to 10000, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  VIGIL_RETENTION_SYNCHRONOUS_COMMIT: z.enum(["on", "off"], { error: "must be on or off" }).default("off"),
   // Single sign-on (OIDC): set the issuer, client id (and secret) and a role map to show "Sign in with …".
   VIGIL_OIDC_ISSUER: z.preprocess(
     (v) => (v === "" ? undefined : v),

@@ -12,6 +12,9 @@ test("the Workers page shows the retention settings; a schedule sets its own run
   await expect(settings).toContainText("VIGIL_RETENTION_ONCE_MARKERS_DAYS");
   await expect(settings).toContainText("Audit trail");
   await expect(settings).toContainText(/run_events: \d+ day partitions/);
+  // The pass's WAL settings and the server's that its WAL meets (issue 14 (b)).
+  await expect(settings.getByTestId("retention-wal")).toContainText("synchronous_commit off");
+  await expect(settings.getByTestId("retention-server")).toContainText(/max_wal_size \S+, wal_compression \S+, checkpoint_timeout \S+/);
   await page.screenshot({ path: "artifacts/screenshots/workers-retention.png", fullPage: true });
 
   const name = `e2e-retention-${Date.now().toString(36)}`;

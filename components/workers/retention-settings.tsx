@@ -59,7 +59,23 @@ export function RetentionSettings() {
           {s.batchSize} runs a statement and pausing {s.pauseRatio ?? 0}× each statement&apos;s time (at most {s.maxPauseMs ?? 0} ms) before
           the next
         </span>{" "}
-        (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>).{" "}
+        (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>),{" "}
+        <span data-testid="retention-wal">
+          writing{" "}
+          {s.maxWalMbPerSecond === "auto" || s.maxWalMbPerSecond === undefined
+            ? `at most half the WAL a second the server's checkpoint settings take (auto${last?.walBoundMbPerSecond ? `: ${last.walBoundMbPerSecond} MB/s` : ""})`
+            : s.maxWalMbPerSecond
+              ? `at most ${s.maxWalMbPerSecond} MB of WAL a second`
+              : "WAL at no set rate"}
+          , its own commits with synchronous_commit {s.synchronousCommit ?? "off"}
+        </span>{" "}
+        (<code>VIGIL_RETENTION_MAX_WAL_MB_PER_S</code>, <code>VIGIL_RETENTION_SYNCHRONOUS_COMMIT</code>).{" "}
+        {r.server && (
+          <span data-testid="retention-server">
+            The database server: max_wal_size {r.server.maxWalSize}, wal_compression {r.server.walCompression}, checkpoint_timeout{" "}
+            {r.server.checkpointTimeout} (see the README&apos;s &quot;Retention&quot; for what a pass needs).{" "}
+          </span>
+        )}
         {last &&
           (last.error ? (
             <span className="error">

@@ -22,6 +22,13 @@ export interface ExpireRunsOptions {
    */
   pauseRatio?: number;
   maxPauseMs?: number;
+  /**
+   * A bound on the WAL the step writes per second (bytes; 0 or unset = none): after a batch that wrote W bytes of WAL
+   * (pg_current_wal_lsn, other sessions' WAL included) in d ms, the pause lasts at least W / maxWalBytesPerSecond − d
+   * (not capped by maxPauseMs), so a server's max_wal_size is not run through by the pass faster than its
+   * checkpoints spread their writes (forced checkpoints, full-page images of every page touched again).
+   */
+  maxWalBytesPerSecond?: number;
 }
 
 export interface ExpireRunsResult {
@@ -40,15 +47,28 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   let runs = 0;
   let batches = 0;
   let pausedMs = 0;
+  const walBound = (o.maxWalBytesPerSecond ?? 0) > 0;
+  const lsn = async () => (walBound ? ((await db.query(`SELECT pg_current_wal_lsn()::text AS l`)).rows[0].l as string) : "");
+  let lsn0 = await lsn();
   const pace = async (b0: number) => {
     batches++;
     // The pause is measured with the monotonic clock: it paces this process's own work, it decides nothing.
-    const pause = Math.min((performance.now() - b0) * (o.pauseRatio ?? 0), o.maxPauseMs ?? 5000);
+    const took = performance.now() - b0;
+    let pause = Math.min(took * (o.pauseRatio ?? 0), o.maxPauseMs ?? 5000);
+    if (walBound) {
+      const { rows } = await db.query<{ l: string; b: string }>(
+        `SELECT pg_current_wal_lsn()::text AS l, pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS b`,
+        [lsn0],
+      );
+      pause = Math.max(pause, (Number(rows[0]!.b) * 1000) / o.maxWalBytesPerSecond! - took);
+      lsn0 = rows[0]!.l;
+    }
     if (pause >= 1) {
       const p0 = performance.now();
       await new Promise((r) => setTimeout(r, pause));
       pausedMs += performance.now() - p0;
     }
+    lsn0 = await lsn();
   };
   const expiring = schedules.filter((s) => s.days > 0);
   if (expiring.length === 0) return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs };

@@ -17,20 +17,33 @@ export interface RetentionStatus {
     partitionsDropped: string[];
     durationMs: number | null;
     pausedMs: number | null;
+    /** The runs step's WAL bound that pass resolved to (MB/s, 1 decimal; null = none or not recorded). */
+    walBoundMbPerSecond: number | null;
   } | null;
   partitions: { table: string; count: number; oldest: string | null; newest: string | null }[];
   schedulesWithOverride: number;
+  /**
+   * The server's settings a pass's WAL meets (README "Retention"): the embedded server sets them (vigil-server.conf);
+   * a server reached through DATABASE_URL has its own.
+   */
+  server: { maxWalSize: string; walCompression: string; checkpointTimeout: string; synchronousCommit: string };
 }
 
 export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus> {
-  const [status, parts, overrides] = await Promise.all([
+  const [status, parts, overrides, server] = await Promise.all([
     db.query<{
       settings: Record<string, unknown> | null;
       worker_id: string | null;
       started_at: Date | null;
       finished_at: Date | null;
       error: string | null;
-      result: { runs?: number; partitionsDropped?: { partition: string }[]; durationMs?: number; pausedMs?: number } | null;
+      result: {
+        runs?: number;
+        partitionsDropped?: { partition: string }[];
+        durationMs?: number;
+        pausedMs?: number;
+        walBoundBytesPerSecond?: number;
+      } | null;
     }>(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
     db.query<{ table: string; count: number; oldest: string | null; newest: string | null }>(
       `SELECT p.relname AS table, count(*)::int AS count, min(right(c.relname, 8)) AS oldest, max(right(c.relname, 8)) AS newest
@@ -39,6 +52,10 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
         GROUP BY p.relname ORDER BY p.relname`,
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM schedules WHERE retention_days IS NOT NULL AND deleted_at IS NULL`),
+    db.query<RetentionStatus["server"]>(
+      `SELECT current_setting('max_wal_size') AS "maxWalSize", current_setting('wal_compression') AS "walCompression",
+              current_setting('checkpoint_timeout') AS "checkpointTimeout", current_setting('synchronous_commit') AS "synchronousCommit"`,
+    ),
   ]);
   const s = status.rows[0];
   const ymd = (v: string | null) => (v ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6, 8)}` : null);
@@ -55,9 +72,11 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
           partitionsDropped: (s.result?.partitionsDropped ?? []).map((p) => p.partition),
           durationMs: s.result?.durationMs ?? null,
           pausedMs: s.result?.pausedMs ?? null,
+          walBoundMbPerSecond: s.result?.walBoundBytesPerSecond ? Math.round(s.result.walBoundBytesPerSecond / 104857.6) / 10 : null,
         }
       : null,
     partitions: parts.rows.map((r) => ({ table: r.table, count: r.count, oldest: ymd(r.oldest), newest: ymd(r.newest) })),
     schedulesWithOverride: overrides.rows[0]?.n ?? 0,
+    server: server.rows[0]!,
   };
 }

@@ -23,6 +23,17 @@ export interface RetentionSettings {
   pauseRatio: number;
   /** The longest pause after one batch, in ms. */
   maxPauseMs: number;
+  /**
+   * synchronous_commit of the pass's own session (default off): its commits return without waiting for their WAL to
+   * reach disk (the WAL writer flushes it within wal_writer_delay). A delete lost to a crash is redone by the next
+   * pass; nothing else the pass writes needs to survive one. The workers' commits then flush less of its WAL.
+   */
+  synchronousCommit: "on" | "off";
+  /**
+   * The most WAL the runs step writes per second, in MB (0 = no bound): it pauses longer after a batch that wrote
+   * more. "auto": half the rate the server's checkpoint settings take without a requested checkpoint (walBoundSql).
+   */
+  maxWalMbPerSecond: number | "auto";
   /** How long one retention statement may wait for a lock before it gives up (and retries on the next pass). */
   lockTimeoutMs: number;
   /** Daily partitions kept ready ahead of today. */
@@ -44,6 +55,8 @@ export function retentionSettingsFromEnv(env: Env): RetentionSettings {
     batchSize: env.VIGIL_RETENTION_BATCH_SIZE,
     pauseRatio: env.VIGIL_RETENTION_PAUSE_RATIO,
     maxPauseMs: env.VIGIL_RETENTION_MAX_PAUSE_MS,
+    synchronousCommit: env.VIGIL_RETENTION_SYNCHRONOUS_COMMIT,
+    maxWalMbPerSecond: env.VIGIL_RETENTION_MAX_WAL_MB_PER_S,
     lockTimeoutMs: 2000,
     partitionsAheadDays: 7,
     planAheadSeconds: env.VIGIL_PLAN_AHEAD_SECONDS,
@@ -56,3 +69,12 @@ export function effectiveLogsDays(s: Pick<RetentionSettings, "runsDays" | "logsD
   if (s.logsDays === 0) return s.runsDays;
   return Math.min(s.logsDays, s.runsDays);
 }
+
+/**
+ * SQL: the WAL rate (bytes/s) "auto" bounds a pass to. PostgreSQL requests a checkpoint once the WAL since the last
+ * one exceeds max_wal_size / (1 + checkpoint_completion_target); written at that size per checkpoint_timeout, the
+ * checkpoints stay timed. Half of it goes to the pass, the other half is left to everything else writing meanwhile.
+ */
+export const walBoundSql = `SELECT (pg_size_bytes(current_setting('max_wal_size'))
+          / (1 + current_setting('checkpoint_completion_target')::float8)
+          / extract(epoch FROM current_setting('checkpoint_timeout')::interval) / 2)::float8 AS b`;

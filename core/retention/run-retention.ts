@@ -12,7 +12,7 @@ import { ensureDayPartitions } from "./ensure-partitions";
 import { expirePartitions, type ExpiredPartition } from "./expire-partitions";
 import { expireRuns } from "./expire-runs";
 import { expireSideTables, type SideTablesExpired } from "./expire-side-tables";
-import { effectiveLogsDays, type RetentionSettings } from "./retention-settings";
+import { effectiveLogsDays, walBoundSql, type RetentionSettings } from "./retention-settings";
 import { rollUpDailySummaries } from "./roll-up-daily-summaries";
 import { applyJobRetention } from "./job-retention";
 
@@ -34,6 +34,8 @@ export interface RetentionReport {
   stepMs: { summaries: number; runs: number; partitions: number; sideTables: number };
   /** WAL written by the runs and partitions steps (bytes; other sessions' WAL included). */
   stepWalBytes: { runs: number; partitions: number };
+  /** The runs step's WAL bound this pass (bytes/s; 0 = none), "auto" resolved from the server's settings. */
+  walBoundBytesPerSecond: number;
 }
 
 /** Runs a pass unless another worker holds the retention lock (then null). */
@@ -47,9 +49,12 @@ export async function runRetention(
   try {
     locked = (await client.query(`SELECT pg_try_advisory_lock($1) AS ok`, [RETENTION_LOCK_KEY])).rows[0].ok;
     if (!locked) return null;
-    await client.query(`SELECT set_config('lock_timeout', $1, false), set_config('application_name', 'vigil-retention', false)`, [
-      `${settings.lockTimeoutMs}ms`,
-    ]);
+    // synchronous_commit (off by default): the pass's commits never wait on a WAL flush (see RetentionSettings).
+    await client.query(
+      `SELECT set_config('lock_timeout', $1, false), set_config('application_name', 'vigil-retention', false),
+              set_config('synchronous_commit', $2, false)`,
+      [`${settings.lockTimeoutMs}ms`, settings.synchronousCommit ?? "off"],
+    );
     const t0 = performance.now();
     const { rows: st } = await client.query(
       `INSERT INTO retention_status (id, settings, worker_id, started_at, error) VALUES (true, $1, $2, clock_timestamp(), NULL)
@@ -57,25 +62,35 @@ export async function runRetention(
        RETURNING result->>'summarizedBefore' AS summarized_before`,
       [JSON.stringify(settings), opts.workerId],
     );
+    // The step a failure happened in goes into its message (retention_status, the Workers page, the worker's log).
+    let step = "partitions ahead";
     try {
       const partitionsCreated = await ensureDayPartitions(client, settings.partitionsAheadDays);
       const t1 = performance.now();
+      step = "daily summaries";
       const sum = await rollUpDailySummaries(client, { fromDay: st[0]?.summarized_before ?? null, defaultRunsDays: settings.runsDays });
       const t2 = performance.now();
       const lsn = async () => (await client.query(`SELECT pg_current_wal_lsn()::text AS l`)).rows[0].l as string;
       const walDiff = async (from: string) =>
         Number((await client.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS b`, [from])).rows[0].b);
       const w2 = await lsn();
+      const walBound =
+        settings.maxWalMbPerSecond === "auto"
+          ? Number((await client.query<{ b: number }>(walBoundSql)).rows[0]!.b)
+          : (settings.maxWalMbPerSecond ?? 0) * 1024 * 1024;
+      step = "runs";
       const runs = await expireRuns(client, {
         defaultDays: settings.runsDays,
         batchSize: settings.batchSize,
         summarizedBefore: sum.summarizedBefore,
         pauseRatio: settings.pauseRatio,
         maxPauseMs: settings.maxPauseMs,
+        maxWalBytesPerSecond: walBound,
       });
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
       const w3 = await lsn();
+      step = "day partitions";
       const partitionsDropped = [
         ...(await expirePartitions(client, {
           table: "run_events",
@@ -94,8 +109,10 @@ export async function runRetention(
       ];
       const t4 = performance.now();
       const walPartitions = await walDiff(w3);
+      step = "side tables";
       const sideTables = await expireSideTables(client, settings);
       const t5 = performance.now();
+      step = "job retention";
       const jobQueuesUpdated = opts.boss ? await applyJobRetention(opts.boss, settings.jobsDays) : 0;
       const report: RetentionReport = {
         partitionsCreated,
@@ -115,6 +132,7 @@ export async function runRetention(
           sideTables: Math.round(t5 - t4),
         },
         stepWalBytes: { runs: walRuns, partitions: walPartitions },
+        walBoundBytesPerSecond: Math.round(walBound),
       };
       const removed =
         report.runs + report.triggerRequests + partitionsDropped.length + Object.values(sideTables).reduce((a, n) => a + n, 0) > 0;
@@ -139,6 +157,7 @@ export async function runRetention(
       ]);
       return report;
     } catch (err) {
+      if (err instanceof Error) err.message = `${step} step: ${err.message}`;
       await client
         .query(`UPDATE retention_status SET error = $1, finished_at = clock_timestamp() WHERE id`, [(err as Error).message])
         .catch(() => undefined);
@@ -146,7 +165,7 @@ export async function runRetention(
     }
   } finally {
     if (locked) await client.query(`SELECT pg_advisory_unlock($1)`, [RETENTION_LOCK_KEY]).catch(() => undefined);
-    await client.query(`RESET lock_timeout; RESET application_name`).catch(() => undefined);
+    await client.query(`RESET lock_timeout; RESET application_name; RESET synchronous_commit`).catch(() => undefined);
     client.release();
   }
 }

@@ -13,6 +13,39 @@ const PASSWORD = "vigil";
 
 export class StartupError extends Error {}
 
+/**
+ * The embedded server's own settings, written to SERVER_CONF in its data folder at every start and included from
+ * postgresql.conf: a config file, so `ALTER SYSTEM` (postgresql.auto.conf) still overrides any of them — which a
+ * `-c` flag would not. Sized for retention (README "Retention"): a pass expiring a day at 1,000 schedules a minute
+ * writes ≈ 0.7–1.5 GB of WAL, mostly full-page images of the pages it deletes from.
+ */
+export const SERVER_CONF = "vigil-server.conf";
+export const SERVER_SETTINGS: Record<string, string> = {
+  // Above a retention pass's WAL: with the default 1 GB a pass requested checkpoints back to back, and every page it
+  // touched after each one logged a full image again. Checkpoints stay timed (checkpoint_timeout, 5 min).
+  max_wal_size: "4GB",
+  // Full-page images compressed: the only method this build of the server offers (no lz4/zstd).
+  wal_compression: "pglz",
+};
+
+/** Writes SERVER_CONF (SERVER_SETTINGS) into the data folder and makes postgresql.conf include it, once. */
+export function writeServerSettings(dataDir: string, runAs?: RunAs): void {
+  const conf = path.join(dataDir, SERVER_CONF);
+  fs.writeFileSync(
+    conf,
+    `# Written by Vigil at every start of the embedded server (scripts/lib/postgres.ts); ALTER SYSTEM overrides these.\n${Object.entries(
+      SERVER_SETTINGS,
+    )
+      .map(([k, v]) => `${k} = '${v}'`)
+      .join("\n")}\n`,
+    { mode: 0o600 },
+  );
+  if (runAs) fs.chownSync(conf, runAs.uid, runAs.gid);
+  const main = path.join(dataDir, "postgresql.conf");
+  const include = `include_if_exists = '${SERVER_CONF}'`;
+  if (!fs.readFileSync(main, "utf8").split("\n").includes(include)) fs.appendFileSync(main, `\n${include}\n`);
+}
+
 export interface RunningPostgres {
   url(database: string): string;
   /** Where the cluster's files are. */
@@ -129,6 +162,7 @@ export async function startEmbeddedPostgres(opts: {
       });
     }
   }
+  writeServerSettings(dataDir, runAs);
   const start = async (): Promise<ServerProcess> => {
     logs.length = 0;
     try {
