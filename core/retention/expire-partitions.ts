@@ -34,6 +34,16 @@ export interface ExpirePartitionsOptions {
   planAheadSeconds: number;
 }
 
+/**
+ * How long a partition's DETACH … CONCURRENTLY (or its FINALIZE) may wait, instead of the pass's short lock_timeout.
+ * Its wait is for every transaction that was using the table when it began (a worker's claim or finish batch, seconds
+ * long on a loaded machine), and meanwhile it holds only SHARE UPDATE EXCLUSIVE on the parent, which no insert or read
+ * waits for. Under the pass's 2 s it failed instead, and the next pass's FINALIZE again (a 2 M-run bench sitting
+ * failed five passes in a row). Its last step takes ACCESS EXCLUSIVE on the expired day's partition alone: only a
+ * reader of that expiring day can wait behind it.
+ */
+export const DETACH_LOCK_TIMEOUT_MS = 60_000;
+
 /** How far past the end of a day a run with rows written on that day can be planned (see the header). */
 export const plannedAfterDaySeconds = (planAheadSeconds: number) => Math.max(3600, 2 * planAheadSeconds);
 
@@ -57,7 +67,7 @@ export async function expirePartitions(client: pg.PoolClient | pg.Client, o: Exp
     if (p.day >= horizon) break;
     if (p.detachPending) {
       // A previous pass was interrupted between the two phases of DETACH … CONCURRENTLY.
-      await client.query(`ALTER TABLE ${o.table} DETACH PARTITION ${p.name} FINALIZE`);
+      await withDetachLockTimeout(client, () => client.query(`ALTER TABLE ${o.table} DETACH PARTITION ${p.name} FINALIZE`));
       await client.query(`DROP TABLE ${p.name}`);
       expired.push({ table: o.table, partition: p.name, day: p.day, rows: 0, movedRows: 0 });
       continue;
@@ -75,11 +85,24 @@ export async function expirePartitions(client: pg.PoolClient | pg.Client, o: Exp
       );
       movedRows = rowCount ?? 0;
     }
-    await client.query(`ALTER TABLE ${o.table} DETACH PARTITION ${p.name} CONCURRENTLY`);
+    await withDetachLockTimeout(client, () => client.query(`ALTER TABLE ${o.table} DETACH PARTITION ${p.name} CONCURRENTLY`));
     await client.query(`DROP TABLE ${p.name}`);
     expired.push({ table: o.table, partition: p.name, day: p.day, rows: Math.max(0, rowsBefore - movedRows), movedRows });
   }
   return expired;
+}
+
+/** Runs `fn` with DETACH_LOCK_TIMEOUT_MS as the session's lock_timeout, then puts the session's own back. */
+async function withDetachLockTimeout<T>(client: pg.PoolClient | pg.Client, fn: () => Promise<T>): Promise<T> {
+  const { rows } = await client.query<{ was: string }>(
+    `SELECT current_setting('lock_timeout') AS was, set_config('lock_timeout', $1, false)`,
+    [`${DETACH_LOCK_TIMEOUT_MS}ms`],
+  );
+  try {
+    return await fn();
+  } finally {
+    await client.query(`SELECT set_config('lock_timeout', $1, false)`, [rows[0]!.was]);
+  }
 }
 
 /** The partition's row count as the planner knows it (pg_class.reltuples, kept by autovacuum/ANALYZE); counted if never analyzed. */
