@@ -11,33 +11,22 @@ const bool = z
   .optional()
   .transform((v) => v === "true");
 
-const int = (def: number) =>
+/** A number setting: empty or unset is `def`; `integer` refuses a fraction. */
+const numeric = (def: number, kind: "integer" | "number") =>
   z
     .string()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v === "") return def;
       const n = Number(v);
-      if (!Number.isInteger(n)) {
-        ctx.addIssue({ code: "custom", message: `must be an integer, got "${v}"` });
+      if (kind === "integer" ? !Number.isInteger(n) : !Number.isFinite(n)) {
+        ctx.addIssue({ code: "custom", message: `must be ${kind === "integer" ? "an integer" : "a number"}, got "${v}"` });
         return z.NEVER;
       }
       return n;
     });
-
-const decimal = (def: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return def;
-      const n = Number(v);
-      if (!Number.isFinite(n)) {
-        ctx.addIssue({ code: "custom", message: `must be a number, got "${v}"` });
-        return z.NEVER;
-      }
-      return n;
-    });
+const int = (def: number) => numeric(def, "integer");
+const decimal = (def: number) => numeric(def, "number");
 
 /** Parses base64 keys of 32 bytes, comma-separated (at most `max`). */
 function secretKeys(max: number) {

@@ -134,7 +134,7 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
   if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
     const bucketMs = Math.max(1000, Math.ceil(span / Math.max(1, Math.floor(width / SUMMARY_BUCKET_PX))));
     const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
-    return { ...base, ...(await clockNow(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
+    return { ...base, ...(await clockAndHistory(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
   }
   const { rows } = await db.query<{
     id: string;
@@ -190,11 +190,11 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
     ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
-  return { ...base, ...(await clockNow(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
+  return { ...base, ...(await clockAndHistory(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
 }
 
 /** The database's now, and the oldest occurrence of the lanes (one index probe per lane). */
-async function clockNow(db: Queryable, ids: string[]): Promise<{ now: string; historyFrom: string | null }> {
+async function clockAndHistory(db: Queryable, ids: string[]): Promise<{ now: string; historyFrom: string | null }> {
   const { rows } = await db.query<{ now: Date; history_from: Date | null }>(
     `SELECT clock_timestamp() AS now,
             (SELECT min(h.planned_at) FROM unnest($1::uuid[]) AS lane(id)
