@@ -64,6 +64,17 @@ const readPids = (file: string) => fs.readFileSync(file, "utf8").trim().split(/\
 // Ignores SIGTERM (and so does the sleeping grandchild, which inherits the ignored disposition).
 const STUBBORN = `trap '' TERM; sleep 300 & echo $$ $! > "$PIDS_FILE"; wait; wait`;
 
+/** Starts a run of `script` (which writes its pids file) and waits until both of its processes run. */
+async function startGroupJob(tag: string, script: string, limits: { timeoutSeconds: number; graceSeconds: number }) {
+  const file = pidsFile(tag);
+  const schedule = await insertSchedule(h.pool, { handler: "shell.command", payload: { script, env: { PIDS_FILE: file } }, ...limits });
+  const id = await createRun(h.pool, h.boss, schedule);
+  const pids = await waitFor("the job to write its pids", () =>
+    fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
+  );
+  return { id, pids };
+}
+
 async function expectGroupDead(pids: number[]) {
   for (const pid of pids) expect(isAlive(pid), `pid ${pid} alive`).toBe(false);
   expect(liveGroupMembers(pids[0]!)).toEqual([]);
@@ -172,17 +183,7 @@ describe("shell.command", () => {
   });
 
   it("on timeout SIGTERMs the whole process group, SIGKILLs it after the grace, and leaves nothing alive", async () => {
-    const file = pidsFile("timeout");
-    const schedule = await insertSchedule(h.pool, {
-      handler: "shell.command",
-      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
-      timeoutSeconds: 2,
-      graceSeconds: 1,
-    });
-    const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () =>
-      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
-    );
+    const { id, pids } = await startGroupJob("timeout", STUBBORN, { timeoutSeconds: 2, graceSeconds: 1 });
     expect(liveGroupMembers(pids[0]!).sort()).toEqual([...pids].sort());
     const run = await ended(id);
     expect(run.state).toBe("timed_out");
@@ -206,17 +207,7 @@ describe("shell.command", () => {
   });
 
   it("on cancel stops the whole process group the same way", async () => {
-    const file = pidsFile("cancel");
-    const schedule = await insertSchedule(h.pool, {
-      handler: "shell.command",
-      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
-      timeoutSeconds: 60,
-      graceSeconds: 1,
-    });
-    const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () =>
-      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
-    );
+    const { id, pids } = await startGroupJob("cancel", STUBBORN, { timeoutSeconds: 60, graceSeconds: 1 });
     await cancelRun(id, systemActor("test"), "stop the shell job");
     const run = await ended(id);
     expect(run.state).toBe("cancelled");
@@ -236,17 +227,10 @@ describe("shell.command", () => {
   });
 
   it("a job that stops on SIGTERM ends within the grace, without a SIGKILL", async () => {
-    const file = pidsFile("polite");
-    const schedule = await insertSchedule(h.pool, {
-      handler: "shell.command",
-      payload: { script: `sleep 300 & echo $$ $! > "$PIDS_FILE"; wait`, env: { PIDS_FILE: file } },
+    const { id, pids } = await startGroupJob("polite", `sleep 300 & echo $$ $! > "$PIDS_FILE"; wait`, {
       timeoutSeconds: 60,
       graceSeconds: 5,
     });
-    const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () =>
-      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
-    );
     await cancelRun(id, systemActor("test"), "stop politely");
     const run = await ended(id);
     expect(run.state).toBe("cancelled");
@@ -257,19 +241,25 @@ describe("shell.command", () => {
     expect(types).not.toContain("sigkill_sent");
   });
 
+  it("members that take a moment to end after the group's SIGTERM are not SIGKILLed as leftovers", async () => {
+    // The shell ends at once on SIGTERM; its child runs a 50 ms trap first, so it is still alive when the shell exits.
+    const { id, pids } = await startGroupJob(
+      "slow-polite",
+      `bash -c 'trap "sleep 0.05; exit 0" TERM; sleep 300 & wait' & echo $$ $! > "$PIDS_FILE"; wait`,
+      { timeoutSeconds: 60, graceSeconds: 5 },
+    );
+    await cancelRun(id, systemActor("test"), "stop politely");
+    const run = await ended(id);
+    expect(run.state).toBe("cancelled");
+    await expectGroupDead(pids);
+    const types = (await runEvents(h.pool, id)).map((e) => e.type);
+    expect(types).toContain("sigterm_sent");
+    expect(types).not.toContain("sigkill_sent");
+  });
+
   // Last: it stops the file's worker.
   it("a worker that stops leaves no process of a job's group alive, even one inside a long grace", async () => {
-    const file = pidsFile("drain");
-    const schedule = await insertSchedule(h.pool, {
-      handler: "shell.command",
-      payload: { script: STUBBORN, env: { PIDS_FILE: file } },
-      timeoutSeconds: 1,
-      graceSeconds: 120,
-    });
-    const id = await createRun(h.pool, h.boss, schedule);
-    const pids = await waitFor("the job to write its pids", () =>
-      fs.existsSync(file) && readPids(file).length === 2 ? readPids(file) : null,
-    );
+    const { id, pids } = await startGroupJob("drain", STUBBORN, { timeoutSeconds: 1, graceSeconds: 120 });
     await waitFor("the SIGTERM at the timeout", async () => (await runEvents(h.pool, id)).some((e) => e.type === "sigterm_sent"), {
       timeoutMs: 10_000,
     });

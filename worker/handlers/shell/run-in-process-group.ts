@@ -17,6 +17,22 @@ export interface ProcessEnd {
 
 /** How long the pipes may stay open after the group is gone (a process that escaped the group holds them). */
 const PIPE_CLOSE_WAIT_MS = 2000;
+/**
+ * How long members still alive when the command exits get to end on their own before they are SIGKILLed. A group
+ * SIGTERMed at a cancel ends member by member: the shell may exit a moment before its `sleep`, which is ending too
+ * and must not be reported as a leftover that needed a SIGKILL.
+ */
+const LEFTOVER_END_WAIT_MS = 200;
+const LEFTOVER_POLL_MS = 10;
+
+async function leftoversStillAlive(pid: number): Promise<boolean> {
+  const until = performance.now() + LEFTOVER_END_WAIT_MS;
+  while (hasLiveGroupMembers(pid)) {
+    if (performance.now() >= until) return true;
+    await new Promise((r) => setTimeout(r, LEFTOVER_POLL_MS));
+  }
+  return false;
+}
 
 export function runInProcessGroup(
   file: string,
@@ -54,8 +70,8 @@ export function runInProcessGroup(
       child.stdin!.end(opts.stdin);
     }
     const closed = new Promise<void>((r) => child.once("close", () => r()));
-    child.once("exit", (code, signal) => {
-      const leftoversKilled = hasLiveGroupMembers(pid);
+    child.once("exit", async (code, signal) => {
+      const leftoversKilled = await leftoversStillAlive(pid);
       if (leftoversKilled) {
         try {
           process.kill(-pid, "SIGKILL");
