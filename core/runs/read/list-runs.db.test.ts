@@ -82,7 +82,8 @@ describe("listRuns", () => {
   });
 
   it("lists a run once when it finishes between the attention phase and the rest", async () => {
-    // The run ends right after the phase-0 statement read it as running, so the phase-1 statement sees it too.
+    // The run ends right after the phase-0 statement for `running` read it as running (phase 0 is one statement per
+    // attention state: running, then zombie), so the phase-1 statement sees it too.
     const run = ids.running!;
     let statements = 0;
     const racing = {
@@ -94,7 +95,7 @@ describe("listRuns", () => {
     } as unknown as pg.Pool;
     try {
       const { runs } = await listRuns(racing, { scheduleId, limit: 50 });
-      expect(statements).toBe(2);
+      expect(statements).toBe(3);
       expect(runs.filter((r) => r.id === run)).toHaveLength(1);
       expect(runs).toHaveLength(6);
     } finally {
