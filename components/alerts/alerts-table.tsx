@@ -108,7 +108,7 @@ export function AlertsTable({ filters, hideSchedule = false }: { filters: AlertF
             <td>
               <Deliveries deliveries={a.deliveries} />
             </td>
-            <td>{!a.acknowledgedAt && canOperate && <AcknowledgeButton alert={a} />}</td>
+            <td>{!a.acknowledgedAt && !a.resolvedAt && canOperate && <AcknowledgeButton alert={a} />}</td>
           </tr>
         ))}
       </tbody>

@@ -1,5 +1,6 @@
 // An operator acknowledges an alert ("I am on it"): recorded on the alert and in the audit trail, in
-// one transaction. Acknowledging does not resolve: the alert resolves when its condition clears.
+// one transaction. Acknowledging does not resolve: the alert resolves when its condition clears. An alert that has
+// already resolved has nothing left to handle: acknowledging it is refused (409), so nothing claims it afterwards.
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
@@ -11,17 +12,22 @@ export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Ac
   return withTransaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `UPDATE alerts SET acknowledged_at = clock_timestamp(), acknowledged_by = $2
-        WHERE id = $1 AND acknowledged_at IS NULL
+        WHERE id = $1 AND acknowledged_at IS NULL AND resolved_at IS NULL
        RETURNING id`,
       [alertId, actor.label],
     );
     if (rows.length === 0) {
-      const { rows: existing } = await tx.query<{ acknowledged_by: string; acknowledged_at: Date }>(
-        `SELECT acknowledged_by, acknowledged_at FROM alerts WHERE id = $1`,
+      const { rows: existing } = await tx.query<{ acknowledged_by: string; acknowledged_at: Date | null; resolved_at: Date | null }>(
+        `SELECT acknowledged_by, acknowledged_at, resolved_at FROM alerts WHERE id = $1`,
         [alertId],
       );
       const ack = existing[0];
       if (!ack) throw new NotFoundError("Alert", alertId);
+      if (ack.acknowledged_at === null)
+        throw new ConflictError(
+          `This alert resolved at ${ack.resolved_at!.toISOString()}: its cause cleared, there is nothing left to acknowledge.`,
+          "alert_resolved",
+        );
       throw new ConflictError(
         `This alert was already acknowledged by ${ack.acknowledged_by} at ${ack.acknowledged_at.toISOString()}.`,
         "already_acknowledged",

@@ -153,6 +153,28 @@ describe("POST /api/alerts/:id/acknowledge", () => {
     expect(again.body.error.message).toMatch(/already acknowledged by token:test-operator/);
   });
 
+  it("409 for an alert that already resolved; nothing stored, no audit row", async () => {
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT id FROM alerts WHERE resolved_at IS NOT NULL AND acknowledged_at IS NULL LIMIT 1`,
+    );
+    expect(rows).toHaveLength(1);
+    const id = rows[0]!.id;
+    const r = await callRoute(acknowledge, {
+      method: "POST",
+      path: `/api/alerts/${id}/acknowledge`,
+      token: operator,
+      params: { id },
+      body: {},
+    });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ code: "alert_resolved" });
+    expect(r.body.error.message).toMatch(/resolved at .*nothing left to acknowledge/);
+    const after = await pool.query(`SELECT acknowledged_at FROM alerts WHERE id = $1`, [id]);
+    expect(after.rows[0].acknowledged_at).toBeNull();
+    const audit = await pool.query(`SELECT 1 FROM audit_events WHERE action = 'alert.acknowledge' AND target_id = $1`, [id]);
+    expect(audit.rows).toHaveLength(0);
+  });
+
   it("404 for an unknown alert, 422 for a bad note; nothing stored", async () => {
     const missing = "00000000-0000-4000-8000-000000000000";
     expect((await callRoute(acknowledge, { method: "POST", token: operator, params: { id: missing }, body: {} })).status).toBe(404);

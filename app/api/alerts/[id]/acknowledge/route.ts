@@ -1,5 +1,5 @@
 // POST /api/alerts/:id/acknowledge { note? } → the alert, acknowledged; audited as "alert.acknowledge"
-// in the same transaction. 409 when it was already acknowledged.
+// in the same transaction. 409 when it was already acknowledged, or already resolved (nothing left to handle).
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
