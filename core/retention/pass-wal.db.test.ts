@@ -3,6 +3,7 @@
 // WAL), and the runs step can bound the WAL it writes per second.
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { testPool, useTestDatabase } from "../../test/db";
+import { cloneTemplate, startTestPostgres } from "../../test/postgres-for-tests";
 import { fillHistoryDay, insertHistorySchedules } from "../../test/history-fixtures";
 import { getEnv } from "../env";
 import { ensurePartitionDays } from "./ensure-partitions";
@@ -67,12 +68,17 @@ test("the pass deletes runs with synchronous_commit off in its own session (the 
 });
 
 test("a WAL-rate bound makes the runs step take at least its own WAL over the bound, pausing between batches", async () => {
-  const day = await dayAgo(5);
-  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
-  const schedules = await insertHistorySchedules(pool, 4, "walrate");
-  expect(await fillHistoryDay(pool, { day, scheduleIds: schedules, everySeconds: 3600, partitioned: true })).toBe(96);
-  const today = await dayAgo(0);
-  const c = await pool.connect();
+  // On a server of its own: the bound counts the whole server's WAL, so the other test files writing to the shared
+  // server (more of them at once on a loaded machine) lengthened every pause without limit — a 4 kB/s bound against
+  // their megabytes timed the test out. (With TEST_DATABASE_URL there is only the one server.)
+  const server = process.env.TEST_DATABASE_URL ? null : await startTestPostgres();
+  const own = testPool(server ? await cloneTemplate(server.adminUrl, "walrate") : db.url, 1);
+  const day = (await own.query(`SELECT to_char(current_date - 5, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  const today = (await own.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(own, t, [day]);
+  const schedules = await insertHistorySchedules(own, 4, "walrate");
+  expect(await fillHistoryDay(own, { day, scheduleIds: schedules, everySeconds: 3600, partitioned: true })).toBe(96);
+  const c = await own.connect();
   // The WAL this session wrote (PostgreSQL 18's per-backend statistics, flushed at once): other test files write WAL
   // to the same server meanwhile, which the pacing may count too (it can only slow the step down) but this must not.
   const ownWal = async () => {
@@ -95,8 +101,10 @@ test("a WAL-rate bound makes the runs step take at least its own WAL over the bo
     expect(elapsed / 1000).toBeGreaterThanOrEqual((0.8 * wal) / bound);
   } finally {
     c.release();
+    await own.end();
+    await server?.stop();
   }
-});
+}, 120_000);
 
 test.skipIf(!!process.env.TEST_DATABASE_URL)(
   "the embedded server runs with the WAL settings a pass needs (vigil-server.conf), and ALTER SYSTEM still overrides them",

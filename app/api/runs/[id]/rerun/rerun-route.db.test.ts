@@ -108,8 +108,11 @@ describe("re-run an occurrence", () => {
     const r = await post(runId!, { reason: "vendor notification API is back" });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({ runId, attempt: 2, state: "retrying", onceEffects: 1 });
-    // A second click while it is pending is refused: the run has not ended.
-    expect((await post(runId!, { reason: "again" })).body.error.code).toBe("run_not_rerunnable");
+    // A second click is refused: while the re-run is pending or running (it has not ended), or, when the worker was
+    // quicker than the click, because it succeeded.
+    const secondClick = await post(runId!, { reason: "again" });
+    expect(secondClick.status).toBe(409);
+    expect(["run_not_rerunnable", "run_succeeded"]).toContain(secondClick.body.error.code);
 
     const done = await finished(runId!, ["succeeded"]);
     expect(done).toMatchObject({ attempt: 2, reruns: 1, idempotency_key: failed.idempotency_key });
