@@ -21,6 +21,7 @@
 // linear extrapolation (its rows/s and WAL/row per table) when it did not finish.
 // A reduced run: BENCH_RETENTION_RUNS=300000 BENCH_RETENTION_SMALL_RUNS=30000 BENCH_RETENTION_AUDIT_ROWS=100000
 // BENCH_RETENTION_WINDOW_S=30 npm run bench -- retention
+// BENCH_RETENTION_GO_FILE=/path: the measurements start only once that file exists (see waitForGoFile).
 import { execSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -439,6 +440,17 @@ async function partitionedLookupCost(c: pg.Client, rows: number): Promise<void> 
   await c.query(`DROP TABLE bench_runs_plain, bench_runs_part`);
 }
 
+/**
+ * BENCH_RETENTION_GO_FILE: once the history is built, the measurements wait until this file exists, so the long
+ * build can overlap other work on a shared machine and the figures need not.
+ */
+async function waitForGoFile(file: string | undefined): Promise<void> {
+  if (!file || fs.existsSync(file)) return;
+  say(`history built; waiting for ${file} to exist before measuring (load ${load()})`);
+  while (!fs.existsSync(file)) await new Promise((r) => setTimeout(r, 2000));
+  say(`${file} exists: measuring (load ${load()})`);
+}
+
 export default async function retentionBench(): Promise<void> {
   const total = num("BENCH_RETENTION_RUNS", 10_000_000);
   const small = num("BENCH_RETENTION_SMALL_RUNS", 100_000);
@@ -468,6 +480,7 @@ export default async function retentionBench(): Promise<void> {
     const built = await fillHistory(c, ids, every);
     say(`big database: ${built.toLocaleString("en")} runs in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     await sizes(c, "with the full history");
+    await waitForGoFile(process.env.BENCH_RETENTION_GO_FILE);
     const api = await apiTimes([
       { label: `${small.toLocaleString("en")} runs`, url: smallUrl, scheduleId: smallIds[7]! },
       { label: `${built.toLocaleString("en")} runs`, url, scheduleId: ids[7]! },
