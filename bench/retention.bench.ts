@@ -576,7 +576,7 @@ export default async function retentionBench(): Promise<void> {
       // Rounds (BENCH_RETENTION_B_ROUNDS, e.g. "0,1,0/1000,1/1000": pause ratio[/batch size] each; default one round
       // with the env's settings), each expiring one more day, to compare pacings on one database in one sitting.
       // A round may add options after a third "/", ";"-separated: sc=on|off (the pass's synchronous_commit), wal=N (its
-      // WAL bound, MB/s), and server settings by name (wal_compression=pglz, max_wal_size=200MB, …: ALTER SYSTEM and a
+      // WAL bound, MB/s), yield=on|off (the runs step waits for gaps between firings), and server settings by name (wal_compression=pglz, max_wal_size=200MB, …: ALTER SYSTEM and a
       // reload for the round, reset after it), e.g. "1/5000/sc=on;max_wal_size=200MB,1/5000/sc=off;wal_compression=pglz".
       // BENCH_RETENTION_B_ROUNDS_FILE: the rounds are read from this file when (b) begins (when it exists), so a long
       // build can start before they are chosen.
@@ -595,13 +595,14 @@ export default async function retentionBench(): Promise<void> {
               .filter(Boolean)
               .map((kv) => kv.split("=") as [string, string]),
           );
-          const { sc, wal, ...server } = opts;
+          const { sc, wal, yield: yieldToRuns, ...server } = opts;
           return {
             settings: {
               ...base,
               pauseRatio: Number(ratio),
               batchSize: Number(batch || base.batchSize),
               synchronousCommit: (sc ?? base.synchronousCommit) as "on" | "off",
+              yieldToRuns: (yieldToRuns ?? base.yieldToRuns) as "on" | "off",
               maxWalMbPerSecond: wal === undefined ? base.maxWalMbPerSecond : wal === "auto" ? ("auto" as const) : Number(wal),
             },
             server,
@@ -612,7 +613,7 @@ export default async function retentionBench(): Promise<void> {
       const caughtUp = await waitForOnTime(c, 300_000);
       say(`(b) workers ${caughtUp ? "caught up" : "still behind after 300 s"} (load ${load()})`);
       for (const [round, { settings, server: serverSettings }] of rounds.entries()) {
-        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms, synchronous_commit ${settings.synchronousCommit}, WAL ≤ ${settings.maxWalMbPerSecond || "∞"} MB/s${Object.entries(
+        const tag = `[pause ×${settings.pauseRatio}, batch ${settings.batchSize}, max pause ${settings.maxPauseMs} ms, synchronous_commit ${settings.synchronousCommit}, yield ${settings.yieldToRuns}, WAL ≤ ${settings.maxWalMbPerSecond || "∞"} MB/s${Object.entries(
           serverSettings,
         )
           .map(([k, v]) => `, ${k}=${v}`)
@@ -678,7 +679,7 @@ export default async function retentionBench(): Promise<void> {
         const after = await windowFigures(c, t2, afterEnd);
         const without = await windowFigures(c, start, mid, t2, afterEnd);
         say(
-          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused; runs step WAL ${mb(pass?.stepWalBytes.runs ?? 0)} (${Math.round((pass?.stepWalBytes.runs ?? 0) / Math.max(1, pass?.runs ?? 0))} B/run), bound ${pass?.walBoundBytesPerSecond ? `${mb(pass.walBoundBytesPerSecond)}/s` : "none"}`,
+          `(b) ${tag} retention pass during the window (${passes} pass${passes > 1 ? "es" : ""}): ${pass?.runs.toLocaleString("en")} runs of the last pass in ${pass?.runBatches} batches, ${pass?.partitionsDropped.length} partitions, ${((t2.getTime() - t1.getTime()) / 1000).toFixed(2)} s wall, of which ${((pass?.pausedMs ?? 0) / 1000).toFixed(2)} s paused (${((pass?.yieldedMs ?? 0) / 1000).toFixed(2)} s waiting for gaps between firings, before ${pass?.yields ?? 0} batches); runs step WAL ${mb(pass?.stepWalBytes.runs ?? 0)} (${Math.round((pass?.stepWalBytes.runs ?? 0) / Math.max(1, pass?.runs ?? 0))} B/run), bound ${pass?.walBoundBytesPerSecond ? `${mb(pass.walBoundBytesPerSecond)}/s` : "none"}`,
         );
         for (const [label, f, d] of [
           ["before (without)", before, dBefore],

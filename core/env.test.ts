@@ -64,4 +64,10 @@ describe("environment: retention pacing", () => {
     expect(await freshEnv({ VIGIL_RETENTION_PAUSE_RATIO: "25" })).toThrow(/VIGIL_RETENTION_PAUSE_RATIO: must be between 0/);
     expect(await freshEnv({ VIGIL_RETENTION_MAX_PAUSE_MS: "-1" })).toThrow(/VIGIL_RETENTION_MAX_PAUSE_MS: must be between 0 and 60000/);
   });
+
+  it("yields the runs step to the fleet's firings by default; off turns it off, anything else is refused", async () => {
+    expect((await freshEnv({}))().VIGIL_RETENTION_YIELD_TO_RUNS).toBe("on");
+    expect((await freshEnv({ VIGIL_RETENTION_YIELD_TO_RUNS: "off" }))().VIGIL_RETENTION_YIELD_TO_RUNS).toBe("off");
+    expect(await freshEnv({ VIGIL_RETENTION_YIELD_TO_RUNS: "sometimes" })).toThrow(/VIGIL_RETENTION_YIELD_TO_RUNS.*must be on or off/);
+  });
 });

@@ -144,8 +144,6 @@ export const envSchema = z.object({
   // (capped at VIGIL_RETENTION_MAX_PAUSE_MS), so claims and finishes get the CPU and the WAL back between batches.
   VIGIL_RETENTION_PAUSE_RATIO: decimal(1),
   VIGIL_RETENTION_MAX_PAUSE_MS: int(5000),
-  // synchronous_commit of the retention pass's own session: off, its commits do not wait for their WAL to reach disk
-  // (a delete lost to a crash is redone by the next pass), and the workers' commits flush less of its WAL.
   // The most WAL the runs step writes per second (MB; 0 = no bound; "auto" = half of what the server's max_wal_size,
   // checkpoint_timeout and checkpoint_completion_target take without a requested checkpoint), so the pass does not
   // push the server into checkpoints back to back (README "Retention").
@@ -161,7 +159,12 @@ export const envSchema = z.object({
       }
       return n;
     }),
+  // synchronous_commit of the retention pass's own session: off, its commits do not wait for their WAL to reach disk
+  // (a delete lost to a crash is redone by the next pass), and the workers' commits flush less of its WAL.
   VIGIL_RETENTION_SYNCHRONOUS_COMMIT: z.enum(["on", "off"], { error: "must be on or off" }).default("off"),
+  // The runs step's batches wait for gaps between the fleet's firings: a run that just came due and has not started, or
+  // one due sooner than the last batch took, holds the next batch back (at most VIGIL_RETENTION_MAX_PAUSE_MS).
+  VIGIL_RETENTION_YIELD_TO_RUNS: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   // Single sign-on (OIDC): set the issuer, client id (and secret) and a role map to show "Sign in with …".
   VIGIL_OIDC_ISSUER: z.preprocess(
     (v) => (v === "" ? undefined : v),

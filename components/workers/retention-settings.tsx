@@ -58,8 +58,10 @@ export function RetentionSettings() {
         <span data-testid="retention-pacing">
           {s.batchSize} runs a statement and pausing {s.pauseRatio ?? 0}× each statement&apos;s time (at most {s.maxPauseMs ?? 0} ms) before
           the next
+          {s.yieldToRuns === "off" ? "" : ", each statement in a gap between the schedules' firings (none just due and waiting to start)"}
         </span>{" "}
-        (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>),{" "}
+        (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>,{" "}
+        <code>VIGIL_RETENTION_YIELD_TO_RUNS</code>),{" "}
         <span data-testid="retention-wal">
           writing{" "}
           {s.maxWalMbPerSecond === "auto" || s.maxWalMbPerSecond === undefined
@@ -85,7 +87,8 @@ export function RetentionSettings() {
             <span>
               Last pass {formatInZone(last.finishedAt)} by {last.workerId}: {last.runs ?? 0} runs expired
               {last.partitionsDropped.length > 0 ? `, partitions dropped: ${last.partitionsDropped.join(", ")}` : ""} ({last.durationMs} ms
-              {last.pausedMs ? `, of which ${last.pausedMs} ms paused between batches` : ""}).
+              {last.pausedMs ? `, of which ${last.pausedMs} ms paused between batches` : ""}
+              {last.yieldedMs ? ` (${last.yieldedMs} ms of it waiting for gaps between firings)` : ""}).
             </span>
           ))}{" "}
         {r.partitions.map((p) => `${p.table}: ${p.count} day partitions (${p.oldest} … ${p.newest})`).join("; ")}

@@ -164,3 +164,80 @@ test("runs go in planned order for the common retention and per schedule for the
   expect([left(long, days[0]!), left(long, days[1]!), left(long, days[2]!)]).toEqual([0, 24, 24]);
   expect([left(forever, days[0]!), left(forever, days[1]!), left(forever, days[2]!)]).toEqual([24, 24, 24]);
 });
+
+test("yielding to the fleet's runs: a batch waits while a run just due has not started, until it starts or the wait's cap; a run due long ago holds nothing", async () => {
+  const today = (await pool.query(`SELECT to_char(current_date, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+  const [schedule] = await insertHistorySchedules(pool, 1, "yield");
+  /** One expired day of this schedule's runs, with one of them turned into a live run due `dueIn` ms from now. */
+  const plant = async (daysAgo: number, dueIn: number) => {
+    const day = (await pool.query(`SELECT to_char(current_date - $1::int, 'YYYY-MM-DD') AS d`, [daysAgo])).rows[0].d as string;
+    for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
+    expect(await fillHistoryDay(pool, { day, scheduleIds: [schedule!], everySeconds: 3600, partitioned: true })).toBe(24);
+    const { rows } = await pool.query(
+      `UPDATE runs SET state = 'queued', started_at = NULL, finished_at = NULL, due_at = clock_timestamp() + $2 * interval '1 ms'
+        WHERE id = (SELECT id FROM runs WHERE schedule_id = $1 AND state = 'succeeded' AND planned_at::date = $3::date LIMIT 1) RETURNING id`,
+      [schedule, dueIn, day],
+    );
+    return rows[0].id as string;
+  };
+  const finished = async () =>
+    (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE schedule_id = $1 AND state NOT IN ('queued', 'running')`, [schedule]))
+      .rows[0].n as number;
+  const c = await pool.connect();
+  try {
+    // A run due 200 ms ago waits to start; the "worker" starts it 400 ms from now: the batch waits for that, no longer.
+    const live = await plant(3, -200);
+    const starting = new Promise((r) => setTimeout(r, 400)).then(() =>
+      pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE id = $1`, [live]),
+    );
+    const y = { marginMs: 100, maxWaitMs: 5000 };
+    const r1 = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
+    await starting;
+    // (the earlier tests' leftovers past their horizon go too)
+    expect(r1.runs).toBeGreaterThanOrEqual(23);
+    expect(await finished()).toBe(0);
+    expect(r1.yields).toBe(1);
+    expect(r1.yieldedMs).toBeGreaterThanOrEqual(300);
+    expect(r1.yieldedMs).toBeLessThan(1000 + 500); // it would give up once the run is RECENT_DUE_MS late
+
+    // Never started: the batch waits at most maxWaitMs.
+    await plant(4, -100);
+    const r2 = await expireRuns(c, {
+      defaultDays: 1,
+      batchSize: 5000,
+      summarizedBefore: today,
+      pauseRatio: 0,
+      yieldToRuns: { ...y, maxWaitMs: 250 },
+    });
+    expect(r2.runs).toBe(23);
+    expect(r2.yieldedMs).toBeGreaterThanOrEqual(240);
+    expect(r2.yieldedMs).toBeLessThan(900);
+
+    // Due in 300 ms with a margin of 1 s: the batch would end too close to it, so it waits until the run is due and
+    // has started (at 600 ms), and only then deletes; the expired runs are all still there at 450 ms.
+    const soon = await plant(5, 300);
+    const t0 = performance.now();
+    const r3p = expireRuns(c, {
+      defaultDays: 1,
+      batchSize: 5000,
+      summarizedBefore: today,
+      pauseRatio: 0,
+      yieldToRuns: { marginMs: 1000, maxWaitMs: 5000 },
+    });
+    await new Promise((r) => setTimeout(r, 450));
+    expect(await finished()).toBe(23);
+    await new Promise((r) => setTimeout(r, 150));
+    await pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE id = $1`, [soon]);
+    const r3 = await r3p;
+    expect(r3.runs).toBe(23);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(600);
+    expect(r3.yieldedMs).toBeGreaterThanOrEqual(550);
+
+    // Due 5 s ago and never started (waiting on a group, a rate, a handler nobody runs): not waited for.
+    await plant(6, -5000);
+    const r4 = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
+    expect(r4).toMatchObject({ runs: 23, yields: 0, yieldedMs: 0 });
+  } finally {
+    c.release();
+  }
+});

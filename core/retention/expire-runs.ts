@@ -29,6 +29,15 @@ export interface ExpireRunsOptions {
    * checkpoints spread their writes (forced checkpoints, full-page images of every page touched again).
    */
   maxWalBytesPerSecond?: number;
+  /**
+   * Yield to the fleet's own runs: before each batch the step waits while a run that came due in the last
+   * RECENT_DUE_MS has not started (its claim would share the CPU and the WAL with the batch), and while the next due
+   * instant is closer than the last batch took plus marginMs; so batches fall in the gaps between firings rather than on
+   * them. A run due longer ago is not waited for (it waits on something else: a group, a rate, a handler no worker
+   * runs). At most maxWaitMs before one batch, then the batch runs anyway: a fleet with no gaps still gets its history
+   * expired. Unset: no yielding.
+   */
+  yieldToRuns?: { marginMs: number; maxWaitMs: number };
 }
 
 export interface ExpireRunsResult {
@@ -37,6 +46,45 @@ export interface ExpireRunsResult {
   /** DELETE statements run, and the time spent pausing between them (ms). */
   batches: number;
   pausedMs: number;
+  /** Of pausedMs, the time spent waiting for a gap between the fleet's runs (yieldToRuns), and how many batches waited. */
+  yieldedMs: number;
+  yields: number;
+}
+
+/** A run due longer ago than this that has not started is not waited for by yieldToRuns. */
+export const RECENT_DUE_MS = 1000;
+const GAP_POLL_MS = 20;
+
+/**
+ * SQL: whether a run that came due in the last RECENT_DUE_MS has not started yet, and the ms until the next due
+ * instant (null: none planned). One statement per not-started state, so each is a range of runs_state_due_at_idx.
+ */
+const gapSql = `SELECT EXISTS (SELECT 1 FROM runs WHERE state = 'planned' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp())
+           OR EXISTS (SELECT 1 FROM runs WHERE state = 'queued' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp())
+           OR EXISTS (SELECT 1 FROM runs WHERE state = 'retrying' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp()) AS waiting,
+       extract(epoch FROM least((SELECT min(due_at) FROM runs WHERE state = 'planned' AND due_at > clock_timestamp()),
+                                (SELECT min(due_at) FROM runs WHERE state = 'queued' AND due_at > clock_timestamp()),
+                                (SELECT min(due_at) FROM runs WHERE state = 'retrying' AND due_at > clock_timestamp()))
+                          - clock_timestamp())::float8 * 1000 AS next_due_ms`;
+
+/**
+ * Waits (yieldToRuns) until no recently due run is waiting to start and the next due instant is at least
+ * estimateMs + marginMs away, or maxWaitMs has passed. Returns the ms waited (0: a gap at once). Timed with the monotonic clock: it
+ * paces this process's own work; what is due is read from the database's clock.
+ */
+async function waitForGap(db: pg.PoolClient | pg.Client, estimateMs: number, y: { marginMs: number; maxWaitMs: number }): Promise<number> {
+  const t0 = performance.now();
+  for (let slept = false; ; slept = true) {
+    const { rows } = await db.query<{ waiting: boolean; next_due_ms: number | null }>(gapSql, [RECENT_DUE_MS]);
+    const { waiting, next_due_ms: next } = rows[0]!;
+    const fits = next === null || next >= estimateMs + y.marginMs;
+    const waited = performance.now() - t0;
+    // A gap found at the first look is no wait (the look's own round trip is not counted as yielding).
+    if ((!waiting && fits) || waited >= y.maxWaitMs) return slept ? waited : 0;
+    // Not due yet but too close: sleep until it is due (its runs then read as waiting until they start).
+    const sleep = !waiting && next !== null ? Math.max(GAP_POLL_MS, next) : GAP_POLL_MS;
+    await new Promise((r) => setTimeout(r, Math.min(sleep, y.maxWaitMs - waited + 1)));
+  }
 }
 
 export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<ExpireRunsResult> {
@@ -47,6 +95,19 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   let runs = 0;
   let batches = 0;
   let pausedMs = 0;
+  let yieldedMs = 0;
+  let yields = 0;
+  // What the next batch is expected to take: the last one's duration (the first batch only waits for due runs).
+  let estimateMs = 0;
+  const gap = async () => {
+    if (!o.yieldToRuns) return;
+    const w = await waitForGap(db, estimateMs, o.yieldToRuns);
+    if (w > 0) {
+      yields++;
+      yieldedMs += w;
+      pausedMs += w;
+    }
+  };
   const walBound = (o.maxWalBytesPerSecond ?? 0) > 0;
   const lsn = async () => (walBound ? ((await db.query(`SELECT pg_current_wal_lsn()::text AS l`)).rows[0].l as string) : "");
   let lsn0 = await lsn();
@@ -54,6 +115,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
     batches++;
     // The pause is measured with the monotonic clock: it paces this process's own work, it decides nothing.
     const took = performance.now() - b0;
+    estimateMs = took;
     let pause = Math.min(took * (o.pauseRatio ?? 0), o.maxPauseMs ?? 5000);
     if (walBound) {
       const { rows } = await db.query<{ l: string; b: string }>(
@@ -71,7 +133,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
     lsn0 = await lsn();
   };
   const expiring = schedules.filter((s) => s.days > 0);
-  if (expiring.length === 0) return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs };
+  if (expiring.length === 0) return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs, yieldedMs, yields };
   // Phase 1's horizon: the retention most schedules have (the default, unless most override it).
   const counts = new Map<number, number>();
   for (const s of expiring) counts.set(s.days, (counts.get(s.days) ?? 0) + 1);
@@ -90,6 +152,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   // schedules keep below the common horizon.
   let cursor: Date | null = null;
   for (;;) {
+    await gap();
     const b0 = performance.now();
     const res: pg.QueryResult<{ planned_at: Date }> = await db.query<{ planned_at: Date }>(
       `DELETE FROM runs r
@@ -138,6 +201,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   const days = others.map((s) => s.days);
   let from = 1;
   while (ids.length > 0) {
+    await gap();
     const b0 = performance.now();
     const { rows } = await db.query<{ n: string }>(
       `DELETE FROM runs r
@@ -164,7 +228,14 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
     from = rows.reduce((m, r) => Math.max(m, Number(r.n)), from);
     await pace(b0);
   }
-  return { ...(await expireTriggerRequests(db, o)), runs, batches, pausedMs: Math.round(pausedMs) };
+  return {
+    ...(await expireTriggerRequests(db, o)),
+    runs,
+    batches,
+    pausedMs: Math.round(pausedMs),
+    yieldedMs: Math.round(yieldedMs),
+    yields,
+  };
 }
 
 async function expireTriggerRequests(db: pg.PoolClient | pg.Client, o: ExpireRunsOptions): Promise<{ triggerRequests: number }> {

@@ -17,6 +17,8 @@ export interface RetentionStatus {
     partitionsDropped: string[];
     durationMs: number | null;
     pausedMs: number | null;
+    /** Of pausedMs, the time the runs step waited for gaps between the fleet's firings (null = not recorded). */
+    yieldedMs: number | null;
     /** The runs step's WAL bound that pass resolved to (MB/s, 1 decimal; null = none or not recorded). */
     walBoundMbPerSecond: number | null;
   } | null;
@@ -42,6 +44,7 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
         partitionsDropped?: { partition: string }[];
         durationMs?: number;
         pausedMs?: number;
+        yieldedMs?: number;
         walBoundBytesPerSecond?: number;
       } | null;
     }>(`SELECT settings, worker_id, started_at, finished_at, error, result FROM retention_status WHERE id`),
@@ -72,6 +75,7 @@ export async function getRetentionStatus(db: Queryable): Promise<RetentionStatus
           partitionsDropped: (s.result?.partitionsDropped ?? []).map((p) => p.partition),
           durationMs: s.result?.durationMs ?? null,
           pausedMs: s.result?.pausedMs ?? null,
+          yieldedMs: s.result?.yieldedMs ?? null,
           walBoundMbPerSecond: s.result?.walBoundBytesPerSecond ? Math.round(s.result.walBoundBytesPerSecond / 104857.6) / 10 : null,
         }
       : null,

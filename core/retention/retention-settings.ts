@@ -30,6 +30,12 @@ export interface RetentionSettings {
    */
   synchronousCommit: "on" | "off";
   /**
+   * The runs step waits for a gap between the fleet's firings before each batch (expire-runs.ts yieldToRuns): no run
+   * that came due in the last second still waiting to start, and the next due instant further away than the last
+   * batch took plus YIELD_MARGIN_MS. At most maxPauseMs before one batch.
+   */
+  yieldToRuns: "on" | "off";
+  /**
    * The most WAL the runs step writes per second, in MB (0 = no bound): it pauses longer after a batch that wrote
    * more. "auto": half the rate the server's checkpoint settings take without a requested checkpoint (walBoundSql).
    */
@@ -56,12 +62,16 @@ export function retentionSettingsFromEnv(env: Env): RetentionSettings {
     pauseRatio: env.VIGIL_RETENTION_PAUSE_RATIO,
     maxPauseMs: env.VIGIL_RETENTION_MAX_PAUSE_MS,
     synchronousCommit: env.VIGIL_RETENTION_SYNCHRONOUS_COMMIT,
+    yieldToRuns: env.VIGIL_RETENTION_YIELD_TO_RUNS,
     maxWalMbPerSecond: env.VIGIL_RETENTION_MAX_WAL_MB_PER_S,
     lockTimeoutMs: 2000,
     partitionsAheadDays: 7,
     planAheadSeconds: env.VIGIL_PLAN_AHEAD_SECONDS,
   };
 }
+
+/** How much room a batch leaves before the next due instant, on top of what the last batch took (yieldToRuns). */
+export const YIELD_MARGIN_MS = 100;
 
 /** Runs kept in whole UTC days: with N days, runs planned before UTC midnight N days ago expire (today + N full days stay). */
 export function effectiveLogsDays(s: Pick<RetentionSettings, "runsDays" | "logsDays">): number {

@@ -12,7 +12,7 @@ import { ensureDayPartitions } from "./ensure-partitions";
 import { expirePartitions, type ExpiredPartition } from "./expire-partitions";
 import { expireRuns } from "./expire-runs";
 import { expireSideTables, type SideTablesExpired } from "./expire-side-tables";
-import { effectiveLogsDays, walBoundSql, type RetentionSettings } from "./retention-settings";
+import { effectiveLogsDays, walBoundSql, YIELD_MARGIN_MS, type RetentionSettings } from "./retention-settings";
 import { rollUpDailySummaries } from "./roll-up-daily-summaries";
 import { applyJobRetention } from "./job-retention";
 
@@ -26,6 +26,9 @@ export interface RetentionReport {
   /** The runs step's DELETE statements and its pauses between them (ms, included in stepMs.runs and durationMs). */
   runBatches: number;
   pausedMs: number;
+  /** Of pausedMs, the time the runs step waited for gaps between the fleet's firings, and before how many batches. */
+  yieldedMs: number;
+  yields: number;
   partitionsDropped: ExpiredPartition[];
   sideTables: SideTablesExpired;
   jobQueuesUpdated: number;
@@ -86,6 +89,8 @@ export async function runRetention(
         pauseRatio: settings.pauseRatio,
         maxPauseMs: settings.maxPauseMs,
         maxWalBytesPerSecond: walBound,
+        // Older settings objects (a bench's, a retention_status row's) have no yieldToRuns: on, as the env's default.
+        yieldToRuns: settings.yieldToRuns === "off" ? undefined : { marginMs: YIELD_MARGIN_MS, maxWaitMs: settings.maxPauseMs },
       });
       const t3 = performance.now();
       const walRuns = await walDiff(w2);
@@ -121,6 +126,8 @@ export async function runRetention(
         triggerRequests: runs.triggerRequests,
         runBatches: runs.batches,
         pausedMs: runs.pausedMs,
+        yieldedMs: runs.yieldedMs,
+        yields: runs.yields,
         partitionsDropped,
         sideTables,
         jobQueuesUpdated,
