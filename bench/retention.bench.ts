@@ -324,6 +324,21 @@ function cpuTicks(): { busy: number; total: number } {
   }
 }
 
+interface PgSetting {
+  name: string;
+  setting: string;
+  unit: string | null;
+}
+
+/** Waits (at most 5 s) until this session sees every named server setting as `ok` wants it: a reload is asynchronous. */
+async function waitForSettings(c: pg.Client, names: string[], ok: (r: PgSetting) => boolean): Promise<void> {
+  for (const deadline = performance.now() + 5000; names.length > 0 && performance.now() < deadline;) {
+    const { rows } = await c.query<PgSetting>(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[])`, [names]);
+    if (rows.every(ok)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /**
  * Samples, every 100 ms until stopped, what the active connections other than the retention pass wait on
  * (pg_stat_activity: wait_event_type:wait_event, "CPU" when none), what the retention connection waits on, the
@@ -626,17 +641,15 @@ export default async function retentionBench(): Promise<void> {
         );
         for (const [k, v] of Object.entries(serverSettings)) await c.query(`ALTER SYSTEM SET ${k} = '${v.replace(/'/g, "''")}'`);
         await c.query(`SELECT pg_reload_conf()`);
-        // A reload reaches the sessions asynchronously: wait (≤ 5 s) until this one sees the round's settings.
-        for (const deadline = performance.now() + 5000; performance.now() < deadline;) {
-          const { rows: now } = await c.query(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[])`, [
-            Object.keys(serverSettings),
-          ]);
-          const same = (a: string, b: string) => a.replace(/\s/g, "").toLowerCase() === b.replace(/\s/g, "").toLowerCase();
-          const pretty = (r: { setting: string; unit: string | null }) =>
-            r.unit === "MB" && Number(r.setting) % 1024 === 0 ? `${Number(r.setting) / 1024}GB` : `${r.setting}${r.unit ?? ""}`;
-          if (now.every((r) => same(pretty(r), serverSettings[r.name]!) || same(r.setting, serverSettings[r.name]!))) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        // A reload reaches the sessions asynchronously: wait until this one sees the round's settings.
+        const same = (a: string, b: string) => a.replace(/\s/g, "").toLowerCase() === b.replace(/\s/g, "").toLowerCase();
+        const pretty = (r: PgSetting) =>
+          r.unit === "MB" && Number(r.setting) % 1024 === 0 ? `${Number(r.setting) / 1024}GB` : `${r.setting}${r.unit ?? ""}`;
+        await waitForSettings(
+          c,
+          Object.keys(serverSettings),
+          (r) => same(pretty(r), serverSettings[r.name]!) || same(r.setting, serverSettings[r.name]!),
+        );
         const { rows: shown } = await c.query(
           `SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' ORDER BY name) AS s FROM pg_settings
             WHERE name IN ('wal_compression', 'max_wal_size', 'checkpoint_completion_target', 'checkpoint_timeout', 'wal_writer_delay', 'wal_buffers', 'shared_buffers')`,
@@ -706,14 +719,7 @@ export default async function retentionBench(): Promise<void> {
         );
         for (const k of Object.keys(serverSettings)) await c.query(`ALTER SYSTEM RESET ${k}`);
         await c.query(`SELECT pg_reload_conf()`);
-        for (const deadline = performance.now() + 5000; prior.length > 0 && performance.now() < deadline;) {
-          const { rows: now } = await c.query<{ name: string; setting: string }>(
-            `SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])`,
-            [Object.keys(serverSettings)],
-          );
-          if (now.every((r) => prior.find((p) => p.name === r.name)?.setting === r.setting)) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await waitForSettings(c, Object.keys(serverSettings), (r) => prior.find((p) => p.name === r.name)?.setting === r.setting);
       }
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
