@@ -20,7 +20,16 @@ export function createRetentionDuty(opts: { pool: pg.Pool; boss: PgBoss; env: En
       const dropped = r.partitionsDropped.map((p) => p.partition);
       if (r.runs > 0 || dropped.length > 0 || r.partitionsCreated.length > 0) {
         log.info(
-          { runs: r.runs, partitionsDropped: dropped, partitionsCreated: r.partitionsCreated, ...r.sideTables, durationMs: r.durationMs },
+          {
+            runs: r.runs,
+            partitionsDropped: dropped,
+            partitionsCreated: r.partitionsCreated,
+            ...r.sideTables,
+            durationMs: r.durationMs,
+            // Of durationMs: the pauses between the runs step's batches, and of those the waits for gaps between firings.
+            pausedMs: r.pausedMs,
+            yieldedMs: r.yieldedMs,
+          },
           "retention pass",
         );
       }
