@@ -108,25 +108,16 @@ describe("GET /api/alerts", () => {
 });
 
 describe("POST /api/alerts/:id/acknowledge", () => {
+  const ack = (id: string, token: string, body: Record<string, unknown> = {}) =>
+    callRoute(acknowledge, { method: "POST", path: `/api/alerts/${id}/acknowledge`, token, params: { id }, body });
+
   it("needs the operator role, records who acknowledged, and writes an audit row", async () => {
     const { body } = await callRoute(list, { path: `/api/alerts?kind=missed`, token: viewer });
     const id = body.alerts[0].id;
-    const asViewer = await callRoute(acknowledge, {
-      method: "POST",
-      path: `/api/alerts/${id}/acknowledge`,
-      token: viewer,
-      params: { id },
-      body: {},
-    });
+    const asViewer = await ack(id, viewer);
     expect(asViewer.status).toBe(403);
 
-    const r = await callRoute(acknowledge, {
-      method: "POST",
-      path: `/api/alerts/${id}/acknowledge`,
-      token: operator,
-      params: { id },
-      body: { note: "looking into the worker outage" },
-    });
+    const r = await ack(id, operator, { note: "looking into the worker outage" });
     expect(r.status).toBe(200);
     expect(r.body.alert).toMatchObject({ id, acknowledgedBy: "token:test-operator", resolvedAt: null });
     const { rows } = await pool.query(
@@ -142,13 +133,7 @@ describe("POST /api/alerts/:id/acknowledge", () => {
     });
     expect(rows[0].after.acknowledgedBy).toBe("token:test-operator");
 
-    const again = await callRoute(acknowledge, {
-      method: "POST",
-      path: `/api/alerts/${id}/acknowledge`,
-      token: operator,
-      params: { id },
-      body: {},
-    });
+    const again = await ack(id, operator);
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/already acknowledged by token:test-operator/);
   });
@@ -159,13 +144,7 @@ describe("POST /api/alerts/:id/acknowledge", () => {
     );
     expect(rows).toHaveLength(1);
     const id = rows[0]!.id;
-    const r = await callRoute(acknowledge, {
-      method: "POST",
-      path: `/api/alerts/${id}/acknowledge`,
-      token: operator,
-      params: { id },
-      body: {},
-    });
+    const r = await ack(id, operator);
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({ code: "alert_resolved" });
     expect(r.body.error.message).toMatch(/resolved at .*nothing left to acknowledge/);
