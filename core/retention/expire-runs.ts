@@ -32,8 +32,8 @@ export interface ExpireRunsOptions {
   /**
    * Yield to the fleet's own runs: before each batch the step waits while a run that came due in the last
    * RECENT_DUE_MS has not started (its claim would share the CPU and the WAL with the batch), and while the next due
-   * instant is closer than the last batch took plus marginMs; so batches fall in the gaps between firings rather than on
-   * them. A run due longer ago is not waited for (it waits on something else: a group, a rate, a handler no worker
+   * instant is closer than the last batch took plus marginMs; so batches fall in the gaps between firings rather
+   * than on them. A run due longer ago is not waited for (it waits on something else: a group, a rate, a handler no worker
    * runs). At most maxWaitMs before one batch, then the batch runs anyway: a fleet with no gaps still gets its history
    * expired. Unset: no yielding.
    */
@@ -69,8 +69,8 @@ const gapSql = `SELECT EXISTS (SELECT 1 FROM runs WHERE state = 'planned' AND du
 
 /**
  * Waits (yieldToRuns) until no recently due run is waiting to start and the next due instant is at least
- * estimateMs + marginMs away, or maxWaitMs has passed. Returns the ms waited (0: a gap at once). Timed with the monotonic clock: it
- * paces this process's own work; what is due is read from the database's clock.
+ * estimateMs + marginMs away, or maxWaitMs has passed. Returns the ms waited (0: a gap at once). Timed with the
+ * monotonic clock: it paces this process's own work; what is due is read from the database's clock.
  */
 async function waitForGap(db: pg.PoolClient | pg.Client, estimateMs: number, y: { marginMs: number; maxWaitMs: number }): Promise<number> {
   const t0 = performance.now();
