@@ -162,8 +162,9 @@ export const envSchema = z.object({
   // synchronous_commit of the retention pass's own session: off, its commits do not wait for their WAL to reach disk
   // (a delete lost to a crash is redone by the next pass), and the workers' commits flush less of its WAL.
   VIGIL_RETENTION_SYNCHRONOUS_COMMIT: z.enum(["on", "off"], { error: "must be on or off" }).default("off"),
-  // The runs step's batches wait for gaps between the fleet's firings: a run that just came due and has not started, or
-  // one due sooner than the last batch took, holds the next batch back (at most VIGIL_RETENTION_MAX_PAUSE_MS).
+  // The runs step's batches wait for gaps between the fleet's firings: a run that just came due and has not started, a
+  // backlog of due runs the workers are draining, or one due sooner than the last batch took, holds the next batch
+  // back (at most VIGIL_RETENTION_MAX_PAUSE_MS).
   VIGIL_RETENTION_YIELD_TO_RUNS: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   // Single sign-on (OIDC): set the issuer, client id (and secret) and a role map to show "Sign in with …".
   VIGIL_OIDC_ISSUER: z.preprocess(

@@ -58,7 +58,9 @@ export function RetentionSettings() {
         <span data-testid="retention-pacing">
           {s.batchSize} runs a statement and pausing {s.pauseRatio ?? 0}× each statement&apos;s time (at most {s.maxPauseMs ?? 0} ms) before
           the next
-          {s.yieldToRuns === "off" ? "" : ", each statement in a gap between the schedules' firings (none just due and waiting to start)"}
+          {s.yieldToRuns === "off"
+            ? ""
+            : ", each statement in a gap between the schedules' firings (none just due and waiting to start, no backlog being drained)"}
         </span>{" "}
         (<code>VIGIL_RETENTION_BATCH_SIZE</code>, <code>VIGIL_RETENTION_PAUSE_RATIO</code>, <code>VIGIL_RETENTION_MAX_PAUSE_MS</code>,{" "}
         <code>VIGIL_RETENTION_YIELD_TO_RUNS</code>),{" "}

@@ -237,6 +237,40 @@ test("yielding to the fleet's runs: a batch waits while a run just due has not s
     await plant(6, -5000);
     const r4 = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
     expect(r4).toMatchObject({ runs: 23, yields: 0, yieldedMs: 0 });
+
+    // A backlog due 3 s ago (a top-of-the-hour fan-out still being started): the batches wait while it drains. The
+    // "workers" start one of its 20 runs every 20 ms; between batches (paced ≥ 20 ms) a look sees it shrink.
+    const day = (await pool.query(`SELECT to_char(current_date - 7, 'YYYY-MM-DD') AS d`)).rows[0].d as string;
+    for (const t of ["run_events", "run_logs"] as const) await ensurePartitionDays(pool, t, [day]);
+    await fillHistoryDay(pool, { day, scheduleIds: [schedule!], everySeconds: 1800, partitioned: true });
+    const { rows: fanout } = await pool.query<{ id: string }>(
+      `UPDATE runs SET state = 'queued', started_at = NULL, finished_at = NULL, due_at = clock_timestamp() - interval '3 s'
+        WHERE id IN (SELECT id FROM runs WHERE schedule_id = $1 AND state = 'succeeded' AND planned_at::date = $2::date LIMIT 20) RETURNING id`,
+      [schedule, day],
+    );
+    expect(fanout).toHaveLength(20);
+    let started = 0;
+    const starter = (async () => {
+      for (const { id } of fanout) {
+        await new Promise((r) => setTimeout(r, 20));
+        await pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE id = $1`, [id]);
+        started++;
+      }
+    })();
+    const r5 = await expireRuns(c, {
+      defaultDays: 1,
+      batchSize: 5,
+      summarizedBefore: today,
+      pauseRatio: 20,
+      maxPauseMs: 100,
+      yieldToRuns: y,
+    });
+    const startedWhenDone = started;
+    await starter;
+    expect(r5.runs).toBe(48 - 20);
+    expect(r5.yieldedMs).toBeGreaterThanOrEqual(200);
+    // The pass ended its waits once the backlog stopped shrinking: (nearly) all of it had started by then.
+    expect(startedWhenDone).toBeGreaterThanOrEqual(15);
   } finally {
     c.release();
   }

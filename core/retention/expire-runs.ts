@@ -31,11 +31,11 @@ export interface ExpireRunsOptions {
   maxWalBytesPerSecond?: number;
   /**
    * Yield to the fleet's own runs: before each batch the step waits while a run that came due in the last
-   * RECENT_DUE_MS has not started (its claim would share the CPU and the WAL with the batch), and while the next due
-   * instant is closer than the last batch took plus marginMs; so batches fall in the gaps between firings rather
-   * than on them. A run due longer ago is not waited for (it waits on something else: a group, a rate, a handler no worker
-   * runs). At most maxWaitMs before one batch, then the batch runs anyway: a fleet with no gaps still gets its history
-   * expired. Unset: no yielding.
+   * RECENT_DUE_MS has not started (its claim would share the CPU and the WAL with the batch), while an older backlog
+   * of due runs is draining, and while the next due instant is closer than the last batch took plus marginMs; so
+   * batches fall in the gaps between firings rather than on them. An older run in a backlog that does not shrink is
+   * not waited for (it waits on something else: a group, a rate, a handler no worker runs). At most maxWaitMs before
+   * one batch, then the batch runs anyway: a fleet with no gaps still gets its history expired. Unset: no yielding.
    */
   yieldToRuns?: { marginMs: number; maxWaitMs: number };
 }
@@ -51,38 +51,68 @@ export interface ExpireRunsResult {
   yields: number;
 }
 
-/** A run due longer ago than this that has not started is not waited for by yieldToRuns. */
+/** A run due longer ago than this that has not started is not waited for by yieldToRuns, unless the backlog drains. */
 export const RECENT_DUE_MS = 1000;
+/** The backlog yieldToRuns watches drain: runs due in this window that have not started (counted up to 10,000 a state). */
+export const BACKLOG_WINDOW_MS = 60_000;
 const GAP_POLL_MS = 20;
 
-/**
- * SQL: whether a run that came due in the last RECENT_DUE_MS has not started yet, and the ms until the next due
- * instant (null: none planned). One statement per not-started state, so each is a range of runs_state_due_at_idx.
- */
-const gapSql = `SELECT EXISTS (SELECT 1 FROM runs WHERE state = 'planned' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp())
-           OR EXISTS (SELECT 1 FROM runs WHERE state = 'queued' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp())
-           OR EXISTS (SELECT 1 FROM runs WHERE state = 'retrying' AND due_at > clock_timestamp() - $1 * interval '1 ms' AND due_at <= clock_timestamp()) AS waiting,
-       extract(epoch FROM least((SELECT min(due_at) FROM runs WHERE state = 'planned' AND due_at > clock_timestamp()),
-                                (SELECT min(due_at) FROM runs WHERE state = 'queued' AND due_at > clock_timestamp()),
-                                (SELECT min(due_at) FROM runs WHERE state = 'retrying' AND due_at > clock_timestamp()))
-                          - clock_timestamp())::float8 * 1000 AS next_due_ms`;
+const unstarted = (state: string, since: string, limit = "") =>
+  `SELECT 1 FROM runs WHERE state = '${state}' AND due_at > clock_timestamp() - ${since} * interval '1 ms' AND due_at <= clock_timestamp()${limit}`;
+const nextDue = (state: string) => `(SELECT min(due_at) FROM runs WHERE state = '${state}' AND due_at > clock_timestamp())`;
+const NOT_STARTED = ["planned", "queued", "retrying"];
 
 /**
- * Waits (yieldToRuns) until no recently due run is waiting to start and the next due instant is at least
- * estimateMs + marginMs away, or maxWaitMs has passed. Returns the ms waited (0: a gap at once). Timed with the
- * monotonic clock: it paces this process's own work; what is due is read from the database's clock.
+ * SQL: whether a run that came due in the last RECENT_DUE_MS has not started yet; how many due in the last
+ * BACKLOG_WINDOW_MS have not (the backlog); and the ms until the next due instant (null: none planned). One
+ * statement per not-started state, so each is a range of runs_state_due_at_idx.
  */
-async function waitForGap(db: pg.PoolClient | pg.Client, estimateMs: number, y: { marginMs: number; maxWaitMs: number }): Promise<number> {
+const gapSql = `SELECT ${NOT_STARTED.map((st) => `EXISTS (${unstarted(st, "$1")})`).join(" OR ")} AS waiting,
+       ${NOT_STARTED.map((st) => `(SELECT count(*) FROM (${unstarted(st, "$2", " LIMIT 10000")}) x)`).join(" + ")} AS backlog,
+       extract(epoch FROM least(${NOT_STARTED.map(nextDue).join(", ")}) - clock_timestamp())::float8 * 1000 AS next_due_ms`;
+
+/** A backlog that has not shrunk for this long is not being drained (the workers are not starting it). */
+export const BACKLOG_STALL_MS = 200;
+
+/** What the last looks saw of the backlog, across the batches of one pass. */
+interface BacklogSeen {
+  backlog: number | null;
+  /** When (monotonic ms) a look last saw it shrink. */
+  shrankAt: number | null;
+}
+
+/**
+ * Waits (yieldToRuns) while a recently due run waits to start, while the backlog of due runs is draining (it shrank
+ * within the last BACKLOG_STALL_MS, seen by this batch's looks or an earlier one's: the workers are busy starting
+ * it — a top-of-the-hour fan-out takes seconds — whereas a backlog that does not shrink waits on something else),
+ * and while the next due instant is closer than estimateMs + marginMs; at most maxWaitMs. Returns the ms waited (0:
+ * a gap at once). Timed with the monotonic clock: it paces this process's own work; what is due is read from the
+ * database's clock.
+ */
+async function waitForGap(
+  db: pg.PoolClient | pg.Client,
+  estimateMs: number,
+  y: { marginMs: number; maxWaitMs: number },
+  seen: BacklogSeen,
+): Promise<number> {
   const t0 = performance.now();
   for (let slept = false; ; slept = true) {
-    const { rows } = await db.query<{ waiting: boolean; next_due_ms: number | null }>(gapSql, [RECENT_DUE_MS]);
+    const { rows } = await db.query<{ waiting: boolean; backlog: string; next_due_ms: number | null }>(gapSql, [
+      RECENT_DUE_MS,
+      BACKLOG_WINDOW_MS,
+    ]);
     const { waiting, next_due_ms: next } = rows[0]!;
+    const backlog = Number(rows[0]!.backlog);
+    const now = performance.now();
+    if (seen.backlog !== null && backlog < seen.backlog) seen.shrankAt = now;
+    seen.backlog = backlog;
+    const draining = backlog > 0 && seen.shrankAt !== null && now - seen.shrankAt < BACKLOG_STALL_MS;
     const fits = next === null || next >= estimateMs + y.marginMs;
-    const waited = performance.now() - t0;
+    const waited = now - t0;
     // A gap found at the first look is no wait (the look's own round trip is not counted as yielding).
-    if ((!waiting && fits) || waited >= y.maxWaitMs) return slept ? waited : 0;
+    if ((!waiting && !draining && fits) || waited >= y.maxWaitMs) return slept ? waited : 0;
     // Not due yet but too close: sleep until it is due (its runs then read as waiting until they start).
-    const sleep = !waiting && next !== null ? Math.max(GAP_POLL_MS, next) : GAP_POLL_MS;
+    const sleep = !waiting && !draining && next !== null ? Math.max(GAP_POLL_MS, next) : GAP_POLL_MS;
     await new Promise((r) => setTimeout(r, Math.min(sleep, y.maxWaitMs - waited + 1)));
   }
 }
@@ -99,9 +129,10 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   let yields = 0;
   // What the next batch is expected to take: the last one's duration (the first batch only waits for due runs).
   let estimateMs = 0;
+  const seen: BacklogSeen = { backlog: null, shrankAt: null };
   const gap = async () => {
     if (!o.yieldToRuns) return;
-    const w = await waitForGap(db, estimateMs, o.yieldToRuns);
+    const w = await waitForGap(db, estimateMs, o.yieldToRuns, seen);
     if (w > 0) {
       yields++;
       yieldedMs += w;

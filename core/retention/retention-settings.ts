@@ -31,8 +31,8 @@ export interface RetentionSettings {
   synchronousCommit: "on" | "off";
   /**
    * The runs step waits for a gap between the fleet's firings before each batch (expire-runs.ts yieldToRuns): no run
-   * that came due in the last second still waiting to start, and the next due instant further away than the last
-   * batch took plus YIELD_MARGIN_MS. At most maxPauseMs before one batch.
+   * that came due in the last second still waiting to start, no backlog of due runs draining, and the next due
+   * instant further away than the last batch took plus YIELD_MARGIN_MS. At most maxPauseMs before one batch.
    */
   yieldToRuns: "on" | "off";
   /**
