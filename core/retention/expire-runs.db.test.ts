@@ -191,7 +191,8 @@ test("yielding to the fleet's runs: a batch waits while a run just due has not s
       pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE id = $1`, [live]),
     );
     const y = { marginMs: 100, maxWaitMs: 5000 };
-    const r1 = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
+    // 10 a batch: a gap is looked for before the second and third (never before a pass's first batch).
+    const r1 = await expireRuns(c, { defaultDays: 1, batchSize: 10, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
     await starting;
     // (the earlier tests' leftovers past their horizon go too)
     expect(r1.runs).toBeGreaterThanOrEqual(23);
@@ -204,28 +205,29 @@ test("yielding to the fleet's runs: a batch waits while a run just due has not s
     await plant(4, -100);
     const r2 = await expireRuns(c, {
       defaultDays: 1,
-      batchSize: 5000,
+      batchSize: 10,
       summarizedBefore: today,
       pauseRatio: 0,
       yieldToRuns: { ...y, maxWaitMs: 250 },
     });
     expect(r2.runs).toBe(23);
-    expect(r2.yieldedMs).toBeGreaterThanOrEqual(240);
-    expect(r2.yieldedMs).toBeLessThan(900);
+    expect(r2.yields).toBe(2);
+    expect(r2.yieldedMs).toBeGreaterThanOrEqual(480);
+    expect(r2.yieldedMs).toBeLessThan(1500);
 
-    // Due in 300 ms with a margin of 1 s: the batch would end too close to it, so it waits until the run is due and
-    // has started (at 600 ms), and only then deletes; the expired runs are all still there at 450 ms.
+    // Due in 300 ms with a margin of 1 s: after the first batch the next would end too close to it, so it waits until
+    // the run is due and has started (at 600 ms), and only then deletes; at 450 ms only the first batch has gone.
     const soon = await plant(5, 300);
     const t0 = performance.now();
     const r3p = expireRuns(c, {
       defaultDays: 1,
-      batchSize: 5000,
+      batchSize: 10,
       summarizedBefore: today,
       pauseRatio: 0,
       yieldToRuns: { marginMs: 1000, maxWaitMs: 5000 },
     });
     await new Promise((r) => setTimeout(r, 450));
-    expect(await finished()).toBe(23);
+    expect(await finished()).toBe(13);
     await new Promise((r) => setTimeout(r, 150));
     await pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE id = $1`, [soon]);
     const r3 = await r3p;
@@ -235,8 +237,13 @@ test("yielding to the fleet's runs: a batch waits while a run just due has not s
 
     // Due 5 s ago and never started (waiting on a group, a rate, a handler nobody runs): not waited for.
     await plant(6, -5000);
-    const r4 = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
+    const r4 = await expireRuns(c, { defaultDays: 1, batchSize: 10, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
     expect(r4).toMatchObject({ runs: 23, yields: 0, yieldedMs: 0 });
+
+    // One batch (nothing more to expire after it): no gap is looked for at all, due runs or not.
+    await plant(8, -100);
+    const one = await expireRuns(c, { defaultDays: 1, batchSize: 5000, summarizedBefore: today, pauseRatio: 0, yieldToRuns: y });
+    expect(one).toMatchObject({ runs: 23, yields: 0, yieldedMs: 0 });
 
     // A backlog due 3 s ago (a top-of-the-hour fan-out still being started): the batches wait while it drains. The
     // "workers" start one of its 20 runs every 20 ms; between batches (paced ≥ 20 ms) a look sees it shrink.

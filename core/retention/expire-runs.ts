@@ -127,7 +127,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   let pausedMs = 0;
   let yieldedMs = 0;
   let yields = 0;
-  // What the next batch is expected to take: the last one's duration (the first batch only waits for due runs).
+  // What the next batch is expected to take: the last one's duration.
   let estimateMs = 0;
   const seen: BacklogSeen = { backlog: null, shrankAt: null };
   const gap = async () => {
@@ -161,6 +161,9 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
       await new Promise((r) => setTimeout(r, pause));
       pausedMs += performance.now() - p0;
     }
+    // Then a gap between the fleet's firings for the next batch. Only between batches: a pass with nothing to expire,
+    // or one batch of it, asks nothing of the fleet (a worker's first pass at start, most passes of a day).
+    await gap();
     lsn0 = await lsn();
   };
   const expiring = schedules.filter((s) => s.days > 0);
@@ -183,7 +186,6 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   // schedules keep below the common horizon.
   let cursor: Date | null = null;
   for (;;) {
-    await gap();
     const b0 = performance.now();
     const res: pg.QueryResult<{ planned_at: Date }> = await db.query<{ planned_at: Date }>(
       `DELETE FROM runs r
@@ -232,7 +234,6 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   const days = others.map((s) => s.days);
   let from = 1;
   while (ids.length > 0) {
-    await gap();
     const b0 = performance.now();
     const { rows } = await db.query<{ n: string }>(
       `DELETE FROM runs r
