@@ -55,6 +55,8 @@ export interface ExpireRunsResult {
 export const RECENT_DUE_MS = 1000;
 /** The backlog yieldToRuns watches drain: runs due in this window that have not started (counted up to 10,000 a state). */
 export const BACKLOG_WINDOW_MS = 60_000;
+/** A backlog that has not shrunk for this long is not being drained (the workers are not starting it). */
+export const BACKLOG_STALL_MS = 200;
 const GAP_POLL_MS = 20;
 
 const unstarted = (state: string, since: string, limit = "") =>
@@ -70,9 +72,6 @@ const NOT_STARTED = ["planned", "queued", "retrying"];
 const gapSql = `SELECT ${NOT_STARTED.map((st) => `EXISTS (${unstarted(st, "$1")})`).join(" OR ")} AS waiting,
        ${NOT_STARTED.map((st) => `(SELECT count(*) FROM (${unstarted(st, "$2", " LIMIT 10000")}) x)`).join(" + ")} AS backlog,
        extract(epoch FROM least(${NOT_STARTED.map(nextDue).join(", ")}) - clock_timestamp())::float8 * 1000 AS next_due_ms`;
-
-/** A backlog that has not shrunk for this long is not being drained (the workers are not starting it). */
-export const BACKLOG_STALL_MS = 200;
 
 /** What the last looks saw of the backlog, across the batches of one pass. */
 interface BacklogSeen {
