@@ -30,6 +30,28 @@ export function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: nu
   return run.timeoutSeconds + run.graceSeconds + 60;
 }
 
+/**
+ * pg-boss takes a queue's due jobs by priority (descending), then by creation time. Run jobs of one handler share a
+ * queue across schedules and the planner creates them schedule by schedule, minutes ahead: by creation alone, a
+ * backlog (a worker restarting after a crash, a fleet that was down) drains one schedule's runs before the next
+ * schedule's. So a run job's priority is its due second, negated: among due jobs the earliest due goes first,
+ * whichever schedule it belongs to. Seconds since 2026-01-01 keep the value inside PostgreSQL's integer for 68
+ * years either way.
+ */
+const PRIORITY_EPOCH_S = 1_767_225_600; // 2026-01-01T00:00:00Z
+const INT_MAX = 2_147_483_647;
+
+export function duePriority(dueAt: Date): number {
+  const s = Math.floor(dueAt.getTime() / 1000) - PRIORITY_EPOCH_S;
+  return Math.max(-INT_MAX, Math.min(INT_MAX, -s));
+}
+
+/**
+ * Runs an operator starts by hand (trigger now, re-run) are due the moment they are asked for and go ahead of any
+ * backlog: above every due-order priority from 2026 on (duePriority is negative from then).
+ */
+export const OPERATOR_PRIORITY = 1;
+
 export interface RunJobData {
   runId: string;
   attempt: number; // the attempt number this job starts (1 = first)
@@ -43,13 +65,14 @@ export function runJobData(job: RunJobData): RunJobData {
 export async function sendRunJob(
   tx: Queryable,
   boss: PgBoss,
-  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number },
+  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number; priority?: number },
 ): Promise<string | null> {
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
   await ensureRunQueues(boss, [job.handler]);
   const sent = await boss.send(runQueueFor(job.handler), runJobData(job), {
     id,
     startAfter: job.dueAt,
+    priority: job.priority ?? duePriority(job.dueAt),
     expireInSeconds: job.expireInSeconds,
     retryLimit: 0,
     db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
@@ -68,7 +91,7 @@ export async function sendRunJob(
 export async function sendRunJobs(
   tx: Queryable,
   boss: PgBoss,
-  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number })[],
+  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number; priority?: number })[],
   opts: { notify?: boolean } = {},
 ): Promise<void> {
   if (jobs.length === 0) return;
@@ -86,6 +109,7 @@ export async function sendRunJobs(
         id: jobIdFor(j.runId, j.attempt, j.wake),
         data: runJobData(j),
         startAfter: j.dueAt,
+        priority: j.priority ?? duePriority(j.dueAt),
         expireInSeconds: j.expireInSeconds,
         retryLimit: 0,
       })),

@@ -12,7 +12,7 @@ import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../audit/record-aud
 import { NotFoundError } from "../errors";
 import { ensureRunQueues, runQueueFor } from "../queue/boss";
 import { jobIdFor } from "../queue/job-id";
-import { sendRunJobs, jobExpireSeconds } from "../queue/send-run-job";
+import { sendRunJobs, jobExpireSeconds, OPERATOR_PRIORITY } from "../queue/send-run-job";
 import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
 import { ASYNC_COMMIT_SQL, canFlushWal, flushWal } from "../db/flush-wal";
 
@@ -84,6 +84,7 @@ export async function insertTriggeredRun(
         attempt: 1,
         wake: 0,
         dueAt: r.due_at,
+        priority: OPERATOR_PRIORITY,
         expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
       },
     ],
@@ -120,6 +121,7 @@ export async function triggerRunInOneStatement(
   const job = await pgBossInsertStatement(boss, run.schedule.handler, {
     id: jobId,
     data: runJobData({ runId: run.id, attempt: 1 }),
+    priority: OPERATOR_PRIORITY,
     expireInSeconds: jobExpireSeconds(run.schedule),
     retryLimit: 0,
   });

@@ -14,7 +14,7 @@ import type { Actor } from "../../auth/roles";
 import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
-import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
+import { sendRunJob, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import { lockRunScope, type LockedRun } from "../claim/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
@@ -158,6 +158,7 @@ export async function rerunRunInTransaction(
     handler: run.handler,
     attempt: nextAttempt,
     dueAt: rows[0]!.now,
+    priority: OPERATOR_PRIORITY,
     expireInSeconds: jobExpireSeconds(run),
   });
   await recordAudit(tx, {
