@@ -36,10 +36,11 @@ afterAll(async () => {
  * by creation, the queue holds schedule 0's whole backlog first.
  */
 async function queueBacklog(scheduleIds: string[]): Promise<void> {
+  const { rows: t } = await pool.query<{ t0: Date }>(`SELECT date_trunc('second', clock_timestamp()) - interval '60 seconds' AS t0`);
   for (const [i, scheduleId] of scheduleIds.entries()) {
     await withTransaction(async (tx) => {
       const { rows } = await tx.query<{ id: string; handler: string; due_at: Date; timeout_seconds: number; grace_seconds: number }>(
-        `WITH t AS (SELECT date_trunc('second', clock_timestamp()) - interval '60 seconds' AS t0)
+        `WITH t AS (SELECT $4::timestamptz AS t0)
          INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds,
                            grace_seconds, max_attempts, enqueued_at)
          SELECT s.id, 'scheduled', at, at, s.id || ':' || to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'queued',
@@ -47,7 +48,7 @@ async function queueBacklog(scheduleIds: string[]): Promise<void> {
            FROM schedules s, t, LATERAL (SELECT t.t0 + make_interval(secs => j + $2::int * 0.1) AS at FROM generate_series(0, $3::int - 1) j) g
           WHERE s.id = $1
          RETURNING id, handler, due_at, timeout_seconds, grace_seconds`,
-        [scheduleId, i, RUNS_EACH],
+        [scheduleId, i, RUNS_EACH, t[0]!.t0],
       );
       await sendRunJobs(
         tx,

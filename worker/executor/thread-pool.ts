@@ -1,6 +1,7 @@
 // A warm pool of attempt threads, bounded by the worker's concurrency. Threads are started ahead
 // of time (loading handlers takes a few hundred ms) so a due run starts in milliseconds; a thread
 // that was terminated (timeout, cancel, crash) is replaced in the background.
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/log";
 import type { FromThread, ThreadData, ToThread } from "./thread-protocol";
@@ -96,7 +97,19 @@ export class ThreadPool {
   async start(): Promise<void> {
     void this.spawn();
     await this.firstReady.promise;
-    for (let i = 1; i < this.size; i++) void this.spawn();
+    void this.spawnInWaves(this.size - 1);
+  }
+
+  /**
+   * The rest start as many at a time as there are cores: all at once, they share the cores and each becomes ready
+   * only near the end of them all; in waves, the worker's capacity grows with every wave (a worker restarted after
+   * a crash, on a busy host, takes its backlog sooner).
+   */
+  private async spawnInWaves(n: number): Promise<void> {
+    const wave = Math.max(1, os.availableParallelism());
+    for (let left = n; left > 0 && !this.stopped; left -= wave) {
+      await Promise.all(Array.from({ length: Math.min(wave, left) }, () => this.spawn()));
+    }
   }
 
   idleCount(): number {
