@@ -17,6 +17,7 @@ const text = (what: string, max: number) =>
 
 export const shellCommandSpec = defineHandlerSpec({
   name: "shell.command",
+  runsPrograms: true,
   description:
     "Runs an executable on the worker's host: `command` is the argv array (no shell), or `script` runs one script with /bin/sh -c. " +
     "Exit code 0 succeeds; any other code or a signal fails the attempt. stdout/stderr go into the run's logs (stderr as warn), " +
