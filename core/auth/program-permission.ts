@@ -37,5 +37,9 @@ export async function assertMayRunSchedules(db: Queryable, actor: Actor, schedul
   const { rows } = await db.query<{ handler: string }>(`SELECT DISTINCT handler FROM schedules WHERE id = ANY($1::uuid[])`, [
     [...scheduleIds],
   ]);
-  await assertMayUseHandlers(db, actor, rows.map((r) => r.handler));
+  await assertMayUseHandlers(
+    db,
+    actor,
+    rows.map((r) => r.handler),
+  );
 }

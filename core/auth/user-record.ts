@@ -42,6 +42,12 @@ export function toUserRecord(row: UserRow): UserRecord {
     createdAt: row.created_at,
     sso: row.sso === true,
     canRunPrograms: row.can_run_programs === true,
-    mayRunPrograms: actorMayRunPrograms({ type: "user", id: row.id, label: row.email, role: row.role, mayRunPrograms: row.can_run_programs }),
+    mayRunPrograms: actorMayRunPrograms({
+      type: "user",
+      id: row.id,
+      label: row.email,
+      role: row.role,
+      mayRunPrograms: row.can_run_programs,
+    }),
   };
 }

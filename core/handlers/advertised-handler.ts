@@ -27,7 +27,14 @@ export function describeHandler(spec: HandlerSpec, opts: { source: string; built
   const payloadSchema = payloadJsonSchema(spec);
   const hash = crypto
     .createHash("sha256")
-    .update(JSON.stringify({ name: spec.name, description: spec.description, payloadSchema, ...(spec.runsPrograms ? { runsPrograms: true } : {}) }))
+    .update(
+      JSON.stringify({
+        name: spec.name,
+        description: spec.description,
+        payloadSchema,
+        ...(spec.runsPrograms ? { runsPrograms: true } : {}),
+      }),
+    )
     .update("\0")
     .update(opts.code)
     .digest("hex")
