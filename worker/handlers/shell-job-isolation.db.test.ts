@@ -123,6 +123,13 @@ describe("a shell job cannot read what its worker holds", () => {
     expect(worker.logs.join("\n")).not.toContain(CANARY);
   });
 
+  it("output with NUL bytes (as /proc environ files have) is stored readably, not lost", async () => {
+    const { run, output } = await runScript(`printf 'one\\000two\\n'; echo after`);
+    expect(run.state).toBe("succeeded");
+    expect(output).toContain("one\\0two");
+    expect(output).toContain("after");
+  });
+
   it("cannot make the worker read a file for it through the result file", async () => {
     const { run, output } = await runScript(`ln -s "${canaryInCheckout}" "$VIGIL_RESULT_FILE"`);
     expect(run.state).toBe("failed");
