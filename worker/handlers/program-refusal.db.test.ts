@@ -6,11 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase, usePoolAndBoss } from "../../test/db";
-import { startWorker, type TestWorker } from "../../test/worker-process";
+import type { TestWorker } from "../../test/worker-process";
+import { startWarmWorker } from "../../test/warm-worker";
 import { waitFor } from "../../test/wait-for";
 import { createTestToken } from "../../test/auth";
 import { callRoute } from "../../test/call-route";
-import { createRun, insertSchedule, runState, waitForWorkerReady } from "../../test/run-fixtures";
+import { createRun, insertSchedule, runState } from "../../test/run-fixtures";
 import { assertMayUseHandlers } from "../../core/auth/program-permission";
 import { GET as listHandlersRoute } from "../../app/api/handlers/route";
 import { advertiseHandlers } from "../../core/handlers/advertise-handlers";
@@ -43,8 +44,7 @@ beforeAll(async () => {
   jobs = fs.mkdtempSync(path.join(os.tmpdir(), "acme-programs-"));
   fs.writeFileSync(path.join(jobs, "spawn.ts"), SPAWNING);
   fs.writeFileSync(path.join(jobs, "plain.ts"), PLAIN);
-  worker = startWorker(db.url, { VIGIL_HEARTBEAT_MS: "500", VIGIL_WORKER_PROGRAMS: "refuse" }, ["--handlers", jobs]);
-  await waitForWorkerReady(worker);
+  worker = await startWarmWorker(db.url, { VIGIL_HEARTBEAT_MS: "500", VIGIL_WORKER_PROGRAMS: "refuse" }, 180_000, ["--handlers", jobs]);
   viewer = await createTestToken(db.url, "viewer");
 }, 180_000);
 
@@ -86,6 +86,7 @@ describe("a worker that refuses programs", () => {
     // What a worker that serves them advertises (worker/main.ts): the loaded specs, described and stored.
     const loaded = (await loadHandlers({ sources: [jobs] })).filter((x) => !x.builtin);
     const code = (file: string) => fs.readFileSync(file, "utf8");
+    await h.pool.query(`INSERT INTO workers (id, host, pid, version, heartbeat_at) VALUES ('w-allowing', 'h', 1, 'v', clock_timestamp())`);
     await advertiseHandlers(
       h.pool,
       "w-allowing",

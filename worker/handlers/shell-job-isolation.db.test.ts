@@ -8,9 +8,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase, usePoolAndBoss } from "../../test/db";
-import { startWorker, type TestWorker } from "../../test/worker-process";
+import type { TestWorker } from "../../test/worker-process";
+import { startWarmWorker } from "../../test/warm-worker";
 import { waitFor } from "../../test/wait-for";
-import { createRun, insertSchedule, runState, waitForWorkerReady } from "../../test/run-fixtures";
+import { createRun, insertSchedule, runState } from "../../test/run-fixtures";
 
 const db = useTestDatabase("shell_isolation");
 const h = usePoolAndBoss(db);
@@ -38,14 +39,13 @@ beforeAll(async () => {
   }
   canaryInCheckout = path.join(checkoutVigil, `isolation-test-${process.pid}.key`);
   fs.writeFileSync(canaryInCheckout, `${CANARY}\n`, { mode: 0o600 });
-  worker = startWorker(db.url, {
+  worker = await startWarmWorker(db.url, {
     VIGIL_HEARTBEAT_MS: "500",
     VIGIL_DRAIN_TIMEOUT_MS: "3000",
     VIGIL_DATA_DIR: dataDir,
     VIGIL_ADMIN_PASSWORD: CANARY,
     ISOLATION_CANARY: CANARY,
   });
-  await waitForWorkerReady(worker);
 }, 180_000);
 
 afterAll(async () => {
