@@ -46,7 +46,7 @@ async function targets() {
 type Target = Awaited<ReturnType<typeof targets>>;
 
 // Every path that stores a program schedule or makes one of its runs happen.
-const CASES: { what: string; call: (who: Who, t: Target) => Promise<{ status: number; body: any }> }[] = [
+const CASES: { what: string; call: (who: Who, t: Target) => ReturnType<typeof callRoute> }[] = [
   {
     what: "create",
     call: (w, t) =>
