@@ -42,7 +42,9 @@ export const shellCommandSpec = defineHandlerSpec({
       cwd: text("cwd", 4096)
         .refine((s) => s.startsWith("/"), { error: "cwd must be an absolute path such as /srv/jobs" })
         .optional()
-        .describe("absolute working directory (default: the worker's)"),
+        .describe(
+          "absolute working directory (default: a fresh folder of the job's own; the worker's under VIGIL_WORKER_PROGRAMS=same-user)",
+        ),
       env: z
         .record(z.string(), text("env values", 32 * 1024), { error: 'env must be an object of string values, e.g. {"REGION": "eu"}' })
         .superRefine((env, ctx) => {

@@ -1,30 +1,19 @@
 // Who a program job runs as. The worker holds what a job must never read (its environment, its files, the
 // database's credentials), and a process of the same OS user can read all of it (/proc/<pid>/environ, the
 // worker's files). So a job runs as a separate unprivileged user: the kernel then refuses it the worker's
-// /proc entries and every file not open to "others". Switching users needs root (or CAP_SETUID and CAP_SETGID);
-// a worker without that serves no program handler unless its operator accepts same-user execution
+// /proc entries and every file not open to "others". Only a worker running as root switches users: it must also
+// signal the job's process group at a timeout or cancel and read its members' environments for the orphan sweeper
+// (worker/orphan-process-sweeper.ts), which another user's processes refuse to anyone else. A worker that is not
+// root serves no program handler unless its operator accepts same-user execution
 // (VIGIL_WORKER_PROGRAMS=same-user). Decided once in the worker's main thread, handed to its executor threads.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 
 export type JobIdentity =
   { mode: "separate"; user: string; uid: number; gid: number } | { mode: "same-user" } | { mode: "refused"; reason: string };
 
-const CAP_SETGID = 6n;
-const CAP_SETUID = 7n;
-
-/** Whether this process may switch a child to another user: root, or holding CAP_SETUID and CAP_SETGID. */
+/** Whether this worker runs jobs as another user and still controls them (signals, /proc): root only. */
 export function canSwitchUsers(): boolean {
-  if (process.getuid?.() === 0) return true;
-  try {
-    const line = readFileSync("/proc/self/status", "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("CapEff:"));
-    const caps = BigInt(`0x${line?.slice(7).trim() ?? "0"}`);
-    return ((caps >> CAP_SETUID) & 1n) === 1n && ((caps >> CAP_SETGID) & 1n) === 1n;
-  } catch {
-    return false;
-  }
+  return process.getuid?.() === 0;
 }
 
 function idsOf(user: string): { uid: number; gid: number } {
@@ -56,7 +45,7 @@ export function resolveJobIdentity(setting: "allow" | "refuse" | "same-user", us
     return {
       mode: "refused",
       reason:
-        "this worker cannot run a job as another user (it is not root and lacks CAP_SETUID/CAP_SETGID): run it as root so jobs run as " +
+        "this worker cannot run a job as another user (it is not root): run it as root so jobs run as " +
         `${user}, or accept that jobs can read this worker's environment and files with VIGIL_WORKER_PROGRAMS=same-user`,
     };
   }
