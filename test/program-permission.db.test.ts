@@ -185,6 +185,20 @@ describe("running programs on a worker host is a permission of its own", () => {
     expect(rows[0]).toEqual({ state: "failed", reruns: 0 });
   });
 
+  it("an operator without it may still stop a program schedule: disable it in an edit", async () => {
+    const t = await targets();
+    const res = await callRoute(schedule.PATCH, {
+      method: "PATCH",
+      path: `/api/schedules/${t.enabled}`,
+      cookie: operator.cookie,
+      headers: ORIGIN,
+      params: { id: t.enabled },
+      body: { revision: t.revision, enabled: false },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.schedule?.paused ?? res.body.paused).toBeTruthy();
+  });
+
   it("an operator still saves and triggers schedules of handlers that run no program", async () => {
     const res = await callRoute(schedules.POST, {
       method: "POST",
