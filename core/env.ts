@@ -65,6 +65,15 @@ export const envSchema = z.object({
   VIGIL_HANDLERS: z.string().default(""),
   // Which of its loaded handlers a worker serves: comma-separated names or patterns ("payouts.*"); all by default.
   VIGIL_SERVE: z.string().default("*"),
+  // Programs on the worker's host (shell.command and handlers marked runsPrograms): "allow" runs them as the
+  // unprivileged VIGIL_JOB_USER (a system user the worker creates when missing; a worker not running as root
+  // serves none); "refuse" serves none; "same-user" runs them as the worker's own user, which lets a job
+  // read the worker's environment and files (only where that is accepted). docs/how-to/program-jobs.md.
+  VIGIL_WORKER_PROGRAMS: z.enum(["allow", "refuse", "same-user"], { error: 'must be "allow", "refuse" or "same-user"' }).default("allow"),
+  VIGIL_JOB_USER: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}$/, { error: "must be a user name such as vigil-job" })
+    .default("vigil-job"),
   VIGIL_WORKER_DB_POOL: int(6),
   // Connections of each process's main pool (core/db/pool.ts), console and worker alike.
   VIGIL_DB_POOL_MAX: int(10),

@@ -13,6 +13,7 @@ import { describeHandler } from "../core/handlers/advertised-handler";
 import { advertiseHandlers } from "../core/handlers/advertise-handlers";
 import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/load-handlers";
 import { parseWorkerOptions, servesHandler, WorkerOptionsError } from "./worker-options";
+import { resolveJobIdentity, type JobIdentity } from "./handlers/shell/job-identity";
 import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
 import { createFleetFold } from "./fleet-fold";
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
   const watchParent = Boolean(process.channel);
   const env = getEnv();
   const options = parseWorkerOptions(process.argv.slice(2), env);
-  const served = await loadServedHandlers(options.handlerSources, options.serve);
+  const jobIdentity = resolveJobIdentity(env.VIGIL_WORKER_PROGRAMS, env.VIGIL_JOB_USER);
+  const served = await loadServedHandlers(options.handlerSources, options.serve, jobIdentity);
   const identity = newWorkerIdentity(pkg.version);
   const log = getLogger().child({ workerId: identity.id });
   const pool = getPool();
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     workerId: identity.id,
     connectionString: requireDatabaseUrl(),
     handlers,
-    threadData: { handlerSources: options.handlerSources, cwd: process.cwd() },
+    threadData: { handlerSources: options.handlerSources, cwd: process.cwd(), jobIdentity },
     env,
     log,
     onFatal: (err) => {
@@ -123,6 +125,10 @@ async function main(): Promise<void> {
   }
   const custom = served.filter((h) => !h.builtin).map((h) => h.def.name);
   log.info({ host: identity.host, pid: identity.pid, version: identity.version, handlers: handlers.length, custom }, "worker started");
+  if (jobIdentity.mode === "refused") log.warn({ reason: jobIdentity.reason }, "program handlers (shell.command…) are not served");
+  else if (jobIdentity.mode === "same-user")
+    log.warn("program jobs run as this worker's own user (VIGIL_WORKER_PROGRAMS=same-user): they can read its environment and files");
+  else log.info({ jobUser: jobIdentity.user, uid: jobIdentity.uid }, "program jobs run as a separate user");
 }
 
 /** A key rotation in progress (VIGIL_SECRET_KEY_PREVIOUS set): values under a previous key move to the current one. */
@@ -141,10 +147,14 @@ async function reencryptUnderCurrentKey(pool: pg.Pool, env: Env, log: Logger, wo
   }
 }
 
-/** Built-ins and the operator's modules, narrowed to --serve. A problem ends the start with one line. */
-async function loadServedHandlers(sources: string[], serve: string[]): Promise<LoadedHandler[]> {
+/**
+ * Built-ins and the operator's modules, narrowed to --serve, without the program handlers when this worker refuses
+ * them (neither advertised nor subscribed: the console shows that no worker serves them). A problem ends the start
+ * with one line.
+ */
+async function loadServedHandlers(sources: string[], serve: string[], jobs: JobIdentity): Promise<LoadedHandler[]> {
   const loaded = await loadHandlers({ sources });
-  const served = loaded.filter((h) => servesHandler(serve, h.def.name));
+  const served = loaded.filter((h) => servesHandler(serve, h.def.name) && !(jobs.mode === "refused" && h.def.runsPrograms === true));
   if (served.length === 0) {
     throw new HandlerLoadError(
       `--serve ${serve.join(",")} matches none of the loaded handlers (${loaded.map((h) => h.def.name).join(", ")})`,

@@ -13,6 +13,10 @@ export interface UserView {
   createdAt: string;
   /** Signs in through single sign-on: the identity provider sets the role at each sign-in. */
   sso: boolean;
+  /** An admin granted this operator the program permission (running programs on worker hosts). */
+  canRunPrograms: boolean;
+  /** May run programs now: an admin by role, an operator when granted. */
+  mayRunPrograms: boolean;
   activeSessions: number;
   /** The provider that sets this user's role at each sign-in (SSO user, OIDC on): shown read-only. */
   roleManagedBy: string | null;

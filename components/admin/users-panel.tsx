@@ -115,6 +115,24 @@ function UserRow({ user }: { user: UserView }) {
           </select>
         )}
       </td>
+      <td data-testid="user-programs">
+        {user.role === "admin" ? (
+          <span className="muted" title="Admins may run programs on worker hosts (shell.command) by their role">
+            yes (admin)
+          </span>
+        ) : (
+          <label title="Lets an operator save, trigger and re-run schedules that run a program on a worker host (shell.command)">
+            <input
+              type="checkbox"
+              aria-label={`${user.email} may run programs`}
+              checked={user.canRunPrograms}
+              disabled={patch.isPending || user.role !== "operator"}
+              onChange={(e) => patch.mutate({ canRunPrograms: e.target.checked })}
+            />{" "}
+            {user.role === "operator" ? (user.canRunPrograms ? "granted" : "no") : "operators only"}
+          </label>
+        )}
+      </td>
       <td>{user.disabled ? <span className="pill bad">disabled</span> : <span className="pill ok">active</span>}</td>
       <td className="muted">{formatInZone(user.createdAt)}</td>
       <td data-testid="user-sessions">{user.activeSessions}</td>
@@ -188,6 +206,7 @@ export function UsersPanel() {
           <tr>
             <th>User</th>
             <th>Role</th>
+            <th>Run programs</th>
             <th>Status</th>
             <th>Created</th>
             <th>Sessions</th>
@@ -200,7 +219,7 @@ export function UsersPanel() {
           ))}
           {data && data.users.length === 0 && (
             <tr>
-              <td colSpan={6} className="muted">
+              <td colSpan={7} className="muted">
                 No users yet.
               </td>
             </tr>

@@ -52,6 +52,8 @@ export const KNOWN_ACTIONS = [
   "user.enable",
   "user.password_reset",
   "user.rename",
+  "user.program_permission_grant",
+  "user.program_permission_revoke",
   "user.sso_link",
   "token.create",
   "token.revoke",

@@ -28,38 +28,44 @@ const STALE_SQL = (col: string) => `(${col} IS NULL OR ${col} < clock_timestamp(
 /** Returns the actor, or null when the credentials are missing, unknown, expired or revoked. */
 export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
   if (c.bearerToken) {
-    const { rows } = await db.query<{ id: string; name: string; role: Role }>(
+    const { rows } = await db.query<{ id: string; name: string; role: Role; programs: boolean }>(
       // Expired, or its creator disabled or no longer holding the token's role: the token is refused,
       // checked on every call so a change to the account takes effect at once.
       `WITH t AS (
-         SELECT t.id, t.name, t.role, t.last_used_at FROM api_tokens t
+         SELECT t.id, t.name, t.role, t.last_used_at,
+                coalesce((SELECT o.can_run_programs FROM users o WHERE o.id = t.created_by), false) AS programs
+           FROM api_tokens t
           WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > clock_timestamp() AND ${TOKEN_OWNER_ACTIVE_SQL}
        ),
        touched AS (
          UPDATE api_tokens x SET last_used_at = clock_timestamp() FROM t
           WHERE x.id = t.id AND ${STALE_SQL("t.last_used_at")}
        )
-       SELECT id, name, role FROM t`,
+       SELECT id, name, role, programs FROM t`,
       [sha256Hex(c.bearerToken)],
     );
     const t = rows[0];
-    return t ? { type: "token", id: t.id, label: `token:${t.name}`, role: t.role, ip: c.ip, userAgent: c.userAgent } : null;
+    return t
+      ? { type: "token", id: t.id, label: `token:${t.name}`, role: t.role, mayRunPrograms: t.programs, ip: c.ip, userAgent: c.userAgent }
+      : null;
   }
   if (c.sessionToken) {
-    const { rows } = await db.query<{ id: string; email: string; role: Role }>(
+    const { rows } = await db.query<{ id: string; email: string; role: Role; programs: boolean }>(
       `WITH s AS (
-         SELECT s.id AS session_id, s.last_seen_at, u.id, u.email, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+         SELECT s.id AS session_id, s.last_seen_at, u.id, u.email, u.role, u.can_run_programs AS programs FROM sessions s JOIN users u ON u.id = s.user_id
           WHERE s.id = $1 AND s.expires_at > clock_timestamp() AND u.disabled_at IS NULL
        ),
        touched AS (
          UPDATE sessions x SET last_seen_at = clock_timestamp() FROM s
           WHERE x.id = s.session_id AND ${STALE_SQL("s.last_seen_at")}
        )
-       SELECT id, email, role FROM s`,
+       SELECT id, email, role, programs FROM s`,
       [sha256Hex(c.sessionToken)],
     );
     const u = rows[0];
-    return u ? { type: "user", id: u.id, label: u.email, role: u.role, ip: c.ip, userAgent: c.userAgent } : null;
+    return u
+      ? { type: "user", id: u.id, label: u.email, role: u.role, mayRunPrograms: u.programs, ip: c.ip, userAgent: c.userAgent }
+      : null;
   }
   return null;
 }

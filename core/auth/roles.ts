@@ -1,5 +1,6 @@
 // Roles are ordered: a viewer reads, an operator also acts on schedules and runs, an admin also
-// manages users and tokens.
+// manages users and tokens. Running a program on a worker host is a permission beside the roles: every admin
+// holds it, an operator only when an admin grants it (core/auth/program-permission.ts enforces it).
 import { z } from "zod";
 
 export const roleSchema = z.enum(["viewer", "operator", "admin"]);
@@ -18,10 +19,17 @@ export interface Actor {
   id: string | null;
   label: string;
   role: Role;
+  /** Granted the program permission (an admin holds it by role); a token carries its creator's grant. */
+  mayRunPrograms?: boolean;
   ip?: string | null;
   userAgent?: string | null;
 }
 
 export function systemActor(label: string): Actor {
   return { type: "system", id: null, label, role: "admin" };
+}
+
+/** Whether the actor may make a program run on a worker host: admins by role, operators by an admin's grant. */
+export function actorMayRunPrograms(actor: Actor): boolean {
+  return actor.role === "admin" || (actor.role === "operator" && actor.mayRunPrograms === true);
 }

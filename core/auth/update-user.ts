@@ -59,10 +59,11 @@ export async function updateUser(
          disabled_at = CASE WHEN $5::boolean IS NULL THEN disabled_at
                             WHEN $5 THEN COALESCE(disabled_at, clock_timestamp())
                             ELSE NULL END,
+         can_run_programs = COALESCE($6, can_run_programs),
          updated_at = clock_timestamp()
        WHERE id = $1
        RETURNING ${USER_COLUMNS}`,
-      [id, change.role ?? null, change.name ?? null, passwordHash ?? null, change.disabled ?? null],
+      [id, change.role ?? null, change.name ?? null, passwordHash ?? null, change.disabled ?? null, change.canRunPrograms ?? null],
     );
     const after = toUserRecord(rows[0]!);
     const audit = (action: string, b: unknown, a: unknown) =>
@@ -70,6 +71,13 @@ export async function updateUser(
 
     if (after.role !== before.role) await audit("user.role_change", { role: before.role }, { role: after.role });
     if (after.name !== before.name) await audit("user.rename", { name: before.name }, { name: after.name });
+    if (after.canRunPrograms !== before.canRunPrograms) {
+      await audit(
+        after.canRunPrograms ? "user.program_permission_grant" : "user.program_permission_revoke",
+        { canRunPrograms: before.canRunPrograms },
+        { canRunPrograms: after.canRunPrograms },
+      );
+    }
     if (after.disabled !== before.disabled) {
       await audit(after.disabled ? "user.disable" : "user.enable", { disabled: before.disabled }, { disabled: after.disabled });
     }

@@ -35,9 +35,13 @@ export const updateUserSchema = z
     disabled: z.boolean().optional(),
     password: passwordSchema.optional(),
     name: displayName.optional(),
+    /** The program permission (running programs on worker hosts) for an operator; admins hold it by role. */
+    canRunPrograms: z.boolean().optional(),
   })
   .strict()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), { message: "Change at least one of role, disabled, password or name." });
+  .refine((v) => Object.values(v).some((x) => x !== undefined), {
+    message: "Change at least one of role, disabled, password, name or canRunPrograms.",
+  });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;
 
 export const createTokenSchema = z

@@ -9,13 +9,13 @@ export async function advertiseHandlers(db: Queryable, workerId: string, handler
   const col = <K extends keyof AdvertisedHandler>(k: K) => handlers.map((h) => h[k]);
   await db.query(
     `WITH h AS (
-       SELECT * FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::boolean[])
-                AS u(name, description, payload_schema, hash, source, builtin)),
+       SELECT * FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::boolean[], $8::boolean[])
+                AS u(name, description, payload_schema, hash, source, builtin, runs_programs)),
      catalog AS (
-       INSERT INTO handlers (name, description, payload_schema, hash, source, builtin, last_worker_id)
-       SELECT name, description, payload_schema, hash, source, builtin, $1 FROM h
+       INSERT INTO handlers (name, description, payload_schema, hash, source, builtin, runs_programs, last_worker_id)
+       SELECT name, description, payload_schema, hash, source, builtin, runs_programs, $1 FROM h
        ON CONFLICT (name) DO UPDATE SET description = excluded.description, payload_schema = excluded.payload_schema,
-              hash = excluded.hash, source = excluded.source, builtin = excluded.builtin,
+              hash = excluded.hash, source = excluded.source, builtin = excluded.builtin, runs_programs = excluded.runs_programs,
               last_seen_at = clock_timestamp(), last_worker_id = excluded.last_worker_id)
      INSERT INTO worker_handlers (worker_id, handler, hash)
      SELECT $1, name, hash FROM h
@@ -28,6 +28,7 @@ export async function advertiseHandlers(db: Queryable, workerId: string, handler
       col("hash"),
       col("source"),
       col("builtin"),
+      col("runsPrograms"),
     ],
   );
 }

@@ -14,6 +14,8 @@ export interface AdvertisedHandler {
   /** "builtin", or the module file or package the handler was loaded from. */
   source: string;
   builtin: boolean;
+  /** Runs a program on the worker's host (HandlerSpec.runsPrograms): using it needs the program permission. */
+  runsPrograms: boolean;
 }
 
 export function payloadJsonSchema(spec: HandlerSpec): Record<string, unknown> {
@@ -25,10 +27,25 @@ export function describeHandler(spec: HandlerSpec, opts: { source: string; built
   const payloadSchema = payloadJsonSchema(spec);
   const hash = crypto
     .createHash("sha256")
-    .update(JSON.stringify({ name: spec.name, description: spec.description, payloadSchema }))
+    .update(
+      JSON.stringify({
+        name: spec.name,
+        description: spec.description,
+        payloadSchema,
+        ...(spec.runsPrograms ? { runsPrograms: true } : {}),
+      }),
+    )
     .update("\0")
     .update(opts.code)
     .digest("hex")
     .slice(0, 16);
-  return { name: spec.name, description: spec.description, payloadSchema, hash, source: opts.source, builtin: opts.builtin };
+  return {
+    name: spec.name,
+    description: spec.description,
+    payloadSchema,
+    hash,
+    source: opts.source,
+    builtin: opts.builtin,
+    runsPrograms: spec.runsPrograms === true,
+  };
 }

@@ -10,6 +10,12 @@ export interface HandlerSpec<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   payload: S;
+  /**
+   * Runs a program on the worker's host (spawns processes, a shell, an interpreter). Saving, triggering or
+   * re-running a schedule of such a handler needs the program permission, and a worker set to refuse programs
+   * (VIGIL_WORKER_PROGRAMS=refuse) does not serve it.
+   */
+  runsPrograms?: boolean;
 }
 
 export interface HandlerDefinition<S extends z.ZodType = z.ZodType> extends HandlerSpec<S> {
@@ -30,6 +36,9 @@ export function defineHandlerSpec<S extends z.ZodType>(spec: HandlerSpec<S>): Ha
     throw new Error(`Handler name ${JSON.stringify(spec?.name)} must look like "area.action" (lower case, e.g. "payouts.send")`);
   }
   if (typeof spec.description !== "string") throw new Error(`Handler "${spec.name}" needs a description string`);
+  if (spec.runsPrograms !== undefined && typeof spec.runsPrograms !== "boolean") {
+    throw new Error(`Handler "${spec.name}": runsPrograms must be true or false`);
+  }
   if (!spec.payload || typeof (spec.payload as { safeParse?: unknown }).safeParse !== "function") {
     throw new Error(`Handler "${spec.name}" needs a zod payload schema (e.g. z.object({...}) from "vigil/sdk")`);
   }

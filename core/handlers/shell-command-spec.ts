@@ -17,6 +17,7 @@ const text = (what: string, max: number) =>
 
 export const shellCommandSpec = defineHandlerSpec({
   name: "shell.command",
+  runsPrograms: true,
   description:
     "Runs an executable on the worker's host: `command` is the argv array (no shell), or `script` runs one script with /bin/sh -c. " +
     "Exit code 0 succeeds; any other code or a signal fails the attempt. stdout/stderr go into the run's logs (stderr as warn), " +
@@ -41,7 +42,9 @@ export const shellCommandSpec = defineHandlerSpec({
       cwd: text("cwd", 4096)
         .refine((s) => s.startsWith("/"), { error: "cwd must be an absolute path such as /srv/jobs" })
         .optional()
-        .describe("absolute working directory (default: the worker's)"),
+        .describe(
+          "absolute working directory (default: a fresh folder of the job's own; the worker's under VIGIL_WORKER_PROGRAMS=same-user)",
+        ),
       env: z
         .record(z.string(), text("env values", 32 * 1024), { error: 'env must be an object of string values, e.g. {"REGION": "eu"}' })
         .superRefine((env, ctx) => {

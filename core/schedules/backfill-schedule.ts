@@ -14,6 +14,7 @@ import { computeFireTimesBetween, computeNextFireTimes } from "./compute-next-fi
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { assertMayUseHandlers } from "../auth/program-permission";
 import type { Trigger } from "./trigger";
 
 export const MAX_BACKFILL = 10_000;
@@ -48,6 +49,7 @@ export async function backfillSchedule(id: string, v: BackfillInput, actor: Acto
   }
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id);
+    await assertMayUseHandlers(tx, actor, [schedule.handler]);
     const now = await dbNow(tx);
     if (to.getTime() > now.getTime()) {
       const message = `To (${v.to}) is in the future (database time is ${now.toISOString()}); a backfill covers past fires only`;

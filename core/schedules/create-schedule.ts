@@ -3,6 +3,7 @@
 // planned), upsert its concurrency group, audit and wake the planners — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
+import { assertMayUseHandlers } from "../auth/program-permission";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { syncRecentStarts } from "../groups/sync-recent-starts";
@@ -20,6 +21,7 @@ export async function createSchedule(input: unknown, actor: Actor, opts: { db?: 
 /** Input already parsed by scheduleInputSchema (the API route's body schema): the checks that need the database follow. */
 export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   return inTransaction({ tx: opts.db }, async (tx) => {
+    await assertMayUseHandlers(tx, actor, [v.handler]);
     v.payload = await checkPayload(tx, v.handler, v.payload);
     assertOnceInFuture(v.trigger, await dbNow(tx));
     await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit, v.startRateLimit);

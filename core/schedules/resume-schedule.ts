@@ -15,6 +15,7 @@ import { notifyPlanner } from "./notify-planner";
 import { recordPausedFires } from "./record-paused-fires";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
+import { assertMayUseHandlers } from "../auth/program-permission";
 
 export const resumeInputSchema = z.strictObject({
   dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
@@ -80,6 +81,12 @@ export async function resumeSchedulesInTransaction(
 ): Promise<Map<string, Omit<ResumeResult, "dryRun">>> {
   const out = new Map<string, Omit<ResumeResult, "dryRun">>();
   if (schedules.length === 0) return out;
+  // Resuming (or enabling, or ending a maintenance window) makes the program run again, with its catch-up.
+  await assertMayUseHandlers(
+    tx,
+    actor,
+    schedules.map((s) => s.handler),
+  );
   const ids = schedules.map((s) => s.id);
   // The auto-resume clears a pause that is already over (not paused for anyone since its `until`); an operator
   // resumes one that is still in effect.

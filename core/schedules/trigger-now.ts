@@ -20,6 +20,7 @@ import { insertTriggeredRun, triggerRunInOneStatement } from "./insert-triggered
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
+import { assertMayRunSchedules } from "../auth/program-permission";
 import { MAX_PAYLOAD_BYTES } from "./schedule-input";
 
 export const MAX_CLIENT_KEY_LENGTH = 200;
@@ -53,6 +54,7 @@ export async function triggerNow(
 ): Promise<TriggerNowResult> {
   const dryRun = v.dryRun ?? false;
   const clientKey = checkClientKey(opts.idempotencyKey);
+  await assertMayRunSchedules(opts.db ?? getPool(), actor, [id]);
   if (opts.boss && !opts.db && !dryRun && !clientKey && v.payload === undefined) {
     const done = await triggerInOneStatement(id, v.reason, actor, opts.boss);
     if (done) return done;

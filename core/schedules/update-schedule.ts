@@ -4,6 +4,7 @@
 // before and after — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
+import { assertMayUseHandlers } from "../auth/program-permission";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { auditView, nameTakenOr, upsertConcurrencyGroup } from "./create-schedule";
@@ -51,6 +52,10 @@ const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds",
 export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = await getScheduleOrThrow(tx, id, { lock: true });
+    // Any edit of a program schedule (its trigger decides when the program runs), or a switch to such a handler;
+    // only disabling it is open to everyone who may pause it.
+    const onlyDisables = Object.entries(patch).every(([k, v]) => k === "revision" || v === undefined || (k === "enabled" && v === false));
+    if (!onlyDisables) await assertMayUseHandlers(tx, actor, [before.handler, ...(patch.handler ? [patch.handler] : [])]);
     if (patch.revision !== before.revision) {
       throw new ConflictError(
         `Schedule ${before.name} was changed since you loaded it (you edited revision ${patch.revision}, it is now at ${before.revision}); reload it and apply your change again.`,

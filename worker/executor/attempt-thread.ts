@@ -11,12 +11,14 @@ import { createThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
+import { setJobIdentity } from "../handlers/shell/job-identity.ts";
 import { traceHop } from "../lib/latency-trace.ts";
 import type { AttemptTask, FromThread, ThreadData, ToThread } from "./thread-protocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("attempt-thread.ts must run in a worker thread");
 const data = (workerData ?? {}) as Partial<ThreadData>;
+setJobIdentity(data.jobIdentity);
 // The same modules the main thread loaded (and advertised); a failure here kills the thread before it is ready.
 const handlerImplementations: ReadonlyMap<string, HandlerDefinition> = new Map(
   (await loadHandlers({ sources: data.handlerSources ?? [], cwd: data.cwd })).map((h) => [h.def.name, h.def]),

@@ -1,5 +1,6 @@
 // Messages between the executor (main thread) and an attempt thread.
 import type { HandlerLogLevel } from "../../core/handlers/handler-context";
+import type { JobIdentity } from "../handlers/shell/job-identity.ts";
 
 /** What every executor thread is started with (workerData). */
 export interface ThreadData {
@@ -7,6 +8,8 @@ export interface ThreadData {
   handlerSources: string[];
   /** The folder relative sources are resolved from (the worker's working directory). */
   cwd: string;
+  /** Who program jobs run as (worker/handlers/shell/job-identity.ts); absent: the worker's own user. */
+  jobIdentity?: JobIdentity;
 }
 
 export interface AttemptTask {

@@ -28,6 +28,8 @@ const PLANTED = {
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-shell-test-"));
+  // Jobs run as the unprivileged job user (worker/handlers/shell/job-identity.ts): they write their pid files here.
+  fs.chmodSync(tmp, 0o1777);
   worker = startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "3", VIGIL_HEARTBEAT_MS: "500", VIGIL_DRAIN_TIMEOUT_MS: "3000", ...PLANTED });
   await waitForWorkerReady(worker);
   viewer = await createTestToken(db.url, "viewer");

@@ -17,6 +17,8 @@ let pids: number[] = [];
 
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-orphans-test-"));
+  // Jobs run as the unprivileged job user (worker/handlers/shell/job-identity.ts): they write their pid files here.
+  fs.chmodSync(tmp, 0o1777);
 });
 
 afterAll(async () => {

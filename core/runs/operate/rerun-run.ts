@@ -11,6 +11,7 @@
 // does not enter the lateness p95. The timeline shows the re-run as another attempt of the same occurrence.
 import type { PgBoss } from "pg-boss";
 import type { Actor } from "../../auth/roles";
+import { assertMayUseHandlers } from "../../auth/program-permission";
 import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
@@ -125,6 +126,7 @@ export async function rerunRunInTransaction(
   const scope = await lockRunScope(tx, runId);
   if (!scope) throw new NotFoundError("Run", runId);
   const { run, schedule } = scope;
+  await assertMayUseHandlers(tx, actor, [run.handler]);
   const refusal = rerunRefusal(run, schedule.deleted);
   if (refusal) throw new ConflictError(refusal.message, refusal.code);
   const once = await onceMarkers(tx, runId);

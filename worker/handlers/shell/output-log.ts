@@ -54,7 +54,8 @@ export class OutputLog {
   }
 
   private line(stream: Stream, raw: string): void {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    // PostgreSQL text cannot hold NUL: one in a line (a binary, a /proc file) would lose the attempt's whole batch of logs.
+    const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).replaceAll("\0", "\\0");
     if (stream === "stderr" && line.trim() !== "") {
       this.stderrTail.push(line.slice(0, STDERR_TAIL_CHARS));
       if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();

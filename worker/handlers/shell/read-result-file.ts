@@ -1,6 +1,7 @@
 // The records channel of a shell.command: the job may write {"records": N, "summary": "…"} to the file
 // named by $VIGIL_RESULT_FILE. No file, or an empty one, reports nothing; a file that is there but is not
 // that JSON fails the attempt (a job that meant to report a count must not pass silently).
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { z } from "zod";
 
@@ -17,11 +18,20 @@ const resultSchema = z.object({
 
 export type ShellResult = { records?: number; summary?: string };
 
-export async function readResultFile(file: string): Promise<ShellResult | null> {
+/**
+ * ownerUid: the job user's uid when the job runs as another user. The worker reads this file with its own rights, so
+ * a job must not be able to point it elsewhere: a symbolic link, a link to another file, a FIFO or a file the job
+ * did not write is refused, never read.
+ */
+export async function readResultFile(file: string, ownerUid?: number): Promise<ShellResult | null> {
   let text: string;
   try {
-    const fh = await open(file, "r");
+    const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
+      const st = await fh.stat();
+      if (!st.isFile() || st.nlink !== 1 || (ownerUid !== undefined && st.uid !== ownerUid)) {
+        throw new Error("the result file ($VIGIL_RESULT_FILE) must be a plain file the job wrote itself (not a link or a device)");
+      }
       const buf = Buffer.alloc(MAX_BYTES + 1);
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
       if (bytesRead > MAX_BYTES) throw new Error(`the result file ($VIGIL_RESULT_FILE) is larger than ${MAX_BYTES} bytes`);
@@ -31,6 +41,9 @@ export async function readResultFile(file: string): Promise<ShellResult | null> 
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") {
+      throw new Error("the result file ($VIGIL_RESULT_FILE) must be a plain file the job wrote itself, not a symbolic link");
+    }
     throw err;
   }
   if (text.trim() === "") return null;

@@ -37,7 +37,8 @@ async function leftoversStillAlive(pid: number): Promise<boolean> {
 export function runInProcessGroup(
   file: string,
   args: string[],
-  opts: { cwd?: string; env: Record<string, string>; stdin?: string },
+  /** uid/gid: the job user (worker/handlers/shell/job-identity.ts); libuv also drops supplementary groups then. */
+  opts: { cwd?: string; env: Record<string, string>; stdin?: string; uid?: number; gid?: number },
   out: OutputLog,
   onStarted: (pid: number) => void,
 ): Promise<ProcessEnd> {
@@ -48,6 +49,7 @@ export function runInProcessGroup(
         cwd: opts.cwd,
         env: opts.env as NodeJS.ProcessEnv,
         detached: true,
+        ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
         stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       });
     } catch (err) {
