@@ -1,11 +1,11 @@
 // Sign-in throttling on the database clock, shared by every console instance. It slows guessing without letting
 // anyone lock a person out:
-// - Failures count per (account, client address) pair, over the last 15 minutes and since that pair's last
-//   success. The first VIGIL_LOGIN_FREE_FAILURES are free; after that each attempt of the pair must wait, from the
+// - Failures count per (account, client address) pair, over the last day and since that pair's last success (a
+//   window longer than the longest delay, so a patient attacker's count never drains back to the free tries). The first VIGIL_LOGIN_FREE_FAILURES are free; after that each attempt of the pair must wait, from the
 //   pair's last failure, a delay that doubles each time (VIGIL_LOGIN_DELAY_BASE_SECONDS up to
 //   VIGIL_LOGIN_DELAY_MAX_SECONDS). An attacker's failures from one address therefore never touch the owner's
 //   sign-ins from another address, and many users behind one proxy each have their own pairs.
-// - An address with VIGIL_LOGIN_ADDRESS_CEILING failures or more (any accounts: someone spraying) loses the free
+// - An address with VIGIL_LOGIN_ADDRESS_CEILING failures or more in 15 minutes (any accounts: someone spraying) loses the free
 //   failures: every pair it has failed on is delayed from its first failure. A pair with no failure (an account
 //   that address has not failed on) is never delayed, so a correct password still signs in; a sprayer therefore
 //   still gets one guess per account per address, and that is the price of never locking out the other users
@@ -15,7 +15,10 @@
 import type { Queryable } from "../db/pool";
 import { getEnv } from "../env";
 
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** A pair's failures count this long (login_attempts rows are kept a day: VIGIL_RETENTION_LOGIN_ATTEMPTS_DAYS). */
+export const PAIR_WINDOW_SECONDS = 24 * 60 * 60;
+/** An address's failures (any accounts) count this long against VIGIL_LOGIN_ADDRESS_CEILING. */
+export const ADDRESS_WINDOW_SECONDS = 15 * 60;
 
 export interface LoginThrottleSettings {
   freeFailures: number;
@@ -36,11 +39,11 @@ export function loginThrottleSettings(): LoginThrottleSettings {
 
 /** What the throttle knows about one attempt's pair and address. */
 export interface LoginCounts {
-  /** Failures of this (account, address) pair in the window, since the pair's last success. */
+  /** Failures of this (account, address) pair in its window, since the pair's last success. */
   pairFailures: number;
   /** Seconds since the pair's last failure (database clock); null without one. */
   secondsSinceLastPairFailure: number | null;
-  /** Failures from this address in the window, any account. */
+  /** Failures from this address in its window, any account. */
   addressFailures: number;
 }
 
@@ -81,9 +84,9 @@ export async function readLoginCounts(tx: Queryable, email: string, ip: string):
      SELECT pair.n AS pair_failures,
             extract(epoch FROM clock_timestamp() - pair.last)::float8 AS since_last,
             (SELECT count(*)::int FROM login_attempts
-              WHERE ip = $2 AND NOT success AND at > clock_timestamp() - make_interval(secs => $3)) AS address_failures
+              WHERE ip = $2 AND NOT success AND at > clock_timestamp() - make_interval(secs => $4)) AS address_failures
        FROM pair`,
-    [email, ip, LOGIN_WINDOW_SECONDS],
+    [email, ip, PAIR_WINDOW_SECONDS, ADDRESS_WINDOW_SECONDS],
   );
   const r = rows[0]!;
   return { pairFailures: r.pair_failures, secondsSinceLastPairFailure: r.since_last, addressFailures: r.address_failures };
