@@ -41,7 +41,7 @@ test.describe("sign-in without JavaScript", () => {
       expect((await context.cookies()).map((c) => c.name)).toContain("vigil_session");
       const me = await context.request.get("/api/auth/me");
       expect(me.status()).toBe(200);
-      expect((await me.json()).user.email).toBe(E2E_ADMIN.email);
+      expect((await me.json()).actor.label).toBe(E2E_ADMIN.email);
 
       const posts = seen.filter((r) => r.method === "POST" && new URL(r.url).pathname === "/api/auth/login");
       expect(posts).toHaveLength(2);
