@@ -206,6 +206,14 @@ export const envSchema = z.object({
   VIGIL_LOCAL_LOGIN: z
     .preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"))
     .transform((v) => v === "on"),
+  // Sign-in throttle (core/auth/login-rate-limit.ts), per (account, client address): this many failures (in a day,
+  // since the pair's last success) are free, then each further attempt of that pair waits a delay that doubles from
+  // the base up to the max. An address with at least the ceiling's failures in 15 minutes (any accounts) gets no
+  // free failures on any account it has failed on; an account it has not failed on is never slowed by it.
+  VIGIL_LOGIN_FREE_FAILURES: int(5).pipe(z.number().min(0, "must be 0 or more")),
+  VIGIL_LOGIN_DELAY_BASE_SECONDS: int(2).pipe(z.number().min(1, "must be at least 1")),
+  VIGIL_LOGIN_DELAY_MAX_SECONDS: int(900).pipe(z.number().min(1, "must be at least 1").max(86_400, "must be at most 86400 (a day)")),
+  VIGIL_LOGIN_ADDRESS_CEILING: int(100).pipe(z.number().min(1, "must be at least 1")),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),

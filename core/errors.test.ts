@@ -27,3 +27,15 @@ describe("toErrorResponse while the database is down", () => {
     expect(toErrorResponse(new ConflictError("stale")).status).toBe(409);
   });
 });
+
+describe("toErrorResponse for a transaction that lost a concurrency race", () => {
+  it.each([
+    ["a deadlock", pgError("40P01", "deadlock detected")],
+    ["a serialisation failure", pgError("40001", "could not serialize access due to concurrent update")],
+  ])("answers 409 concurrent_change for %s, never 500", (_what, err) => {
+    const { status, body } = toErrorResponse(err);
+    expect(status).toBe(409);
+    expect(body.error.code).toBe("concurrent_change");
+    expect(body.error.message).not.toMatch(/deadlock|serialize/);
+  });
+});

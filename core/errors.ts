@@ -82,16 +82,28 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
 
+// 40P01 deadlock_detected, 40001 serialization_failure: the transaction lost a race with another one and was
+// rolled back whole; the same request again is expected to succeed. Never the caller's fault, never a 500.
+const CONCURRENCY_SQLSTATES = new Set(["40P01", "40001"]);
+
+/** True when err is a deadlock or serialisation failure (the transaction may simply be run again). */
+export function isConcurrencyFailure(err: unknown): boolean {
+  return !!err && typeof err === "object" && CONCURRENCY_SQLSTATES.has(String((err as { code?: unknown }).code));
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; fields?: FieldErrors };
 }
 
 /**
  * Maps any thrown value to a status and body; a database that is down or restarting is a 503 the client may
- * retry, and other unknown errors become an opaque 500 without internals.
+ * retry, a deadlock or serialisation failure a 409 concurrent_change, and other unknown errors become an opaque 500 without internals.
  */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
   if (!(err instanceof DomainError) && isDatabaseUnavailable(err)) err = new DatabaseUnavailableError();
+  if (!(err instanceof DomainError) && isConcurrencyFailure(err)) {
+    err = new ConflictError("This changed concurrently with another request and was not applied; try again.", "concurrent_change");
+  }
   if (err instanceof DomainError) {
     return {
       status: err.status,

@@ -19,7 +19,11 @@ async function main(): Promise<void> {
   const { default: next } = await import("next");
   const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
   await app.prepare();
-  const server = createConsoleHttpServer(app.getRequestHandler(), (err, url) => getLogger().error({ err, url }, "console request failed"));
+  const server = createConsoleHttpServer(
+    app.getRequestHandler(),
+    (err, url) => getLogger().error({ err, url }, "console request failed"),
+    (path) => getLogger().warn({ path }, "refused a request path with malformed percent-encoding (400)"),
+  );
   if (dev) {
     const upgrade = app.getUpgradeHandler();
     server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head).catch(() => socket.destroy()));

@@ -3,11 +3,25 @@ import { useState, type FormEvent } from "react";
 import { FormField } from "../ui/form-field";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 
-/** `primary`: the form is the main way in (no single sign-on button above it). */
-export function LoginForm({ next, primary = true }: { next: string; primary?: boolean }) {
+/**
+ * `primary`: the form is the main way in (no single sign-on button above it). `initialError`: why the last sign-in
+ * posted without JavaScript failed (the login route redirected back here with a code).
+ * The form is a real POST form to /api/auth/login: before the page hydrates, or with JavaScript off, the browser
+ * posts it form-encoded and the route answers with a redirect (app/api/auth/login/form-login.ts); once hydrated,
+ * the script sends the same fields as JSON. Either way no credential ever goes into a URL.
+ */
+export function LoginForm({
+  next,
+  primary = true,
+  initialError = null,
+}: {
+  next: string;
+  primary?: boolean;
+  initialError?: string | null;
+}) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(initialError);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
 
@@ -32,7 +46,8 @@ export function LoginForm({ next, primary = true }: { next: string; primary?: bo
   }
 
   return (
-    <form className="card" onSubmit={submit} aria-label="Sign in" noValidate>
+    <form className="card" method="post" action="/api/auth/login" onSubmit={submit} aria-label="Sign in" noValidate>
+      <input type="hidden" name="next" value={next} />
       <FormField label="Email" error={fields.email} testId="login-email">
         <input
           type="email"

@@ -4,6 +4,17 @@
 // The trail can never drop a value once written, so before/after are stored with credential-looking values
 // masked (a payload's Authorization header, a "password" field…): no row written from now on holds one.
 // A secret's value never reaches here at all: payloads hold only {"$secret": "NAME"} references.
+//
+// Lock order. Every audit row takes the chain's lock (pg_advisory_xact_lock(746345), in the BEFORE INSERT trigger
+// vigil_audit_chain, held to the end of the transaction): writers append one at a time. A transaction that also
+// locks rows of `schedules` or `runs` (FOR UPDATE / NO KEY UPDATE / KEY SHARE, and the KEY SHARE a run's foreign
+// key takes on insert) takes ALL of those row locks FIRST and writes its audit rows LAST: schedule row(s) → run
+// rows → audit chain. A transaction that waits for a schedule row while it holds the chain's lock blocks every
+// audit writer behind it and deadlocks with a pause / resume / edit / delete holding that row while it writes
+// its own audit row. So: never lock a schedule or run after recordAudit in the same transaction (a
+// one-statement write, like insert-triggered-run.ts's, locks its rows explicitly in a CTE the audit CTE reads
+// from). A deadlock or serialisation failure that still happens is retried by inTransaction (core/db/pool.ts)
+// and otherwise answered 409 (core/errors.ts), never 500.
 import type { Queryable } from "../db/pool";
 import type { Actor } from "../auth/roles";
 import { maskCredentials } from "../secrets/mask-credentials";

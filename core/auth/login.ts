@@ -71,8 +71,9 @@ export async function login(
     return { attemptId: await reserveLoginAttempt(tx, email, ip) };
   }, pool);
   if ("wait" in reserved) {
+    const when = reserved.wait < 120 ? `${reserved.wait} second(s)` : `${Math.ceil(reserved.wait / 60)} minute(s)`;
     throw new TooManyRequestsError(
-      `Too many failed sign-in attempts. Try again in ${Math.ceil(reserved.wait / 60)} minute(s).`,
+      `Too many failed sign-in attempts for this account from your address. Try again in ${when}.`,
       reserved.wait,
     );
   }

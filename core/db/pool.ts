@@ -17,6 +17,8 @@
 //   string), beside the SQL or, for a column list shared by several statements (USER_COLUMNS), beside that list.
 import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
+import { isConcurrencyFailure } from "../errors";
+import { getLogger } from "../log";
 
 // Timestamps travel as ISO strings → Date; bigint counts (COUNT(*), ledger amounts) as JS numbers,
 // which is exact below 2^53 — far beyond any balance or count Vigil stores.
@@ -165,7 +167,7 @@ export async function dbNow(db: Queryable = getPool()): Promise<Date> {
  * what the action would do at that moment (same code path, same locks, same conflicts), not an estimate.
  */
 export async function inTransaction<T>(opts: { tx?: Queryable; dryRun?: boolean }, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  if (!opts.tx) return withTransaction(fn, getPool(), { rollback: opts.dryRun });
+  if (!opts.tx) return retryConcurrencyFailures(() => withTransaction(fn, getPool(), { rollback: opts.dryRun }));
   const tx = opts.tx;
   await tx.query("SAVEPOINT vigil_action");
   try {
@@ -175,5 +177,25 @@ export async function inTransaction<T>(opts: { tx?: Queryable; dryRun?: boolean 
   } catch (err) {
     await tx.query("ROLLBACK TO SAVEPOINT vigil_action").catch(() => undefined);
     throw err;
+  }
+}
+
+const CONCURRENCY_ATTEMPTS = 3;
+
+/**
+ * A transaction of its own that PostgreSQL rolled back as a deadlock victim or a serialisation failure is run
+ * again (it did nothing: fn's writes all went through its transaction), a few times after a short random pause so
+ * the contenders do not meet again in step. Still failing, the error goes up and is answered 409 (core/errors.ts).
+ * A nested call (opts.tx) is not retried here: only the owner of the whole transaction can run it again.
+ */
+async function retryConcurrencyFailures<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= CONCURRENCY_ATTEMPTS || !isConcurrencyFailure(err)) throw err;
+      getLogger().warn({ code: (err as { code?: string }).code, attempt }, "transaction lost a concurrency race: running it again");
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    }
   }
 }

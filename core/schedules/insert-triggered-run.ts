@@ -104,6 +104,10 @@ export async function insertTriggeredRun(
  * dispatchers hear the NOTIFY one disk flush sooner, and the flush is waited for afterwards: the caller still gets
  * its answer only once the run, its job and the audit row are on disk. A dispatcher's claim of the run is a
  * synchronous commit, which flushes this one first; a handler never starts on a run a crash could still lose.
+ * Lock order (record-audit.ts): the run's insert locks the schedule row (FOR KEY SHARE, the lock its foreign key
+ * takes anyway) before the audit CTE, which reads the inserted row, takes the chain's lock. Left to the foreign
+ * key alone, the row lock would come at the end of the statement, after the chain's lock: the opposite order of
+ * a pause holding the row FOR UPDATE while it writes its audit row, and the two deadlock.
  */
 export async function triggerRunInOneStatement(
   db: Queryable,
@@ -137,6 +141,7 @@ export async function triggerRunInOneStatement(
              s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
         FROM schedules s, t
        WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4 AND s.timeout_seconds = $20 AND s.grace_seconds = $21
+         FOR KEY SHARE OF s
       RETURNING id, handler, due_at
     ),
     ev AS (

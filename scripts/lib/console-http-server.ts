@@ -1,11 +1,13 @@
 // The HTTP server in front of Next.js's request handler. It exists for what `next start` cannot do: tell
 // route handlers the socket peer (PEER_HEADER, see core/http/peer-header.ts), answer a request whose URL
-// and headers exceed the size limit with JSON instead of Node's bare, empty 431, and gzip the metrics
-// scrape in one step (gzip-in-one-step.ts).
+// and headers exceed the size limit with JSON instead of Node's bare, empty 431, answer a path with malformed
+// percent-encoding with a 400 instead of Next.js's bare 500 (malformed-path.ts), and gzip the metrics scrape in
+// one step (gzip-in-one-step.ts).
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { PEER_HEADER } from "../../core/http/peer-header";
 import { gzipInOneStep } from "./gzip-in-one-step";
+import { answerMalformedPath } from "./malformed-path";
 
 /** Node's own default: the request line and every header together. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -20,8 +22,13 @@ function answerJson(socket: Duplex, status: number, reason: string, code: string
   );
 }
 
-export function createConsoleHttpServer(handle: Handle, onError: (err: unknown, url: string | undefined) => void): http.Server {
+export function createConsoleHttpServer(
+  handle: Handle,
+  onError: (err: unknown, url: string | undefined) => void,
+  onMalformedPath: (path: string) => void = () => {},
+): http.Server {
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    if (answerMalformedPath(req, res, onMalformedPath)) return;
     // Whatever the client sent under this name is replaced: only the socket knows the peer.
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
     gzipInOneStep(req, res);

@@ -98,7 +98,7 @@ const hostOf = (url: string): string | null => {
 // A cookie-authenticated mutation without one is refused (unless its Referer is this host): nothing
 // that holds the session cookie has a reason to leave both out. Bearer-token automation (curl, scripts)
 // sends neither and carries no ambient credential, so only a present Origin is checked for it.
-function refuseCrossOrigin(req: NextRequest, viaCookie: boolean): void {
+export function refuseCrossOrigin(req: NextRequest, viaCookie: boolean): void {
   if (!MUTATING.has(req.method)) return;
   const host = clientView(req).host;
   const origin = req.headers.get("origin");

@@ -109,7 +109,7 @@ describe("an audit row for each account action", () => {
 
   it("records a rate-limited sign-in as auth.login_blocked", async () => {
     await getPool().query(
-      `INSERT INTO login_attempts (email, ip, success, at) SELECT 'blocked@example.com', '198.51.100.23', false, clock_timestamp() FROM generate_series(1, 5)`,
+      `INSERT INTO login_attempts (email, ip, success, at) SELECT 'blocked@example.com', '198.51.100.23', false, clock_timestamp() FROM generate_series(1, 8)`,
     );
     expect((await signIn("blocked@example.com", "whatever-password")).status).toBe(429);
     expect(await rows("action = 'auth.login_blocked'")).toMatchObject([

@@ -81,28 +81,35 @@ describe("auth routes", () => {
     expect(res.headers.get("set-cookie")).toBeNull();
   });
 
-  it("answers 429 with Retry-After once an address has failed too often", async () => {
+  it("answers 429 with Retry-After once an (account, address) pair has failed too often; other pairs are not affected", async () => {
     const headers = { "x-forwarded-for": "spoofed.example, 192.0.2.99" };
-    const first = await loginPost(loginRequest({ email: "u0@example.com", password: "wrong-password" }, headers), noParams);
+    const first = await loginPost(loginRequest({ email: "viewer@example.com", password: "wrong-password" }, headers), noParams);
     expect(first.status).toBe(401);
     // The address is the last X-Forwarded-For entry, not what the client wrote first.
-    const { rows } = await getPool().query(`SELECT ip FROM login_attempts WHERE email = 'u0@example.com'`);
+    const { rows } = await getPool().query(`SELECT ip FROM login_attempts WHERE email = 'viewer@example.com' AND NOT success`);
     expect(rows).toEqual([{ ip: "192.0.2.99" }]);
-    // 19 more failures from that address (each real one costs a scrypt; the count is what matters).
+    // 9 more failures of that pair (each real one costs a scrypt; the count is what matters), and many from the
+    // same address for other accounts.
     await getPool().query(
-      `INSERT INTO login_attempts (email, ip, success, at) SELECT 'u' || g || '@example.com', '192.0.2.99', false, clock_timestamp() FROM generate_series(1, 19) g`,
+      `INSERT INTO login_attempts (email, ip, success, at) SELECT 'viewer@example.com', '192.0.2.99', false, clock_timestamp() FROM generate_series(1, 9)`,
+    );
+    await getPool().query(
+      `INSERT INTO login_attempts (email, ip, success, at) SELECT 'u' || g || '@example.com', '192.0.2.99', false, clock_timestamp() FROM generate_series(1, 40) g`,
     );
     const res = await loginPost(loginRequest({ email: "viewer@example.com", password: "viewer-password" }, headers), noParams);
     expect(res.status).toBe(429);
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(30);
     expect((await res.json()).error.code).toBe("rate_limited");
     expect(res.headers.get("set-cookie")).toBeNull();
-    // Another address is not affected.
+    // Another address is not affected, and neither is another account from the same address.
     const other = await loginPost(
       loginRequest({ email: "viewer@example.com", password: "viewer-password" }, { "x-forwarded-for": "192.0.2.100" }),
       noParams,
     );
     expect(other.status).toBe(200);
+    await createUser({ email: "neighbour@example.com", password: "neighbour-password", role: "viewer" }, systemActor("test"));
+    const neighbour = await loginPost(loginRequest({ email: "neighbour@example.com", password: "neighbour-password" }, headers), noParams);
+    expect(neighbour.status).toBe(200);
   });
 
   it("lets an admin create users, change roles, disable and reset passwords — each audited", async () => {

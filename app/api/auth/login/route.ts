@@ -1,4 +1,9 @@
 // Public: exchanges an email and password for a session cookie. Throttled and audited in core/auth/login.
+//   JSON body { email, password } → 200 JSON and the cookie (the console's script, automation).
+//   Form body (application/x-www-form-urlencoded: email, password, next) → 303 redirect (form-login.ts): the
+//   sign-in form works without JavaScript, by POST, with no credential in any URL. There is no GET: a query
+//   string is never read as a sign-in.
+import type { NextRequest } from "next/server";
 import { apiRoute, clientInfo, isHttps, jsonResponse } from "../../_lib/api-route";
 import { getEnv } from "@/core/env";
 import { getLogger } from "@/core/log";
@@ -6,12 +11,16 @@ import { SESSION_COOKIE } from "@/core/auth/authenticate";
 import { ensureFirstAdminOnce } from "@/core/auth/ensure-first-admin";
 import { login, loginSchema } from "@/core/auth/login";
 import { sessionCookieOptions } from "@/core/auth/sessions";
+import { isFormPost, signInFromForm } from "./form-login";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "public", body: loginSchema }, async ({ req, body }) => {
-  // A console started without `npm start` (plain `next start`, another host) still gets its first admin.
-  await ensureFirstAdminOnce().catch((err) => getLogger().error({ err }, "could not create the first admin from VIGIL_ADMIN_EMAIL"));
+// A console started without `npm start` (plain `next start`, another host) still gets its first admin.
+const firstAdmin = () =>
+  ensureFirstAdminOnce().catch((err) => getLogger().error({ err }, "could not create the first admin from VIGIL_ADMIN_EMAIL"));
+
+const jsonLogin = apiRoute({ access: "public", body: loginSchema }, async ({ req, body }) => {
+  await firstAdmin();
   const { user, session } = await login(body, clientInfo(req));
   const res = jsonResponse(
     { user: { id: user.id, email: user.email, name: user.name, role: user.role }, expiresAt: session.expiresAt },
@@ -23,3 +32,12 @@ export const POST = apiRoute({ access: "public", body: loginSchema }, async ({ r
   res.cookies.set(SESSION_COOKIE, session.token, sessionCookieOptions(getEnv().VIGIL_SECURE_COOKIES || isHttps(req)));
   return res;
 });
+
+const formLogin = apiRoute({ access: "public" }, async ({ req }) => {
+  await firstAdmin();
+  return signInFromForm(req);
+});
+
+export function POST(req: NextRequest, ctx: { params: Promise<Record<string, string>> }) {
+  return isFormPost(req) ? formLogin(req, ctx) : jsonLogin(req, ctx);
+}
