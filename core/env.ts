@@ -197,6 +197,13 @@ export const envSchema = z.object({
   VIGIL_LOCAL_LOGIN: z
     .preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"))
     .transform((v) => v === "on"),
+  // Limits that hold against one handler run or one client (docs/reference/limits.md). A handler thread's total
+  // memory (JavaScript heap plus external memory and array buffers): over it the run fails and its thread is replaced.
+  // The bytes of console.log / stdout / stderr / ctx.log output kept per run: the rest is dropped at the source.
+  // The change streams (GET /api/changes) one session or API token may hold open at once: more answer 429.
+  VIGIL_HANDLER_MEMORY_MB: int(512),
+  VIGIL_HANDLER_OUTPUT_KB: int(1024),
+  VIGIL_CHANGE_STREAMS_PER_SESSION: int(8),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),

@@ -3,7 +3,7 @@
 // that was terminated (timeout, cancel, crash) is replaced in the background.
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/log";
-import type { FromThread, ThreadData, ToThread } from "./thread-protocol";
+import { DEFAULT_THREAD_LIMITS, type FromThread, type ThreadData, type ToThread } from "./thread-protocol";
 
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
@@ -85,8 +85,13 @@ export class ThreadPool {
     private readonly onFatal: (err: Error) => void = () => {},
     /** The module each thread runs (tests pass their own). */
     private readonly entry: URL = THREAD_ENTRY,
-    private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd() },
+    private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd(), ...DEFAULT_THREAD_LIMITS },
   ) {}
+
+  /** A thread's total memory bound in bytes (heap, external memory and array buffers together). */
+  get memoryLimitBytes(): number {
+    return this.threadData.memoryLimitMb * 1024 * 1024;
+  }
 
   /**
    * Resolves when the first thread is ready; the others warm up behind it. Loading the handler
@@ -156,7 +161,8 @@ export class ThreadPool {
     const native = nativeTypeScript;
     const worker = new Worker(this.entry, {
       workerData: this.threadData,
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      // The heap alone cannot pass the thread's total bound; the rest (buffers) is watched by its attempt (attempt.ts).
+      resourceLimits: { maxOldGenerationSizeMb: this.threadData.memoryLimitMb },
       ...(native ? { execArgv: [] } : {}),
     });
     const t = new PooledThread(this.nextId++, worker);
