@@ -66,7 +66,7 @@ function describeValue(value: unknown, depth: number): string {
   const own = attempt(() => String(value), "");
   if (own && !/^\[object \w+\]$/.test(own)) return `an object was thrown: ${own}`;
   const kind = attempt(() => Object.prototype.toString.call(value).slice(8, -1), "Object");
-  return `an object was thrown: ${kind} ${json ?? ""}`.trim();
+  return `an object was thrown: ${kind}`;
 }
 
 export function describeThrown(value: unknown): string {
