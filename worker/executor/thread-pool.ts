@@ -8,6 +8,11 @@ import { DEFAULT_THREAD_LIMITS, type FromThread, type ThreadData, type ToThread 
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
 /**
+ * How often idle threads are checked against the memory bound: a handler may leave a timer behind that keeps
+ * allocating after its run returned. (A running attempt checks its own thread far more often: attempt.ts.)
+ */
+const IDLE_MEMORY_CHECK_MS = 1000;
+/**
  * Threads that die before becoming ready, one after another, mean no thread can start at all (a handler module
  * that throws at import, a Node that cannot load the entry): after this many the pool gives up instead of
  * retrying once a second forever. One thread that becomes ready resets the count.
@@ -71,6 +76,7 @@ export class ThreadPool {
   private startFailures = 0;
   private firstReady = deferred();
   private everReady = false;
+  private idleMemoryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly size: number,
@@ -99,6 +105,7 @@ export class ThreadPool {
    * cost instead of all of them (several threads starting at once share the same cores anyway).
    */
   async start(): Promise<void> {
+    this.idleMemoryTimer ??= setInterval(() => void this.checkIdleMemory(), IDLE_MEMORY_CHECK_MS).unref();
     void this.spawn();
     await this.firstReady.promise;
     for (let i = 1; i < this.size; i++) void this.spawn();
@@ -133,8 +140,23 @@ export class ThreadPool {
     this.forget(t);
   }
 
+  /** An idle thread over the memory bound (something its last handler left running) is replaced. */
+  private async checkIdleMemory(): Promise<void> {
+    for (const t of [...this.idle]) {
+      const used = await t.worker.getHeapStatistics().then(
+        (s) => s.total_heap_size + s.external_memory,
+        () => 0,
+      );
+      if (used > this.memoryLimitBytes && this.idle.includes(t) && !this.stopped) {
+        this.log.warn({ thread: t.id, usedMb: Math.round(used / 1024 / 1024) }, "idle executor thread over its memory bound; replacing it");
+        await this.kill(t);
+      }
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.idleMemoryTimer);
     // A start() still waiting for its first thread returns (a drain during start-up).
     this.firstReady.resolve();
     const threads = [...this.all];
