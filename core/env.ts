@@ -214,6 +214,13 @@ export const envSchema = z.object({
   VIGIL_LOGIN_DELAY_BASE_SECONDS: int(2).pipe(z.number().min(1, "must be at least 1")),
   VIGIL_LOGIN_DELAY_MAX_SECONDS: int(900).pipe(z.number().min(1, "must be at least 1").max(86_400, "must be at most 86400 (a day)")),
   VIGIL_LOGIN_ADDRESS_CEILING: int(100).pipe(z.number().min(1, "must be at least 1")),
+  // Limits that hold against one handler run or one client (docs/reference/limits.md). A handler thread's total
+  // memory (JavaScript heap plus external memory and array buffers): over it the run fails and its thread is replaced.
+  // The bytes of console.log / stdout / stderr / ctx.log output kept per run: the rest is dropped at the source.
+  // The change streams (GET /api/changes) one session or API token may hold open at once: more answer 429.
+  VIGIL_HANDLER_MEMORY_MB: int(512),
+  VIGIL_HANDLER_OUTPUT_KB: int(1024),
+  VIGIL_CHANGE_STREAMS_PER_SESSION: int(8),
   VIGIL_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   // Test hook: shifts this process's wall clock to prove scheduling never reads it.
   VIGIL_TEST_CLOCK_SKEW_MS: int(0),

@@ -43,6 +43,11 @@ export class ConflictError extends DomainError {
     super(409, code, message, fields);
   }
 }
+export class PayloadTooLargeError extends DomainError {
+  constructor(message: string) {
+    super(413, "payload_too_large", message);
+  }
+}
 export class TooManyRequestsError extends DomainError {
   constructor(
     message: string,

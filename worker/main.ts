@@ -56,7 +56,13 @@ async function main(): Promise<void> {
     workerId: identity.id,
     connectionString: requireDatabaseUrl(),
     handlers,
-    threadData: { handlerSources: options.handlerSources, cwd: process.cwd(), jobIdentity },
+    threadData: {
+      handlerSources: options.handlerSources,
+      cwd: process.cwd(),
+      jobIdentity,
+      memoryLimitMb: env.VIGIL_HANDLER_MEMORY_MB,
+      outputLimitBytes: env.VIGIL_HANDLER_OUTPUT_KB * 1024,
+    },
     env,
     log,
     onFatal: (err) => {

@@ -24,6 +24,8 @@ export function changeEventStream(
     stillAllowed?: () => Promise<boolean>;
     /** How long until the credentials expire (database clock), null if unknown: checked again then. */
     expiresInMs?: () => Promise<number | null>;
+    /** Called once when the stream ends, however it ends (its slot is given back). */
+    onClose?: () => void;
   } = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -93,6 +95,7 @@ export function changeEventStream(
       cleanup = () => {
         if (!open) return;
         open = false;
+        opts.onClose?.();
         unsubscribe();
         clearInterval(ping);
         clearTimeout(lifetime);

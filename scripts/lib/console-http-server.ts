@@ -1,13 +1,14 @@
 // The HTTP server in front of Next.js's request handler. It exists for what `next start` cannot do: tell
 // route handlers the socket peer (PEER_HEADER, see core/http/peer-header.ts), answer a request whose URL
 // and headers exceed the size limit with JSON instead of Node's bare, empty 431, answer a path with malformed
-// percent-encoding with a 400 instead of Next.js's bare 500 (malformed-path.ts), and gzip the metrics scrape in
-// one step (gzip-in-one-step.ts).
+// percent-encoding with a 400 instead of Next.js's bare 500 (malformed-path.ts), cap request bodies while they
+// arrive (capped-request-body.ts), and gzip the metrics scrape in one step (gzip-in-one-step.ts).
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { PEER_HEADER } from "../../core/http/peer-header";
 import { gzipInOneStep } from "./gzip-in-one-step";
 import { answerMalformedPath } from "./malformed-path";
+import { withCappedBody } from "./capped-request-body";
 
 /** Node's own default: the request line and every header together. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -32,13 +33,15 @@ export function createConsoleHttpServer(
     // Whatever the client sent under this name is replaced: only the socket knows the peer.
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
     gzipInOneStep(req, res);
-    handle(req, res).catch((err: unknown) => {
-      onError(err, req.url);
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "internal", message: "Something went wrong on the server; it has been logged." } }));
-      } else res.destroy();
-    });
+    withCappedBody(req, res, (capped) =>
+      handle(capped, res).catch((err: unknown) => {
+        onError(err, req.url);
+        if (!res.headersSent) {
+          res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { code: "internal", message: "Something went wrong on the server; it has been logged." } }));
+        } else res.destroy();
+      }),
+    );
   });
   // The HTTP parser refuses a request before any handler sees it; Node would answer without a body.
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {

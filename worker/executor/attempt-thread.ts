@@ -13,6 +13,8 @@ import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
 import { setJobIdentity } from "../handlers/shell/job-identity.ts";
 import { traceHop } from "../lib/latency-trace.ts";
+import { describeThrown } from "../../core/handlers/describe-thrown.ts";
+import { OutputBudget } from "./output-budget.ts";
 import type { AttemptTask, FromThread, ThreadData, ToThread } from "./thread-protocol.ts";
 
 const port = parentPort;
@@ -27,6 +29,40 @@ const handlerImplementations: ReadonlyMap<string, HandlerDefinition> = new Map(
 let controller: AbortController | null = null;
 let threadDb: ThreadDb | null = null;
 const post = (m: FromThread) => port.postMessage(m);
+const output = new OutputBudget(data.outputLimitBytes ?? 1024 * 1024);
+let inRun = false;
+captureOutput();
+
+/**
+ * console.*, process.stdout and process.stderr of this thread: during a run each write becomes a line of the run's
+ * log (within its output budget); outside one (handler modules loading) it goes to the worker's own output as
+ * before, still within the budget of the run that came last, so a timer a handler left behind cannot flood it.
+ */
+function captureOutput(): void {
+  for (const [stream, level] of [
+    [process.stdout, "info"],
+    [process.stderr, "warn"],
+  ] as const) {
+    const original = stream.write.bind(stream);
+    stream.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
+      const done = [encoding, cb].find((f): f is (err?: Error | null) => void => typeof f === "function");
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
+      const kept = output.take(text);
+      if (kept !== null) {
+        if (inRun)
+          post({
+            type: "log",
+            level,
+            message: kept.replace(/\r?\n$/, ""),
+            fields: { stream: stream === process.stdout ? "stdout" : "stderr" },
+          });
+        else return original(kept, done);
+      }
+      if (done) queueMicrotask(() => done(null));
+      return true;
+    }) as typeof stream.write;
+  }
+}
 
 port.on("message", (m: ToThread) => {
   if (m.type === "abort") controller?.abort(new Error(m.reason));
@@ -46,6 +82,8 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     post({ type: "done", ok: false, error: `Payload does not fit ${task.handler}: ${detail}`, permanent: true });
     return;
   }
+  output.reset();
+  inRun = true;
   threadDb ??= createThreadDb(task.databaseUrl);
   const runDb = threadDb.forRun(task.runId);
   const ctx: HandlerContext = {
@@ -54,41 +92,50 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     idempotencyKey: task.idempotencyKey,
     attempt: task.attempt,
     signal: controller.signal,
-    log: (level, message, fields) =>
+    log: (level, message, fields) => {
+      const kept = output.take(String(message));
+      if (kept === null) return;
       post({
         type: "log",
         level: HANDLER_LOG_LEVELS.includes(level) ? level : "info",
-        message: String(message),
-        fields: cloneable(fields),
-      }),
+        message: kept,
+        fields: cloneable(fields, MAX_FIELDS_BYTES),
+      });
+    },
     once: runDb.once,
     db: runDb.db,
   };
+  let outcome: FromThread;
   try {
     traceHop("handler_start", [task.runId]);
     const result = await impl.run(parsed.data, ctx);
-    post({ type: "done", ok: true, result: cloneable(result ?? {}) });
+    outcome = { type: "done", ok: true, result: cloneable(result ?? {}) };
   } catch (err) {
-    post({ type: "done", ok: false, error: describe(err), permanent: false });
+    outcome = { type: "done", ok: false, error: describeThrown(err), permanent: false };
   } finally {
     runDb.close();
     controller = null;
+    inRun = false;
   }
+  // Before the outcome: the attempt writes its log lines before it records how the run ended.
+  if (output.droppedWrites > 0)
+    post({ type: "output_dropped", bytes: output.droppedBytes, writes: output.droppedWrites, limitBytes: output.limitBytes });
+  post(outcome);
 }
+
+/** A log line's fields beyond this many bytes of JSON are replaced by a note saying so. */
+const MAX_FIELDS_BYTES = 16 * 1024;
 
 /** Log fields and results cross a thread boundary: keep what JSON can carry. */
-function cloneable(v: unknown): Record<string, unknown> | null {
+function cloneable(v: unknown, maxBytes = Infinity): Record<string, unknown> | null {
   if (v === undefined || v === null) return null;
   try {
-    return JSON.parse(JSON.stringify(v));
+    const json = JSON.stringify(v);
+    if (json.length > maxBytes) return { fieldsDropped: `${json.length} bytes of fields, over the ${maxBytes} a line may carry` };
+    return JSON.parse(json);
   } catch {
-    return { unserialisable: String(v) };
+    return { unserialisable: describeThrown(v) };
   }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message ? `${err.name === "Error" ? "" : `${err.name}: `}${err.message}` : err.name;
-  return String(err);
 }
 
 post({ type: "ready" });

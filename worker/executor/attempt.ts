@@ -12,14 +12,15 @@ import type { FinishBatcher } from "./finish-batcher";
 import { parseHandlerResult } from "../../core/handlers/handler-result";
 import { terminateRunSessions } from "../../core/runs/reap/terminate-run-sessions";
 import type { PooledThread, ThreadEvent, ThreadPool } from "./thread-pool";
-import { MAX_LINES_PER_ATTEMPT, type RunLogWriter } from "./run-log-writer";
+import type { RunLogWriter } from "./run-log-writer";
+import { MAX_LINES_PER_RUN } from "./output-budget";
 import { StageRecorder } from "./stage-recorder";
 import { traceHop } from "../lib/latency-trace";
 import { findSecretRefs } from "../../core/secrets/secret-refs";
 import { resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
 import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
 
-export type StopReason = "timeout" | "cancel" | "drain" | "fence" | "lost";
+export type StopReason = "timeout" | "cancel" | "drain" | "fence" | "lost" | "memory";
 
 export interface AttemptDeps {
   pool: pg.Pool;
@@ -40,6 +41,17 @@ const FINISH_HEARTBEAT_LIMIT_MS = 30_000;
  * terminated: the thread's event loop is what reaps that child (waitpid); terminated first, it leaves a zombie.
  */
 const PROCESS_REAP_WAIT_MS = 500;
+/**
+ * How often a running attempt's thread is asked for its memory. The JavaScript heap is capped by the thread's own
+ * resource limits, but buffers live outside it: only a look from here sees them. The question interrupts the thread
+ * even in a loop that never yields, so a handler allocating as fast as it can overshoots by one interval's worth.
+ */
+const MEMORY_CHECK_MS = 50;
+const MB = 1024 * 1024;
+
+function formatBytes(n: number): string {
+  return n >= MB ? `${(n / MB).toFixed(1)} MB` : `${Math.round(n / 1024)} KB`;
+}
 
 export class Attempt {
   phase: "running" | "stopping" | "finishing" | "done" = "running";
@@ -52,6 +64,10 @@ export class Attempt {
   private timeoutTimer: NodeJS.Timeout | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private logLines = 0;
+  private memoryTimer: NodeJS.Timeout | undefined;
+  private memoryCheckInFlight = false;
+  /** What the thread held when it went over its memory bound. */
+  private memoryOver: { usedBytes: number; limitBytes: number } | null = null;
   /** The process group a handler runs a child in (shell.command), while it may be alive. */
   private processGroup: number | null = null;
   private onProcessGroupGone: (() => void) | null = null;
@@ -77,6 +93,7 @@ export class Attempt {
   start(): void {
     this.thread.attach((e) => this.onThreadEvent(e));
     this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
+    this.memoryTimer = setInterval(() => void this.checkMemory(), MEMORY_CHECK_MS);
     if (findSecretRefs(this.run.payload).length === 0) return this.postRun(this.run.payload);
     // Secrets are resolved here, in the worker's main thread, and only the thread sees their values.
     resolvePayloadSecrets(this.deps.pool, this.run.payload).then(
@@ -104,6 +121,27 @@ export class Attempt {
     });
   }
 
+  /** Ends the attempt at once when its thread holds more than its bound (heap, external memory, array buffers). */
+  private async checkMemory(): Promise<void> {
+    if (this.phase !== "running") return void clearInterval(this.memoryTimer);
+    if (this.memoryCheckInFlight) return;
+    this.memoryCheckInFlight = true;
+    try {
+      const s = await this.thread.worker.getHeapStatistics();
+      const usedBytes = s.total_heap_size + s.external_memory;
+      const limitBytes = this.deps.threads.memoryLimitBytes;
+      if (usedBytes > limitBytes && this.phase === "running") {
+        this.memoryOver = { usedBytes, limitBytes };
+        this.log.warn({ usedMb: Math.round(usedBytes / MB), limitMb: Math.round(limitBytes / MB) }, "handler over its memory bound");
+        this.stop("memory", 0);
+      }
+    } catch {
+      // The thread is gone (it ended, crashed or was terminated): its own event says how.
+    } finally {
+      this.memoryCheckInFlight = false;
+    }
+  }
+
   /** Whether the worker should keep heartbeating this run. */
   wantsHeartbeat(): boolean {
     if (this.phase === "done") return false;
@@ -120,6 +158,7 @@ export class Attempt {
     this.phase = "stopping";
     this.stopReason = reason;
     clearTimeout(this.timeoutTimer);
+    clearInterval(this.memoryTimer);
     this.thread.post({ type: "abort", reason: ABORT_REASONS[reason] });
     const graceS = graceMs / 1000;
     if (reason === "timeout") {
@@ -139,17 +178,16 @@ export class Attempt {
   private onThreadEvent(raw: ThreadEvent): void {
     const e = this.redactEvent(raw);
     if (e.type === "log") {
-      if (++this.logLines > MAX_LINES_PER_ATTEMPT) return;
+      // The thread keeps to the limit itself (output-budget.ts); this only guards the worker should it not.
+      if (++this.logLines > MAX_LINES_PER_RUN) return;
       this.log[e.level === "debug" ? "debug" : e.level]({ handler: this.run.handler, ...(e.fields ?? {}) }, e.message);
       this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: e.level, message: e.message, fields: e.fields });
-      if (this.logLines === MAX_LINES_PER_ATTEMPT) {
-        this.deps.logs.add({
-          runId: this.run.runId,
-          attempt: this.run.attempt,
-          level: "warn",
-          message: `log limit of ${MAX_LINES_PER_ATTEMPT} lines reached; later lines are not stored`,
-        });
-      }
+      return;
+    }
+    if (e.type === "output_dropped") {
+      const message = `output limit reached (${formatBytes(e.limitBytes)} or ${MAX_LINES_PER_RUN} lines per run): ${formatBytes(e.bytes)} in ${e.writes} writes dropped`;
+      this.log.warn({ handler: this.run.handler, droppedBytes: e.bytes, droppedWrites: e.writes }, message);
+      this.deps.logs.add({ runId: this.run.runId, attempt: this.run.attempt, level: "warn", message, fields: { droppedBytes: e.bytes } });
       return;
     }
     if (e.type === "process_group") {
@@ -173,6 +211,7 @@ export class Attempt {
     }
     if (this.phase === "running") {
       clearTimeout(this.timeoutTimer);
+      clearInterval(this.memoryTimer);
       if (e.type === "done") this.signalProcessGroup("SIGKILL", ": the handler returned while its process group was alive");
       if (e.type === "exit") void this.afterThreadGone(false);
       else {
@@ -310,6 +349,13 @@ export class Attempt {
         return { kind: "interrupted", error: "the worker lost the database and stopped the handler (self-fenced)" };
       case "lost":
         return { kind: "interrupted", error: "the run was taken over (reaped or cancelled) while it ran here" };
+      case "memory": {
+        const over = this.memoryOver!;
+        return {
+          kind: "failed",
+          error: `memory limit exceeded: ${Math.round(over.usedBytes / MB)} MB of ${Math.round(over.limitBytes / MB)} MB`,
+        };
+      }
       default:
         return this.handlerOutcome ?? { kind: "failed", error: "the attempt ended without an outcome" };
     }
@@ -367,4 +413,5 @@ const ABORT_REASONS: Record<StopReason, string> = {
   drain: "worker shutting down",
   fence: "worker lost the database",
   lost: "run taken over",
+  memory: "memory limit exceeded",
 };

@@ -6,7 +6,6 @@ import { insertRunLogs, type RunLogLine } from "../../core/runs/insert-run-logs"
 
 const FLUSH_EVERY_MS = 250;
 const MAX_BUFFERED = 20_000;
-export const MAX_LINES_PER_ATTEMPT = 1000;
 const MAX_MESSAGE = 4000;
 
 export class RunLogWriter {

@@ -4,10 +4,15 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/log";
-import type { FromThread, ThreadData, ToThread } from "./thread-protocol";
+import { DEFAULT_THREAD_LIMITS, type FromThread, type ThreadData, type ToThread } from "./thread-protocol";
 
 const THREAD_ENTRY = new URL("./attempt-thread.ts", import.meta.url);
 const RESPAWN_BACKOFF_MS = 1000;
+/**
+ * How often idle threads are checked against the memory bound: a handler may leave a timer behind that keeps
+ * allocating after its run returned. (A running attempt checks its own thread far more often: attempt.ts.)
+ */
+const IDLE_MEMORY_CHECK_MS = 1000;
 /**
  * Threads that die before becoming ready, one after another, mean no thread can start at all (a handler module
  * that throws at import, a Node that cannot load the entry): after this many the pool gives up instead of
@@ -72,6 +77,7 @@ export class ThreadPool {
   private startFailures = 0;
   private firstReady = deferred();
   private everReady = false;
+  private idleMemoryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly size: number,
@@ -86,8 +92,13 @@ export class ThreadPool {
     private readonly onFatal: (err: Error) => void = () => {},
     /** The module each thread runs (tests pass their own). */
     private readonly entry: URL = THREAD_ENTRY,
-    private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd() },
+    private readonly threadData: ThreadData = { handlerSources: [], cwd: process.cwd(), ...DEFAULT_THREAD_LIMITS },
   ) {}
+
+  /** A thread's total memory bound in bytes (heap, external memory and array buffers together). */
+  get memoryLimitBytes(): number {
+    return this.threadData.memoryLimitMb * 1024 * 1024;
+  }
 
   /**
    * Resolves when the first thread is ready; the others warm up behind it. Loading the handler
@@ -95,6 +106,7 @@ export class ThreadPool {
    * cost instead of all of them (several threads starting at once share the same cores anyway).
    */
   async start(): Promise<void> {
+    this.idleMemoryTimer ??= setInterval(() => void this.checkIdleMemory(), IDLE_MEMORY_CHECK_MS).unref();
     void this.spawn();
     await this.firstReady.promise;
     void this.spawnInWaves(this.size - 1);
@@ -141,8 +153,23 @@ export class ThreadPool {
     this.forget(t);
   }
 
+  /** An idle thread over the memory bound (something its last handler left running) is replaced. */
+  private async checkIdleMemory(): Promise<void> {
+    for (const t of [...this.idle]) {
+      const used = await t.worker.getHeapStatistics().then(
+        (s) => s.total_heap_size + s.external_memory,
+        () => 0,
+      );
+      if (used > this.memoryLimitBytes && this.idle.includes(t) && !this.stopped) {
+        this.log.warn({ thread: t.id, usedMb: Math.round(used / 1024 / 1024) }, "idle executor thread over its memory bound; replacing it");
+        await this.kill(t);
+      }
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.idleMemoryTimer);
     // A start() still waiting for its first thread returns (a drain during start-up).
     this.firstReady.resolve();
     const threads = [...this.all];
@@ -169,7 +196,8 @@ export class ThreadPool {
     const native = nativeTypeScript;
     const worker = new Worker(this.entry, {
       workerData: this.threadData,
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      // The heap alone cannot pass the thread's total bound; the rest (buffers) is watched by its attempt (attempt.ts).
+      resourceLimits: { maxOldGenerationSizeMb: this.threadData.memoryLimitMb },
       ...(native ? { execArgv: [] } : {}),
     });
     const t = new PooledThread(this.nextId++, worker);

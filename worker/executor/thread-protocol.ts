@@ -10,7 +10,14 @@ export interface ThreadData {
   cwd: string;
   /** Who program jobs run as (worker/handlers/shell/job-identity.ts); absent: the worker's own user. */
   jobIdentity?: JobIdentity;
+  /** A thread's total memory bound (VIGIL_HANDLER_MEMORY_MB); the pool also caps its JavaScript heap at it. */
+  memoryLimitMb: number;
+  /** Output bytes (console, stdout, stderr, ctx.log) kept per run (VIGIL_HANDLER_OUTPUT_KB); the rest is dropped. */
+  outputLimitBytes: number;
 }
+
+/** Used when the worker's settings are not given (tests that build a pool themselves). */
+export const DEFAULT_THREAD_LIMITS = { memoryLimitMb: 512, outputLimitBytes: 1024 * 1024 } as const;
 
 export interface AttemptTask {
   runId: string;
@@ -27,6 +34,8 @@ export type ToThread = { type: "run"; task: AttemptTask } | { type: "abort"; rea
 export type FromThread =
   | { type: "ready" }
   | { type: "log"; level: HandlerLogLevel; message: string; fields: Record<string, unknown> | null }
+  /** Sent once at the end of a run whose output went over the limit: what the thread dropped at the source. */
+  | { type: "output_dropped"; bytes: number; writes: number; limitBytes: number }
   /**
    * A handler started a child process in its own process group (pgid = its pid): the executor SIGTERMs the
    * group at abort and SIGKILLs it when it terminates the thread (worker.terminate() does not kill children).

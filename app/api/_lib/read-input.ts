@@ -2,10 +2,9 @@
 // place that refuses input no schema should have to think about (size, media type, NUL characters,
 // nesting depth, a repeated parameter that can hold one value).
 import type { NextRequest } from "next/server";
-import { BadRequestError, DomainError } from "@/core/errors";
+import { BadRequestError, DomainError, PayloadTooLargeError } from "@/core/errors";
+import { bodyLimitFor, payloadTooLargeMessage } from "@/core/http/body-limits";
 import { describeInputProblem, findInputProblem } from "@/core/http/input-shape";
-
-export const MAX_BODY_BYTES = 256 * 1024;
 
 function refuseBadShape(value: unknown, where: "body" | "query"): void {
   const problem = findInputProblem(value);
@@ -14,13 +13,32 @@ function refuseBadShape(value: unknown, where: "body" | "query"): void {
   throw new BadRequestError(d.message, d.code, { [problem.path]: d.field });
 }
 
+/**
+ * The body as text, counted while it is read: a chunked body (no Content-Length) over the limit is cancelled at
+ * the first chunk past it instead of being buffered whole. (The console's server already counts before Next.js
+ * sees the request; this holds wherever a route runs without it.)
+ */
+async function readBodyText(req: NextRequest, limit: number): Promise<string> {
+  if (Number(req.headers.get("content-length") ?? 0) > limit) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export async function readJsonBody(req: NextRequest): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES)
-    throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
-  const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
-    throw new BadRequestError(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, "body_too_large");
+  const text = await readBodyText(req, bodyLimitFor(req.nextUrl.pathname));
   if (text.trim() === "") return {};
   // JSON only, and said so: a form or text/plain body is what a cross-site page can send without asking.
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();

@@ -61,7 +61,7 @@ const cases: [string, Handler, Parameters<typeof send>[1], number, string | null
   ["login: malformed JSON", login.POST, { method: "POST", raw: "{email:", auth: false }, 400, null],
   ["login: wrong types", login.POST, { method: "POST", body: { email: 42, password: ["a"] }, auth: false }, 422, "email"],
   ["login: unknown field", login.POST, { method: "POST", body: { email: "a@b.co", password: "pw", [XSS]: true }, auth: false }, 422, "_"],
-  ["login: oversized body", login.POST, { method: "POST", body: { email: "a@b.co", password: big }, auth: false }, 400, null],
+  ["login: oversized body", login.POST, { method: "POST", body: { email: "a@b.co", password: big }, auth: false }, 413, null],
   ["users: malformed JSON", users.POST, { method: "POST", raw: '{"email": "a@b.co",' }, 400, null],
   [
     "users: wrong types",
@@ -116,7 +116,7 @@ const cases: [string, Handler, Parameters<typeof send>[1], number, string | null
     "users: oversized body",
     users.POST,
     { method: "POST", body: { email: "new@example.com", password: "long-enough-pw", role: "viewer", name: big } },
-    400,
+    413,
     null,
   ],
   ["user: empty change", user.PATCH, { method: "PATCH", body: {}, params: { id: "" } }, 422, "_"],

@@ -9,6 +9,7 @@ import { endUserSessions } from "@/core/auth/user-sessions";
 import { systemActor } from "@/core/auth/roles";
 import { waitFor } from "@/test/wait-for";
 import { getConsoleChangeFeed } from "@/core/console/console-change-feed";
+import { getEnv } from "@/core/env";
 import * as changesRoute from "./route";
 
 const db = useTestDatabase("changes_route");
@@ -200,5 +201,44 @@ describe("GET /api/changes", () => {
         await s.close();
       }
     });
+  });
+});
+
+describe("change streams per session", () => {
+  it("the stream past VIGIL_CHANGE_STREAMS_PER_SESSION answers 429 JSON; another session is not counted; a closed stream frees its slot", async () => {
+    const max = getEnv().VIGIL_CHANGE_STREAMS_PER_SESSION;
+    const token = await createTestToken(db.url, "viewer");
+    const { cookie } = await createTestSession(db.url, "viewer");
+    const open = async (headers: Record<string, string>) => {
+      const abort = new AbortController();
+      const req = new NextRequest(new URL("/api/changes", "http://localhost:3000"), { headers, signal: abort.signal });
+      const res = await changesRoute.GET(req, { params: Promise.resolve({}) });
+      return { res, close: async () => (abort.abort(), await res.body?.cancel().catch(() => undefined)) };
+    };
+    const bearer = { authorization: `Bearer ${token}` };
+    const streams = [];
+    for (let i = 0; i < max; i++) {
+      const s = await open(bearer);
+      expect(s.res.status).toBe(200);
+      streams.push(s);
+    }
+    const refused = await open(bearer);
+    expect(refused.res.status).toBe(429);
+    expect(refused.res.headers.get("content-type")).toContain("application/json");
+    expect(refused.res.headers.get("retry-after")).toBeTruthy();
+    expect((await refused.res.json()).error).toMatchObject({
+      code: "rate_limited",
+      message: expect.stringContaining(`${max} change streams`),
+    });
+    // Another session (another browser) has its own slots.
+    const other = await open({ cookie: `${SESSION_COOKIE}=${cookie}` });
+    expect(other.res.status).toBe(200);
+    await other.close();
+    // Closing one gives its slot back.
+    await streams.pop()!.close();
+    const again = await open(bearer);
+    expect(again.res.status).toBe(200);
+    streams.push(again);
+    await Promise.all(streams.map((s) => s.close()));
   });
 });

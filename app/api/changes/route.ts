@@ -6,7 +6,8 @@ import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { ConsoleChangeFeed, getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { changeEventStream } from "@/core/console/change-event-stream";
 import { getEnv, requireDatabaseUrl } from "@/core/env";
-import { authenticate, SESSION_COOKIE } from "@/core/auth/authenticate";
+import { authenticate, SESSION_COOKIE, sha256Hex } from "@/core/auth/authenticate";
+import { takeChangeStreamSlot } from "@/core/console/change-stream-slots";
 import { getPool } from "@/core/db/pool";
 import { credentialsExpireInMs } from "@/core/auth/credentials-expiry";
 
@@ -35,7 +36,17 @@ export const GET = apiRoute({ access: "viewer" }, async ({ req, actor }) => {
     return now !== null && now.id === actor.id && now.role === actor.role;
   };
   const expiresInMs = () => credentialsExpireInMs(getPool(), credentials);
-  return new Response(changeEventStream(feed(), req.signal, { stillAllowed, expiresInMs }), {
+  // Per credential (this session, or this token): one user's other sessions have their own streams.
+  const slotKey = sha256Hex(credentials.bearerToken ?? credentials.sessionToken ?? `${actor.type}:${actor.id}`);
+  const release = takeChangeStreamSlot(slotKey, getEnv().VIGIL_CHANGE_STREAMS_PER_SESSION);
+  let stream: ReadableStream<Uint8Array>;
+  try {
+    stream = changeEventStream(feed(), req.signal, { stillAllowed, expiresInMs, onClose: release });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       // no-transform: no compression (it would hold events back until a buffer fills); X-Accel-Buffering: nor nginx.

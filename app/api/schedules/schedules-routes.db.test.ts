@@ -64,10 +64,10 @@ describe("POST /api/schedules refuses bad input with a 4xx naming the field, sto
     });
   }
 
-  it("a body over the request limit", async () => {
+  it("a body over the request limit answers 413", async () => {
     const res = await post({ ...valid, payload: { blob: "x".repeat(300 * 1024) } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("body_too_large");
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
     expect(await count("schedules")).toBe(0);
   });
 
