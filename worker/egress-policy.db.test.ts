@@ -85,17 +85,49 @@ async function call(url: string) {
 describe("egress policy: http.request refuses internal addresses by default", () => {
   const port = () => new URL(internal.url("/")).port;
   it.each([
-    ["127.0.0.1", () => `http://127.0.0.1:${port()}/`, /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/],
+    [
+      "127.0.0.1",
+      () => `http://127.0.0.1:${port()}/`,
+      /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/,
+    ],
     ["[::1]", () => `http://[::1]:${internal6.port}/`, /^EgressRefusedError: egress refused: ::1 is a loopback address \(::1\/128\)/],
-    ["0.0.0.0", () => `http://0.0.0.0:${port()}/`, /^EgressRefusedError: egress refused: 0\.0\.0\.0 is a unspecified address \(0\.0\.0\.0\/8\)/],
+    [
+      "0.0.0.0",
+      () => `http://0.0.0.0:${port()}/`,
+      /^EgressRefusedError: egress refused: 0\.0\.0\.0 is a unspecified address \(0\.0\.0\.0\/8\)/,
+    ],
     ["2130706433", () => `http://2130706433:${port()}/`, /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/],
     ["0x7f000001", () => `http://0x7f000001:${port()}/`, /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/],
-    ["[::ffff:127.0.0.1]", () => `http://[::ffff:127.0.0.1]:${port()}/`, /is a loopback address \(127\.0\.0\.0\/8, carried in the IPv4-mapped/],
-    ["169.254.169.254", () => "http://169.254.169.254/latest/meta-data/", /^EgressRefusedError: egress refused: 169\.254\.169\.254 is a link-local address/],
-    ["localhost", () => `http://localhost:${port()}/`, /^EgressRefusedError: egress refused: localhost \(resolved to 127\.0\.0\.1\) is a loopback address/],
-    ["a redirect into 127.0.0.1", () => publicSite.url("/to-loopback"), /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/],
-    ["a redirect into localhost", () => publicSite.url("/to-localhost"), /^EgressRefusedError: egress refused: localhost \(resolved to 127\.0\.0\.1\)/],
-    ["a redirect into 169.254.169.254", () => publicSite.url("/to-metadata"), /^EgressRefusedError: egress refused: 169\.254\.169\.254 is a link-local/],
+    [
+      "[::ffff:127.0.0.1]",
+      () => `http://[::ffff:127.0.0.1]:${port()}/`,
+      /is a loopback address \(127\.0\.0\.0\/8, carried in the IPv4-mapped/,
+    ],
+    [
+      "169.254.169.254",
+      () => "http://169.254.169.254/latest/meta-data/",
+      /^EgressRefusedError: egress refused: 169\.254\.169\.254 is a link-local address/,
+    ],
+    [
+      "localhost",
+      () => `http://localhost:${port()}/`,
+      /^EgressRefusedError: egress refused: localhost \(resolved to 127\.0\.0\.1\) is a loopback address/,
+    ],
+    [
+      "a redirect into 127.0.0.1",
+      () => publicSite.url("/to-loopback"),
+      /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/,
+    ],
+    [
+      "a redirect into localhost",
+      () => publicSite.url("/to-localhost"),
+      /^EgressRefusedError: egress refused: localhost \(resolved to 127\.0\.0\.1\)/,
+    ],
+    [
+      "a redirect into 169.254.169.254",
+      () => publicSite.url("/to-metadata"),
+      /^EgressRefusedError: egress refused: 169\.254\.169\.254 is a link-local/,
+    ],
   ])("%s: the run fails with the reason and the setting that would allow it, and no connection is made", async (_name, url, reason) => {
     const before = { v4: internal.connections(), v6: internal6.connections() };
     const run = await call(url());

@@ -126,7 +126,7 @@ describe("checkEgressAddress with VIGIL_EGRESS_ALLOW", () => {
   it("refuses with a reason naming the class, the range and the setting that would allow it", () => {
     const err = checkEgressAddress(none, "127.0.0.1", "localhost");
     expect(err?.message).toBe(
-      'egress refused: localhost (resolved to 127.0.0.1) is a loopback address (127.0.0.0/8); Vigil does not call internal ' +
+      "egress refused: localhost (resolved to 127.0.0.1) is a loopback address (127.0.0.0/8); Vigil does not call internal " +
         'addresses unless VIGIL_EGRESS_ALLOW allows them — add "127.0.0.1", a range containing it, or the host name "localhost" ' +
         "to VIGIL_EGRESS_ALLOW to allow it",
     );

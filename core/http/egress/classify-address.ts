@@ -5,14 +5,7 @@
 import net from "node:net";
 
 export type AddressClassName =
-  | "loopback"
-  | "private"
-  | "shared address space"
-  | "link-local"
-  | "unspecified"
-  | "multicast"
-  | "broadcast"
-  | "reserved";
+  "loopback" | "private" | "shared address space" | "link-local" | "unspecified" | "multicast" | "broadcast" | "reserved";
 
 export interface AddressClass {
   name: AddressClassName;

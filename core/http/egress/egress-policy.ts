@@ -64,7 +64,8 @@ export function parseEgressAllow(value: string | undefined): EgressPolicy {
       continue;
     }
     const host = normaliseHost(raw);
-    if (bits !== undefined || !HOST_NAME.test(host)) throw new Error(`"${raw}" is not an address, a CIDR range (10.0.0.0/8) or a host name`);
+    if (bits !== undefined || !HOST_NAME.test(host))
+      throw new Error(`"${raw}" is not an address, a CIDR range (10.0.0.0/8) or a host name`);
     hosts.add(host);
   }
   return { cidrs, hosts, text };
