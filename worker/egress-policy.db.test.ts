@@ -94,7 +94,7 @@ describe("egress policy: http.request refuses internal addresses by default", ()
     [
       "0.0.0.0",
       () => `http://0.0.0.0:${port()}/`,
-      /^EgressRefusedError: egress refused: 0\.0\.0\.0 is a unspecified address \(0\.0\.0\.0\/8\)/,
+      /^EgressRefusedError: egress refused: 0\.0\.0\.0 is an unspecified address \(0\.0\.0\.0\/8\)/,
     ],
     ["2130706433", () => `http://2130706433:${port()}/`, /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/],
     ["0x7f000001", () => `http://0x7f000001:${port()}/`, /^EgressRefusedError: egress refused: 127\.0\.0\.1 is a loopback address/],

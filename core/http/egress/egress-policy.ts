@@ -19,19 +19,22 @@ export interface EgressPolicy {
 
 export class EgressRefusedError extends Error {
   override name = "EgressRefusedError";
-  constructor(
-    readonly host: string,
-    readonly address: string,
-    readonly addressClass: AddressClass,
-  ) {
+  readonly host: string;
+  readonly address: string;
+  readonly addressClass: AddressClass;
+
+  constructor(host: string, address: string, addressClass: AddressClass) {
     const c = addressClass;
     const what = host === address ? address : `${host} (resolved to ${address})`;
     const via = c.via ? `, carried in the ${c.via}` : "";
     const hint = host === address ? `"${address}"` : `"${address}", a range containing it, or the host name "${host}"`;
     super(
-      `egress refused: ${what} is a ${c.name} address (${c.range}${via}); Vigil does not call internal addresses ` +
+      `egress refused: ${what} is ${/^[aeiou]/.test(c.name) ? "an" : "a"} ${c.name} address (${c.range}${via}); Vigil does not call internal addresses ` +
         `unless ${EGRESS_ALLOW_SETTING} allows them — add ${hint} to ${EGRESS_ALLOW_SETTING} to allow it`,
     );
+    this.host = host;
+    this.address = address;
+    this.addressClass = addressClass;
   }
 }
 
