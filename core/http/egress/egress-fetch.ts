@@ -62,6 +62,8 @@ function requestOnce(
   signal: AbortSignal | undefined,
   policy: EgressPolicy,
 ): Promise<http.IncomingMessage> {
+  // As fetch does: credentials in a URL are refused rather than silently dropped or sent.
+  if (target.username || target.password) return Promise.reject(new TypeError("a URL to call cannot include credentials (user:password@)"));
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
   const byName = allowsHostName(policy, host);
   if (!byName && net.isIP(host)) {
