@@ -1,6 +1,7 @@
 // The process environment, parsed once and typed. Every module reads configuration from here.
 import { z } from "zod";
 import { parseProxyTrust } from "./http/proxy-trust";
+import { parseEgressAllow } from "./http/egress/egress-policy";
 import { DomainError } from "./errors";
 import { parseRoleMap } from "./auth/oidc/role-map";
 
@@ -113,6 +114,19 @@ export const envSchema = z.object({
   ),
   // Signs the anchor webhook like the alert webhooks (X-Vigil-Signature); VIGIL_ALERT_WEBHOOK_SECRET when unset.
   VIGIL_AUDIT_ANCHOR_WEBHOOK_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+  // Egress policy (core/http/egress/): http.request and the alert and audit anchor webhooks refuse loopback, private,
+  // link-local and other internal addresses unless allowed here — comma-separated addresses, CIDR ranges, host names.
+  VIGIL_EGRESS_ALLOW: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseEgressAllow(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   VIGIL_SECURE_COOKIES: bool,
   // Which proxies' X-Forwarded-For/-Host/-Proto to believe: unset → none (the client is the socket peer),
   // a number of proxies in front, or addresses/CIDR ranges/"loopback"/"private" (core/http/proxy-trust.ts).

@@ -90,6 +90,7 @@ export default async function globalSetup() {
     // Audit anchors every second to a file the console reads too (the audit page shows the last one).
     VIGIL_AUDIT_ANCHOR_INTERVAL: "1",
     VIGIL_AUDIT_ANCHOR_FILE: path.resolve("artifacts/e2e-audit-anchors.jsonl"),
+    VIGIL_EGRESS_ALLOW: "127.0.0.1", // the specs' receivers and services listen on loopback
   };
   fs.rmSync(env.VIGIL_AUDIT_ANCHOR_FILE, { force: true });
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");

@@ -17,6 +17,8 @@ export interface WebhookReceiver {
   received: ReceivedRequest[];
   /** Most requests held open at once (answer "hang"). */
   maxOpen(): number;
+  /** TCP connections accepted so far (a refused call must not make one). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -47,12 +49,15 @@ export async function startWebhookReceiver(answer: (req: ReceivedRequest, nth: n
       else res.writeHead(a, { "content-type": "text/plain" }).end(a < 300 ? "ok" : "nope");
     });
   });
+  let connections = 0;
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
     maxOpen: () => maxOpen,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -17,7 +17,16 @@ export interface TestWorker {
 /** args: the worker's own flags, e.g. ["--handlers", dir, "--serve", "acme.*"]. */
 export function startWorker(databaseUrl: string, env: Record<string, string> = {}, args: string[] = []): TestWorker {
   const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, VIGIL_LOG_FORMAT: "json", VIGIL_PROCESS: "worker", ...env },
+    // The tests' receivers and services listen on 127.0.0.1, which the egress policy refuses unless allowed;
+    // a test of the policy itself passes its own VIGIL_EGRESS_ALLOW.
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      VIGIL_LOG_FORMAT: "json",
+      VIGIL_PROCESS: "worker",
+      VIGIL_EGRESS_ALLOW: "127.0.0.1",
+      ...env,
+    },
     // The IPC channel closes when this process dies: the worker then drains and exits (worker/main.ts).
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });

@@ -5,6 +5,7 @@ import { defineHandler } from "../../core/handlers/define-handler.ts";
 import { httpRequestSpec } from "../../core/handlers/builtin-handler-specs.ts";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from "../../core/alerts/webhook/sign-webhook.ts";
 import type { HandlerContext } from "../../core/handlers/handler-context.ts";
+import { egressFetch } from "../../core/http/egress/egress-fetch.ts";
 import { readRecordCount } from "./http/read-record-count.ts";
 
 export const httpRequest = defineHandler({
@@ -26,7 +27,8 @@ export const httpRequest = defineHandler({
       headers[SIGNATURE_HEADER] = signWebhook(key, timestamp, body ?? "");
     }
     const started = performance.now();
-    const res = await fetch(p.url, {
+    // The egress policy applies to the target and to every redirect hop (core/http/egress/).
+    const res = await egressFetch(p.url, {
       method: p.method,
       headers,
       body,

@@ -26,6 +26,7 @@ beforeAll(async () => {
   // The console reads its environment once, at its first request (after this).
   receiver = await startWebhookReceiver(() => 200);
   process.env.VIGIL_ALERT_WEBHOOK_URL = receiver.url("/global");
+  process.env.VIGIL_EGRESS_ALLOW = "127.0.0.1"; // the receiver is on loopback, which the egress policy refuses by default
   viewer = await createTestToken(db.url, "viewer");
   operator = await createTestToken(db.url, "operator");
   pool = testPool(db.url, 2);
