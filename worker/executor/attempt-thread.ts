@@ -11,6 +11,7 @@ import { createThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
+import { createRedactor } from "../../core/secrets/redact-secrets.ts";
 import { traceHop } from "../lib/latency-trace.ts";
 import type { AttemptTask, FromThread, ThreadData, ToThread } from "./thread-protocol.ts";
 
@@ -46,6 +47,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   }
   threadDb ??= createThreadDb(task.databaseUrl);
   const runDb = threadDb.forRun(task.runId);
+  const redact = createRedactor(task.secrets ?? []);
   const ctx: HandlerContext = {
     runId: task.runId,
     scheduleId: task.scheduleId,
@@ -61,6 +63,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
       }),
     once: runDb.once,
     db: runDb.db,
+    redact: Object.assign((text: string) => redact(text), { longestForm: redact.longestForm }),
   };
   try {
     traceHop("handler_start", [task.runId]);

@@ -30,7 +30,7 @@ export const shellCommand = defineHandler({
         resultFile,
       });
       ctx.signal.throwIfAborted();
-      const out = new OutputLog((level, message) => ctx.log(level, message), p.maxOutputBytes, SHELL_OUTPUT_LINE_LIMIT);
+      const out = new OutputLog((level, message) => ctx.log(level, message), p.maxOutputBytes, SHELL_OUTPUT_LINE_LIMIT, ctx.redact);
       const started = performance.now();
       const end = await runInProcessGroup(file!, args, { cwd: p.cwd, env, stdin: p.stdin }, out, (pid) =>
         ctx.log("info", `started ${file} as pid ${pid} in its own process group`),
@@ -43,7 +43,7 @@ export const shellCommand = defineHandler({
         `${how} after ${ms} ms; ${out.bytesSeen} bytes of output${out.truncated ? ` (${out.bytesShown} stored)` : ""}`,
       );
       if (end.code !== 0) throw new Error(`${file} ${how}${tail}`);
-      const result = await readResultFile(resultFile);
+      const result = await readResultFile(resultFile, ctx.redact);
       return { records: result?.records, summary: result?.summary ?? `${file} exited 0 in ${ms} ms` };
     } finally {
       await rm(dir, { recursive: true, force: true });

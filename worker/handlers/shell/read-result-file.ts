@@ -17,7 +17,8 @@ const resultSchema = z.object({
 
 export type ShellResult = { records?: number; summary?: string };
 
-export async function readResultFile(file: string): Promise<ShellResult | null> {
+/** redact: the run's secrets come out before the file's text is cut to a length for a message or a summary. */
+export async function readResultFile(file: string, redact: (text: string) => string = (t) => t): Promise<ShellResult | null> {
   let text: string;
   try {
     const fh = await open(file, "r");
@@ -25,7 +26,7 @@ export async function readResultFile(file: string): Promise<ShellResult | null> 
       const buf = Buffer.alloc(MAX_BYTES + 1);
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
       if (bytesRead > MAX_BYTES) throw new Error(`the result file ($VIGIL_RESULT_FILE) is larger than ${MAX_BYTES} bytes`);
-      text = buf.subarray(0, bytesRead).toString("utf8");
+      text = redact(buf.subarray(0, bytesRead).toString("utf8"));
     } finally {
       await fh.close();
     }
