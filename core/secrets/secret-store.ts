@@ -108,7 +108,7 @@ export async function setSecret(
       after: {
         name,
         access,
-        summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}; may be used by ${describeSecretAccess(access)}`,
+        summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`,
         value: "(never recorded)",
       },
     });
