@@ -64,6 +64,9 @@ export const forms = defineHandler({
     };
     for (const [k, v] of Object.entries(forms)) ctx.log("info", k + " " + v, { [k]: v, nested: { list: [v] } });
     t.split("\\n").forEach((l, i) => ctx.log("info", "line " + i + ": " + l));
+    // Console output goes through the run's log too, not straight to the worker's output.
+    console.log("console", t);
+    console.error("console error", forms.json);
     // Across the cut of a stored log line (4000 characters).
     ctx.log("info", "x".repeat(3990) + t + " " + forms.json);
     if (p.fail) throw new Error("y".repeat(5000) + t + forms.jsonTwice + "z".repeat(20000) + forms.base64 + " " + t);
@@ -177,6 +180,7 @@ describe("redaction with a real worker", () => {
       ).toBe(true);
     }
     expect(messages).toContain("line 1: [secret MULTI]");
+    expect(messages).toContain("console [secret MULTI]");
     const shellTrace = JSON.parse(texts[2]![1]) as { logs: { message: string }[] };
     expect(shellTrace.logs.filter((l) => l.message.includes("[secret MULTI]")).length).toBeGreaterThanOrEqual(3);
 

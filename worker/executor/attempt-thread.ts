@@ -4,6 +4,7 @@
 // This module graph (and the handlers it loads) is loaded by Node's own type stripping, without
 // tsx, so a replacement thread is ready sooner: relative imports name their .ts file, and type-only
 // imports say `import type` (see thread-pool.ts, which falls back to tsx if that ever fails).
+import { format } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { HANDLER_LOG_LEVELS } from "../../core/handlers/handler-context.ts";
 import type { HandlerContext } from "../../core/handlers/handler-context.ts";
@@ -27,6 +28,21 @@ let controller: AbortController | null = null;
 let threadDb: ThreadDb | null = null;
 const post = (m: FromThread) => port.postMessage(m);
 
+// A handler's console output belongs to its run: once attempts run here, it goes through the run's log (where
+// the attempt redacts its secrets and counts the lines) instead of straight to the worker's own output.
+let consoleToRunLog = false;
+for (const [method, level] of [
+  ["log", "info"],
+  ["info", "info"],
+  ["debug", "debug"],
+  ["warn", "warn"],
+  ["error", "error"],
+] as const) {
+  const original = console[method].bind(console);
+  console[method] = (...args: unknown[]) =>
+    consoleToRunLog ? post({ type: "log", level, message: format(...args), fields: null }) : original(...args);
+}
+
 port.on("message", (m: ToThread) => {
   if (m.type === "abort") controller?.abort(new Error(m.reason));
   else if (m.type === "run") void runAttempt(m.task);
@@ -34,6 +50,7 @@ port.on("message", (m: ToThread) => {
 
 async function runAttempt(task: AttemptTask): Promise<void> {
   controller = new AbortController();
+  consoleToRunLog = true;
   const impl = handlerImplementations.get(task.handler);
   if (!impl) {
     post({ type: "done", ok: false, error: `No handler named "${task.handler}" is registered in this worker`, permanent: true });
