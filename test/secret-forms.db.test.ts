@@ -85,6 +85,7 @@ const SHELL_SCRIPT = [
   `exit 3`,
 ].join("\n");
 
+// The worker may take its whole 180 s warm-up on a loaded machine: the hook waits as long.
 beforeAll(async () => {
   operator = await createTestToken(db.url, "operator");
   admin = await createTestToken(db.url, "admin");
@@ -96,7 +97,7 @@ beforeAll(async () => {
     "--serve",
     "leak.forms,shell.command",
   ]);
-});
+}, 200_000);
 
 afterAll(async () => {
   await worker?.stop();

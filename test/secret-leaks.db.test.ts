@@ -145,6 +145,7 @@ async function createAndTrigger(body: Record<string, unknown>): Promise<{ schedu
 
 const later = { kind: "once", at: "2099-01-01T00:00:00Z" };
 
+// The worker may take its whole 180 s warm-up on a loaded machine: the hook waits as long.
 beforeAll(async () => {
   viewer = await createTestToken(db.url, "viewer");
   operator = await createTestToken(db.url, "operator");
@@ -158,7 +159,7 @@ beforeAll(async () => {
     "--serve",
     "leak.echo,http.request",
   ]);
-});
+}, 200_000);
 
 afterAll(async () => {
   await worker?.stop();
