@@ -31,6 +31,9 @@ const post = (m: FromThread) => port.postMessage(m);
 // A handler's console output belongs to its run: once attempts run here, it goes through the run's log (where
 // the attempt redacts its secrets and counts the lines) instead of straight to the worker's own output.
 let consoleToRunLog = false;
+// The running attempt's secrets. Everything this thread posts is redacted here already, so a length cap applied
+// on either side of the boundary never cuts a value in two before it is matched (the executor redacts again).
+let redact = createRedactor([]);
 for (const [method, level] of [
   ["log", "info"],
   ["info", "info"],
@@ -40,7 +43,7 @@ for (const [method, level] of [
 ] as const) {
   const original = console[method].bind(console);
   console[method] = (...args: unknown[]) =>
-    consoleToRunLog ? post({ type: "log", level, message: format(...args), fields: null }) : original(...args);
+    consoleToRunLog ? post({ type: "log", level, message: redact(format(...args)), fields: null }) : original(...args);
 }
 
 port.on("message", (m: ToThread) => {
@@ -64,7 +67,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   }
   threadDb ??= createThreadDb(task.databaseUrl);
   const runDb = threadDb.forRun(task.runId);
-  const redact = createRedactor(task.secrets ?? []);
+  redact = createRedactor(task.secrets ?? []);
   const ctx: HandlerContext = {
     runId: task.runId,
     scheduleId: task.scheduleId,
@@ -75,8 +78,8 @@ async function runAttempt(task: AttemptTask): Promise<void> {
       post({
         type: "log",
         level: HANDLER_LOG_LEVELS.includes(level) ? level : "info",
-        message: String(message),
-        fields: cloneable(fields),
+        message: redact(String(message)),
+        fields: redact(cloneable(fields)),
       }),
     once: runDb.once,
     db: runDb.db,
@@ -85,9 +88,9 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   try {
     traceHop("handler_start", [task.runId]);
     const result = await impl.run(parsed.data, ctx);
-    post({ type: "done", ok: true, result: cloneable(result ?? {}) });
+    post({ type: "done", ok: true, result: redact(cloneable(result ?? {})) });
   } catch (err) {
-    post({ type: "done", ok: false, error: describe(err), permanent: false });
+    post({ type: "done", ok: false, error: redact(describe(err)), permanent: false });
   } finally {
     runDb.close();
     controller = null;
