@@ -48,7 +48,8 @@ export class OutputLog {
     const pieces = (this.partial[stream] + this.decoders[stream].write(chunk)).split("\n");
     let rest = pieces.pop()!;
     for (const line of pieces) this.line(stream, line);
-    if (rest.length > MAX_LINE_CHARS + this.holdBack) {
+    // With secrets, a cut waits for a whole further piece, so a line written a byte at a time is not scanned per byte.
+    if (rest.length > MAX_LINE_CHARS + this.holdBack + (this.holdBack > 0 ? MAX_LINE_CHARS : 0)) {
       // Redacted before it is cut, so a secret across the cut is still whole when matched; what stays back is
       // long enough that a secret starting before the cut and ending in the next chunk is not cut either.
       rest = this.redact(rest);
