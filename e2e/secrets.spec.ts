@@ -11,6 +11,7 @@ const LEGACY = `legacy-${crypto.randomBytes(12).toString("hex")}`;
 const suffix = crypto.randomBytes(3).toString("hex").toUpperCase();
 const TOKEN_NAME = `E2E_BANK_TOKEN_${suffix}`;
 const URL_NAME = `E2E_BANK_URL_${suffix}`;
+const SCHEDULE_NAME = `e2e-secret-${suffix.toLowerCase()}`;
 const viewer = { email: `e2e-secrets-viewer-${suffix.toLowerCase()}@vigil.test`, password: "viewer-password-123" };
 
 let receiver: WebhookReceiver;
@@ -27,21 +28,25 @@ test("a viewer's schedule and run pages show no secret value and no plain creden
   const form = page.getByRole("form", { name: "New secret" });
   await form.getByLabel("Secret name").fill(TOKEN_NAME);
   await form.getByLabel("Value").fill(`Bearer ${PLANTED}`);
+  // Which schedules may refer to it: the one this test creates, with http.request only.
+  await form.getByLabel("Allowed schedules").fill(SCHEDULE_NAME);
+  await form.getByLabel("Only handlers").fill("http.request");
   await form.getByRole("button", { name: "Save secret" }).click();
   await expect(page.getByTestId(`secret-row-${TOKEN_NAME}`)).toContainText("no schedule");
+  await expect(page.getByTestId(`secret-access-${TOKEN_NAME}`)).toHaveText(`schedule ${SCHEDULE_NAME}, running http.request only`);
   await expect(form.getByLabel("Value")).toHaveValue("");
   expect(await page.content()).not.toContain(PLANTED);
   // The URL carries a key too: the worker's own log line about the call is redacted.
   const setUrl = await page.request.put(`/api/secrets/${URL_NAME}`, {
     headers: sameOrigin(),
-    data: { value: `${receiver.url("/bank")}?key=${PLANTED}` },
+    data: { value: `${receiver.url("/bank")}?key=${PLANTED}`, access: { schedules: [SCHEDULE_NAME], tags: [], handlers: [] } },
   });
   expect(setUrl.status(), await setUrl.text()).toBe(200);
 
   const created = await page.request.post("/api/schedules", {
     headers: sameOrigin(),
     data: {
-      name: `e2e-secret-${suffix.toLowerCase()}`,
+      name: SCHEDULE_NAME,
       handler: "http.request",
       trigger: { kind: "once", at: "2099-01-01T00:00:00Z" },
       retryMaxAttempts: 1,

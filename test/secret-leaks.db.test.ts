@@ -126,8 +126,11 @@ async function waitForRun(runId: string): Promise<{ state: string; error: string
   );
 }
 
+/** The tag BANK_API_TOKEN's access rule allows (a schedule without it may not refer to the secret). */
+const ALLOWED = { tags: ["leak-test"] };
+
 async function createAndTrigger(body: Record<string, unknown>): Promise<{ scheduleId: string; runId: string }> {
-  const created = await callRoute(schedulesRoute.POST, { method: "POST", token: operator, body });
+  const created = await callRoute(schedulesRoute.POST, { method: "POST", token: operator, body: { tags: ALLOWED.tags, ...body } });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const scheduleId = created.body.schedule.id as string;
   const t = await callRoute(triggerRoute.POST, {
@@ -142,6 +145,7 @@ async function createAndTrigger(body: Record<string, unknown>): Promise<{ schedu
 
 const later = { kind: "once", at: "2099-01-01T00:00:00Z" };
 
+// The worker may take its whole 180 s warm-up on a loaded machine: the hook waits as long.
 beforeAll(async () => {
   viewer = await createTestToken(db.url, "viewer");
   operator = await createTestToken(db.url, "operator");
@@ -155,7 +159,7 @@ beforeAll(async () => {
     "--serve",
     "leak.echo,http.request",
   ]);
-});
+}, 200_000);
 
 afterAll(async () => {
   await worker?.stop();
@@ -170,7 +174,7 @@ describe("secrets", () => {
       method: "PUT",
       token: admin,
       params: { name: "BANK_API_TOKEN" },
-      body: { value: VALUE },
+      body: { value: VALUE, access: { tags: ALLOWED.tags } },
     });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ replaced: false, secret: { name: "BANK_API_TOKEN" } });
@@ -216,6 +220,15 @@ describe("secrets", () => {
     });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.error.fields["payload.timeoutMs"]).toMatch(/secret reference stands for a string/);
+    // An operator cannot read secrets, nor borrow one from a schedule its rule does not allow (to print it).
+    const borrowed = await callRoute(schedulesRoute.POST, {
+      method: "POST",
+      token: operator,
+      body: { name: "bank-borrow", handler: "leak.echo", trigger: later, payload: { token: { $secret: "BANK_API_TOKEN" } } },
+    });
+    expect(borrowed.status).toBe(422);
+    expect(borrowed.body.error.code).toBe("secret_not_allowed");
+    expect(borrowed.body.error.message).toMatch(/BANK_API_TOKEN may not be used by schedule bank-borrow.*schedules tagged leak-test/);
   });
 
   it("reach the remote service, and nothing else: no API answer, handler log, worker log, metric, export or table holds the value", async () => {
@@ -342,7 +355,7 @@ describe("secrets", () => {
       method: "PUT",
       token: admin,
       params: { name: "SHORT_LIVED" },
-      body: { value: "short-lived-value" },
+      body: { value: "short-lived-value", access: { tags: ALLOWED.tags } },
     });
     const del = await callRoute(secretRoute.DELETE, { method: "DELETE", token: admin, params: { name: "BANK_API_TOKEN" } });
     expect(del.status).toBe(409);
@@ -352,6 +365,7 @@ describe("secrets", () => {
       token: operator,
       body: {
         name: "leak-gone",
+        tags: ALLOWED.tags,
         handler: "leak.echo",
         trigger: later,
         retryMaxAttempts: 1,

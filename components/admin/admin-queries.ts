@@ -63,6 +63,11 @@ export interface SecretView {
   updatedAt: string;
   updatedBy: string;
   usedBy: string[];
+  /** Which schedules may refer to it (core/secrets/secret-access.ts), and that rule in one sentence. */
+  access: { schedules: string[]; tags: string[]; handlers: string[] };
+  accessSummary: string;
+  /** Schedules that refer to it without its permission: their runs fail. */
+  refused: string[];
 }
 
 export const secretsQuery = () =>

@@ -1,23 +1,34 @@
 "use client";
 // Secrets are write-only here: a value can be set or replaced, never shown (the API has no way to read one).
+// Each carries an access rule (which schedules may refer to it), shown and edited here.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { formatInZone } from "../ui/time-format";
 import { secretsQuery, type SecretView } from "./admin-queries";
+import { AccessFields, EditAccessForm, accessRule, accessText } from "./secret-access-fields";
 
 function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: () => void }) {
   const qc = useQueryClient();
   const [name, setName] = useState(fixedName ?? "");
   const [value, setValue] = useState("");
+  const [access, setAccess] = useState(accessText());
   const [saved, setSaved] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: () => fetchJson<{ replaced: boolean }>(`/api/secrets/${encodeURIComponent(name)}`, { method: "PUT", json: { value } }),
+    mutationFn: () =>
+      fetchJson<{ replaced: boolean }>(`/api/secrets/${encodeURIComponent(name)}`, {
+        method: "PUT",
+        // A replaced value keeps its rule (edited apart, with "Access…").
+        json: fixedName ? { value } : { value, access: accessRule(access) },
+      }),
     onSuccess: (r) => {
       setSaved(`${name} ${r.replaced ? "replaced" : "set"}`);
       setValue("");
-      if (!fixedName) setName("");
+      if (!fixedName) {
+        setName("");
+        setAccess(accessText());
+      }
       void qc.invalidateQueries({ queryKey: ["admin", "secrets"] });
       onDone?.();
     },
@@ -50,6 +61,7 @@ function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: ()
           <input type="password" value={value} onChange={(e) => setValue(e.target.value)} autoComplete="new-password" />
         </FormField>
       </div>
+      {!fixedName && <AccessFields value={access} onChange={setAccess} fields={fields} />}
       {save.error && !Object.keys(fields).length && !notFound && (
         <p className="error" role="alert">
           {save.error.message}
@@ -69,7 +81,7 @@ function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: ()
 
 function SecretRow({ secret }: { secret: SecretView }) {
   const qc = useQueryClient();
-  const [replacing, setReplacing] = useState(false);
+  const [editing, setEditing] = useState<"value" | "access" | null>(null);
   const remove = useMutation({
     mutationFn: () => fetchJson(`/api/secrets/${encodeURIComponent(secret.name)}`, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ["admin", "secrets"] }),
@@ -80,17 +92,26 @@ function SecretRow({ secret }: { secret: SecretView }) {
         <code>{secret.name}</code>
       </td>
       <td className="muted">{secret.usedBy.length ? secret.usedBy.join(", ") : "no schedule"}</td>
+      <td data-testid={`secret-access-${secret.name}`}>
+        {secret.accessSummary}
+        {secret.refused.length > 0 && <div className="field-error">Refused (their runs fail): {secret.refused.join(", ")}</div>}
+      </td>
       <td className="muted">
         {secret.updatedBy}
         <div>{formatInZone(secret.updatedAt)}</div>
       </td>
       <td>
-        {replacing ? (
-          <SetSecretForm name={secret.name} onDone={() => setReplacing(false)} />
+        {editing === "value" ? (
+          <SetSecretForm name={secret.name} onDone={() => setEditing(null)} />
+        ) : editing === "access" ? (
+          <EditAccessForm secret={secret} onDone={() => setEditing(null)} />
         ) : (
           <div className="row">
-            <button type="button" onClick={() => setReplacing(true)}>
+            <button type="button" onClick={() => setEditing("value")}>
               Replace…
+            </button>
+            <button type="button" onClick={() => setEditing("access")}>
+              Access…
             </button>
             <button
               type="button"
@@ -116,7 +137,8 @@ export function SecretsPanel() {
     <section aria-labelledby="secrets-heading">
       <h2 id="secrets-heading">Secrets</h2>
       <p className="muted">
-        A payload uses one as <code>{'{"$secret": "NAME"}'}</code> wherever a string goes; only workers read the value, at run time.
+        A payload uses one as <code>{'{"$secret": "NAME"}'}</code> wherever a string goes; only workers read the value, at run time, and
+        only for the schedules its rule allows (by name or tag, optionally only with given handlers).
       </p>
       {error && <p className="error">{error.message}</p>}
       <table className="table" aria-labelledby="secrets-heading">
@@ -124,6 +146,7 @@ export function SecretsPanel() {
           <tr>
             <th>Name</th>
             <th>Used by</th>
+            <th>May be used by</th>
             <th>Last changed</th>
             <th>Value</th>
           </tr>
@@ -134,7 +157,7 @@ export function SecretsPanel() {
           ))}
           {data && data.secrets.length === 0 && (
             <tr>
-              <td colSpan={4} className="muted">
+              <td colSpan={5} className="muted">
                 No secrets yet.
               </td>
             </tr>

@@ -59,6 +59,7 @@ export const KNOWN_ACTIONS = [
   "token.revoke",
   "secret.set",
   "secret.replace",
+  "secret.access",
   "secret.delete",
   "secret.reencrypt",
   "audit.export",

@@ -69,7 +69,8 @@ function describeValue(value: unknown, depth: number): string {
   return `an object was thrown: ${kind}`;
 }
 
-export function describeThrown(value: unknown): string {
-  const text = describeValue(value, 0);
+/** redact: takes secret values out before the text is cut to its length, so a cut never splits one. */
+export function describeThrown(value: unknown, redact: (text: string) => string = (t) => t): string {
+  const text = redact(describeValue(value, 0));
   return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
 }

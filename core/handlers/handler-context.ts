@@ -37,4 +37,10 @@ export interface HandlerContext {
    */
   once<T>(key: string, fn: (tx: HandlerDb) => Promise<T>): Promise<OnceOutcome<T>>;
   db: HandlerTransactionalDb;
+  /**
+   * Takes this run's secret values (in every form the worker recognises: lines, JSON-escaped, percent-encoded,
+   * base64) out of a text. The worker redacts everything a handler reports anyway; a handler calls this before it
+   * cuts a text to a length itself, or sends one where the worker does not look.
+   */
+  redact: { (text: string): string; readonly longestForm: number };
 }

@@ -12,6 +12,7 @@ import { scheduleInputSchema, type ScheduleInput } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
+import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 
 /** Unparsed input (written in code: tests, benches, seeds): its defaults are filled and its fields checked here. */
 export async function createSchedule(input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
@@ -27,6 +28,7 @@ export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts:
     await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit, v.startRateLimit);
     const id = await insertSchedule(tx, v, actor);
     const created = await getScheduleOrThrow(tx, id);
+    await assertScheduleMayUseSecrets(tx, created, created.payload);
     await recordAudit(tx, { actor, action: "schedule.create", targetType: "schedule", targetId: id, after: auditView(created) });
     await notifyPlanner(tx, id);
     return created;

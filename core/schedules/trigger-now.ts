@@ -15,6 +15,7 @@ import { recordAudit } from "../audit/record-audit";
 import { inTransaction, dbNow, getHotPathPool, getPool, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
+import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
 import { insertTriggeredRun, triggerRunInOneStatement } from "./insert-triggered-run";
 import { notifyPlanner } from "./notify-planner";
@@ -79,6 +80,7 @@ export async function triggerNow(
       }
     }
     const payload = v.payload === undefined ? undefined : await checkOverride(tx, schedule.handler, v.payload);
+    if (payload !== undefined) await assertScheduleMayUseSecrets(tx, schedule, payload);
     const key = manualKey(schedule.id, runId);
     const planned = {
       message: `triggered by ${actor.label}: ${v.reason}${payload !== undefined ? " (payload overridden)" : ""}`,

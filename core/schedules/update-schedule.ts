@@ -16,6 +16,7 @@ import type { ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload } from "./validate-schedule-input";
+import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
@@ -81,6 +82,8 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
     }
     await writeChanges(tx, before, patch, changed);
     const after = await getScheduleOrThrow(tx, id);
+    // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
+    if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
     const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
     const limitChanged = after.concurrencyLimit !== before.concurrencyLimit || rateChanged;
     const enabledChange = patch.enabled !== undefined && patch.enabled === Boolean(before.paused);

@@ -9,6 +9,7 @@ import { requireSecretKey } from "../env";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { encryptSecretValue } from "./secret-crypto";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RULE } from "./secret-refs";
+import { NO_ACCESS, describeSecretAccess, mayUseSecret, readSecretAccess, secretAccessSchema, type SecretAccess } from "./secret-access";
 
 export const MIN_SECRET_LENGTH = 4;
 
@@ -29,6 +30,11 @@ export interface SecretListing {
   keyId: string;
   /** Names of the live schedules whose payload refers to it. */
   usedBy: string[];
+  /** Which schedules may refer to it (core/secrets/secret-access.ts), and the rule in one sentence. */
+  access: SecretAccess;
+  accessSummary: string;
+  /** Live schedules that refer to it but its rule does not allow: their runs fail until the rule or they change. */
+  refused: string[];
 }
 
 /** SQL: schedules whose payload has {"$secret": <$n>} anywhere. */
@@ -43,41 +49,54 @@ export async function listSecrets(db: Queryable): Promise<SecretListing[]> {
     created_by: string;
     updated_at: Date;
     updated_by: string;
-    used_by: string[];
+    access: unknown;
+    used_by: { name: string; tags: string[]; handler: string }[];
   }>(
-    `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by,
-            coalesce((SELECT array_agg(s.name ORDER BY s.name) FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '{}') AS used_by
+    `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by, x.access,
+            coalesce((SELECT jsonb_agg(jsonb_build_object('name', s.name, 'tags', s.tags, 'handler', s.handler) ORDER BY s.name)
+                        FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '[]') AS used_by
        FROM secrets x ORDER BY x.name`,
   );
-  return rows.map((r) => ({
-    name: r.name,
-    keyId: r.key_id,
-    createdAt: r.created_at,
-    createdBy: r.created_by,
-    updatedAt: r.updated_at,
-    updatedBy: r.updated_by,
-    usedBy: r.used_by,
-  }));
+  return rows.map((r) => {
+    const access = readSecretAccess(r.access);
+    return {
+      name: r.name,
+      keyId: r.key_id,
+      createdAt: r.created_at,
+      createdBy: r.created_by,
+      updatedAt: r.updated_at,
+      updatedBy: r.updated_by,
+      usedBy: r.used_by.map((u) => u.name),
+      access,
+      accessSummary: describeSecretAccess(access),
+      refused: r.used_by.filter((u) => !mayUseSecret(access, u)).map((u) => u.name),
+    };
+  });
 }
 
-/** Creates or replaces a secret's value. Answers its listing (without the value). */
+/**
+ * Creates or replaces a secret's value. A new secret takes the rule given (no schedule may use it without one);
+ * a replaced value keeps its rule unless one is given. Answers its listing (without the value).
+ */
 export async function setSecret(
   name: string,
   value: string,
   actor: Actor,
-  opts: { db?: Queryable } = {},
+  opts: { db?: Queryable; access?: SecretAccess } = {},
 ): Promise<{ secret: SecretListing; replaced: boolean }> {
   if (!SECRET_NAME_PATTERN.test(name)) throw new ValidationError("Not a secret name.", { name: `A secret name uses ${SECRET_NAME_RULE}` });
   const v = secretValueSchema.safeParse(value);
   if (!v.success) throw new ValidationError("The value cannot be stored.", { value: v.error.issues[0]!.message });
   const enc = encryptSecretValue(requireSecretKey(), name, v.data);
   const run = async (tx: Queryable) => {
+    const before = await findAccess(tx, name, true);
+    const access = opts.access ?? before ?? NO_ACCESS;
     const { rows } = await tx.query<{ replaced: boolean }>(
-      `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $6)
+      `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by, access) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
        ON CONFLICT (name) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, auth_tag = excluded.auth_tag,
-         key_id = excluded.key_id, updated_at = clock_timestamp(), updated_by = excluded.updated_by
+         key_id = excluded.key_id, updated_at = clock_timestamp(), updated_by = excluded.updated_by, access = excluded.access
        RETURNING (xmax <> 0) AS replaced`,
-      [name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId, actor.label],
+      [name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId, actor.label, JSON.stringify(access)],
     );
     const replaced = rows[0]!.replaced;
     await recordAudit(tx, {
@@ -85,12 +104,56 @@ export async function setSecret(
       action: replaced ? "secret.replace" : "secret.set",
       targetType: "secret",
       targetId: name,
-      after: { name, summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`, value: "(never recorded)" },
+      ...(before ? { before: { access: before } } : {}),
+      after: {
+        name,
+        access,
+        summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`,
+        value: "(never recorded)",
+      },
     });
     const secret = (await listSecrets(tx)).find((s) => s.name === name)!;
     return { secret, replaced };
   };
   return inTransaction({ tx: opts.db }, run);
+}
+
+/** Changes which schedules may use a secret (admins only, at the route); audited with the rule before and after. */
+export async function setSecretAccess(
+  name: string,
+  input: unknown,
+  actor: Actor,
+  opts: { db?: Queryable } = {},
+): Promise<{ secret: SecretListing }> {
+  const parsed = secretAccessSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ValidationError("The access rule is not valid.", { [["access", ...issue.path].join(".")]: issue.message });
+  }
+  const access = parsed.data;
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    const before = await findAccess(tx, name, true);
+    if (!before) throw new NotFoundError("Secret", name);
+    await tx.query(`UPDATE secrets SET access = $2, updated_at = clock_timestamp(), updated_by = $3 WHERE name = $1`, [
+      name,
+      JSON.stringify(access),
+      actor.label,
+    ]);
+    await recordAudit(tx, {
+      actor,
+      action: "secret.access",
+      targetType: "secret",
+      targetId: name,
+      before: { access: before },
+      after: { access, summary: `secret ${name} may now be used by ${describeSecretAccess(access)} (set by ${actor.label})` },
+    });
+    return { secret: (await listSecrets(tx)).find((s) => s.name === name)! };
+  });
+}
+
+async function findAccess(db: Queryable, name: string, lock: boolean): Promise<SecretAccess | null> {
+  const { rows } = await db.query<{ access: unknown }>(`SELECT access FROM secrets WHERE name = $1${lock ? " FOR UPDATE" : ""}`, [name]);
+  return rows[0] ? readSecretAccess(rows[0].access) : null;
 }
 
 /** Deletes a secret no live schedule refers to (409 naming the schedules otherwise). */

@@ -12,6 +12,7 @@ import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
 import { setJobIdentity } from "../handlers/shell/job-identity.ts";
+import { createRedactor } from "../../core/secrets/redact-secrets.ts";
 import { traceHop } from "../lib/latency-trace.ts";
 import { describeThrown } from "../../core/handlers/describe-thrown.ts";
 import { OutputBudget } from "./output-budget.ts";
@@ -31,6 +32,9 @@ let threadDb: ThreadDb | null = null;
 const post = (m: FromThread) => port.postMessage(m);
 const output = new OutputBudget(data.outputLimitBytes ?? 1024 * 1024);
 let inRun = false;
+// The running (or last) attempt's secrets. Everything this thread posts or prints is redacted here, before the
+// output budget or any length cap can cut a value in two (the executor redacts again).
+let redact = createRedactor([]);
 captureOutput();
 
 /**
@@ -47,7 +51,7 @@ function captureOutput(): void {
     stream.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
       const done = [encoding, cb].find((f): f is (err?: Error | null) => void => typeof f === "function");
       const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
-      const kept = output.take(text);
+      const kept = output.take(redact(text));
       if (kept !== null) {
         if (inRun)
           post({
@@ -86,6 +90,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   inRun = true;
   threadDb ??= createThreadDb(task.databaseUrl);
   const runDb = threadDb.forRun(task.runId);
+  redact = createRedactor(task.secrets ?? []);
   const ctx: HandlerContext = {
     runId: task.runId,
     scheduleId: task.scheduleId,
@@ -93,25 +98,26 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     attempt: task.attempt,
     signal: controller.signal,
     log: (level, message, fields) => {
-      const kept = output.take(String(message));
+      const kept = output.take(redact(String(message)));
       if (kept === null) return;
       post({
         type: "log",
         level: HANDLER_LOG_LEVELS.includes(level) ? level : "info",
         message: kept,
-        fields: cloneable(fields, MAX_FIELDS_BYTES),
+        fields: redact(cloneable(fields, MAX_FIELDS_BYTES)),
       });
     },
     once: runDb.once,
     db: runDb.db,
+    redact: Object.assign((text: string) => redact(text), { longestForm: redact.longestForm }),
   };
   let outcome: FromThread;
   try {
     traceHop("handler_start", [task.runId]);
     const result = await impl.run(parsed.data, ctx);
-    outcome = { type: "done", ok: true, result: cloneable(result ?? {}) };
+    outcome = { type: "done", ok: true, result: redact(cloneable(result ?? {})) };
   } catch (err) {
-    outcome = { type: "done", ok: false, error: describeThrown(err), permanent: false };
+    outcome = { type: "done", ok: false, error: describeThrown(err, redact), permanent: false };
   } finally {
     runDb.close();
     controller = null;
@@ -134,7 +140,7 @@ function cloneable(v: unknown, maxBytes = Infinity): Record<string, unknown> | n
     if (json.length > maxBytes) return { fieldsDropped: `${json.length} bytes of fields, over the ${maxBytes} a line may carry` };
     return JSON.parse(json);
   } catch {
-    return { unserialisable: describeThrown(v) };
+    return { unserialisable: describeThrown(v, redact) };
   }
 }
 

@@ -17,7 +17,7 @@ import { MAX_LINES_PER_RUN } from "./output-budget";
 import { StageRecorder } from "./stage-recorder";
 import { traceHop } from "../lib/latency-trace";
 import { findSecretRefs } from "../../core/secrets/secret-refs";
-import { resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
+import { SecretNotAllowedError, resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
 import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
 
 export type StopReason = "timeout" | "cancel" | "drain" | "fence" | "lost" | "memory";
@@ -73,7 +73,7 @@ export class Attempt {
   private onProcessGroupGone: (() => void) | null = null;
   private processGroupKilled = false;
   /** Takes this attempt's resolved secret values out of everything it reports. */
-  private redact: Redactor = (v) => v;
+  private redact: Redactor = createRedactor([]);
   private readonly log: Logger;
   private readonly stages: StageRecorder;
   readonly done: Promise<void>;
@@ -96,16 +96,17 @@ export class Attempt {
     this.memoryTimer = setInterval(() => void this.checkMemory(), MEMORY_CHECK_MS);
     if (findSecretRefs(this.run.payload).length === 0) return this.postRun(this.run.payload);
     // Secrets are resolved here, in the worker's main thread, and only the thread sees their values.
-    resolvePayloadSecrets(this.deps.pool, this.run.payload).then(
+    resolvePayloadSecrets(this.deps.pool, this.run.payload, this.run).then(
       (r) => {
         this.redact = createRedactor(r.secrets);
-        if (this.phase === "running") this.postRun(r.payload);
+        if (this.phase === "running") this.postRun(r.payload, r.secrets);
       },
-      (err: Error) => this.onThreadEvent({ type: "done", ok: false, error: err.message, permanent: false }),
+      (err: Error) => this.onThreadEvent({ type: "done", ok: false, error: err.message, permanent: err instanceof SecretNotAllowedError }),
     );
   }
 
-  private postRun(payload: unknown): void {
+  /** secrets: what the thread redacts before it cuts anything to a length (a child's output lines). */
+  private postRun(payload: unknown, secrets: { name: string; value: string }[] = []): void {
     traceHop("posted", [this.run.runId]);
     this.thread.post({
       type: "run",
@@ -116,6 +117,7 @@ export class Attempt {
         attempt: this.run.attempt,
         handler: this.run.handler,
         payload,
+        secrets,
         databaseUrl: this.deps.databaseUrl,
       },
     });

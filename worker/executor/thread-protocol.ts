@@ -26,6 +26,8 @@ export interface AttemptTask {
   attempt: number;
   handler: string;
   payload: unknown;
+  /** The secrets resolved into payload (the thread holds their values anyway): redacted before any cut. */
+  secrets: { name: string; value: string }[];
   databaseUrl: string;
 }
 

@@ -38,7 +38,7 @@ export const shellCommand = defineHandler({
         separate ? { ...process.env, HOME: dir, TMPDIR: dir, USER: separate.user, LOGNAME: separate.user } : process.env,
       );
       ctx.signal.throwIfAborted();
-      const out = new OutputLog((level, message) => ctx.log(level, message), p.maxOutputBytes, SHELL_OUTPUT_LINE_LIMIT);
+      const out = new OutputLog((level, message) => ctx.log(level, message), p.maxOutputBytes, SHELL_OUTPUT_LINE_LIMIT, ctx.redact);
       const started = performance.now();
       const ids = separate ? { uid: separate.uid, gid: separate.gid } : {};
       const end = await runInProcessGroup(
@@ -56,7 +56,7 @@ export const shellCommand = defineHandler({
         `${how} after ${ms} ms; ${out.bytesSeen} bytes of output${out.truncated ? ` (${out.bytesShown} stored)` : ""}`,
       );
       if (end.code !== 0) throw new Error(`${file} ${how}${tail}`);
-      const result = await readResultFile(resultFile, separate?.uid);
+      const result = await readResultFile(resultFile, separate?.uid, ctx.redact);
       return { records: result?.records, summary: result?.summary ?? `${file} exited 0 in ${ms} ms` };
     } finally {
       await rm(dir, { recursive: true, force: true });

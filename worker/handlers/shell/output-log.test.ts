@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OutputLog } from "./output-log";
+import { createRedactor } from "../../../core/secrets/redact-secrets";
 
 function collect(maxBytes: number, maxLines = 900) {
   const lines: string[] = [];
@@ -38,5 +39,26 @@ describe("OutputLog", () => {
     out.write("stdout", Buffer.from("a\nb\nc\n"));
     expect(lines.slice(0, 2)).toEqual(["info a", "info b"]);
     expect(lines[2]).toMatch(/^warn output truncated after 4 bytes \(2 lines\)/);
+  });
+
+  it.each([
+    ["raw, across the 8 KiB cut, one byte a chunk", (v: string) => "x".repeat(8180) + v + "y".repeat(9000), 1],
+    [
+      "base64, across the 8 KiB cut, in 1000-byte chunks",
+      (v: string) => "x".repeat(8185) + Buffer.from(v).toString("base64") + "y".repeat(9000),
+      1000,
+    ],
+    ["on stderr, across the 300-character tail cut", (v: string) => "0".repeat(290) + v, 7],
+  ] as const)("redacts a secret before cutting a line: %s", (_label, line, chunk) => {
+    const value = `secret-${"s3cr3t".repeat(5)}`;
+    const lines: string[] = [];
+    const out = new OutputLog((level, message) => lines.push(message), 1_000_000, 900, createRedactor([{ name: "T", value }]));
+    const bytes = Buffer.from(`${line(value)}\n`);
+    const stream = line(value).startsWith("0") ? "stderr" : "stdout";
+    for (let i = 0; i < bytes.length; i += chunk) out.write(stream, bytes.subarray(i, i + chunk));
+    out.end();
+    const all = [...lines, ...out.stderrTail].join("\n");
+    for (const piece of ["s3cr3ts3cr3t", Buffer.from(value).toString("base64").slice(4, 24)]) expect(all).not.toContain(piece);
+    expect(lines.join("")).toContain("[secret T]");
   });
 });

@@ -2,6 +2,7 @@
 // mid-character), stderr at warn, bounded per attempt by bytes and lines with one visible marker line
 // where it was cut. Output past the cap is still read (a child blocked on a full pipe would hang) but
 // dropped; the last stderr lines are kept regardless, for the error message of a failed command.
+// The run's secrets are taken out of each line before it is counted, cut or kept (see redact below).
 import { StringDecoder } from "node:string_decoder";
 import type { HandlerLogLevel } from "../../../core/handlers/handler-context.ts";
 
@@ -23,11 +24,21 @@ export class OutputLog {
   private readonly log: (level: HandlerLogLevel, message: string) => void;
   private readonly maxBytes: number;
   private readonly maxLines: number;
+  private readonly redact: (text: string) => string;
+  /** Characters of an over-long line kept back at a cut: a secret's longest form minus one. */
+  private readonly holdBack: number;
 
-  constructor(log: (level: HandlerLogLevel, message: string) => void, maxBytes: number, maxLines: number) {
+  constructor(
+    log: (level: HandlerLogLevel, message: string) => void,
+    maxBytes: number,
+    maxLines: number,
+    redact: { (text: string): string; longestForm?: number } = (t) => t,
+  ) {
     this.log = log;
     this.maxBytes = maxBytes;
     this.maxLines = maxLines;
+    this.redact = redact;
+    this.holdBack = Math.max(0, (redact.longestForm ?? 0) - 1);
   }
 
   write(stream: Stream, chunk: Buffer): void {
@@ -37,9 +48,15 @@ export class OutputLog {
     const pieces = (this.partial[stream] + this.decoders[stream].write(chunk)).split("\n");
     let rest = pieces.pop()!;
     for (const line of pieces) this.line(stream, line);
-    while (rest.length > MAX_LINE_CHARS) {
-      this.line(stream, rest.slice(0, MAX_LINE_CHARS));
-      rest = rest.slice(MAX_LINE_CHARS);
+    // With secrets, a cut waits for a whole further piece, so a line written a byte at a time is not scanned per byte.
+    if (rest.length > MAX_LINE_CHARS + this.holdBack + (this.holdBack > 0 ? MAX_LINE_CHARS : 0)) {
+      // Redacted before it is cut, so a secret across the cut is still whole when matched; what stays back is
+      // long enough that a secret starting before the cut and ending in the next chunk is not cut either.
+      rest = this.redact(rest);
+      while (rest.length > MAX_LINE_CHARS + this.holdBack) {
+        this.line(stream, rest.slice(0, MAX_LINE_CHARS));
+        rest = rest.slice(MAX_LINE_CHARS);
+      }
     }
     this.partial[stream] = rest;
   }
@@ -55,7 +72,8 @@ export class OutputLog {
 
   private line(stream: Stream, raw: string): void {
     // PostgreSQL text cannot hold NUL: one in a line (a binary, a /proc file) would lose the attempt's whole batch of logs.
-    const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).replaceAll("\0", "\\0");
+    const whole = this.redact(raw);
+    const line = (whole.endsWith("\r") ? whole.slice(0, -1) : whole).replaceAll("\0", "\\0");
     if (stream === "stderr" && line.trim() !== "") {
       this.stderrTail.push(line.slice(0, STDERR_TAIL_CHARS));
       if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();

@@ -21,9 +21,14 @@ export type ShellResult = { records?: number; summary?: string };
 /**
  * ownerUid: the job user's uid when the job runs as another user. The worker reads this file with its own rights, so
  * a job must not be able to point it elsewhere: a symbolic link, a link to another file, a FIFO or a file the job
- * did not write is refused, never read.
+ * did not write is refused, never read. redact: the run's secrets come out before the file's text is cut to a
+ * length for a message or a summary.
  */
-export async function readResultFile(file: string, ownerUid?: number): Promise<ShellResult | null> {
+export async function readResultFile(
+  file: string,
+  ownerUid?: number,
+  redact: (text: string) => string = (t) => t,
+): Promise<ShellResult | null> {
   let text: string;
   try {
     const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -35,7 +40,7 @@ export async function readResultFile(file: string, ownerUid?: number): Promise<S
       const buf = Buffer.alloc(MAX_BYTES + 1);
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
       if (bytesRead > MAX_BYTES) throw new Error(`the result file ($VIGIL_RESULT_FILE) is larger than ${MAX_BYTES} bytes`);
-      text = buf.subarray(0, bytesRead).toString("utf8");
+      text = redact(buf.subarray(0, bytesRead).toString("utf8"));
     } finally {
       await fh.close();
     }

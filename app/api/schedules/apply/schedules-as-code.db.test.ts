@@ -19,9 +19,11 @@ const db = useTestDatabase("as_code");
 let operator: string;
 let viewer: string;
 
+// Allowed to the team's schedules (a secret's access rule: core/secrets/secret-access.ts).
 const addSecret = (q: pg.Pool | pg.PoolClient, name: string) =>
   q.query(
-    `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by) VALUES ($1, '\\x00', '\\x00', '\\x00', 'k', 't', 't')`,
+    `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by, access)
+     VALUES ($1, '\\x00', '\\x00', '\\x00', 'k', 't', 't', '{"schedules": [], "tags": ["team:payments"], "handlers": []}')`,
     [name],
   );
 
