@@ -1,29 +1,12 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiError, fetchJson } from "./fetch-json";
+import { fetchJson } from "./fetch-json";
+import { meQuery } from "./me-query";
 import { useCan } from "./use-can";
 import { DisplayToggles } from "./display-preferences";
-
-export interface Me {
-  actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
-}
-
-export const meQuery = () =>
-  queryOptions({
-    queryKey: ["me"],
-    queryFn: async () => {
-      try {
-        return await fetchJson<Me>("/api/auth/me");
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 401) return null;
-        throw err;
-      }
-    },
-    staleTime: 60_000,
-  });
 
 /** Who is signed in, with an admin link for admins, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
