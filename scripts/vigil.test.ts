@@ -13,7 +13,7 @@ function vigil(args: string[], env: Record<string, string> = {}): Promise<{ code
     execFile(
       process.execPath,
       ["--import", "tsx", "scripts/vigil.ts", ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 },
+      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } as NodeJS.ProcessEnv, timeout: 60_000, encoding: "utf8" },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

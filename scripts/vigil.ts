@@ -18,7 +18,7 @@ const USAGE = `usage:
 env: VIGIL_URL (default http://localhost:$PORT, PORT 3000 unless set), VIGIL_TOKEN (an API token)`;
 
 /** Where the console is: VIGIL_URL, else the local console on PORT as `npm start` serves it. */
-export function consoleUrl(env: NodeJS.ProcessEnv = process.env): string {
+export function consoleUrl(env: Record<string, string | undefined> = process.env): string {
   const url = env.VIGIL_URL?.trim() || `http://localhost:${env.PORT?.trim() || "3000"}`;
   return url.replace(/\/$/, "");
 }
