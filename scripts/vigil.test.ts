@@ -5,6 +5,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleUrl } from "./vigil";
 
+// Each case starts the CLI under tsx: about 1.5 s idle, many times that on a loaded machine.
+const CLI_MS = 120_000;
+
 const root = path.resolve(import.meta.dirname, "..");
 
 /** Runs `npm run vigil -- …` as a user would (tsx on Node), with only the given settings. */
@@ -13,7 +16,7 @@ function vigil(args: string[], env: Record<string, string> = {}): Promise<{ code
     execFile(
       process.execPath,
       ["--import", "tsx", "scripts/vigil.ts", ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } as NodeJS.ProcessEnv, timeout: 60_000, encoding: "utf8" },
+      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } as NodeJS.ProcessEnv, timeout: CLI_MS, encoding: "utf8" },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -21,20 +24,28 @@ function vigil(args: string[], env: Record<string, string> = {}): Promise<{ code
 
 describe("npm run vigil -- --help", () => {
   for (const flag of ["--help", "-h", "help"]) {
-    it(`${flag} prints the usage only, on stdout, and exits 0`, async () => {
-      const r = await vigil([flag]);
-      expect(r.code).toBe(0);
-      expect(r.stderr).toBe("");
-      expect(r.stdout).toMatch(/^usage:\n {2}npm run vigil -- export/);
-      expect(r.stdout).not.toMatch(/unknown/i);
-    });
+    it(
+      `${flag} prints the usage only, on stdout, and exits 0`,
+      async () => {
+        const r = await vigil([flag]);
+        expect(r.code).toBe(0);
+        expect(r.stderr).toBe("");
+        expect(r.stdout).toMatch(/^usage:\n {2}npm run vigil -- export/);
+        expect(r.stdout).not.toMatch(/unknown/i);
+      },
+      CLI_MS,
+    );
   }
 
-  it("an unknown option is still a usage error (exit 2)", async () => {
-    const r = await vigil(["export", "--nope"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Unknown option '--nope'[\s\S]*usage:/);
-  });
+  it(
+    "an unknown option is still a usage error (exit 2)",
+    async () => {
+      const r = await vigil(["export", "--nope"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/Unknown option '--nope'[\s\S]*usage:/);
+    },
+    CLI_MS,
+  );
 });
 
 describe("the console the CLI talks to", () => {
@@ -54,13 +65,17 @@ describe("the console the CLI talks to", () => {
     beforeAll(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)));
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    it("export reaches it without VIGIL_URL", async () => {
-      const port = (server.address() as AddressInfo).port;
-      const r = await vigil(["export"], { PORT: String(port), VIGIL_TOKEN: "vgl_test" });
-      expect(r.stderr).toBe("");
-      expect(r.code).toBe(0);
-      expect(r.stdout).toBe("schedules: []\n");
-      expect(seen).toEqual([{ url: "/api/schedules/export?format=yaml", auth: "Bearer vgl_test" }]);
-    });
+    it(
+      "export reaches it without VIGIL_URL",
+      async () => {
+        const port = (server.address() as AddressInfo).port;
+        const r = await vigil(["export"], { PORT: String(port), VIGIL_TOKEN: "vgl_test" });
+        expect(r.stderr).toBe("");
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe("schedules: []\n");
+        expect(seen).toEqual([{ url: "/api/schedules/export?format=yaml", auth: "Bearer vgl_test" }]);
+      },
+      CLI_MS,
+    );
   });
 });
