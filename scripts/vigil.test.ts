@@ -16,7 +16,7 @@ function vigil(args: string[], env: Record<string, string> = {}): Promise<{ code
     execFile(
       process.execPath,
       ["--import", "tsx", "scripts/vigil.ts", ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } as NodeJS.ProcessEnv, timeout: CLI_MS, encoding: "utf8" },
+      { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } as unknown as NodeJS.ProcessEnv, timeout: CLI_MS, encoding: "utf8" },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
