@@ -134,4 +134,25 @@ describe("backup and restore of the embedded database", () => {
     }
     // Three CLI runs (each starts tsx, one a server) and two cluster starts: ~45 s idle, twice that on a loaded machine.
   }, 240_000);
+
+  it("a backup without --out goes to backups/ in the checkout, a private folder that git ignores", async () => {
+    const repo = path.resolve(import.meta.dirname, "..");
+    const backup = await cli("backup", [], { VIGIL_PG_PORT: String(livePort), VIGIL_DATA_DIR: path.join(dir, "live") });
+    const m = /: (\S+\.tar\.gz) \(\d+ bytes\)/.exec(backup.out);
+    expect(m, backup.out).not.toBeNull();
+    const out = m![1]!;
+    try {
+      expect(backup.code).toBe(0);
+      expect(path.dirname(out)).toBe(path.join(repo, "backups"));
+      expect(fs.statSync(path.dirname(out)).mode & 0o777).toBe(0o700);
+      // `git check-ignore` exits 0 when the path is ignored, 1 when git would offer to commit it.
+      const ignored = await run("git", ["check-ignore", "-q", path.relative(repo, out)], { cwd: repo }).then(
+        () => true,
+        () => false,
+      );
+      expect(ignored).toBe(true);
+    } finally {
+      fs.rmSync(out, { force: true });
+    }
+  }, 120_000);
 });

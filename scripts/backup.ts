@@ -2,6 +2,9 @@
 // Embedded database: the whole cluster through the server's online-backup API (scripts/lib/physical-backup.ts),
 // a .tar.gz restored with `npm run restore`. DATABASE_URL: pg_dump's custom format (pg_dump must be on PATH, of the
 // server's major version or newer), restored with `npm run restore` (pg_restore) as well.
+// Without --out a backup goes to backups/ in the folder the command runs in (the checkout, under npm run): git ignores
+// that folder, so a backup (users, token hashes, encrypted secrets) is never committed by accident, and it is kept
+// apart from .vigil/, which a reset of the local database deletes. The folder is private to its owner.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,8 +18,12 @@ import { ensurePostgresUser, placeDataDir } from "./lib/postgres-as-root";
 
 const say = (line: string) => process.stdout.write(`[backup] ${line}\n`);
 
-function defaultName(ext: string): string {
-  return `vigil-backup-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}.${ext}`;
+const BACKUP_DIR = "backups";
+
+/** backups/vigil-backup-<UTC time>.<ext>, creating backups/ (mode 0700) if needed. */
+function defaultOut(ext: string): string {
+  fs.mkdirSync(BACKUP_DIR, { recursive: true, mode: 0o700 });
+  return path.join(BACKUP_DIR, `vigil-backup-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}.${ext}`);
 }
 
 function dumpExternal(url: string, out: string): number {
@@ -41,9 +48,9 @@ function dumpExternal(url: string, out: string): number {
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { out: { type: "string" } } });
   const env = getEnv();
-  if (env.DATABASE_URL) return dumpExternal(env.DATABASE_URL, path.resolve(values.out ?? defaultName("dump")));
+  if (env.DATABASE_URL) return dumpExternal(env.DATABASE_URL, path.resolve(values.out ?? defaultOut("dump")));
 
-  const out = path.resolve(values.out ?? defaultName("tar.gz"));
+  const out = path.resolve(values.out ?? defaultOut("tar.gz"));
   if (fs.existsSync(out)) {
     say(`${out} exists already: name another --out`);
     return 2;

@@ -3,10 +3,10 @@
 //   npm run vigil -- export [--format yaml|json] [--tag T]... [--name N]... [--out FILE]
 //   npm run vigil -- apply FILE [--dry-run (default) | --yes] [--prune]
 //
-// VIGIL_URL (default http://localhost:3000) and VIGIL_TOKEN (an API token, Admin page; operator for apply) say where
-// and as whom. `apply` prints the diff; only with --yes is it applied (one transaction, each change audited as the
-// token). Exit codes: 0 done (or a dry run), 1 refused (the reasons are printed, naming the schedule and field),
-// 2 usage.
+// VIGIL_URL (default http://localhost:$PORT, the port `npm start` serves on: 3000 unless PORT is set) and VIGIL_TOKEN
+// (an API token, Admin page; operator for apply) say where and as whom. `apply` prints the diff; only with --yes is it
+// applied (one transaction, each change audited as the token). Exit codes: 0 done (or a dry run), 1 refused (the
+// reasons are printed, naming the schedule and field), 2 usage. --help (or -h, or the command `help`) prints the usage and exits 0.
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -15,14 +15,20 @@ import type { ApplyChange, ApplyResult } from "../core/schedules/as-code/apply-s
 const USAGE = `usage:
   npm run vigil -- export [--format yaml|json] [--tag T]... [--name N]... [--out FILE]
   npm run vigil -- apply FILE [--dry-run | --yes] [--prune]
-env: VIGIL_URL (default http://localhost:3000), VIGIL_TOKEN (an API token)`;
+env: VIGIL_URL (default http://localhost:$PORT, PORT 3000 unless set), VIGIL_TOKEN (an API token)`;
+
+/** Where the console is: VIGIL_URL, else the local console on PORT as `npm start` serves it. */
+export function consoleUrl(env: Record<string, string | undefined> = process.env): string {
+  const url = env.VIGIL_URL?.trim() || `http://localhost:${env.PORT?.trim() || "3000"}`;
+  return url.replace(/\/$/, "");
+}
 
 interface ApiErrorBody {
   error?: { code?: string; message?: string; fields?: Record<string, string> };
 }
 
 async function call(method: string, route: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const base = (process.env.VIGIL_URL ?? "http://localhost:3000").replace(/\/$/, "");
+  const base = consoleUrl();
   const token = process.env.VIGIL_TOKEN;
   if (!token) throw new UsageError("set VIGIL_TOKEN to an API token (Admin page → API tokens)");
   const res = await fetch(`${base}${route}`, {
@@ -82,6 +88,11 @@ export function formatApplyResult(r: ApplyResult): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Asked for help, the usage is the whole answer, even beside other arguments.
+  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

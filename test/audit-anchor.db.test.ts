@@ -20,7 +20,7 @@ import { recordAudit } from "../core/audit/record-audit";
 import { verifyAudit } from "../core/audit/verify-audit";
 import { verifyAuditWithAnchor } from "../core/audit/verify-audit-anchor";
 import { publishAuditAnchor } from "../core/audit/publish-audit-anchor";
-import { readLastAnchorFromFile } from "../core/audit/audit-anchor";
+import { readAuditHead, readLastAnchorFromFile } from "../core/audit/audit-anchor";
 import { verifyWebhookSignature } from "../core/alerts/webhook/sign-webhook";
 import { GET as verifyGET, POST as verifyPOST } from "@/app/api/audit/verify/route";
 
@@ -119,6 +119,19 @@ describe("audit anchor", () => {
     const again = await publishAuditAnchor(pool, { sinks: { file }, publishedBy: "test", log: quiet });
     expect(again.status).toBe("mismatch");
     expect(readLastAnchorFromFile(file)).toEqual(anchor);
+  });
+
+  it("npm run audit-verify shows an anchor's hash that differs late far enough to see where it differs", async () => {
+    await audit(2);
+    const head = (await readAuditHead(pool))!;
+    // A hash that agrees with the row's on its first 40 characters: cut at a common prefix, both would look equal.
+    const flip = (c: string) => (c === "0" ? "1" : "0");
+    const forged = `${head.hash.slice(0, 40)}${flip(head.hash[40]!)}${head.hash.slice(41)}`;
+    const cli = await auditVerifyCli(["--anchor-seq", String(head.seq), "--anchor-hash", forged]);
+    expect(cli.code).toBe(1);
+    const line = cli.out.split("\n").find((l) => l.includes("ANCHOR NOT MATCHED"));
+    expect(line).toContain(`has hash ${head.hash.slice(0, 48)}… but the anchor records ${forged.slice(0, 48)}…`);
+    expect(line).toContain("they differ from character 41 on");
   });
 
   it("a running worker publishes the head to the file and a signed webhook, once per change", async () => {

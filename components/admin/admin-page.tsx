@@ -1,6 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { meQuery } from "../ui/user-menu";
+import { meQuery } from "../ui/me-query";
 import { useCan } from "../ui/use-can";
 import { UsersPanel } from "./users-panel";
 import { TokensPanel } from "./tokens-panel";

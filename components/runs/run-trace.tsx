@@ -212,14 +212,25 @@ export function RunTrace({ runId }: { runId: string }) {
         </section>
       </div>
 
-      {run.error && (
-        <section className="card error-card" aria-labelledby="error-title">
-          <h2 id="error-title" style={{ marginTop: 0 }}>
-            ✕ Error
-          </h2>
-          <pre className="json">{run.error}</pre>
-        </section>
-      )}
+      {/* A cancel is an operator's decision, not a failure: the run ended as asked. The checklist above tells who and
+          why; the note says only what it does not (a cancel by deleting or re-planning the schedule, or more words). */}
+      {run.state === "cancelled"
+        ? (!run.cancelRequestedAt || (run.error && run.error !== "cancelled")) && (
+            <section className="card" aria-labelledby="cancelled-title" data-testid="run-cancelled-note">
+              <h2 id="cancelled-title" style={{ marginTop: 0 }}>
+                ⊘ Cancelled
+              </h2>
+              <p className="muted">{run.error && run.error !== "cancelled" ? run.error : "The run was cancelled before it finished."}</p>
+            </section>
+          )
+        : run.error && (
+            <section className="card error-card" aria-labelledby="error-title">
+              <h2 id="error-title" style={{ marginTop: 0 }}>
+                ✕ Error
+              </h2>
+              <pre className="json">{run.error}</pre>
+            </section>
+          )}
 
       <section aria-labelledby="events-title">
         <h2 id="events-title">Events ({events.length})</h2>
@@ -291,7 +302,7 @@ export function RunTrace({ runId }: { runId: string }) {
                   <td className="mono">{formatPrecise(a.finishedAt)}</td>
                   <td>{formatDuration(a.durationMs)}</td>
                   <td>{a.records ?? "—"}</td>
-                  <td className="error small">{a.error ?? ""}</td>
+                  <td className={a.state === "cancelled" ? "muted small" : "error small"}>{a.error ?? ""}</td>
                 </tr>
               ))}
             </tbody>

@@ -35,10 +35,12 @@ type LaneFilters = Omit<TimelineLaneView, "width" | "laneOffset" | "laneLimit">;
 
 /** Planned versus actual for every schedule over a window: controls, legend-as-filter and the chart. */
 export function TimelineView({ initialScheduleId, initialQuery }: { initialScheduleId?: string; initialQuery?: string }) {
-  // The window the operator chose; until then the default, fitted to the history once its start is known.
+  // The window the operator chose; until then the default, fitted to the history once the first answer tells its
+  // start (null until then: that first answer is for the default window).
   const [chosen, setWin] = useState<TimelineWindow | null>(null);
-  const [fitted, setFitted] = useState<TimelineWindow>(DEFAULT_WINDOW);
-  const win = chosen ?? fitted;
+  const [fitted, setFitted] = useState<TimelineWindow | null>(null);
+  const home = fitted ?? DEFAULT_WINDOW;
+  const win = chosen ?? home;
   const [filters, setFilters] = useState<LaneFilters>({ scheduleId: initialScheduleId, q: initialQuery || undefined });
   const [laneOffset, setLaneOffset] = useState(0);
   const [nameText, setNameText] = useState(initialQuery ?? "");
@@ -49,14 +51,17 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
   // In 50 px steps: a resize by a few pixels asks for the same answer.
   const width = measured > 0 ? Math.max(200, Math.floor((measured - NON_PLOT_PX) / 50) * 50) : 0;
   const lanes: TimelineLaneView = { ...filters, width, laneOffset, laneLimit: LANES_PER_PAGE };
-  const q = useQuery({ ...timelineQuery(win, lanes), enabled: width > 0, placeholderData: (prev) => prev });
-  // Once per visit: a young history (a new install) is shown in the narrowest preset that holds all of it.
-  const fittedOnce = useRef(false);
-  useEffect(() => {
-    if (fittedOnce.current || chosen !== null || !q.data) return;
-    fittedOnce.current = true;
-    setFitted(fittedDefaultWindow(q.data.historyFrom, q.data.now));
-  }, [q.data, chosen]);
+  const q = useQuery({
+    ...timelineQuery(win, lanes),
+    enabled: width > 0,
+    // The last answer stays drawn while the operator's own zoom or pan loads (the summary names its range). A window
+    // the page picked itself (the fit below, "Back to now") starts empty instead: its label must never sit over
+    // another window's data.
+    placeholderData: (prev, prevQuery) => (chosen === null && prevQuery?.queryKey[1] !== windowKey(win) ? undefined : prev),
+  });
+  // Once per visit: a young history (a new install) is shown in the narrowest preset that holds all of it. Decided
+  // during render, so the default window's answer is never painted under the fitted window's label.
+  if (fitted === null && chosen === null && q.data && !q.isPlaceholderData) setFitted(fittedDefaultWindow(q.data.historyFrom, q.data.now));
   const setFilter = (change: Partial<LaneFilters>) => {
     setFilters((f) => ({ ...f, ...change }));
     setLaneOffset(0);
@@ -107,19 +112,19 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
             {presetKey === "custom" && <option value="custom">Custom (zoomed)</option>}
           </select>
         </div>
-        <button type="button" onClick={() => setWin((w) => panWindow(w ?? fitted, Date.now(), -0.5))} aria-label="Earlier">
+        <button type="button" onClick={() => setWin((w) => panWindow(w ?? home, Date.now(), -0.5))} aria-label="Earlier">
           ← Earlier
         </button>
-        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? fitted, Date.now(), 0.5))} aria-label="Zoom in">
+        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? home, Date.now(), 0.5))} aria-label="Zoom in">
           + Zoom in
         </button>
-        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? fitted, Date.now(), 2))} aria-label="Zoom out">
+        <button type="button" onClick={() => setWin((w) => zoomWindow(w ?? home, Date.now(), 2))} aria-label="Zoom out">
           − Zoom out
         </button>
-        <button type="button" onClick={() => setWin((w) => panWindow(w ?? fitted, Date.now(), 0.5))} aria-label="Later">
+        <button type="button" onClick={() => setWin((w) => panWindow(w ?? home, Date.now(), 0.5))} aria-label="Later">
           Later →
         </button>
-        <button type="button" onClick={() => setWin(null)} disabled={windowKey(win) === windowKey(fitted)}>
+        <button type="button" onClick={() => setWin(null)} disabled={windowKey(win) === windowKey(home)}>
           ⟲ Back to now
         </button>
       </div>
@@ -184,7 +189,7 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
       </div>
       <TimelineLegend visible={visible} onToggle={toggle} counts={counts} />
       {model && (
-        <p className="muted small" data-testid="timeline-summary">
+        <p className="muted small" data-testid="timeline-summary" data-from={model.from} data-to={model.to}>
           {formatInZone(model.from)} → {formatInZone(model.to)} (your zone, {viewerZone()}) · {model.lanes.length} schedule(s) · {total}{" "}
           occurrence(s) ·{" "}
           {model.mode === "summary" ? (

@@ -26,8 +26,10 @@ export function AlertsBadge() {
       aria-label={`${data.open} open alert${data.open === 1 ? "" : "s"}, ${data.unacknowledged} not acknowledged`}
     >
       <span aria-hidden="true">◆</span> {data.open} alert{data.open === 1 ? "" : "s"}
-      {newest ? ` · ${ALERT_KIND_INFO[newest.kind]?.label ?? newest.kind}` : ""}
-      {data.unacknowledged === 0 ? " · acknowledged" : data.unacknowledged < data.open ? ` · ${data.unacknowledged} new` : ""}
+      <span className="pill-detail">
+        {newest ? ` · ${ALERT_KIND_INFO[newest.kind]?.label ?? newest.kind}` : ""}
+        {data.unacknowledged === 0 ? " · acknowledged" : data.unacknowledged < data.open ? ` · ${data.unacknowledged} new` : ""}
+      </span>
     </Link>
   );
 }

@@ -31,7 +31,7 @@ export function AttentionIndicator() {
   }
   return (
     <span className="attention" data-testid="attention" data-state="alert" role="status" aria-label="Needs attention in the last hour">
-      <span className="muted small" title="Runs in the last hour">
+      <span className="muted small attention-window" title="Runs in the last hour">
         1 h:
       </span>
       {hits.map((i) => (
@@ -42,7 +42,8 @@ export function AttentionIndicator() {
           title={`${data.lastHour[i.key]} ${i.title} run(s) in the last hour`}
           data-testid={`attention-${i.key}`}
         >
-          <span aria-hidden="true">{i.icon}</span> {data.lastHour[i.key]} {i.label}
+          <span aria-hidden="true">{i.icon}</span> {data.lastHour[i.key]}
+          <span className="pill-word"> {i.label}</span>
         </Link>
       ))}
     </span>

@@ -5,7 +5,7 @@
 import { Fragment, useEffect, useSyncExternalStore, type ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { getTimeDisplay, setTimeDisplay, subscribeTimeDisplay, type TimeDisplay } from "./time-format";
-import { meQuery, type Me } from "./user-menu";
+import { meQuery, type Me } from "./me-query";
 import { THEME_STORAGE_KEY } from "./theme-script";
 
 export type ThemeChoice = "system" | "light" | "dark";

@@ -45,10 +45,10 @@ export function HealthPill() {
   return (
     <div className="health" data-testid="health" aria-live="polite">
       <span className={`pill ${pillClass(db)}`} data-testid="health-db" title={`Database ${db}`}>
-        {pillMark(db)} DB {db}
+        {pillMark(db)} DB{db === "up" ? <span className="pill-word"> up</span> : ` ${db}`}
       </span>
-      <span className={`pill ${pillClass(worker)}`} data-testid="health-worker">
-        {pillMark(worker)} Worker {worker === "up" ? "live" : worker}
+      <span className={`pill ${pillClass(worker)}`} data-testid="health-worker" title={`Worker ${worker === "up" ? "live" : worker}`}>
+        {pillMark(worker)} Worker{worker === "up" ? <span className="pill-word"> live</span> : ` ${worker}`}
       </span>
       {db === "down" && (
         <span className="pill bad" role="status" data-testid="db-unavailable">

@@ -5,7 +5,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { roleAllows, type Role } from "@/core/auth/roles";
-import { meQuery } from "./user-menu";
+import { meQuery } from "./me-query";
 
 /** What a control needs: read (viewer), operate on schedules, runs and alerts (operator), administer (admin). */
 export type Capability = "read" | "operate" | "administer";

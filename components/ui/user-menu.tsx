@@ -1,29 +1,16 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { queryOptions, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { ApiError, fetchJson } from "./fetch-json";
+import { useQuery } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { fetchJson } from "./fetch-json";
+import { meQuery } from "./me-query";
 import { useCan } from "./use-can";
 import { DisplayToggles } from "./display-preferences";
+import { useMediaQuery } from "./use-media-query";
 
-export interface Me {
-  actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
-}
-
-export const meQuery = () =>
-  queryOptions({
-    queryKey: ["me"],
-    queryFn: async () => {
-      try {
-        return await fetchJson<Me>("/api/auth/me");
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 401) return null;
-        throw err;
-      }
-    },
-    staleTime: 60_000,
-  });
+/** Below this width the account controls fold into one drop-down, so the header keeps to one row (globals.css). */
+const COMPACT_HEADER = "(max-width: 1399px)";
 
 /** Who is signed in, with an admin link for admins, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
@@ -31,6 +18,8 @@ export function UserMenu() {
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
   const canAdminister = useCan("administer");
+  const compact = useMediaQuery(COMPACT_HEADER);
+  const menu = useRef<HTMLDetailsElement>(null);
   if (path.startsWith("/login")) return null;
   if (data === undefined) return <div className="user-menu" aria-busy="true" />;
   if (data === null) {
@@ -49,10 +38,34 @@ export function UserMenu() {
       window.location.assign("/login");
     }
   }
+  if (compact) {
+    const close = () => menu.current?.removeAttribute("open");
+    return (
+      <details className="user-menu account-menu" data-testid="user-menu" ref={menu}>
+        <summary title={`Signed in as ${label} (${role})`}>
+          <span data-testid="user-menu-label">{label}</span> <span aria-hidden="true">▾</span>
+        </summary>
+        <div className="account-menu-panel card">
+          <span>
+            Signed in as {label} <span className="pill muted">{role}</span>
+          </span>
+          {canAdminister && (
+            <Link href="/admin" onClick={close} className={path.startsWith("/admin") ? "active" : ""}>
+              Admin
+            </Link>
+          )}
+          <DisplayToggles />
+          <button type="button" onClick={signOut} disabled={busy}>
+            Sign out
+          </button>
+        </div>
+      </details>
+    );
+  }
   return (
     <div className="user-menu row" data-testid="user-menu" style={{ gap: 8 }}>
       <span title={`Signed in as ${label} (${role})`}>
-        <span data-testid="user-menu-label">{label}</span> <span className="pill muted">{role}</span>
+        <span data-testid="user-menu-label">{label}</span> <span className="pill muted user-role">{role}</span>
       </span>
       {canAdminister && (
         <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>

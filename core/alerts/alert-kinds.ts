@@ -14,6 +14,9 @@ export const ALERT_KINDS = [
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
+/** What happened to an alert, as a webhook delivery reports it. */
+export type AlertEvent = "opened" | "resolved";
+
 export const ALERT_SEVERITIES = ["warning", "critical"] as const;
 export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
 

@@ -3,10 +3,9 @@
 // format (once if the URLs are the same: then the schedule's format wins). Nothing is queued for an alert
 // whose kind an operator silenced on its schedule (alert-silences.ts).
 import type { Queryable } from "../db/pool";
+import type { AlertEvent } from "./alert-kinds";
 import { SILENCE_ACTIVE } from "./alert-silences";
 import type { WebhookFormat } from "./webhook/webhook-format";
-
-export type AlertEvent = "opened" | "resolved";
 
 export async function enqueueAlertDeliveries(
   db: Queryable,

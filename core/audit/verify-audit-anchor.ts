@@ -5,6 +5,7 @@
 import { type Queryable } from "../db/pool";
 import type { AuditAnchor, AuditHead } from "./audit-anchor";
 import { readAuditHead } from "./audit-anchor";
+import { showHashDifference } from "./hash-difference";
 import { verifyAudit, type AuditVerification } from "./verify-audit";
 
 export interface AnchoredVerification extends AuditVerification {
@@ -31,7 +32,8 @@ export async function checkAnchor(db: Queryable, anchor: AuditAnchor, head: Audi
   const r = rows[0]!;
   if (r.hash === null) return `the row at seq ${anchor.seq} that ${published(anchor)} records is missing`;
   if (r.hash !== anchor.hash) {
-    return `the row at seq ${anchor.seq} has hash ${r.hash.slice(0, 12)}… but ${published(anchor)} records ${anchor.hash.slice(0, 12)}…: the chain was rewritten`;
+    const shown = showHashDifference(r.hash, anchor.hash);
+    return `the row at seq ${anchor.seq} has hash ${shown.a} but ${published(anchor)} records ${shown.b} (they differ from character ${shown.position} on): the chain was rewritten`;
   }
   if (anchor.count !== undefined && Number(r.count) !== anchor.count) {
     return `${Number(r.count)} rows lead up to seq ${anchor.seq} but ${published(anchor)} records ${anchor.count}: rows before the anchor were removed`;

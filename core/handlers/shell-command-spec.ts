@@ -2,6 +2,7 @@
 // the other built-in specs because its contract (environment, output, records channel) is longer.
 import { z } from "zod";
 import { defineHandlerSpec } from "./define-handler.ts";
+import { SHELL_COMMAND_HANDLER } from "./process-group-handlers.ts";
 import { ENV_VAR_NAME_PATTERN, isVigilConfigVariable, workerEnvVarName } from "./env-var-name.ts";
 
 export const SHELL_OUTPUT_LINE_LIMIT = 900;
@@ -16,7 +17,7 @@ const text = (what: string, max: number) =>
     .refine((s) => !s.includes("\0"), { error: `${what} must not contain a NUL character` });
 
 export const shellCommandSpec = defineHandlerSpec({
-  name: "shell.command",
+  name: SHELL_COMMAND_HANDLER,
   runsPrograms: true,
   description:
     "Runs an executable on the worker's host: `command` is the argv array (no shell), or `script` runs one script with /bin/sh -c. " +

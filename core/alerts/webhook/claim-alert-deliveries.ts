@@ -3,7 +3,7 @@
 // timeout), so the row is not re-claimed while this worker is sending, yet is retried by another
 // worker if this one dies mid-send.
 import type { Queryable } from "../../db/pool";
-import type { AlertEvent } from "../enqueue-alert-deliveries";
+import type { AlertEvent } from "../alert-kinds";
 import { alertFields, type AlertRow, type AlertSnapshot } from "../list-alerts";
 import type { WebhookFormat } from "./webhook-format";
 

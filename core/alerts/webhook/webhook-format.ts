@@ -2,9 +2,8 @@
 // "slack" is one line of text in a `text` field, which Slack incoming webhooks and the chat tools that copy
 // them (Mattermost, Rocket.Chat, Discord's /slack endpoint, Google Chat) accept and show as a message.
 import { z } from "zod";
-import { ALERT_KIND_INFO, isAlertKind } from "../alert-kinds";
-import type { AlertEvent } from "../enqueue-alert-deliveries";
-import type { AlertSnapshot } from "./claim-alert-deliveries";
+import { ALERT_KIND_INFO, isAlertKind, type AlertEvent } from "../alert-kinds";
+import type { AlertSnapshot } from "../list-alerts";
 
 export const WEBHOOK_FORMATS = ["vigil", "slack"] as const;
 export const webhookFormatSchema = z.enum(WEBHOOK_FORMATS, {

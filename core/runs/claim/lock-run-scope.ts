@@ -10,7 +10,6 @@ import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import type { RunRow } from "../run-row";
 import { startingDeadlinePassedSql } from "../starting-deadline";
-import type { StartRate } from "./start-rate-limit";
 
 export interface LockedSchedule {
   id: string;
@@ -21,6 +20,14 @@ export interface LockedSchedule {
   expectRecordsMin: number | null;
   retryBaseSeconds: number;
   retryMaxSeconds: number;
+}
+
+/** A group's start-rate limit as its locked row holds it; start-rate-limit.ts applies it. */
+export interface StartRate {
+  maxStarts: number;
+  perSeconds: number;
+  /** The group's last maxStarts stored start times, oldest first. */
+  recentStarts: Date[];
 }
 
 export interface LockedGroup {

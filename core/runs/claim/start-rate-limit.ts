@@ -16,14 +16,9 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import { sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
-import type { LockedGroup, LockedRun } from "./lock-run-scope";
+import type { LockedGroup, LockedRun, StartRate } from "./lock-run-scope";
 
-export interface StartRate {
-  maxStarts: number;
-  perSeconds: number;
-  /** The group's last maxStarts stored start times, oldest first. */
-  recentStarts: Date[];
-}
+export type { StartRate };
 
 /** Per rate-limited group, what a batch knows and has decided so far. */
 export interface RateView {
