@@ -23,11 +23,13 @@ import { createPlanner } from "./planner";
 import { createRetentionDuty } from "./retention";
 import { createExecutionServices } from "./create-execution-services";
 import type { WorkerService } from "./service";
+import { resolveWorkerDatabase } from "./resolve-worker-database";
 import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   process.env.VIGIL_PROCESS ??= "worker";
   const watchParent = Boolean(process.channel);
+  await resolveWorkerDatabase();
   const env = getEnv();
   const options = parseWorkerOptions(process.argv.slice(2), env);
   const served = await loadServedHandlers(options.handlerSources, options.serve);
