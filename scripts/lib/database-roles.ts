@@ -49,21 +49,42 @@ export async function ensureRoles(db: pg.ClientBase, logins: DatabaseLogins): Pr
 }
 
 /**
- * Makes the roles own what they should in `database` (connected to it as a superuser): the database and every
- * object of Vigil's schema → owner; the history tables and their partitions → HISTORY_ROLE; pg-boss's objects →
- * QUEUE_ROLE (its schema stays the owner's). Only objects with another owner are changed.
+ * Makes the roles own what they should in `database` (connected to it as a superuser, or as the owner of an external
+ * database with `databaseLevel: false`): the database and every object of Vigil's schema → owner; the history
+ * tables and their partitions → HISTORY_ROLE; pg-boss's objects → QUEUE_ROLE (its schema stays the owner's). Only
+ * objects with another owner are changed. One transaction: HISTORY_ROLE may create in the public schema (which a
+ * new owner must) only inside it, so the worker, acting as HISTORY_ROLE, never can.
  */
-export async function handOverObjects(db: pg.ClientBase, database: string, logins: DatabaseLogins): Promise<void> {
+export async function handOverObjects(
+  db: pg.ClientBase,
+  database: string,
+  logins: { owner: { user: string }; console: { user: string }; worker: { user: string } },
+  opts: { databaseLevel: boolean } = { databaseLevel: true },
+): Promise<void> {
   const owner = db.escapeIdentifier(logins.owner.user);
-  await db.query(`ALTER DATABASE ${db.escapeIdentifier(database)} OWNER TO ${owner}`);
-  await db.query(`REVOKE ALL ON DATABASE ${db.escapeIdentifier(database)} FROM PUBLIC`);
-  await db.query(
-    `GRANT CONNECT, TEMPORARY ON DATABASE ${db.escapeIdentifier(database)} TO ${owner}, ${db.escapeIdentifier(logins.console.user)}, ${db.escapeIdentifier(logins.worker.user)}`,
-  );
-  await db.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC, ${HISTORY_ROLE}`);
-  await db.query(`CREATE SCHEMA IF NOT EXISTS pgboss AUTHORIZATION ${owner}`);
-  await db.query(`ALTER SCHEMA pgboss OWNER TO ${owner}`);
-  await db.query(`GRANT USAGE, CREATE ON SCHEMA pgboss TO ${QUEUE_ROLE}`);
+  await db.query("BEGIN");
+  try {
+    if (opts.databaseLevel) {
+      await db.query(`ALTER DATABASE ${db.escapeIdentifier(database)} OWNER TO ${owner}`);
+      await db.query(`REVOKE ALL ON DATABASE ${db.escapeIdentifier(database)} FROM PUBLIC`);
+      await db.query(
+        `GRANT CONNECT, TEMPORARY ON DATABASE ${db.escapeIdentifier(database)} TO ${owner}, ${db.escapeIdentifier(logins.console.user)}, ${db.escapeIdentifier(logins.worker.user)}`,
+      );
+      await db.query(`CREATE SCHEMA IF NOT EXISTS pgboss AUTHORIZATION ${owner}`);
+      await db.query(`ALTER SCHEMA pgboss OWNER TO ${owner}`);
+    }
+    await db.query(`GRANT USAGE, CREATE ON SCHEMA pgboss TO ${QUEUE_ROLE}`);
+    await db.query(`GRANT CREATE ON SCHEMA public TO ${HISTORY_ROLE}`);
+    await handOver(db, logins.owner.user);
+    await db.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC, ${HISTORY_ROLE}`);
+    await db.query("COMMIT");
+  } catch (err) {
+    await db.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+async function handOver(db: pg.ClientBase, owner: string): Promise<void> {
   const { rows } = await db.query<{ kind: string; name: string; target: string }>(
     `WITH objs AS (
        SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END AS kind,
@@ -91,7 +112,7 @@ export async function handOverObjects(db: pg.ClientBase, database: string, login
      )
      SELECT kind, name, target FROM objs o WHERE o.cur <> (SELECT oid FROM pg_roles WHERE rolname = o.target)
       ORDER BY (kind = 'TABLE') DESC`,
-    [logins.owner.user, QUEUE_ROLE, HISTORY_ROLE, HISTORY_TABLES],
+    [owner, QUEUE_ROLE, HISTORY_ROLE, HISTORY_TABLES],
   );
   for (const r of rows) await db.query(`ALTER ${r.kind} ${r.name} OWNER TO ${db.escapeIdentifier(r.target)}`);
 }

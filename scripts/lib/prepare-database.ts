@@ -4,6 +4,7 @@ import pg from "pg";
 import { getEnv } from "../../core/env";
 import { migrate } from "../../core/db/migrate";
 import { applyGrants } from "../../core/db/grants";
+import { superuserWarning } from "../../core/db/superuser-warning";
 import { ensureDayPartitions } from "../../core/retention/ensure-partitions";
 import { checkReachable, ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from "./postgres";
 import { ensureRoles, handOverObjects, type DatabaseLogins } from "./database-roles";
@@ -38,6 +39,14 @@ export async function prepareDatabase(log: (line: string) => void): Promise<Prep
     };
     await applyMigrations(urls.url, log);
     await setUpExternalRoles(urls, log);
+    const c = new pg.Client({ connectionString: urls.consoleUrl });
+    await c.connect();
+    try {
+      const warning = await superuserWarning(c, "console");
+      if (warning) log(`WARNING: ${warning}`);
+    } finally {
+      await c.end();
+    }
     return urls;
   }
   const t0 = performance.now();
@@ -97,6 +106,8 @@ async function setUpExternalRoles(urls: Omit<PreparedDatabase, "embedded">, log:
   await c.connect();
   try {
     await installQueueSchema(urls.url);
+    const owner = decodeURIComponent(new URL(urls.url).username);
+    await handOverObjects(c, "", { owner: { user: owner }, console: { user: roles.console }, worker: { user: roles.worker } }, { databaseLevel: false });
     await applyGrants(c, roles);
     log(`grants applied to the console role ${roles.console} and the worker role ${roles.worker}`);
   } finally {
