@@ -118,7 +118,8 @@ export default async function globalSetup() {
   process.env.VIGIL_E2E_BASE_URL = baseURL;
   process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;
   process.env.DATABASE_URL = databaseUrl;
-  await waitForReady(baseURL, 60_000);
+  // Generous: on a loaded machine the worker alone can take a minute to start (tsx compiles it first).
+  await waitForReady(baseURL, 180_000);
   await ensureFirstAdminAt(databaseUrl, E2E_ADMIN);
   const storage = await signIn(baseURL);
   process.env.VIGIL_E2E_STORAGE = storage;
