@@ -3,6 +3,7 @@
 // worker cannot make anyone an admin. And a chain rewritten with the database's full power is still reported by
 // the default verify (CLI and API), which checks against the anchor file kept outside the database.
 import { execFile } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +20,8 @@ import { recordAudit } from "../core/audit/record-audit";
 import { publishAuditAnchor } from "../core/audit/publish-audit-anchor";
 import { ensurePartitionDays } from "../core/retention/ensure-partitions";
 import { ANCHOR_FILE } from "../scripts/lib/embedded-credentials";
+import { terminateRunSessions } from "../core/runs/reap/terminate-run-sessions";
+import { runSessionTag } from "../core/handlers/run-session-tag";
 
 // As `npm start` sets it for the console: the anchor file in Vigil's data folder (scripts/start.ts).
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vigil-roles-"));
@@ -120,6 +123,35 @@ describe("the worker's anchor publisher", () => {
       await pool.end();
     }
     expect((await runAs(db.url, "SELECT count(*)::int AS n FROM audit_anchors")).rows[0].n).toBe(1);
+  });
+});
+
+describe("ending a run's database sessions", () => {
+  it("the console cancelling a run ends the worker-role sessions tagged as the run's, and only those", async () => {
+    const runId = crypto.randomUUID();
+    const handler = new pg.Client({ connectionString: roles.worker, application_name: runSessionTag(runId) });
+    const bystander = new pg.Client({ connectionString: roles.worker, application_name: "vigil" });
+    handler.on("error", () => undefined);
+    await handler.connect();
+    await bystander.connect();
+    try {
+      const pid = (await handler.query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number;
+      await expect(runAs(roles.console, "SELECT pg_terminate_backend($1)", [pid])).rejects.toThrow(/permission denied/);
+      const c = new pg.Client({ connectionString: roles.console });
+      await c.connect();
+      try {
+        expect(await terminateRunSessions(c, runId, 5000)).toBe(1);
+        // A tag that is not a run's signals nothing, whatever it matches.
+        expect((await c.query("SELECT vigil_terminate_run_sessions('vigil', 0) AS n")).rows[0].n).toBe(0);
+      } finally {
+        await c.end();
+      }
+      await expect(handler.query("SELECT 1")).rejects.toThrow();
+      expect((await bystander.query("SELECT 1 AS ok")).rows[0].ok).toBe(1);
+    } finally {
+      await handler.end().catch(() => undefined);
+      await bystander.end();
+    }
   });
 });
 

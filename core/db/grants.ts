@@ -113,6 +113,7 @@ export const FUNCTION_GRANTS: Record<string, { console: boolean; worker: boolean
   vigil_runs_update_summaries: { console: false, worker: false },
   vigil_schedule_fleet_jitter: { console: false, worker: false },
   vigil_schedule_trouble_fold: { console: false, worker: true },
+  vigil_terminate_run_sessions: { console: true, worker: true },
 };
 
 /** Tables HISTORY_ROLE owns (with their day partitions). */

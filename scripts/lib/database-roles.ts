@@ -37,6 +37,8 @@ export async function ensureRoles(db: pg.ClientBase, logins: DatabaseLogins): Pr
   // The worker's retention manages day partitions as HISTORY_ROLE; the owner creates them for it.
   await db.query(`GRANT ${HISTORY_ROLE} TO ${id(logins.worker.user)}, ${id(logins.owner.user)}`);
   await db.query(`GRANT ${QUEUE_ROLE} TO ${id(logins.console.user)}, ${id(logins.worker.user)}, ${id(logins.owner.user)}`);
+  // The owner ends a run's sessions for whoever cancels it (vigil_terminate_run_sessions); the roles themselves cannot.
+  await db.query(`GRANT pg_signal_backend TO ${id(logins.owner.user)}`);
   // No application role is a member of another's: the console cannot act as the worker nor the other way round.
   for (const [member, of] of [
     [logins.console, logins.worker],

@@ -73,3 +73,14 @@ BEGIN
   END;
   RETURN true;
 END $$;
+
+-- Ends the database sessions a run's handler opened (application_name vigil-run-<run id>): the console cancelling
+-- a run ends sessions of the worker's role, which it may not signal itself. Runs as the owner, which holds
+-- pg_signal_backend; it signals nothing but sessions tagged as a run's.
+CREATE FUNCTION vigil_terminate_run_sessions(p_tag text, p_wait_ms bigint) RETURNS integer
+LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+  SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, p_wait_ms))::int
+    FROM pg_stat_activity
+   WHERE p_tag ~ '^vigil-run-[0-9a-f-]+$' AND application_name = p_tag AND pid <> pg_backend_pid()
+$$;
+REVOKE ALL ON FUNCTION vigil_terminate_run_sessions(text, bigint) FROM PUBLIC;
