@@ -107,7 +107,12 @@ async function setUpExternalRoles(urls: Omit<PreparedDatabase, "embedded">, log:
   try {
     await installQueueSchema(urls.url);
     const owner = decodeURIComponent(new URL(urls.url).username);
-    await handOverObjects(c, "", { owner: { user: owner }, console: { user: roles.console }, worker: { user: roles.worker } }, { databaseLevel: false });
+    await handOverObjects(
+      c,
+      "",
+      { owner: { user: owner }, console: { user: roles.console }, worker: { user: roles.worker } },
+      { databaseLevel: false },
+    );
     await applyGrants(c, roles);
     log(`grants applied to the console role ${roles.console} and the worker role ${roles.worker}`);
   } finally {
