@@ -56,6 +56,11 @@ function secretKeys(max: number) {
 
 export const envSchema = z.object({
   DATABASE_URL: z.string().optional(),
+  // Least-privilege logins (docs/how-to/database-roles.md): with an external server, DATABASE_URL is the owner's
+  // (migrations) and these are what `npm start` gives the console and the workers; a worker started on its own uses
+  // VIGIL_WORKER_DATABASE_URL when set. Unset: both use DATABASE_URL, as before.
+  VIGIL_CONSOLE_DATABASE_URL: optionalText,
+  VIGIL_WORKER_DATABASE_URL: optionalText,
   VIGIL_DATA_DIR: z.string().default(".vigil/pgdata"),
   VIGIL_PG_PORT: int(54329),
   PORT: int(3000),
@@ -304,11 +309,39 @@ function checkOidc(env: Env): string[] {
   return problems;
 }
 
+/**
+ * Settings a launcher hands this process through a pipe instead of its environment (scripts/lib/handed-settings.ts):
+ * database URLs and keys, which a job's process could otherwise read from /proc/<pid>/environ. VIGIL_SETTINGS_FD
+ * names the pipe; it is read to its end once, closed, and kept on globalThis so every copy of this module in the
+ * process (the console's bundles) sees the same values.
+ */
+const HANDED = Symbol.for("vigil.handedSettings");
+function handedSettings(): Record<string, string> {
+  const g = globalThis as { [HANDED]?: Record<string, string> };
+  if (g[HANDED]) return g[HANDED];
+  const fd = Number(process.env.VIGIL_SETTINGS_FD);
+  let handed: Record<string, string> = {};
+  if (Number.isInteger(fd) && fd > 2) {
+    const fs = process.getBuiltinModule("node:fs");
+    handed = z.record(z.string(), z.string()).parse(JSON.parse(fs.readFileSync(fd, "utf8")));
+    fs.closeSync(fd);
+    delete process.env.VIGIL_SETTINGS_FD;
+  }
+  g[HANDED] = handed;
+  return handed;
+}
+
+/** Adds settings as if handed (a worker started on its own finds a running embedded Vigil's); read by the next getEnv. */
+export function provideSettings(values: Record<string, string>): void {
+  Object.assign(handedSettings(), values);
+  cached = undefined;
+}
+
 let cached: Env | undefined;
 
 export function getEnv(): Env {
   if (cached) return cached;
-  const parsed = envSchema.safeParse(process.env);
+  const parsed = envSchema.safeParse({ ...process.env, ...handedSettings() });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment: ${lines.join("; ")}`);

@@ -8,6 +8,8 @@ import { buildIsCurrent, stampBuild } from "../scripts/lib/build";
 import { launch, terminate, type Managed } from "../scripts/lib/processes";
 import { cloneTemplate, freePort, startTestPostgres } from "../test/postgres-for-tests";
 import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
+import { splitSettings } from "../scripts/lib/handed-settings";
+import { setUpRoleDatabase } from "../test/role-database";
 
 export const E2E_ADMIN = { email: "admin@vigil.test", password: "correct-horse-battery-staple" };
 /** Playwright storage state of the signed-in E2E admin; playwright.config.ts makes every spec use it. */
@@ -78,41 +80,47 @@ export default async function globalSetup() {
   const port = await freePort();
   const baseURL = `http://localhost:${port}`;
   fs.mkdirSync("artifacts", { recursive: true });
+  // The console and the worker connect with their least-privilege logins (core/db/grants.ts), handed through a pipe
+  // like `npm start` does: every path the suite drives is also a check that the grants cover it. Specs' fixtures
+  // keep the superuser's URL (VIGIL_E2E_DATABASE_URL).
+  const roles = await setUpRoleDatabase(pg.adminUrl, databaseUrl);
   const env = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
     NEXT_TELEMETRY_DISABLED: "1",
     VIGIL_LOG_FORMAT: "json",
     VIGIL_ADMIN_EMAIL: E2E_ADMIN.email,
     VIGIL_ADMIN_PASSWORD: E2E_ADMIN.password,
-    // The secret store's key, shared by the console (encrypts) and the worker (decrypts).
-    VIGIL_SECRET_KEY: process.env.VIGIL_SECRET_KEY || crypto.randomBytes(32).toString("base64"),
     // Audit anchors every second to a file the console reads too (the audit page shows the last one).
     VIGIL_AUDIT_ANCHOR_INTERVAL: "1",
     VIGIL_AUDIT_ANCHOR_FILE: path.resolve("artifacts/e2e-audit-anchors.jsonl"),
     VIGIL_EGRESS_ALLOW: "127.0.0.1", // the specs' receivers and services listen on loopback
   };
   fs.rmSync(env.VIGIL_AUDIT_ANCHOR_FILE, { force: true });
+  const handed = splitSettings(env, {
+    // The secret store's key, shared by the console (encrypts) and the worker (decrypts).
+    VIGIL_SECRET_KEY: process.env.VIGIL_SECRET_KEY || crypto.randomBytes(32).toString("base64"),
+  });
   const logFile = fs.createWriteStream("artifacts/e2e-processes.log");
   const children: Managed[] = [
     launch(
       "console",
       ["--import", "tsx", "scripts/console-server.ts", "-p", String(port)],
-      { ...env, VIGIL_PROCESS: "console" },
-      { quiet: true, sink: logFile },
+      { ...handed.env, VIGIL_PROCESS: "console" },
+      { quiet: true, sink: logFile, settings: { ...handed.settings, DATABASE_URL: roles.console } },
     ),
     // The worker also loads the repository's example handlers the way a user's folder is loaded.
     launch(
       "worker",
       ["--import", "tsx", "worker/main.ts"],
-      { ...env, VIGIL_PROCESS: "worker", VIGIL_HANDLERS: "examples/handlers" },
-      { quiet: true, sink: logFile, exitWithParent: true },
+      { ...handed.env, VIGIL_PROCESS: "worker", VIGIL_HANDLERS: "examples/handlers" },
+      { quiet: true, sink: logFile, exitWithParent: true, settings: { ...handed.settings, DATABASE_URL: roles.worker } },
     ),
   ];
   process.env.VIGIL_E2E_BASE_URL = baseURL;
   process.env.VIGIL_E2E_DATABASE_URL = databaseUrl;
   process.env.DATABASE_URL = databaseUrl;
-  await waitForReady(baseURL, 60_000);
+  // Generous: on a loaded machine the worker alone can take a minute to start (tsx compiles it first).
+  await waitForReady(baseURL, 180_000);
   await ensureFirstAdminAt(databaseUrl, E2E_ADMIN);
   const storage = await signIn(baseURL);
   process.env.VIGIL_E2E_STORAGE = storage;

@@ -1,11 +1,18 @@
 // `npm run audit-verify -- [--anchor-file path | --anchor-seq N --anchor-hash H [--anchor-count C]]`: checks the
 // audit hash chain from its start to its head and, given an anchor published outside the database (the default is
-// VIGIL_AUDIT_ANCHOR_FILE's last line), that the row it names still exists with its hash and nothing before it is
+// VIGIL_AUDIT_ANCHOR_FILE's last line, else the file `npm start` keeps in Vigil's data folder), that the row it names still exists with its hash and nothing before it is
 // missing. Exit code 0 when everything holds, 1 when not, 2 for a usage problem.
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { getEnv } from "../core/env";
-import { AnchorFileError, auditAnchorSchema, readLastAnchorFromFile, type AuditAnchor } from "../core/audit/audit-anchor";
+import {
+  AnchorFileError,
+  auditAnchorSchema,
+  findLastAnchorInFile,
+  readLastAnchorFromFile,
+  type AuditAnchor,
+} from "../core/audit/audit-anchor";
+import { defaultAnchorFileFor } from "./lib/embedded-credentials";
 import { verifyAuditWithAnchor } from "../core/audit/verify-audit-anchor";
 import { openDatabaseForCommand } from "./lib/prepare-database";
 
@@ -17,8 +24,12 @@ function anchorFromArgs(values: Record<string, string | undefined>): (AuditAncho
     if (!parsed.success) throw new AnchorFileError(`--anchor-seq/--anchor-hash: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
     return { ...parsed.data, source: "command line" };
   }
-  const file = values["anchor-file"] ?? getEnv().VIGIL_AUDIT_ANCHOR_FILE;
-  return file ? { ...readLastAnchorFromFile(file), source: file } : null;
+  const explicit = values["anchor-file"] ?? getEnv().VIGIL_AUDIT_ANCHOR_FILE;
+  if (explicit) return { ...readLastAnchorFromFile(explicit), source: explicit };
+  // The file `npm start` has the workers append to by default; none yet (nothing published so far) is no anchor.
+  const file = defaultAnchorFileFor(getEnv());
+  const found = findLastAnchorInFile(file);
+  return found ? { ...found, source: file } : null;
 }
 
 async function main(): Promise<number> {

@@ -10,7 +10,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getEnv } from "../core/env";
-import { embeddedUrl, startEmbeddedPostgres, StartupError, type RunningPostgres } from "./lib/postgres";
+import { findEmbeddedDataDir, loginUrl, readCredentials } from "./lib/embedded-credentials";
+import { startEmbeddedPostgres, StartupError, type RunningPostgres } from "./lib/postgres";
 import { backupEmbeddedCluster } from "./lib/physical-backup";
 import { LOCAL_SECRET_KEY_FILE } from "./lib/local-secret-key";
 import { portInUse } from "./lib/prepare-database";
@@ -69,9 +70,17 @@ async function main(): Promise<number> {
   }
   try {
     const t0 = performance.now();
+    // The superuser's login from the data folder's credentials file (the running Vigil's, or the one just started).
+    const logins = started?.credentials ?? readCredentials(findEmbeddedDataDir(env.VIGIL_DATA_DIR));
+    if (!logins) {
+      say(
+        `no credentials file in the data folder of VIGIL_DATA_DIR (${env.VIGIL_DATA_DIR}): run the backup with the same VIGIL_DATA_DIR as Vigil`,
+      );
+      return 2;
+    }
     const manifest = await backupEmbeddedCluster({
-      adminUrl: embeddedUrl(env.VIGIL_PG_PORT, "postgres"),
-      appUrl: embeddedUrl(env.VIGIL_PG_PORT, "vigil"),
+      adminUrl: loginUrl(env.VIGIL_PG_PORT, "postgres", logins.superuser),
+      appUrl: loginUrl(env.VIGIL_PG_PORT, "vigil", logins.superuser),
       out,
       say,
     });

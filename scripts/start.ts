@@ -10,13 +10,15 @@ import { launch, terminate, type Managed } from "./lib/processes";
 import { WORKER_CONFIG_EXIT_CODE } from "../worker/exit-codes";
 import { ensureLocalSecretKey } from "./lib/local-secret-key";
 import { supervisePostgres } from "./lib/supervise-postgres";
+import { splitSettings } from "./lib/handed-settings";
+import { defaultAnchorFile, defaultAnchorFileFor } from "./lib/embedded-credentials";
 
 const dev = process.argv.includes("--dev");
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 
 async function main(): Promise<void> {
   const env = getEnv();
-  const { url, embedded } = await prepareDatabase(say);
+  const { url, consoleUrl, workerUrl, embedded } = await prepareDatabase(say);
   const admin = await ensureFirstAdminAt(url).catch(async (err) => {
     await embedded?.stop();
     throw new StartupError((err as Error).message);
@@ -27,7 +29,21 @@ async function main(): Promise<void> {
   const secretKey = embedded && !env.VIGIL_SECRET_KEY ? { VIGIL_SECRET_KEY: ensureLocalSecretKey(embedded.dataDir, say) } : {};
   if (!embedded && !env.VIGIL_SECRET_KEY)
     say("VIGIL_SECRET_KEY is not set: secrets cannot be set or used until it is (see README, Secrets)");
-  const childEnv = { ...process.env, DATABASE_URL: url, NEXT_TELEMETRY_DISABLED: "1", ...secretKey };
+  // Audit anchors go to a file outside the database by default (the data folder with the embedded server), so the
+  // default verify catches a chain rewritten by someone holding the database's full power.
+  const anchorFile = env.VIGIL_AUDIT_ANCHOR_FILE ?? (embedded ? defaultAnchorFile(embedded.dataDir) : defaultAnchorFileFor(env));
+  // Database URLs and keys are handed through a pipe, not the environment (scripts/lib/handed-settings.ts); the
+  // first admin was made above, so neither process gets VIGIL_ADMIN_PASSWORD.
+  const { env: childEnv, settings } = splitSettings(
+    {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      VIGIL_AUDIT_ANCHOR_FILE: anchorFile,
+    },
+    { ...secretKey, VIGIL_ADMIN_PASSWORD: undefined, VIGIL_CONSOLE_DATABASE_URL: undefined, VIGIL_WORKER_DATABASE_URL: undefined },
+  );
+  const consoleSettings = { ...settings, DATABASE_URL: consoleUrl };
+  const workerSettings = { ...settings, DATABASE_URL: workerUrl };
 
   if (!dev && !buildIsCurrent()) {
     say("building the console (sources changed since the last build)…");
@@ -65,6 +81,7 @@ async function main(): Promise<void> {
     "console",
     ["--import", "tsx", "scripts/console-server.ts", ...(dev ? ["--dev"] : []), "-p", String(env.PORT)],
     { ...childEnv, VIGIL_PROCESS: "console" },
+    { settings: consoleSettings },
   );
   children.push(consoleProc);
   consoleProc.exited.then((code) => {
@@ -79,6 +96,7 @@ async function main(): Promise<void> {
     superviseWorker(
       workerCount > 1 ? `worker-${i}` : "worker",
       childEnv,
+      workerSettings,
       children,
       () => stopping,
       (code) => void stopAll(code),
@@ -97,6 +115,7 @@ const HEALTHY_RUN_MS = 60_000;
 function superviseWorker(
   name: string,
   env: NodeJS.ProcessEnv,
+  settings: Record<string, string>,
   children: Managed[],
   stopping: () => boolean,
   stopAll: (code: number) => void,
@@ -104,7 +123,7 @@ function superviseWorker(
   let restarts = 0;
   const start = () => {
     const startedPerf = performance.now();
-    const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name }, { exitWithParent: true });
+    const w = launch(name, ["--import", "tsx", "worker/main.ts"], { ...env, VIGIL_PROCESS: name }, { exitWithParent: true, settings });
     children.push(w);
     w.exited.then((code) => {
       children.splice(children.indexOf(w), 1);

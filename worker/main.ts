@@ -24,11 +24,14 @@ import { createPlanner } from "./planner";
 import { createRetentionDuty } from "./retention";
 import { createExecutionServices } from "./create-execution-services";
 import type { WorkerService } from "./service";
+import { resolveWorkerDatabase } from "./resolve-worker-database";
+import { superuserWarning } from "../core/db/superuser-warning";
 import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
   process.env.VIGIL_PROCESS ??= "worker";
   const watchParent = Boolean(process.channel);
+  await resolveWorkerDatabase();
   const env = getEnv();
   const options = parseWorkerOptions(process.argv.slice(2), env);
   const jobIdentity = resolveJobIdentity(env.VIGIL_WORKER_PROGRAMS, env.VIGIL_JOB_USER);
@@ -36,6 +39,8 @@ async function main(): Promise<void> {
   const identity = newWorkerIdentity(pkg.version);
   const log = getLogger().child({ workerId: identity.id });
   const pool = getPool();
+  const superuser = await superuserWarning(pool, "worker");
+  if (superuser) log.warn(superuser);
 
   await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
   await advertiseHandlers(

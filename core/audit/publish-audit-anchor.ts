@@ -85,7 +85,9 @@ export async function publishAuditAnchor(
       else
         log.warn({ url: sinks.webhook.url, error: sent.error }, "could not send the audit anchor webhook (the next change is sent again)");
     }
-    await tx.query(`INSERT INTO audit_anchors (audit_id, hash, count, published_at, published_by, sinks) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    // Recorded through vigil_record_audit_anchor, which checks the head against the chain itself: the worker's role
+    // cannot write audit_anchors (core/db/grants.ts). A head that moved meanwhile is recorded on the next tick.
+    await tx.query(`SELECT vigil_record_audit_anchor($1, $2, $3, $4, $5, $6)`, [
       anchor.seq,
       anchor.hash,
       anchor.count,

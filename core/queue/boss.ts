@@ -6,7 +6,9 @@
 // and a run whose handler no live worker serves waits in its queue (visible, alerted) until one starts.
 import { PgBoss } from "pg-boss";
 import type { Logger } from "../log";
+import pg from "pg";
 import { getEnv } from "../env";
+import { QUEUE_ROLE } from "../db/grants";
 
 /** The single queue of releases before per-handler routing; its leftover jobs are re-sent by the stalled-run reaper. */
 export const LEGACY_RUN_QUEUE = "vigil-run";
@@ -46,9 +48,37 @@ export async function ensureRunQueues(boss: PgBoss, handlers: Iterable<string>):
   }
 }
 
-export async function startBoss(opts: { connectionString: string; log: Logger; max?: number; supervise?: boolean }): Promise<PgBoss> {
+/**
+ * Whether this login acts as QUEUE_ROLE for pg-boss (core/db/grants.ts): it creates per-queue tables at run time,
+ * which must belong to that role, not to whichever of the console or a worker created them, for both to use them.
+ */
+async function actsAsQueueRole(connectionString: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString, application_name: "vigil-boss" });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ member: boolean }>(
+      `SELECT NOT r.rolsuper AND pg_has_role(current_user, q.oid, 'MEMBER') AS member
+         FROM pg_roles r, pg_roles q WHERE r.rolname = current_user AND q.rolname = $1`,
+      [QUEUE_ROLE],
+    );
+    return rows[0]?.member === true;
+  } finally {
+    await c.end();
+  }
+}
+
+export async function startBoss(opts: {
+  connectionString: string;
+  log: Logger;
+  max?: number;
+  supervise?: boolean;
+  /** false: as the login itself (the owner installing pg-boss's schema at start). */
+  asQueueRole?: boolean;
+}): Promise<PgBoss> {
+  const asQueue = opts.asQueueRole !== false && (await actsAsQueueRole(opts.connectionString));
   const boss = new PgBoss({
     connectionString: opts.connectionString,
+    ...(asQueue ? { options: `-c role=${QUEUE_ROLE}` } : {}),
     application_name: "vigil-boss",
     max: opts.max ?? 4,
     // Vigil plans occurrences itself on the database clock; pg-boss's minute-grained cron is not used.

@@ -22,9 +22,11 @@ export interface SideTablesExpired {
 async function inBatches(db: Queryable, sql: string, params: unknown[]): Promise<number> {
   let total = 0;
   for (;;) {
-    const { rowCount } = await db.query(sql, params);
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < (params[params.length - 1] as number)) return total;
+    const r = await db.query<{ n?: number }>(sql, params);
+    // A DELETE counts its rows; a function doing it (vigil_expire_sessions) answers its count as n.
+    const n = r.rows[0]?.n ?? r.rowCount ?? 0;
+    total += n;
+    if (n < (params[params.length - 1] as number)) return total;
   }
 }
 
@@ -56,7 +58,8 @@ export async function expireSideTables(db: Queryable, s: RetentionSettings): Pro
       [s.alertsDays, b],
     );
   }
-  out.sessions = await inBatches(db, `DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < now() LIMIT $1)`, [b]);
+  // Through a function: the worker's role may not delete sessions itself (core/db/grants.ts).
+  out.sessions = await inBatches(db, `SELECT vigil_expire_sessions($1) AS n`, [b]);
   if (s.loginAttemptsDays > 0) {
     out.loginAttempts = await inBatches(
       db,

@@ -98,14 +98,19 @@ export function placeDataDir(dataDir: string, runAs: RunAs, log: (line: string) 
       `The data folder ${dataDir} holds a PostgreSQL cluster, but the postgres user the embedded server runs as cannot reach it (a parent folder is private): move the folder somewhere it can reach and set VIGIL_DATA_DIR to it.`,
     );
   }
-  const key = crypto.createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
-  const home = path.join(ROOT_PLACE, "data", key);
+  const placed = placedDataDir(dataDir);
+  const home = path.dirname(placed);
   ensureRootFolder(path.join(ROOT_PLACE, "data"));
   ensureRootFolder(home);
   fs.writeFileSync(path.join(home, "configured-as.txt"), `${dataDir}\n`);
-  const placed = path.join(home, "pgdata");
   log(
     `the postgres user cannot reach the data folder ${dataDir} (a parent folder is private), so the database is kept in ${placed} (the same folder on every start with this VIGIL_DATA_DIR); no folder's permissions were changed`,
   );
   return placed;
+}
+
+/** Where placeDataDir keeps the cluster of this (absolute) configured folder when the postgres user cannot reach it. */
+export function placedDataDir(dataDir: string): string {
+  const key = crypto.createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
+  return path.join(ROOT_PLACE, "data", key, "pgdata");
 }

@@ -6,10 +6,18 @@ import path from "node:path";
 import pg from "pg";
 import { ensurePostgresUser, placeDataDir, placePrograms, PlacementError } from "./postgres-as-root";
 import { findPostgresPrograms, initCluster, startServer, type RunAs, type ServerProcess } from "./postgres-server";
+import {
+  EMBEDDED_SUPERUSER,
+  LEGACY_PASSWORD,
+  credentialsPath,
+  generateCredentials,
+  loginUrl,
+  readCredentials,
+  writeCredentials,
+  type EmbeddedCredentials,
+} from "./embedded-credentials";
 
 export const EMBEDDED_MAJOR = 18;
-const USER = "vigil";
-const PASSWORD = "vigil";
 
 export class StartupError extends Error {}
 
@@ -46,8 +54,28 @@ export function writeServerSettings(dataDir: string, runAs?: RunAs): void {
   if (!fs.readFileSync(main, "utf8").split("\n").includes(include)) fs.appendFileSync(main, `\n${include}\n`);
 }
 
+/**
+ * Who may connect (pg_hba.conf, rewritten at every start): password logins checked by scram-sha-256 over loopback
+ * TCP, nothing else — no trust, no peer, no Unix socket — so a local user without the data folder's credentials
+ * file cannot log in as any role.
+ */
+export const HBA_CONF = `# Written by Vigil at every start of the embedded server (scripts/lib/postgres.ts).
+host all all 127.0.0.1/32 scram-sha-256
+host all all ::1/128 scram-sha-256
+`;
+
+export function writeHba(dataDir: string, runAs?: RunAs): void {
+  const file = path.join(dataDir, "pg_hba.conf");
+  fs.writeFileSync(file, HBA_CONF, { mode: 0o600 });
+  if (runAs) fs.chownSync(file, runAs.uid, runAs.gid);
+}
+
 export interface RunningPostgres {
+  /** A database's URL as the superuser (setting up roles, tests' fixtures). */
   url(database: string): string;
+  /** The cluster's logins (from its credentials file). */
+  credentials: EmbeddedCredentials;
+  port: number;
   /** Where the cluster's files are. */
   dataDir: string;
   stop(): Promise<void>;
@@ -152,17 +180,26 @@ export async function startEmbeddedPostgres(opts: {
     logs.push(m);
     opts.onLog?.(m);
   };
+  // An existing folder without a credentials file was made by a release with the constant password: its superuser's
+  // password is rotated to the new file's once the server is up.
+  let credentials = state === "existing" ? readCredentials(dataDir) : null;
+  const legacy = credentials === null && state === "existing";
+  credentials ??= generateCredentials();
   if (state === "fresh") {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     try {
-      await initCluster({ programs: programsDir, dataDir, user: USER, password: PASSWORD, runAs, onLog });
+      const superuser = credentials.superuser;
+      await initCluster({ programs: programsDir, dataDir, user: superuser.user, password: superuser.password, runAs, onLog });
     } catch (err) {
       throw new StartupError(`The embedded PostgreSQL could not create its cluster in ${dataDir}: ${(err as Error).message}`, {
         cause: err,
       });
     }
   }
+  if (state === "fresh" || legacy) writeCredentials(dataDir, credentials);
+  else keepCredentialsOwn(dataDir);
   writeServerSettings(dataDir, runAs);
+  writeHba(dataDir, runAs);
   const start = async (): Promise<ServerProcess> => {
     logs.length = 0;
     try {
@@ -175,6 +212,8 @@ export async function startEmbeddedPostgres(opts: {
         flags: [
           "-c",
           "listen_addresses=127.0.0.1",
+          "-c",
+          "password_encryption=scram-sha-256",
           "-c",
           "max_connections=300",
           ...(opts.durable === false ? ["-c", "fsync=off"] : []),
@@ -195,8 +234,17 @@ export async function startEmbeddedPostgres(opts: {
     }
   };
   let server = await start();
+  try {
+    await rotateLegacyPassword(opts.port, credentials);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  const superuser = credentials.superuser;
   return {
-    url: (database) => embeddedUrl(opts.port, database),
+    url: (database) => loginUrl(opts.port, database, superuser),
+    credentials,
+    port: opts.port,
     dataDir,
     exited: () => server.exited,
     async restart() {
@@ -211,9 +259,45 @@ export async function startEmbeddedPostgres(opts: {
   };
 }
 
-/** The URL of a database on the embedded server listening on port (this process's or a running Vigil's). */
-export function embeddedUrl(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+/** A restored folder's credentials file came back owned by the server's user: it belongs to the user running Vigil. */
+function keepCredentialsOwn(dataDir: string): void {
+  const file = credentialsPath(dataDir);
+  const uid = process.getuid?.();
+  if (uid === undefined || !fs.existsSync(file)) return;
+  if (fs.statSync(file).uid !== uid) fs.chownSync(file, uid, process.getgid!());
+  fs.chmodSync(file, 0o600);
+}
+
+/**
+ * Makes sure the superuser's password is the credentials file's: a folder from a release with the constant password
+ * (or one whose rotation was interrupted) still accepts that one, and it is replaced at once.
+ */
+async function rotateLegacyPassword(port: number, credentials: EmbeddedCredentials): Promise<void> {
+  const su = credentials.superuser;
+  const tryConnect = async (password: string) => {
+    const c = new pg.Client({ connectionString: loginUrl(port, "postgres", { user: su.user, password }) });
+    try {
+      await c.connect();
+      return c;
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      if ((err as { code?: string }).code === "28P01") return null;
+      throw err;
+    }
+  };
+  const current = await tryConnect(su.password);
+  if (current) return void (await current.end());
+  const old = su.user === EMBEDDED_SUPERUSER ? await tryConnect(LEGACY_PASSWORD) : null;
+  if (!old) {
+    throw new StartupError(
+      `The embedded PostgreSQL refused the superuser's password from its credentials file: restore the file that belongs to this data folder.`,
+    );
+  }
+  try {
+    await old.query(`ALTER ROLE ${old.escapeIdentifier(su.user)} WITH PASSWORD ${old.escapeLiteral(su.password)}`);
+  } finally {
+    await old.end();
+  }
 }
 
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {

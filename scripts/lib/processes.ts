@@ -19,13 +19,25 @@ export function launch(
     exitWithParent?: boolean;
     /** Working directory (default: this process's). */
     cwd?: string;
+    /**
+     * Settings handed through a pipe instead of the environment (scripts/lib/handed-settings.ts): the child reads
+     * them once at start (core/env.ts); they never appear in its /proc/<pid>/environ.
+     */
+    settings?: Record<string, string>;
   } = {},
 ): Managed {
+  const stdio: ("ignore" | "pipe" | "ipc")[] = ["ignore", "pipe", "pipe", ...(opts.exitWithParent ? ["ipc" as const] : [])];
+  const settingsFd = opts.settings ? stdio.push("pipe") - 1 : undefined;
   const child = spawn(process.execPath, args, {
-    env,
+    env: settingsFd === undefined ? env : { ...env, VIGIL_SETTINGS_FD: String(settingsFd) },
     cwd: opts.cwd,
-    stdio: ["ignore", "pipe", "pipe", ...(opts.exitWithParent ? ["ipc" as const] : [])],
+    stdio,
   });
+  if (settingsFd !== undefined) {
+    const pipe = child.stdio[settingsFd] as NodeJS.WritableStream & { on(e: "error", f: () => void): void };
+    pipe.on("error", () => undefined); // a child that died before reading it
+    pipe.end(JSON.stringify(opts.settings));
+  }
   const prefix = `[${name}]`;
   for (const stream of [child.stdout!, child.stderr!]) {
     const rl = readline.createInterface({ input: stream });

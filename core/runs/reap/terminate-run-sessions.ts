@@ -9,11 +9,11 @@ import { runSessionTag } from "../../handlers/run-session-tag";
  * use 0 inside a transaction that holds locks those sessions may be waiting on.
  */
 export async function terminateRunSessions(db: Queryable, runId: string, waitMs = 0): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, $2::bigint))::int AS n
-       FROM pg_stat_activity
-      WHERE application_name = $1 AND pid <> pg_backend_pid()`,
-    [runSessionTag(runId), waitMs],
-  );
+  // Through vigil_terminate_run_sessions: the sessions belong to the worker's database role, which the console
+  // (cancelling a run) may not signal itself (core/db/grants.ts).
+  const { rows } = await db.query<{ n: number }>(`SELECT vigil_terminate_run_sessions($1, $2::bigint) AS n`, [
+    runSessionTag(runId),
+    waitMs,
+  ]);
   return rows[0]?.n ?? 0;
 }
