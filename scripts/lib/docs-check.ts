@@ -137,7 +137,7 @@ export function settingsInCode(root: string): Set<string> {
   }
   for (const f of codeFiles(root)) {
     const text = fs.readFileSync(path.join(root, f), "utf8");
-    for (const m of text.matchAll(/process\.env(?:\.|\[\s*["'])(VIGIL_[A-Z0-9_]+)\b(?!\s*=[^=])/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/(?:process\.)?env(?:\.|\[\s*["'])(VIGIL_[A-Z0-9_]+)\b(?!\s*=[^=])/g)) names.add(m[1]!);
   }
   return names;
 }
