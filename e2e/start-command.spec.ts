@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { expect, test } from "@playwright/test";
 import { freePort } from "../test/postgres-for-tests";
+import { loginUrl, readCredentials } from "../scripts/lib/embedded-credentials";
 import { waitFor } from "../test/wait-for";
 
 test.describe.configure({ timeout: 240_000 });
@@ -58,9 +59,10 @@ test("npm start brings up console and worker, Ctrl-C leaves nothing running, dat
     process.kill(-child.pid!, "SIGINT");
     await exited;
   };
-  const dbUrl = `postgres://vigil:vigil@127.0.0.1:${pgPort}/vigil`;
   /** Where the server keeps the data: the data folder, or the folder npm start announced instead (as root). */
   const serverDataDir = () => /the database is kept in (\S+pgdata)/.exec(output.join(""))?.[1] ?? dataDir;
+  /** The owner's login, from the credentials npm start generated in the data folder (owner-only). */
+  const dbUrl = () => loginUrl(pgPort, "vigil", readCredentials(serverDataDir())!.owner);
 
   const ready = (child: ChildProcess) => async () => {
     if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output.join("").slice(-3000)}`);
@@ -69,7 +71,12 @@ test("npm start brings up console and worker, Ctrl-C leaves nothing running, dat
   const first = start();
   try {
     await waitFor("console and worker up", ready(first), { timeoutMs: 180_000, intervalMs: 500 });
-    const c = new pg.Client({ connectionString: dbUrl });
+    // No constant password opens the embedded database: only the generated logins do.
+    const legacy = new pg.Client({ connectionString: `postgres://vigil:vigil@127.0.0.1:${pgPort}/vigil` });
+    await expect(legacy.connect()).rejects.toThrow(/password authentication failed/);
+    await legacy.end().catch(() => undefined);
+    expect(fs.statSync(path.join(serverDataDir(), "vigil-credentials.json")).mode & 0o777).toBe(0o600);
+    const c = new pg.Client({ connectionString: dbUrl() });
     await c.connect();
     await c.query("INSERT INTO concurrency_groups (name, max_running) VALUES ('kept-across-restarts', 3)");
     // The product's own database is durable: commits reach the disk (test clusters are the ones without fsync).
@@ -92,7 +99,7 @@ test("npm start brings up console and worker, Ctrl-C leaves nothing running, dat
   const second = start();
   try {
     await waitFor("second start up", ready(second), { timeoutMs: 120_000, intervalMs: 500 });
-    const c = new pg.Client({ connectionString: dbUrl });
+    const c = new pg.Client({ connectionString: dbUrl() });
     await c.connect();
     const { rows } = await c.query("SELECT max_running FROM concurrency_groups WHERE name = 'kept-across-restarts'");
     await c.end();
