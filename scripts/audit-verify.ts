@@ -15,6 +15,13 @@ import {
 import { defaultAnchorFileFor } from "./lib/embedded-credentials";
 import { verifyAuditWithAnchor } from "../core/audit/verify-audit-anchor";
 import { openDatabaseForCommand } from "./lib/prepare-database";
+import { printUsageIfAsked } from "../core/cli/print-usage";
+
+const USAGE = `usage: npm run audit-verify -- [--anchor-file FILE | --anchor-seq N --anchor-hash H [--anchor-count C]]
+Checks the audit hash chain from its start to its head, and against an anchor kept outside the database:
+the one given, else the last line of VIGIL_AUDIT_ANCHOR_FILE, else the anchor file npm start keeps in Vigil's data folder.
+exit code: 0 everything holds, 1 it does not, 2 a usage problem`;
+printUsageIfAsked(USAGE);
 
 const say = (line: string) => process.stdout.write(`[audit-verify] ${line}\n`);
 

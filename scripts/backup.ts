@@ -16,6 +16,11 @@ import { backupEmbeddedCluster } from "./lib/physical-backup";
 import { LOCAL_SECRET_KEY_FILE } from "./lib/local-secret-key";
 import { portInUse } from "./lib/prepare-database";
 import { ensurePostgresUser, placeDataDir } from "./lib/postgres-as-root";
+import { printUsageIfAsked } from "../core/cli/print-usage";
+
+const USAGE = `usage: npm run backup -- [--out FILE]
+A consistent backup of Vigil's database while it runs (default folder: backups/, private and ignored by git).`;
+printUsageIfAsked(USAGE);
 
 const say = (line: string) => process.stdout.write(`[backup] ${line}\n`);
 

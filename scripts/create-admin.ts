@@ -11,6 +11,12 @@ import { updateUser } from "../core/auth/update-user";
 import { emailSchema } from "../core/auth/user-input";
 import { passwordSchema } from "../core/auth/password";
 import { openDatabaseForCommand } from "./lib/prepare-database";
+import { printUsageIfAsked } from "../core/cli/print-usage";
+
+const USAGE = `usage: npm run create-admin -- [--email EMAIL] [--name NAME]
+Creates an admin, or makes an existing account an active admin with a new password.
+--email defaults to VIGIL_ADMIN_EMAIL; the password comes from VIGIL_ADMIN_PASSWORD, standard input or a prompt.`;
+printUsageIfAsked(USAGE);
 
 const say = (line: string) => process.stdout.write(`[create-admin] ${line}\n`);
 

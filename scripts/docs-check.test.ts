@@ -41,13 +41,11 @@ describe("the check on a fixture", () => {
       "docs/reference/settings.md",
       "# Settings\n\n## The settings\n\n| name | default | meaning |\n|---|---|---|\n| `VIGIL_ALPHA` | `1` | a |\n| `VIGIL_BETA` | `false` | b |\n| `VIGIL_GAMMA` | unset | c |\n",
     );
+    const help = "<!-- help: scripts/tool.ts -->\n```text\nusage: tool [--fast] [--out FILE]\n```\n";
     const sections = ["vigil", "audit-verify", "backup", "restore", "create-admin", "migrate", "worker"]
-      .map((c) => `## npm run ${c}\n`)
+      .map((c) => `## npm run ${c}\n\n${help}`)
       .join("\n");
-    write(
-      "docs/reference/cli.md",
-      `# CLI\n\n${sections}\n<!-- help: scripts/tool.ts -->\n\`\`\`text\nusage: tool [--fast] [--out FILE]\n\`\`\`\n`,
-    );
+    write("docs/reference/cli.md", `# CLI\n\n${sections}`);
   }
 
   const edit = (rel: string, from: string, to: string) => {
@@ -92,5 +90,11 @@ describe("the check on a fixture", () => {
     fixture();
     edit("docs/reference/cli.md", "## npm run backup\n", "");
     expect(checkDocs(root)).toEqual(["docs/reference/cli.md: no section for npm run backup"]);
+  });
+
+  it("fails when a command's section quotes no --help", () => {
+    fixture();
+    edit("docs/reference/cli.md", "## npm run migrate\n\n<!-- help: scripts/tool.ts -->", "## npm run migrate\n\n<!-- no help -->");
+    expect(checkDocs(root)).toEqual(["docs/reference/cli.md: the section of npm run migrate quotes no --help"]);
   });
 });

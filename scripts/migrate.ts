@@ -4,6 +4,11 @@
 // worker versions against an external server.
 import { StartupError } from "./lib/postgres";
 import { openDatabaseForCommand } from "./lib/prepare-database";
+import { printUsageIfAsked } from "../core/cli/print-usage";
+
+const USAGE = `usage: npm run migrate
+Applies pending migrations to DATABASE_URL, or to the embedded database (the running Vigil's, or started for this command).`;
+printUsageIfAsked(USAGE);
 
 const say = (line: string) => process.stdout.write(`[migrate] ${line}\n`);
 

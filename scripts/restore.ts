@@ -11,6 +11,12 @@ import { verifyAudit } from "../core/audit/verify-audit";
 import { getEnv } from "../core/env";
 import { StartupError } from "./lib/postgres";
 import { restoreEmbeddedCluster, RestoreRefused } from "./lib/restore-backup";
+import { printUsageIfAsked } from "../core/cli/print-usage";
+
+const USAGE = `usage: npm run restore -- <backup file> [--force] [--secret-key-file FILE]
+Puts a backup made by npm run backup back: the embedded data folder, or the database in DATABASE_URL.
+--force replaces what is there (the old embedded folder is kept beside it).`;
+printUsageIfAsked(USAGE);
 
 const say = (line: string) => process.stdout.write(`[restore] ${line}\n`);
 

@@ -12,7 +12,8 @@ import { ensureRunQueues, startBoss } from "../core/queue/boss";
 import { describeHandler } from "../core/handlers/advertised-handler";
 import { advertiseHandlers } from "../core/handlers/advertise-handlers";
 import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/load-handlers";
-import { parseWorkerOptions, servesHandler, WorkerOptionsError } from "./worker-options";
+import { parseWorkerOptions, servesHandler, WorkerOptionsError, WORKER_USAGE } from "./worker-options";
+import { printUsageIfAsked } from "../core/cli/print-usage";
 import { resolveJobIdentity, type JobIdentity } from "./handlers/shell/job-identity";
 import { WORKER_CONFIG_EXIT_CODE } from "./exit-codes";
 import { markWorkerState, newWorkerIdentity, registerWorker } from "../core/workers/register-worker";
@@ -29,6 +30,7 @@ import { superuserWarning } from "../core/db/superuser-warning";
 import pkg from "../package.json" with { type: "json" };
 
 async function main(): Promise<void> {
+  printUsageIfAsked(WORKER_USAGE);
   process.env.VIGIL_PROCESS ??= "worker";
   const watchParent = Boolean(process.channel);
   await resolveWorkerDatabase();

@@ -3,6 +3,11 @@
 // lists and may repeat (`--handlers ./jobs --handlers @acme/jobs`).
 import { parseHandlerSources } from "./handlers/load-handlers";
 
+export const WORKER_USAGE = `usage: npm run worker -- [--handlers FOLDER|FILE|PACKAGE]... [--serve NAMES]...
+Runs one worker against DATABASE_URL (or VIGIL_WORKER_DATABASE_URL), or the embedded database of a running Vigil.
+--handlers: handler modules to load besides the built-ins (default VIGIL_HANDLERS); comma-separated, may repeat.
+--serve: which loaded handlers it serves, names or patterns with * (default VIGIL_SERVE, all).`;
+
 export class WorkerOptionsError extends Error {
   override name = "WorkerOptionsError";
 }

@@ -182,6 +182,15 @@ function normaliseHelp(text: string): string {
     .trim();
 }
 
+/** The text under the `## npm run <cmd>` heading, up to the next heading of its level or above. */
+function commandSection(markdown: string, cmd: string): string {
+  const lines = markdown.split("\n");
+  const start = lines.findIndex((l) => /^#{2}\s/.test(l) && l.includes(`npm run ${cmd}`));
+  if (start < 0) return "";
+  const end = lines.findIndex((l, i) => i > start && /^#{1,2}\s/.test(l));
+  return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");
+}
+
 /** `<!-- help: scripts/x.ts -->` followed by a fenced block: that block is the command's --help text. */
 export function helpBlocks(markdown: string): { script: string; text: string }[] {
   const out: { script: string; text: string }[] = [];
@@ -199,6 +208,8 @@ function checkCli(root: string): string[] {
   const headings = proseLines(markdown).filter((l) => /^#{2,3}\s/.test(l));
   for (const cmd of CLI_COMMANDS) {
     if (!headings.some((h) => h.includes(`npm run ${cmd}`))) problems.push(`${CLI_DOC}: no section for npm run ${cmd}`);
+    else if (helpBlocks(commandSection(markdown, cmd)).length === 0)
+      problems.push(`${CLI_DOC}: the section of npm run ${cmd} quotes no --help`);
   }
   for (const block of helpBlocks(markdown)) {
     if (!fs.existsSync(path.join(root, block.script))) {

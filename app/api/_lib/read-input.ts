@@ -4,6 +4,7 @@
 import type { NextRequest } from "next/server";
 import { BadRequestError, DomainError, PayloadTooLargeError } from "@/core/errors";
 import { bodyLimitFor, payloadTooLargeMessage } from "@/core/http/body-limits";
+import { readBoundedText } from "@/core/http/read-bounded-text";
 import { describeInputProblem, findInputProblem } from "@/core/http/input-shape";
 
 function refuseBadShape(value: unknown, where: "body" | "query"): void {
@@ -21,20 +22,9 @@ function refuseBadShape(value: unknown, where: "body" | "query"): void {
 async function readBodyText(req: NextRequest, limit: number): Promise<string> {
   if (Number(req.headers.get("content-length") ?? 0) > limit) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
   if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readBoundedText(req.body, limit);
+  if (text === null) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
+  return text;
 }
 
 export async function readJsonBody(req: NextRequest): Promise<unknown> {

@@ -3,6 +3,7 @@
 // 1 MiB is read). A value that is there but not a whole number ≥ 0 fails the attempt; none at all
 // leaves the count to the caller (http.request then counts the call as 1 record).
 import { HTTP_RECORDS_BODY_LIMIT, HTTP_RECORDS_HEADER } from "../../../core/handlers/builtin-handler-specs.ts";
+import { readBoundedText } from "../../../core/http/read-bounded-text.ts";
 
 export interface RecordCount {
   records: number | null;
@@ -24,7 +25,7 @@ export async function readRecordCount(res: Response): Promise<RecordCount> {
     await res.body?.cancel().catch(() => undefined);
     return { records: null, source: null };
   }
-  const text = await readBounded(res.body, HTTP_RECORDS_BODY_LIMIT);
+  const text = await readBoundedText(res.body, HTTP_RECORDS_BODY_LIMIT);
   if (text === null)
     return {
       records: null,
@@ -41,22 +42,4 @@ export async function readRecordCount(res: Response): Promise<RecordCount> {
   if (typeof value !== "number") return { records: null, source: null };
   if (!Number.isSafeInteger(value) || value < 0) throw new Error(`the response's "records" must be a whole number ≥ 0, got ${value}`);
   return { records: value, source: "body" };
-}
-
-/** The body as text, or null (and the rest discarded) when it is longer than limit bytes. */
-async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<string | null> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
