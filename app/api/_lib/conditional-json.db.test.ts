@@ -24,6 +24,22 @@ async function get(handler: typeof overview.GET, path: string, token: string, et
   return { status: res.status, etag: res.headers.get("etag"), text: await res.text() };
 }
 
+/**
+ * A first answer and its revalidation's status (304 expected). The tag carries a time slice
+ * (CONSOLE_VERSION_SLICE_SECONDS): two requests on either side of a slice boundary differ by it alone, so a pair
+ * that straddled one is asked again once.
+ */
+async function revalidated(handler: typeof overview.GET, path: string) {
+  for (let i = 0; ; i++) {
+    const first = await get(handler, path, viewer);
+    const status = (await get(handler, path, viewer, first.etag!)).status;
+    if (status === 304 || i === 1) {
+      expect(status).toBe(304);
+      return first;
+    }
+  }
+}
+
 describe("polled reads answer 304 while nothing they show has changed", () => {
   it("the schedules list: 304 to its ETag, 200 with a new one after a change, and a role sees its own ETag", async () => {
     await getPool().query(
@@ -44,8 +60,7 @@ describe("polled reads answer 304 while nothing they show has changed", () => {
   });
 
   it("the header's overview: 304 until a run changes state", async () => {
-    const first = await get(overview.GET, "/api/overview", viewer);
-    expect((await get(overview.GET, "/api/overview", viewer, first.etag!)).status).toBe(304);
+    const first = await revalidated(overview.GET, "/api/overview");
     const { rows } = await getPool().query(`SELECT id FROM schedules WHERE name = 'etag-a'`);
     await getPool().query(
       `INSERT INTO runs (schedule_id, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds)
