@@ -37,6 +37,10 @@ interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P ext
   params?: P;
   /** Query parameters that take several values: `?state=a&state=b` is read as `state=a,b`. Any other is refused when repeated. */
   listParams?: readonly string[];
+  /** One line for the API contract (GET /api/openapi.json): what the route does. */
+  summary?: string;
+  /** The success answer's shape, for the API contract and the tests that check answers against it. */
+  answer?: z.ZodType;
 }
 
 export interface RouteContext<A extends Access, B, Q, P> {
