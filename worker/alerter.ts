@@ -57,6 +57,7 @@ export function createAlerter(opts: { pool: pg.Pool; env: Env; log: Logger; vers
       alertId: claimed.alert.id,
       event: claimed.event,
       url: claimed.url,
+      ...(claimed.channelId ? { channelId: claimed.channelId } : {}),
       attempt: report.attempt,
       status: report.status,
       durationMs: Math.round(report.durationMs),

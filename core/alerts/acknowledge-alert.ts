@@ -1,11 +1,13 @@
 // An operator acknowledges an alert ("I am on it"): recorded on the alert and in the audit trail, in
 // one transaction. Acknowledging does not resolve: the alert resolves when its condition clears. An alert that has
 // already resolved has nothing left to handle: acknowledging it is refused (409), so nothing claims it afterwards.
+// The PagerDuty channels the alert went to are told, so the incident there is acknowledged as well.
 import type pg from "pg";
 import { withTransaction } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "../auth/roles";
 import { ConflictError, NotFoundError } from "../errors";
+import { enqueueChannelDeliveries } from "./channels/enqueue-channel-deliveries";
 import { ALERT_COLUMNS, toAlertView, type AlertRow, type AlertView } from "./list-alerts";
 
 export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Actor, note: string | null): Promise<AlertView> {
@@ -33,6 +35,7 @@ export async function acknowledgeAlert(pool: pg.Pool, alertId: string, actor: Ac
         "already_acknowledged",
       );
     }
+    await enqueueChannelDeliveries(tx, [alertId], "acknowledged");
     const { rows: after } = await tx.query<AlertRow>(
       `SELECT ${ALERT_COLUMNS} FROM alerts a LEFT JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1`,
       [alertId],

@@ -14,8 +14,8 @@ export const ALERT_KINDS = [
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-/** What happened to an alert, as a webhook delivery reports it. */
-export type AlertEvent = "opened" | "resolved";
+/** What happened to an alert, as a delivery reports it ("acknowledged" goes only to PagerDuty channels). */
+export type AlertEvent = "opened" | "resolved" | "acknowledged";
 
 export const ALERT_SEVERITIES = ["warning", "critical"] as const;
 export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];

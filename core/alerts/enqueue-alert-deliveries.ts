@@ -1,10 +1,12 @@
 // Queues webhook deliveries for alerts that opened or resolved, in the same transaction as the
 // change: to the schedule's webhook_url in the schedule's format and to the global URL in the global
 // format (once if the URLs are the same: then the schedule's format wins). Nothing is queued for an alert
-// whose kind an operator silenced on its schedule (alert-silences.ts).
+// whose kind an operator silenced on its schedule (alert-silences.ts). The alert channels whose routing takes the
+// alert get theirs too (channels/enqueue-channel-deliveries.ts).
 import type { Queryable } from "../db/pool";
 import type { AlertEvent } from "./alert-kinds";
 import { SILENCE_ACTIVE } from "./alert-silences";
+import { enqueueChannelDeliveries } from "./channels/enqueue-channel-deliveries";
 import type { WebhookFormat } from "./webhook/webhook-format";
 
 export async function enqueueAlertDeliveries(
@@ -29,5 +31,5 @@ export async function enqueueAlertDeliveries(
         AND NOT EXISTS (SELECT 1 FROM alert_silences x WHERE x.schedule_id = a.schedule_id AND x.kind = a.kind AND ${SILENCE_ACTIVE})`,
     [alertIds, event, globalUrl ?? null, globalFormat],
   );
-  return rowCount ?? 0;
+  return (rowCount ?? 0) + (await enqueueChannelDeliveries(db, alertIds, event));
 }

@@ -1,11 +1,11 @@
 // Alerts as the console and the API show them: newest first, with their schedule's name and the
 // webhook deliveries (every attempt) of each.
 import type { Queryable } from "../db/pool";
-import type { AlertKind, AlertSeverity } from "./alert-kinds";
+import type { AlertEvent, AlertKind, AlertSeverity } from "./alert-kinds";
 
 export interface AlertDeliveryView {
   id: string;
-  event: "opened" | "resolved";
+  event: AlertEvent;
   url: string;
   state: "pending" | "delivered" | "failed";
   attempts: number;

@@ -44,6 +44,8 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   run_logs: { console: RI, worker: RI },
   retention_status: { console: R, worker: RW },
   alert_deliveries: { console: RW, worker: RW },
+  // Admins edit channels in the console; the worker only reads them to route and send.
+  alert_channels: { console: RW, worker: R },
   alert_silences: { console: RW, worker: RW },
   alerts: { console: RW, worker: RW },
   attempts: { console: RW, worker: RW },

@@ -16,6 +16,10 @@ export interface ClaimedDelivery {
   format: WebhookFormat;
   /** The number of this attempt (1 = first). */
   attempt: number;
+  /** Set for a delivery to an alert channel (core/alerts/channels/): url is then only a label. */
+  channelId: string | null;
+  /** The alert's dedupe key (PagerDuty's dedup_key). */
+  dedupeKey: string;
   /** Database clock at the claim: the signed timestamp and the attempt's recorded start. */
   claimedAt: Date;
   alert: AlertSnapshot;
@@ -38,6 +42,8 @@ interface ClaimedDeliveryRow extends Omit<AlertRow, "id" | "dedupe_key" | "deliv
   event: AlertEvent;
   url: string;
   format: WebhookFormat;
+  channel_id: string | null;
+  dedupe_key: string;
   attempts: number;
   claimed_at: Date;
 }
@@ -59,8 +65,8 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
        UPDATE alert_deliveries d
           SET attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + $2 * interval '1 millisecond'
          FROM due WHERE d.id = due.id
-       RETURNING d.id, d.alert_id, d.event, d.url, d.format, d.attempts, clock_timestamp() AS claimed_at)
-     SELECT c.*, a.kind, a.severity, a.message, a.schedule_id, s.name AS schedule_name, a.run_id, a.opened_at,
+       RETURNING d.id, d.alert_id, d.event, d.url, d.format, d.channel_id, d.attempts, clock_timestamp() AS claimed_at)
+     SELECT c.*, a.dedupe_key, a.kind, a.severity, a.message, a.schedule_id, s.name AS schedule_name, a.run_id, a.opened_at,
             a.last_seen_at, a.resolved_at, a.resolution, a.occurrences, a.acknowledged_at, a.acknowledged_by, a.data
        FROM claimed c
        JOIN alerts a ON a.id = c.alert_id
@@ -73,6 +79,8 @@ export async function claimAlertDeliveries(db: Queryable, c: ClaimLimits): Promi
     event: r.event,
     url: r.url,
     format: r.format,
+    channelId: r.channel_id,
+    dedupeKey: r.dedupe_key,
     attempt: r.attempts,
     claimedAt: r.claimed_at,
     alert: alertFields({ ...r, id: r.alert_id }),
