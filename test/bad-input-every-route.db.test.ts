@@ -19,6 +19,8 @@ const NO_BODY = new Set([
   "DELETE /api/tokens/[id]",
   "DELETE /api/users/[id]/sessions",
   "DELETE /api/schedules/[id]/silences/[silenceId]",
+  "DELETE /api/alert-channels/[id]",
+  "POST /api/alert-channels/[id]/test",
 ]);
 // Routes that read a form body on purpose (the sign-in form without JavaScript): a form without an Origin naming
 // this console is refused by the same-origin check instead of the media type.
