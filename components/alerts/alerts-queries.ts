@@ -4,6 +4,7 @@ import type { Jsonify } from "@/core/jsonify";
 import type { AlertView as CoreAlertView } from "@/core/alerts/list-alerts";
 import type { AlertSummary } from "@/core/alerts/get-alert-summary";
 import type { AlertSettings } from "@/core/alerts/alert-settings";
+import type { AlertChannelView as CoreAlertChannelView } from "@/core/alerts/channels/alert-channel-types";
 import type { ScheduleLateness } from "@/core/metrics/get-schedule-lateness";
 import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import { livePoll } from "../ui/live-updates";
@@ -60,4 +61,13 @@ export const alertSettingsQuery = () =>
     queryKey: ["alert-settings"],
     queryFn: () => fetchJson<AlertSettings>("/api/alerts/settings"),
     staleTime: Infinity,
+  });
+
+/** GET /api/alert-channels — core/alerts/channels/alert-channel-types.ts (operators; secrets only as set / not set). */
+export type AlertChannelView = Jsonify<CoreAlertChannelView>;
+
+export const alertChannelsQuery = () =>
+  queryOptions({
+    queryKey: ["alert-channels"],
+    queryFn: () => fetchJson<{ channels: AlertChannelView[] }>("/api/alert-channels"),
   });
