@@ -65,7 +65,7 @@ export function AlertChannels() {
   if (!canOperate) return null;
   const channels = data?.channels ?? [];
   return (
-    <section className="card" data-testid="alert-channels" id="channels">
+    <section className="card alert-channels" data-testid="alert-channels" id="channels">
       <div className="row">
         <h2>Channels</h2>
         {canAdminister && (

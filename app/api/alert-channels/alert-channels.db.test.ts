@@ -7,6 +7,7 @@ import { callRoute } from "@/test/call-route";
 import { insertAlertSchedule } from "@/test/alert-fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "@/test/webhook-receiver";
 import { startSmtpReceiver, type SmtpReceiver } from "@/test/smtp-receiver";
+import { alertChannelViewSchema } from "@/core/alerts/channels/alert-channel-types";
 import { GET as list, POST as create } from "./route";
 import { DELETE as remove, GET as show, PUT as update } from "./[id]/route";
 import { POST as sendTest } from "./[id]/test/route";
@@ -74,6 +75,8 @@ describe("alert channels API", () => {
       enabled: true,
     });
     emailId = made.body.channel.id;
+    // The answer is what the route declares for the API contract.
+    expect(alertChannelViewSchema.safeParse(made.body.channel).error).toBeUndefined();
 
     const pd = await call(create, admin, {
       method: "POST",

@@ -102,7 +102,7 @@ export const channelInputSchema = z.strictObject({
 });
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
-/** An alert channel as the API answers it: which secrets are set, never their values or their names. */
+/** An alert channel as the API answers it (JSON): which secrets are set, never their values or their names. */
 export const alertChannelViewSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -111,9 +111,13 @@ export const alertChannelViewSchema = z.object({
   secrets: z.record(z.string(), z.boolean()),
   routing: z.object({ kinds: z.array(z.string()), scheduleIds: z.array(z.string()), tags: z.array(z.string()) }),
   enabled: z.boolean(),
-  createdAt: z.date().or(z.string()),
+  createdAt: z.iso.datetime(),
   createdBy: z.string(),
-  updatedAt: z.date().or(z.string()),
+  updatedAt: z.iso.datetime(),
   updatedBy: z.string(),
 });
-export type AlertChannelView = z.infer<typeof alertChannelViewSchema>;
+/** The same before serialisation: times are Dates. */
+export type AlertChannelView = Omit<z.infer<typeof alertChannelViewSchema>, "createdAt" | "updatedAt"> & {
+  createdAt: Date;
+  updatedAt: Date;
+};
