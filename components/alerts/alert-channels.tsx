@@ -89,7 +89,9 @@ export function AlertChannels() {
               <th>Type</th>
               <th>Routing</th>
               <th>State</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -95,7 +95,10 @@ async function checkScheduleIds(db: Queryable, routing: ChannelRouting): Promise
     throw new ValidationError("Routing names schedules that do not exist.", { "routing.scheduleIds": unknown.join(", ") });
 }
 
-/** Stores the secrets given (each one its own secret-store entry) and answers the channel's refs after. */
+/**
+ * Stores the secrets given for the type's fields (each its own secret-store entry, which no schedule may use), keeps
+ * the stored ones not given, and answers the channel's refs after. Values given for another type's fields are ignored.
+ */
 async function storeSecrets(
   tx: Queryable,
   id: string,
@@ -119,7 +122,6 @@ async function storeSecrets(
       `A ${ALERT_CHANNEL_TYPE_INFO[type].label} channel needs ${missing.join(", ")}.`,
       Object.fromEntries(missing.map((f) => [`secrets.${f}`, `${f} is required`])),
     );
-  // Secrets of another type (the type is fixed, but a field left from nothing) are not kept.
   return refs;
 }
 
