@@ -62,7 +62,9 @@ test("an email channel made in the console gets a test alert and the alert of a 
   const trig = await page.request.post(`/api/schedules/${scheduleId}/trigger`, { data: { reason: "e2e channel" }, headers: sameOrigin() });
   expect(trig.status(), await trig.text()).toBe(200);
   const { runId } = await trig.json();
-  await expect.poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 }).toBe("failed");
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run.state, { timeout: 30_000 })
+    .toBe("failed");
 
   await expect.poll(() => smtp.messages.length, { timeout: 60_000 }).toBe(2);
   const alertMail = smtp.messages[1]!;
