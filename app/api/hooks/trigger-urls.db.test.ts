@@ -253,6 +253,16 @@ describe("trigger URLs", () => {
     expect(Object.keys(bad.body.error.fields ?? {})).toContain("payload.ms");
     await expectRefused(() => deliver(hook.triggerUrl.id, { rawBody: "[1,2]", sign: { secret: hook.secret } }), 422, "payload_invalid");
     await expectRefused(() => deliver(hook.triggerUrl.id, { rawBody: '{"ms":', sign: { secret: hook.secret } }), 422, "payload_invalid");
+    // The checks every JSON body gets (app/api/_lib/read-input.ts), here after the signature.
+    const nul = JSON.stringify({ ms: 5, note: "a\u0000b" });
+    await expectRefused(() => deliver(hook.triggerUrl.id, { rawBody: nul, sign: { secret: hook.secret } }), 400, "invalid_characters");
+    const deep = `{"ms":5,"x":${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`;
+    await expectRefused(() => deliver(hook.triggerUrl.id, { rawBody: deep, sign: { secret: hook.secret } }), 400, "too_deep");
+    await expectRefused(
+      () => deliver(hook.triggerUrl.id, { rawBody: '{"ms":5}', headers: { "content-type": "text/plain" }, sign: { secret: hook.secret } }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   it("rotates: the old secret is refused, the new one accepted", async () => {
