@@ -61,7 +61,7 @@ test("create a trigger URL, fire it with curl as the console shows, see the run"
   await expect(section.getByTestId("trigger-url-last-used")).not.toHaveText("never", { timeout: 30_000 });
   await page.goto(`/runs/${answer.runId}`);
   await expect(page.getByTestId("run-state").first()).toHaveAttribute("data-state", "succeeded", { timeout: 60_000 });
-  await expect(page.getByTestId("run-trace")).toContainText('trigger URL "deploy pipeline"');
+  await expect(page.getByTestId("run-trace")).toContainText('triggered by trigger URL "deploy pipeline": webhook delivery my-event-');
   await page.screenshot({ path: "artifacts/screenshots/trigger-url-run.png", fullPage: true });
 
   await page.goto(`/schedules/${schedule.id}`);

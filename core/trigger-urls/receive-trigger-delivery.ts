@@ -198,12 +198,11 @@ async function createRun(
         );
       }
     }
+    // The sender's own id names the delivery in the run's trace (a signature-derived key is no use to a reader).
+    const reason = key?.startsWith("id:") ? `webhook delivery ${key.slice(3)}` : "webhook delivery";
     let result;
     try {
-      result = await triggerNow(url.schedule_id, { reason: `delivery to trigger URL "${url.label}"`, payload }, actor, {
-        db: tx,
-        boss: req.boss,
-      });
+      result = await triggerNow(url.schedule_id, { reason, payload }, actor, { db: tx, boss: req.boss });
     } catch (err) {
       if (err instanceof ValidationError) {
         throw new DeliveryRefusedError(
