@@ -265,7 +265,8 @@ export async function auditRefusal(
     },
     action: "trigger_url.delivery_refused",
     targetType: url ? "schedule" : "trigger_url",
-    targetId: url ? url.schedule_id : req.triggerUrlId.slice(0, 100),
+    // A malformed id is not stored: it could hold anything (a NUL, which PostgreSQL refuses).
+    targetId: url ? url.schedule_id : isUuid(req.triggerUrlId) ? req.triggerUrlId : null,
     after: {
       ...(url ? { triggerUrlId: url.id } : {}),
       status: err.status,

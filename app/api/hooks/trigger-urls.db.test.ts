@@ -237,6 +237,7 @@ describe("trigger URLs", () => {
     const unknown = await expectRefused(() => deliver(crypto.randomUUID(), { sign: { secret: hook.secret } }), 404, "not_found");
     expect(revoked.body.error.message).toBe(unknown.body.error.message);
     await expectRefused(() => deliver("not-a-uuid"), 404, "not_found");
+    await expectRefused(() => deliver("a\u0000b"), 404, "not_found");
   });
 
   it("passes a valid body on as the payload and refuses one the handler's schema does not accept", async () => {
