@@ -27,7 +27,8 @@ test("create a trigger URL, fire it with curl as the console shows, see the run"
 
   await page.goto(`/schedules/${schedule.id}`);
   const section = page.getByTestId("trigger-urls");
-  await expect(section).toContainText("No trigger URL");
+  // The section is drawn once the console knows the role (GET /api/auth/me): slow on a loaded machine.
+  await expect(section).toContainText("No trigger URL", { timeout: 30_000 });
   await section.getByTestId("new-trigger-url").click();
   const dialog = page.getByTestId("trigger-url-dialog");
   await dialog.getByLabel("Label").fill("deploy pipeline");
