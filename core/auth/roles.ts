@@ -13,9 +13,10 @@ export function roleAllows(have: Role, need: Role): boolean {
 }
 
 /** Who did something: a signed-in user, an API token, Vigil itself (planner, reaper…), or — for a
- * failed sign-in only — whoever typed that email ("anonymous", labelled with the email tried). */
+ * failed sign-in only — whoever typed that email ("anonymous", labelled with the email tried), or an outside system
+ * delivering to a trigger URL ("webhook", labelled with the URL's label). */
 export interface Actor {
-  type: "user" | "token" | "system" | "anonymous";
+  type: "user" | "token" | "system" | "anonymous" | "webhook";
   id: string | null;
   label: string;
   role: Role;

@@ -67,6 +67,10 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   schedule_trouble_deltas: { console: RW, worker: RW },
   schedules: { console: RW, worker: RW },
   trigger_requests: { console: RW, worker: RW },
+  // Inbound trigger URLs are received and managed by the console alone; a worker (and a job on it) cannot read
+  // their secrets or make one.
+  trigger_urls: { console: RW, worker: [] },
+  trigger_url_deliveries: { console: RW, worker: [] },
   worker_handlers: { console: RW, worker: RW },
   workers: { console: RW, worker: RW },
 };

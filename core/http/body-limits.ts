@@ -6,9 +6,10 @@
 /** Every route that takes a body and is not listed below. */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
-/** Routes that legitimately take more than the default (first match wins). */
+/** Routes whose limit differs from the default (first match wins). */
 export const ROUTE_BODY_LIMITS: readonly { path: RegExp; bytes: number; why: string }[] = [
   { path: /^\/api\/schedules\/apply\/?$/, bytes: 2 * 1024 * 1024, why: "a schedules-as-code document holds every schedule" },
+  { path: /^\/api\/hooks\//, bytes: 64 * 1024, why: "a trigger URL's delivery is an event, read by anyone who knows the address" },
 ];
 
 export function bodyLimitFor(pathname: string): number {

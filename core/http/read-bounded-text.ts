@@ -4,6 +4,11 @@
 
 /** The stream's text, or null (the rest cancelled) when it is longer than limit bytes. */
 export async function readBoundedText(body: ReadableStream<Uint8Array>, limit: number): Promise<string | null> {
+  return (await readBoundedBytes(body, limit))?.toString("utf8") ?? null;
+}
+
+/** The stream's bytes as sent (a signature is computed over them), or null when it is longer than limit bytes. */
+export async function readBoundedBytes(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | null> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -17,5 +22,5 @@ export async function readBoundedText(body: ReadableStream<Uint8Array>, limit: n
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

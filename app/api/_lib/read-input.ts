@@ -4,7 +4,7 @@
 import type { NextRequest } from "next/server";
 import { BadRequestError, DomainError, PayloadTooLargeError } from "@/core/errors";
 import { bodyLimitFor, payloadTooLargeMessage } from "@/core/http/body-limits";
-import { readBoundedText } from "@/core/http/read-bounded-text";
+import { readBoundedBytes, readBoundedText } from "@/core/http/read-bounded-text";
 import { describeInputProblem, findInputProblem } from "@/core/http/input-shape";
 
 function refuseBadShape(value: unknown, where: "body" | "query"): void {
@@ -25,6 +25,16 @@ async function readBodyText(req: NextRequest, limit: number): Promise<string> {
   const text = await readBoundedText(req.body, limit);
   if (text === null) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
   return text;
+}
+
+/** The body's bytes exactly as sent, within the route's limit (a signed delivery is verified over them). */
+export async function readRawBody(req: NextRequest): Promise<Buffer> {
+  const limit = bodyLimitFor(req.nextUrl.pathname);
+  if (Number(req.headers.get("content-length") ?? 0) > limit) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
+  if (!req.body) return Buffer.alloc(0);
+  const bytes = await readBoundedBytes(req.body, limit);
+  if (bytes === null) throw new PayloadTooLargeError(payloadTooLargeMessage(limit));
+  return bytes;
 }
 
 export async function readJsonBody(req: NextRequest): Promise<unknown> {

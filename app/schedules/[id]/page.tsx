@@ -1,6 +1,7 @@
 import { ScheduleDetail } from "@/components/schedules/schedule-detail";
 import { ScheduleAlerts } from "@/components/alerts/schedule-alerts";
 import { ScheduleLatenessChart } from "@/components/alerts/schedule-lateness-chart";
+import { TriggerUrls } from "@/components/schedules/trigger-urls";
 
 export default async function SchedulePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -9,6 +10,7 @@ export default async function SchedulePage({ params }: { params: Promise<{ id: s
       <ScheduleDetail id={id} />
       <ScheduleLatenessChart scheduleId={id} />
       <ScheduleAlerts scheduleId={id} />
+      <TriggerUrls scheduleId={id} />
     </section>
   );
 }
