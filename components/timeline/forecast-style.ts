@@ -18,6 +18,11 @@ export const FORECAST_STYLE: Record<string, ForecastStyle> = {
   paused: { label: "paused", color: "#8b98a8", meaning: "Falls inside a pause (or a maintenance window) of its schedule." },
   ended: { label: "after end date", color: "#6e7681", meaning: "After the schedule's end date: it will not fire." },
   not_started: { label: "before start date", color: "#6e7681", meaning: "Before the schedule's start date: it will not fire." },
+  proposed: {
+    label: "proposed by this dry run",
+    color: "#3fb950",
+    meaning: "A run the backfill or resume you are previewing would enqueue; nothing is written until you confirm.",
+  },
   dst_skipped: { label: "skipped by DST", color: "#d2a8ff", meaning: "Its wall time does not exist that day and the DST policy skips it." },
 };
 

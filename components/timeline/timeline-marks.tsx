@@ -100,8 +100,8 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     const lane = lanes[Math.floor(lanePos)] ?? null;
     if (!lane) return { x, run: null, lane: null };
     const t = from + x * msPerPx;
-    // The future part of a lane is its forecast: a fire there has no row yet (rows win where both are near).
-    const future = visible.has(FORECAST_BUCKET) && model.forecastFrom !== undefined && t >= model.forecastFrom - HIT_PX * msPerPx;
+    // A lane's forecast (and a dry run's proposed fires): fires with no row yet (rows win where both are near).
+    const future = visible.has(FORECAST_BUCKET) && (lane.forecast.length > 0 || lane.forecastBuckets.length > 0);
     const forecast = future ? hitForecast(lane, t, HIT_PX * msPerPx) : null;
     const forecastBucket = future && !forecast ? hitForecastBucket(lane, t, 2 * msPerPx) : null;
     if (lane.buckets.length > 0) {

@@ -256,6 +256,20 @@ export function hitForecastBucket(lane: TimelineLane, t: number, toleranceMs: nu
   return b && b.start <= t + toleranceMs ? b : null;
 }
 
+/**
+ * The model with a dry run's proposed fires (a backfill's or a resume's planned instants) added to one lane's forecast
+ * as fate "proposed", so the chart draws what confirming would do beside what exists.
+ */
+export function withProposed(model: TimelineModel, scheduleId: string, instants: readonly number[]): TimelineModel {
+  const proposed = instants.map((at) => ({ plannedAt: at, nominalAt: at, fate: "proposed", reason: "Would be enqueued if you confirm." }));
+  return {
+    ...model,
+    lanes: model.lanes.map((l) =>
+      l.scheduleId === scheduleId ? { ...l, forecast: [...l.forecast, ...proposed].sort((a, b) => a.plannedAt - b.plannedAt) } : l,
+    ),
+  };
+}
+
 /** A lane's forecast fires by fate (single marks, or the buckets' counts). */
 export function forecastByFate(lane: TimelineLane): Record<string, number> {
   const out: Record<string, number> = {};

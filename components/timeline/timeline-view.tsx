@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { formatInZone, viewerZone } from "../ui/time-format";
 import { useElementWidth } from "../ui/use-element-width";
 import { TimelineLegend } from "./timeline-legend";
-import { countByOutcome, FORECAST_BUCKET, laneOccurrences, TIMELINE_OUTCOMES } from "./timeline-model";
+import { countByOutcome, FORECAST_BUCKET, laneOccurrences, TIMELINE_OUTCOMES, withProposed } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
 import {
   DEFAULT_WINDOW,
@@ -44,15 +44,23 @@ export function TimelineView({
   initialQuery,
   initialWindow,
   oneSchedule = false,
+  fixedWindow,
+  proposed,
 }: {
   initialScheduleId?: string;
   initialQuery?: string;
   initialWindow?: string;
   oneSchedule?: boolean;
+  /** A window to open on instead of a preset (a dry run's range). */
+  fixedWindow?: { from: number; to: number };
+  /** A dry run's proposed fires, drawn on their schedule's lane as "proposed" forecast marks. */
+  proposed?: { scheduleId: string; at: number[] };
 }) {
   // The window the operator chose; until then the default, fitted to the history once the first answer tells its
   // start (null until then: that first answer is for the default window).
-  const [chosen, setChosen] = useState<TimelineWindow | null>(() => presetWindow(initialWindow) ?? null);
+  const [chosen, setChosen] = useState<TimelineWindow | null>(
+    () => (fixedWindow ? { kind: "fixed", ...fixedWindow } : null) ?? presetWindow(initialWindow) ?? null,
+  );
   // A preset is written to the address (?window=next-24h) so the view can be shared or reloaded as it is.
   const setWin = useCallback(
     (next: TimelineWindow | null | ((w: TimelineWindow | null) => TimelineWindow | null)) =>
@@ -108,7 +116,11 @@ export function TimelineView({
     }, 250);
     return () => clearTimeout(t);
   }, [nameText, tagText, filters.q, filters.tag]);
-  const model = q.data?.model;
+  const fetched = q.data?.model;
+  const model = useMemo(
+    () => (fetched && proposed ? withProposed(fetched, proposed.scheduleId, proposed.at) : fetched),
+    [fetched, proposed],
+  );
   const counts = useMemo(() => countByOutcome(model), [model]);
   const onZoom = useCallback(
     (from: number, to: number) => setWin({ kind: "fixed", from: Math.round(from), to: Math.round(Math.max(to, from + 60_000)) }),
