@@ -91,7 +91,9 @@ test("next 6 h: every future fire of an every-minute and an hourly schedule is d
   await expect(card).toContainText("will run");
   await expect(card).toContainText("no run exists yet");
   await page.screenshot({ path: "artifacts/screenshots/forecast-next-6h.png", fullPage: true });
-  await page.getByTestId("timeline-chart").screenshot({ path: "docs/images/timeline-forecast.png" });
+  await page.mouse.move(0, 0);
+  await expect(card).toHaveCount(0);
+  await page.getByTestId("timeline-view").screenshot({ path: "docs/images/timeline-forecast.png" });
 
   // The schedule page shows the same forecast for that schedule alone.
   const hourlyId = api.schedules[1]!.id;
@@ -141,4 +143,39 @@ test("a calendar excluding the next hour shows those fires as excluded, with the
   await expect(card).toHaveAttribute("data-forecast", "excluded");
   await expect(card.getByTestId("forecast-reason")).toContainText(calendar);
   await page.screenshot({ path: "artifacts/screenshots/forecast-calendar-excluded.png", fullPage: true });
+  // The README's picture: the plan ahead with fires that will and will not run, one card open.
+  await page.getByTestId("timeline-view").screenshot({ path: "docs/images/timeline-forecast.png" });
+});
+
+test("a backfill's dry run draws the runs it would enqueue on the schedule's timeline before confirming", async ({ page }) => {
+  test.setTimeout(120_000);
+  const prefix = `e2e-fc-bf-${Date.now().toString(36)}`;
+  const schedule = await createSchedule(page, `${prefix}-half-hourly`, "*/30 * * * *");
+  await page.goto(`/schedules/${schedule.id}`);
+  await page.getByTestId("backfill-schedule").click();
+  const dialog = page.getByTestId("backfill-dialog");
+  await expect(dialog).toBeVisible();
+  // The last three hours, typed as the operator would (local datetime inputs): six half-hourly fires.
+  const [from, to] = await page.evaluate(() => {
+    const local = (d: Date) => {
+      const p = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:00`;
+    };
+    const end = new Date();
+    end.setSeconds(0, 0);
+    end.setMinutes(end.getMinutes() - 1);
+    return [local(new Date(end.getTime() - 3 * 3_600_000)), local(end)];
+  });
+  await dialog.getByLabel("From (your local time)").fill(from!);
+  await dialog.getByLabel("To (your local time)").fill(to!);
+  await dialog.getByTestId("preview-backfill").click();
+  await expect(dialog.getByTestId("backfill-preview")).toContainText("6 fire(s) in the range");
+  const drawn = dialog.getByTestId("dry-run-timeline");
+  await expect(drawn).toHaveAttribute("data-proposed", "6");
+  await expect(drawn.locator('[data-testid="timeline-lane"]')).toHaveAttribute("data-forecast-fates", JSON.stringify({ proposed: 6 }));
+  await expect(drawn.locator('[data-mark="fc:proposed"]')).toHaveCount(1);
+  await dialog.screenshot({ path: "artifacts/screenshots/forecast-backfill-dry-run.png" });
+  // Nothing was written by the preview.
+  const runs = (await (await page.request.get(`/api/runs?scheduleId=${schedule.id}`)).json()) as { runs: { kind: string }[] };
+  expect(runs.runs.filter((r) => r.kind === "backfill")).toHaveLength(0);
 });

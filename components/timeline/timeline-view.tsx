@@ -174,65 +174,73 @@ export function TimelineView({
           ⟲ Back to now
         </button>
       </div>
-      <div className="row toolbar" role="search" aria-label="Timeline lanes" hidden={oneSchedule}>
-        <div className="field inline">
-          <label htmlFor="tl-name">Schedule</label>
-          <input id="tl-name" type="search" placeholder="name or handler" value={nameText} onChange={(e) => setNameText(e.target.value)} />
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-tag">Tag</label>
-          <input id="tl-tag" type="search" placeholder="e.g. payments" value={tagText} onChange={(e) => setTagText(e.target.value)} />
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-trouble">Showing</label>
-          <select
-            id="tl-trouble"
-            value={filters.trouble ?? ""}
-            onChange={(e) => setFilter({ trouble: (e.target.value || undefined) as LaneFilters["trouble"] })}
-          >
-            <option value="">All schedules</option>
-            <option value="any">With trouble in the window</option>
-            <option value="failed">With failed runs</option>
-            <option value="missed">With missed runs</option>
-            <option value="late">With late starts</option>
-            <option value="hollow">With hollow runs</option>
-          </select>
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-sort">Order</label>
-          <select
-            id="tl-sort"
-            value={filters.sort ?? "name"}
-            onChange={(e) => setFilter({ sort: e.target.value === "trouble" ? "trouble" : undefined })}
-            data-testid="timeline-sort"
-          >
-            <option value="name">By name</option>
-            <option value="trouble">Most trouble first</option>
-          </select>
-        </div>
-        {filters.scheduleId && (
-          <button type="button" onClick={() => setFilter({ scheduleId: undefined })}>
-            × One schedule only
-          </button>
-        )}
-        {laneTotal > LANES_PER_PAGE && (
-          <span className="row" data-testid="timeline-lane-pager">
-            <button type="button" disabled={laneOffset === 0} onClick={() => setLaneOffset((o) => Math.max(0, o - LANES_PER_PAGE))}>
-              ↑ Previous lanes
-            </button>
-            <span className="small" data-testid="timeline-lane-range">
-              lanes {laneOffset + 1}–{Math.min(laneOffset + LANES_PER_PAGE, laneTotal)} of {laneTotal}
-            </span>
-            <button
-              type="button"
-              disabled={laneOffset + LANES_PER_PAGE >= laneTotal}
-              onClick={() => setLaneOffset((o) => o + LANES_PER_PAGE)}
+      {!oneSchedule && (
+        <div className="row toolbar" role="search" aria-label="Timeline lanes">
+          <div className="field inline">
+            <label htmlFor="tl-name">Schedule</label>
+            <input
+              id="tl-name"
+              type="search"
+              placeholder="name or handler"
+              value={nameText}
+              onChange={(e) => setNameText(e.target.value)}
+            />
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-tag">Tag</label>
+            <input id="tl-tag" type="search" placeholder="e.g. payments" value={tagText} onChange={(e) => setTagText(e.target.value)} />
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-trouble">Showing</label>
+            <select
+              id="tl-trouble"
+              value={filters.trouble ?? ""}
+              onChange={(e) => setFilter({ trouble: (e.target.value || undefined) as LaneFilters["trouble"] })}
             >
-              ↓ Next lanes
+              <option value="">All schedules</option>
+              <option value="any">With trouble in the window</option>
+              <option value="failed">With failed runs</option>
+              <option value="missed">With missed runs</option>
+              <option value="late">With late starts</option>
+              <option value="hollow">With hollow runs</option>
+            </select>
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-sort">Order</label>
+            <select
+              id="tl-sort"
+              value={filters.sort ?? "name"}
+              onChange={(e) => setFilter({ sort: e.target.value === "trouble" ? "trouble" : undefined })}
+              data-testid="timeline-sort"
+            >
+              <option value="name">By name</option>
+              <option value="trouble">Most trouble first</option>
+            </select>
+          </div>
+          {filters.scheduleId && (
+            <button type="button" onClick={() => setFilter({ scheduleId: undefined })}>
+              × One schedule only
             </button>
-          </span>
-        )}
-      </div>
+          )}
+          {laneTotal > LANES_PER_PAGE && (
+            <span className="row" data-testid="timeline-lane-pager">
+              <button type="button" disabled={laneOffset === 0} onClick={() => setLaneOffset((o) => Math.max(0, o - LANES_PER_PAGE))}>
+                ↑ Previous lanes
+              </button>
+              <span className="small" data-testid="timeline-lane-range">
+                lanes {laneOffset + 1}–{Math.min(laneOffset + LANES_PER_PAGE, laneTotal)} of {laneTotal}
+              </span>
+              <button
+                type="button"
+                disabled={laneOffset + LANES_PER_PAGE >= laneTotal}
+                onClick={() => setLaneOffset((o) => o + LANES_PER_PAGE)}
+              >
+                ↓ Next lanes
+              </button>
+            </span>
+          )}
+        </div>
+      )}
       <TimelineLegend visible={visible} onToggle={toggle} counts={counts} />
       {model && (
         <p className="muted small" data-testid="timeline-summary" data-from={model.from} data-to={model.to}>
