@@ -155,7 +155,8 @@ test("a backfill's dry run draws the runs it would enqueue on the schedule's tim
   await page.getByTestId("backfill-schedule").click();
   const dialog = page.getByTestId("backfill-dialog");
   await expect(dialog).toBeVisible();
-  // The last three hours, typed as the operator would (local datetime inputs): six half-hourly fires.
+  // Two hours 59 minutes ending a minute ago, typed as the operator would (local datetime inputs): always six
+  // half-hourly fires.
   const [from, to] = await page.evaluate(() => {
     const local = (d: Date) => {
       const p = (n: number) => String(n).padStart(2, "0");
@@ -164,15 +165,20 @@ test("a backfill's dry run draws the runs it would enqueue on the schedule's tim
     const end = new Date();
     end.setSeconds(0, 0);
     end.setMinutes(end.getMinutes() - 1);
-    return [local(new Date(end.getTime() - 3 * 3_600_000)), local(end)];
+    return [local(new Date(end.getTime() - 3 * 3_600_000 + 60_000)), local(end)];
   });
   await dialog.getByLabel("From (your local time)").fill(from!);
   await dialog.getByLabel("To (your local time)").fill(to!);
   await dialog.getByTestId("preview-backfill").click();
-  await expect(dialog.getByTestId("backfill-preview")).toContainText("6 fire(s) in the range");
+  await expect(dialog.getByTestId("backfill-preview")).toContainText("6 run(s) will be enqueued (6 fire(s) in the range");
   const drawn = dialog.getByTestId("dry-run-timeline");
   await expect(drawn).toHaveAttribute("data-proposed", "6");
-  await expect(drawn.locator('[data-testid="timeline-lane"]')).toHaveAttribute("data-forecast-fates", JSON.stringify({ proposed: 6 }));
+  // The six proposed runs on the lane (beside it, right of the now-line, the schedule's own forecast).
+  const fates = JSON.parse((await drawn.locator('[data-testid="timeline-lane"]').getAttribute("data-forecast-fates"))!) as Record<
+    string,
+    number
+  >;
+  expect(fates.proposed).toBe(6);
   await expect(drawn.locator('[data-mark="fc:proposed"]')).toHaveCount(1);
   await dialog.screenshot({ path: "artifacts/screenshots/forecast-backfill-dry-run.png" });
   // Nothing was written by the preview.
