@@ -11,6 +11,7 @@ import { MISFIRE_POLICIES } from "./policy-fields";
 import { toLocalInput } from "./schedule-form-values";
 import type { ActionResultView, ScheduleView } from "./schedules-queries";
 import { TriggerDialog, TriggeredNotice } from "./trigger-dialog";
+import { DryRunTimeline } from "./dry-run-timeline";
 import { useCan } from "../ui/use-can";
 
 type Dialog = "pause" | "resume" | "backfill" | "delete" | "trigger" | null;
@@ -272,6 +273,7 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
                 {dry.plannedAt.length > 10 && <li className="muted">… and {dry.plannedAt.length - 10} more</li>}
               </ul>
             )}
+            <DryRunTimeline scheduleId={schedule.id} plannedAt={dry.plannedAt} />
           </div>
         )}
         {generalError && (
@@ -334,6 +336,9 @@ function OperatorScheduleActions({ schedule }: { schedule: ScheduleView }) {
             <strong>{dry.count}</strong> run(s) will be enqueued ({dry.fires ?? "?"} fire(s) in the range, {dry.alreadyCovered ?? 0} already
             ran or are pending).
           </p>
+        )}
+        {dry?.plannedAt && (
+          <DryRunTimeline scheduleId={schedule.id} plannedAt={dry.plannedAt} range={{ from: localToIso(from), to: localToIso(to) }} />
         )}
         {generalError && (
           <p className="error" role="alert">

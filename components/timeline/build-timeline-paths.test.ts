@@ -90,3 +90,37 @@ describe("a summarised lane", () => {
     expect(noFailed.map((p) => p.key)).not.toContain("bar:failed");
   });
 });
+
+describe("forecast marks are drawn apart from planned rows and runs", () => {
+  const model = (fates: string[]): TimelineModel => ({
+    from: 0,
+    to: 10_000,
+    now: 0,
+    mode: "runs",
+    bucketMs: 0,
+    laneOffset: 0,
+    laneTotal: 1,
+    forecastFrom: 0,
+    lanes: [
+      finishLane("s", "s", [], 0, false, 0, [], {
+        forecast: fates.map((fate, i) => ({ plannedAt: 1000 + i * 2000, nominalAt: 1000 + i * 2000, fate, reason: null })),
+      }),
+    ],
+  });
+
+  it("draws each fate as an outline only (never filled), a fire that will not run with a dashed stub too", () => {
+    const paths = buildTimelinePaths(model(["run", "excluded", "run"]), plot, new Set(["forecast"]));
+    const run = paths.find((p) => p.key === "fc:run")!;
+    const excluded = paths.find((p) => p.key === "fc:excluded")!;
+    expect(run.fill).toBe("none");
+    expect(excluded.fill).toBe("none");
+    expect(run.stroke).not.toBe(excluded.stroke);
+    expect(run.d.match(/M/g)).toHaveLength(2);
+    expect(paths.find((p) => p.key === "fcstub:excluded")?.dash).toBeTruthy();
+    expect(paths.some((p) => p.key.startsWith("marker:"))).toBe(false);
+  });
+
+  it("draws no forecast when the legend hides it", () => {
+    expect(buildTimelinePaths(model(["run"]), plot, new Set(["succeeded"])).some((p) => p.key.startsWith("fc"))).toBe(false);
+  });
+});

@@ -5,7 +5,8 @@
 import { isLate } from "@/core/runs/lateness";
 import { WORST_STATE_ORDER } from "@/core/runs/run-states";
 import { stateStyle } from "../ui/run-state-style";
-import { lowerBound, outcomeBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { forecastStyle } from "./forecast-style";
+import { FORECAST_BUCKET, lowerBound, outcomeBucket, type TimelineLane, type TimelineModel, type TimelineRun } from "./timeline-model";
 
 export interface PlotArea {
   x: number;
@@ -20,6 +21,8 @@ export interface TimelinePath {
   fill: string;
   stroke: string;
   strokeWidth: number;
+  /** stroke-dasharray, in the layer's tenths of a pixel. */
+  dash?: string;
 }
 
 export const MARKER_COLOR = "#8b98a8";
@@ -96,6 +99,8 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
     const markH = Math.max(laneH * 0.28, 3);
     const barTop = y0 + laneH * 0.45;
     const barH = Math.max(laneH * 0.42, 3);
+    if (visible.has(FORECAST_BUCKET))
+      drawForecast(set, lane, { xOf, from, to, laneH, markTop, markH, barTop, barH, plotWidth: plot.width });
     if (lane.buckets.length > 0) {
       drawBuckets(set, lane, visible, { xOf, pxPerMs, markTop, markH, barTop, barH });
       return;
@@ -152,6 +157,14 @@ export function buildTimelinePaths(model: TimelineModel, plot: PlotArea, visible
     .map(([key, d]) => {
       const [kind, state] = key.split(":") as [string, string | undefined];
       if (kind === "late") return { key, d, fill: "none", stroke: LATE_COLOR, strokeWidth: 1 * PATH_SCALE };
+      if (kind === "fccut")
+        return { key, d, fill: "none", stroke: MARKER_COLOR, strokeWidth: 1 * PATH_SCALE, dash: `${4 * PATH_SCALE} ${3 * PATH_SCALE}` };
+      if (kind.startsWith("fc")) {
+        // Forecast: outline only, never filled, so it cannot be taken for a planned row or a run.
+        const dashed = kind === "fcsum" || kind === "fcstub";
+        const path: TimelinePath = { key, d, fill: "none", stroke: forecastStyle(state ?? "").color, strokeWidth: 1.3 * PATH_SCALE };
+        return dashed ? { ...path, dash: `${3 * PATH_SCALE} ${2 * PATH_SCALE}` } : path;
+      }
       if (kind === "marker" && state === "planned") return { key, d, fill: MARKER_COLOR, stroke: "none", strokeWidth: 0 };
       const color = stateStyle(state ?? "").color;
       if (kind === "outline") return { key, d, fill: "none", stroke: color, strokeWidth: 1.5 * PATH_SCALE };
@@ -195,6 +208,56 @@ function drawBuckets(
       const len = Math.max(b.maxLatenessMs * g.pxPerMs, 3);
       set.raw("late", `M${r1(x1)} ${r1(g.markTop + g.markH * 0.5)}V${r1(g.barTop + g.barH / 2)}h${r1(len)}`);
     }
+  }
+  set.flush();
+}
+
+/**
+ * A lane's forecast: a hollow triangle per fire (a hollow strip where they are closer than a triangle's width), a
+ * dashed hollow stub below the fires that will not run, a dashed outline per bucket when summarised (in the colour
+ * of its most telling fate: one that will not run before one that will), and a dashed line where the lane's
+ * forecast was cut at the cap.
+ */
+function drawForecast(
+  set: PathSet,
+  lane: TimelineLane,
+  g: {
+    xOf: (t: number) => number;
+    from: number;
+    to: number;
+    laneH: number;
+    markTop: number;
+    markH: number;
+    barTop: number;
+    barH: number;
+    plotWidth: number;
+  },
+): void {
+  const inView = lane.forecast.length;
+  const dense = inView > 0 && g.plotWidth / inView < MIN_TRIANGLE_SPACING_PX;
+  let lastX = -Infinity;
+  let lastFate = "";
+  const w = Math.min(4, Math.max(g.laneH * 0.18, 2));
+  for (const m of lane.forecast) {
+    if (m.plannedAt < g.from || m.plannedAt > g.to) continue;
+    const mx = g.xOf(m.plannedAt);
+    if (dense) set.rect(`fcstrip:${m.fate}`, mx - 0.75, mx + 0.75, g.markTop, g.markH * 0.7, MIN_TRIANGLE_SPACING_PX);
+    else if (mx - lastX >= 1 || m.fate !== lastFate) {
+      set.raw(`fc:${m.fate}`, `M${r1(mx - w)} ${r1(g.markTop)}h${r1(2 * w)}l${r1(-w)} ${r1(g.markH)}Z`);
+      lastX = mx;
+      lastFate = m.fate;
+    }
+    if (m.fate !== "run") set.rect(`fcstub:${m.fate}`, mx - 1.5, mx + 1.5, g.barTop, g.barH, 1);
+  }
+  for (const b of lane.forecastBuckets) {
+    const fate = Object.keys(b.counts).find((f) => f !== "run") ?? "run";
+    const x1 = g.xOf(b.start);
+    const x2 = Math.max(g.xOf(b.end) - 0.5, x1 + 1);
+    set.rect(`fcsum:${fate}`, x1, x2, g.markTop, g.markH, 0.6);
+  }
+  if (lane.forecastCutAt !== null && lane.forecastCutAt < g.to) {
+    const x = g.xOf(lane.forecastCutAt);
+    set.raw("fccut", `M${r1(x)} ${r1(g.markTop)}V${r1(g.barTop + g.barH)}`);
   }
   set.flush();
 }

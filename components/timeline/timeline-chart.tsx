@@ -5,7 +5,7 @@ import { ComposedChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recha
 import { useElementWidth } from "../ui/use-element-width";
 import { formatDayClock, formatHourMinute } from "../ui/time-format";
 import { TimelineMarks, type HoverInfo } from "./timeline-marks";
-import { laneOccurrences, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
+import { forecastByFate, laneOccurrences, timeTicks, type TimelineModel, type TimelineRun } from "./timeline-model";
 import { timelineRunId } from "./timeline-queries";
 import { TimelineTooltip, type TimelineTooltipHandle } from "./timeline-tooltip";
 
@@ -34,6 +34,8 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
   const ran = lane.started;
   const shown = lane.paused ? `‖ ${lane.name}` : lane.name;
   const label = shown.length > 26 ? `${shown.slice(0, 25)}…` : shown;
+  const fates = forecastByFate(lane);
+  const forecast = Object.values(fates).reduce((n, v) => n + v, 0);
   return (
     <a
       href={`/schedules/${lane.scheduleId}`}
@@ -41,8 +43,10 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
       data-schedule={lane.name}
       data-occurrences={laneOccurrences(lane)}
       data-ran={ran}
+      data-forecast={forecast}
+      data-forecast-fates={JSON.stringify(fates)}
     >
-      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${laneOccurrences(lane)} occurrences in view, ${ran} started`}</title>
+      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${laneOccurrences(lane)} occurrences in view, ${ran} started${forecast > 0 ? `, ${forecast} forecast` : ""}${lane.noWorker ? ` (no live worker serves ${lane.noWorker})` : ""}`}</title>
       <text x={x - 6} y={y} dy={4} textAnchor="end" style={{ fill: lane.paused ? "var(--muted)" : "var(--lane-text)" }} fontSize={12}>
         {label}
       </text>
@@ -85,6 +89,7 @@ export const TimelineChart = memo(function TimelineChart({ model, now, visible, 
       data-lanes={lanes.length}
       data-mode={model.mode}
       data-lane-offset={model.laneOffset}
+      data-forecast-from={model.forecastFrom}
       style={{ minHeight: height }}
     >
       {width > 0 && (

@@ -1,7 +1,8 @@
 "use client";
 import { stateStyle } from "../ui/run-state-style";
 import { LATE_COLOR, MARKER_COLOR } from "./build-timeline-paths";
-import { TIMELINE_OUTCOMES } from "./timeline-model";
+import { FORECAST_STYLE, forecastStyle } from "./forecast-style";
+import { FORECAST_BUCKET, TIMELINE_OUTCOMES } from "./timeline-model";
 
 interface Props {
   visible: ReadonlySet<string>;
@@ -57,6 +58,32 @@ export function TimelineLegend({ visible, onToggle, counts }: Props) {
           </button>
         );
       })}
+      <button
+        type="button"
+        className={`legend-item ${visible.has(FORECAST_BUCKET) ? "" : "off"}`}
+        aria-pressed={visible.has(FORECAST_BUCKET)}
+        onClick={() => onToggle(FORECAST_BUCKET)}
+        title="Forecast: fires the schedule's plan computes from now on that have no run yet (hollow). Hover one to read why it will or will not run."
+        data-testid={`legend-${FORECAST_BUCKET}`}
+      >
+        <svg width="18" height="12" aria-hidden="true">
+          <path d="M4 1.5h10l-5 8Z" fill="none" stroke={forecastStyle("run").color} strokeWidth="1.3" />
+        </svg>
+        forecast
+        <span className="muted"> {counts[FORECAST_BUCKET] ?? 0}</span>
+      </button>
+      <span
+        className="legend-item static"
+        title={Object.entries(FORECAST_STYLE)
+          .filter(([fate]) => fate !== "run")
+          .map(([, s]) => `${s.label}: ${s.meaning}`)
+          .join("\n")}
+      >
+        <svg width="18" height="12" aria-hidden="true">
+          <path d="M4 1.5h10l-5 8Z" fill="none" stroke={forecastStyle("excluded").color} strokeWidth="1.3" />
+        </svg>
+        forecast: won&apos;t run (excluded, paused, ended, DST)
+      </span>
     </div>
   );
 }

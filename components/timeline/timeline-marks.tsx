@@ -3,20 +3,28 @@ import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type Po
 import { usePlotArea, ZIndexLayer } from "recharts";
 import { buildTimelinePaths, PATH_SCALE } from "./build-timeline-paths";
 import {
+  FORECAST_BUCKET,
   hitBucket,
+  hitForecast,
+  hitForecastBucket,
   hitTest,
   nearestRun,
   outcomeBucket,
   stepRun,
+  type ForecastBucket,
+  type ForecastMark,
   type TimelineBucket,
   type TimelineLane,
   type TimelineModel,
   type TimelineRun,
 } from "./timeline-model";
 
-/** What the pointer is over: one run, or (in a summarised window) one time bucket of a lane. */
+/** What the pointer is over: one run, one forecast fire, or (summarised) one time bucket of a lane's runs or forecast. */
 export type HoverInfo = { lane: TimelineLane; clientX: number; clientY: number } & (
-  { run: TimelineRun; bucket?: undefined } | { run?: undefined; bucket: TimelineBucket }
+  | { run: TimelineRun; bucket?: undefined; forecast?: undefined; forecastBucket?: undefined }
+  | { run?: undefined; bucket: TimelineBucket; forecast?: undefined; forecastBucket?: undefined }
+  | { run?: undefined; bucket?: undefined; forecast: ForecastMark; forecastBucket?: undefined }
+  | { run?: undefined; bucket?: undefined; forecast?: undefined; forecastBucket: ForecastBucket }
 );
 
 /** Buckets on either side of a clicked one that the zoom keeps in view. */
@@ -82,6 +90,8 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     run: TimelineRun | null;
     lane: TimelineLane | null;
     bucket?: TimelineBucket | null;
+    forecast?: ForecastMark | null;
+    forecastBucket?: ForecastBucket | null;
   } {
     const box = e.currentTarget.getBoundingClientRect();
     const x = e.clientX - box.left;
@@ -90,11 +100,18 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     const lane = lanes[Math.floor(lanePos)] ?? null;
     if (!lane) return { x, run: null, lane: null };
     const t = from + x * msPerPx;
-    if (lane.buckets.length > 0) return { x, run: null, lane, bucket: hitBucket(lane, t, 2 * msPerPx) };
+    // A lane's forecast (and a dry run's proposed fires): fires with no row yet (rows win where both are near).
+    const future = visible.has(FORECAST_BUCKET) && (lane.forecast.length > 0 || lane.forecastBuckets.length > 0);
+    const forecast = future ? hitForecast(lane, t, HIT_PX * msPerPx) : null;
+    const forecastBucket = future && !forecast ? hitForecastBucket(lane, t, 2 * msPerPx) : null;
+    if (lane.buckets.length > 0) {
+      const bucket = hitBucket(lane, t, 2 * msPerPx);
+      return bucket || !(forecast || forecastBucket) ? { x, run: null, lane, bucket } : { x, run: null, lane, forecast, forecastBucket };
+    }
     // Markers sit in the top part of a lane (see buildTimelinePaths), bars below them.
     const band = lanePos - Math.floor(lanePos) < 0.42 ? "marker" : "bar";
     const run = hitTest(lane, t, HIT_PX * msPerPx, now, (r) => visible.has(outcomeBucket(r.state)), band);
-    return { x, run, lane };
+    return run || !(forecast || forecastBucket) ? { x, run, lane } : { x, run: null, lane, forecast, forecastBucket };
   }
 
   const accept = (r: TimelineRun) => visible.has(outcomeBucket(r.state));
@@ -174,7 +191,15 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
         <path d={stripes} fill="rgba(255,255,255,0.025)" data-mark="stripes" />
         <g transform={`scale(${1 / PATH_SCALE})`}>
           {paths.map((p) => (
-            <path key={p.key} data-mark={p.key} d={p.d} fill={p.fill} stroke={p.stroke} strokeWidth={p.strokeWidth} />
+            <path
+              key={p.key}
+              data-mark={p.key}
+              d={p.d}
+              fill={p.fill}
+              stroke={p.stroke}
+              strokeWidth={p.strokeWidth}
+              strokeDasharray={p.dash}
+            />
           ))}
         </g>
         {drag && (
@@ -225,7 +250,10 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
               onHover(null);
               return;
             }
-            if (hit.bucket && hit.lane) onHover({ bucket: hit.bucket, lane: hit.lane, clientX: e.clientX, clientY: e.clientY });
+            if (hit.forecast && hit.lane) onHover({ forecast: hit.forecast, lane: hit.lane, clientX: e.clientX, clientY: e.clientY });
+            else if (hit.forecastBucket && hit.lane)
+              onHover({ forecastBucket: hit.forecastBucket, lane: hit.lane, clientX: e.clientX, clientY: e.clientY });
+            else if (hit.bucket && hit.lane) onHover({ bucket: hit.bucket, lane: hit.lane, clientX: e.clientX, clientY: e.clientY });
             else onHover(hit.run && hit.lane ? { run: hit.run, lane: hit.lane, clientX: e.clientX, clientY: e.clientY } : null);
           }}
           onPointerUp={(e) => {
@@ -237,11 +265,12 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
               const a = from + Math.min(x0, hit.x) * msPerPx;
               const b = from + Math.max(x0, hit.x) * msPerPx;
               onZoom(a, b);
-            } else if (hit.bucket) {
-              // A summary bucket opens nothing: it zooms in around itself, towards single runs.
-              const around = ZOOM_BUCKETS_AROUND * (hit.bucket.end - hit.bucket.start);
+            } else if (hit.bucket ?? hit.forecastBucket) {
+              // A summary bucket opens nothing: it zooms in around itself, towards single runs (or fires).
+              const b = (hit.bucket ?? hit.forecastBucket)!;
+              const around = ZOOM_BUCKETS_AROUND * (b.end - b.start);
               onHover(null);
-              onZoom(Math.max(from, hit.bucket.start - around), Math.min(to, hit.bucket.end + around));
+              onZoom(Math.max(from, b.start - around), Math.min(to, b.end + around));
             } else if (hit.run) {
               onOpen(hit.run);
             }

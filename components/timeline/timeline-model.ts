@@ -37,6 +37,26 @@ export interface TimelineBucket {
   counts: Record<string, number>;
 }
 
+/** A fire the plan computes for the future that has no row yet (core/runs/read/timeline-forecast.ts). */
+export interface ForecastMark {
+  /** When it fires (where a calendar moved it, if one did). */
+  plannedAt: number;
+  /** The trigger's own instant: differs from plannedAt when a calendar moved the fire. */
+  nominalAt: number;
+  /** The plan's fate: run, excluded, paused, ended, not_started, dst_skipped … */
+  fate: string;
+  /** Why it will not run, or how it was moved (one sentence); null for a plain run. */
+  reason: string | null;
+}
+
+/** A summary of a lane's forecast fires in one time bucket (a dense forecast). */
+export interface ForecastBucket {
+  start: number;
+  end: number;
+  total: number;
+  counts: Record<string, number>;
+}
+
 export interface TimelineLane {
   scheduleId: string;
   name: string;
@@ -51,6 +71,13 @@ export interface TimelineLane {
   maxSpanMs: number;
   /** Set instead of runs when the window is summarised; sorted by start. */
   buckets: TimelineBucket[];
+  /** The plan's future fires without a row yet, sorted by plannedAt (or forecastBuckets when dense). */
+  forecast: ForecastMark[];
+  forecastBuckets: ForecastBucket[];
+  /** The forecast was cut at the per-lane cap: fires after this instant are not drawn. */
+  forecastCutAt: number | null;
+  /** The handler no live worker serves now (its fires would wait queued), or null. */
+  noWorker: string | null;
 }
 
 export interface TimelineModel {
@@ -65,7 +92,12 @@ export interface TimelineModel {
   /** This page of lanes is laneOffset … laneOffset + lanes.length − 1 of laneTotal. */
   laneOffset: number;
   laneTotal: number;
+  /** Where the forecast starts (the database's now, or the window's start); undefined: the window has no future. */
+  forecastFrom?: number;
 }
+
+/** The legend bucket of forecast marks (a filter like the outcomes). */
+export const FORECAST_BUCKET = "forecast";
 
 /** The legend's outcome buckets: every end state (paused has a bucket of its own, beside planned) and running. */
 export const TIMELINE_OUTCOMES: readonly string[] = [...TERMINAL_STATES.filter((s) => s !== "paused"), "running"];
@@ -86,6 +118,8 @@ export function countByOutcome(model: TimelineModel | undefined): Record<string,
     for (const r of lane.runs) counts[outcomeBucket(r.state)] = (counts[outcomeBucket(r.state)] ?? 0) + 1;
     for (const b of lane.buckets)
       for (const [state, n] of Object.entries(b.counts)) counts[outcomeBucket(state)] = (counts[outcomeBucket(state)] ?? 0) + n;
+    const forecast = lane.forecast.length + lane.forecastBuckets.reduce((n, b) => n + b.total, 0);
+    if (forecast > 0) counts[FORECAST_BUCKET] = (counts[FORECAST_BUCKET] ?? 0) + forecast;
   }
   return counts;
 }
@@ -98,6 +132,7 @@ export function finishLane(
   paused = false,
   startJitterMs = 0,
   buckets: TimelineBucket[] = [],
+  future: Partial<Pick<TimelineLane, "forecast" | "forecastBuckets" | "forecastCutAt" | "noWorker">> = {},
 ): TimelineLane {
   runs.sort((a, b) => a.plannedAt - b.plannedAt);
   let maxSpanMs = 0;
@@ -108,7 +143,20 @@ export function finishLane(
     maxSpanMs = Math.max(maxSpanMs, end - r.plannedAt);
   }
   for (const b of buckets) started += b.total - (b.counts.planned ?? 0) - (b.counts.missed ?? 0) - (b.counts.skipped_overlap ?? 0);
-  return { scheduleId, name, paused, startJitterMs, started, runs, maxSpanMs, buckets };
+  return {
+    scheduleId,
+    name,
+    paused,
+    startJitterMs,
+    started,
+    runs,
+    maxSpanMs,
+    buckets,
+    forecast: future.forecast ?? [],
+    forecastBuckets: future.forecastBuckets ?? [],
+    forecastCutAt: future.forecastCutAt ?? null,
+    noWorker: future.noWorker ?? null,
+  };
 }
 
 /** Index of the first run planned at or after `t` (binary search). */
@@ -175,6 +223,59 @@ export function hitBucket(lane: TimelineLane, t: number, toleranceMs: number): T
   }
   const b = bs[lo];
   return b && b.start <= t + toleranceMs ? b : null;
+}
+
+/** The forecast mark nearest `t` within `toleranceMs` in a lane (binary search), or null. */
+export function hitForecast(lane: TimelineLane, t: number, toleranceMs: number): ForecastMark | null {
+  const marks = lane.forecast;
+  let lo = 0;
+  let hi = marks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (marks[mid]!.plannedAt < t - toleranceMs) lo = mid + 1;
+    else hi = mid;
+  }
+  let best: ForecastMark | null = null;
+  for (let i = lo; i < marks.length && marks[i]!.plannedAt <= t + toleranceMs; i++) {
+    if (!best || Math.abs(marks[i]!.plannedAt - t) < Math.abs(best.plannedAt - t)) best = marks[i]!;
+  }
+  return best;
+}
+
+/** The forecast bucket of a lane at time `t` (within `toleranceMs` of its edges), or null. */
+export function hitForecastBucket(lane: TimelineLane, t: number, toleranceMs: number): ForecastBucket | null {
+  const bs = lane.forecastBuckets;
+  let lo = 0;
+  let hi = bs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (bs[mid]!.end < t - toleranceMs) lo = mid + 1;
+    else hi = mid;
+  }
+  const b = bs[lo];
+  return b && b.start <= t + toleranceMs ? b : null;
+}
+
+/**
+ * The model with a dry run's proposed fires (a backfill's or a resume's planned instants) added to one lane's forecast
+ * as fate "proposed", so the chart draws what confirming would do beside what exists.
+ */
+export function withProposed(model: TimelineModel, scheduleId: string, instants: readonly number[]): TimelineModel {
+  const proposed = instants.map((at) => ({ plannedAt: at, nominalAt: at, fate: "proposed", reason: "Would be enqueued if you confirm." }));
+  return {
+    ...model,
+    lanes: model.lanes.map((l) =>
+      l.scheduleId === scheduleId ? { ...l, forecast: [...l.forecast, ...proposed].sort((a, b) => a.plannedAt - b.plannedAt) } : l,
+    ),
+  };
+}
+
+/** A lane's forecast fires by fate (single marks, or the buckets' counts). */
+export function forecastByFate(lane: TimelineLane): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of lane.forecast) out[m.fate] = (out[m.fate] ?? 0) + 1;
+  for (const b of lane.forecastBuckets) for (const [fate, n] of Object.entries(b.counts)) out[fate] = (out[fate] ?? 0) + n;
+  return out;
 }
 
 /** Runs counted in a lane (single runs, or the buckets' totals). */

@@ -4,7 +4,15 @@ import { fetchJson } from "../ui/fetch-json";
 import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { Timeline } from "@/core/runs/read/timeline";
-import { finishLane, type TimelineBucket, type TimelineModel, type TimelineRun } from "./timeline-model";
+import {
+  finishLane,
+  type ForecastBucket,
+  type ForecastMark,
+  type TimelineBucket,
+  type TimelineLane,
+  type TimelineModel,
+  type TimelineRun,
+} from "./timeline-model";
 import { snappedWindow, snapToStep, timelineUrl, windowKey, type TimelineLaneView, type TimelineWindow } from "./timeline-window";
 import { livePoll } from "../ui/live-updates";
 
@@ -36,12 +44,58 @@ function sameTimeline(a: TimelineApi, b: TimelineApi): boolean {
     const y = b.runs[i]!;
     if (x[1] !== y[1] || x[7] !== y[7] || x[2] !== y[2] || x[5] !== y[5] || x[6] !== y[6] || x[0] !== y[0]) return false;
   }
+  if (!sameForecast(a.forecast, b.forecast)) return false;
   for (let i = 0; i < a.attempts.length; i++) {
     const x = a.attempts[i]!;
     const y = b.attempts[i]!;
     if (x[0] !== y[0] || x[1] !== y[1] || x[3] !== y[3] || x[4] !== y[4]) return false;
   }
   return true;
+}
+
+function sameForecast(a: TimelineApi["forecast"], b: TimelineApi["forecast"]): boolean {
+  if (!a || !b) return a === b;
+  if (a.from !== b.from || a.mode !== b.mode || a.marks.length !== b.marks.length || a.buckets.length !== b.buckets.length) return false;
+  if (a.fates.join() !== b.fates.join() || a.reasons.join("\n") !== b.reasons.join("\n")) return false;
+  if (a.cut.join() !== b.cut.join() || a.noWorker.join() !== b.noWorker.join()) return false;
+  for (let i = 0; i < a.marks.length; i++) {
+    const x = a.marks[i]!;
+    const y = b.marks[i]!;
+    if (x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2] || x[3] !== y[3]) return false;
+  }
+  for (let i = 0; i < a.buckets.length; i++) if (a.buckets[i]!.join() !== b.buckets[i]!.join()) return false;
+  return true;
+}
+
+/** Each lane's forecast (marks or buckets, its cut and whether a live worker serves it), by lane index. */
+function forecastLanes(api: TimelineApi): Partial<Pick<TimelineLane, "forecast" | "forecastBuckets" | "forecastCutAt" | "noWorker">>[] {
+  const out = api.schedules.map(() => ({ forecast: [] as ForecastMark[], forecastBuckets: [] as ForecastBucket[] }));
+  const f = api.forecast;
+  if (!f) return out;
+  const { t0 } = api;
+  for (const [si, planned, fate, reason, moved] of f.marks) {
+    out[si]?.forecast.push({
+      plannedAt: t0 + planned,
+      nominalAt: t0 + planned + moved,
+      fate: f.fates[fate] ?? "run",
+      reason: reason < 0 ? null : (f.reasons[reason] ?? null),
+    });
+  }
+  for (const [si, b, ...pairs] of f.buckets) {
+    const counts: Record<string, number> = {};
+    let total = 0;
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const fate = f.fates[pairs[i]!] ?? "run";
+      counts[fate] = (counts[fate] ?? 0) + pairs[i + 1]!;
+      total += pairs[i + 1]!;
+    }
+    const start = t0 + b! * f.bucketMs;
+    out[si!]?.forecastBuckets.push({ start, end: start + f.bucketMs, total, counts });
+  }
+  const lanes: Partial<Pick<TimelineLane, "forecast" | "forecastBuckets" | "forecastCutAt" | "noWorker">>[] = out;
+  for (const [si, at] of f.cut) if (lanes[si]) lanes[si].forecastCutAt = t0 + at;
+  for (const [si, handler] of f.noWorker) if (lanes[si]) lanes[si].noWorker = handler;
+  return lanes;
 }
 
 const previous = new Map<string, { api: TimelineApi; model: TimelineModel }>();
@@ -105,8 +159,9 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
       counts,
     });
   }
+  const future = forecastLanes(api);
   const lanes = api.schedules.map((s, i) =>
-    finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, api.startJitterMs[i] ?? 0, laneBuckets[i]!),
+    finishLane(s.id, s.name, laneRuns[i]!, now, s.paused, api.startJitterMs[i] ?? 0, laneBuckets[i]!, future[i]),
   );
   return {
     from: Date.parse(api.from),
@@ -117,6 +172,7 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     bucketMs: api.bucketMs,
     laneOffset: api.lanes.offset,
     laneTotal: api.lanes.total,
+    ...(api.forecast ? { forecastFrom: Date.parse(api.forecast.from) } : {}),
   };
 }
 

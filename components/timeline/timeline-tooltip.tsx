@@ -5,6 +5,7 @@ import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone } from "../ui/time-format";
 import type { HoverInfo } from "./timeline-marks";
 import type { TimelineBucket } from "./timeline-model";
+import { forecastStyle } from "./forecast-style";
 
 export interface TimelineTooltipHandle {
   show: (info: HoverInfo | null) => void;
@@ -35,6 +36,8 @@ export function TimelineTooltip({ ref, container }: { ref: Ref<TimelineTooltipHa
   const left = Math.min(info.clientX - box.left + 14, box.width - 300);
   const top = info.clientY - box.top + 14;
   if (info.bucket) return <BucketCard info={info} left={left} top={top} />;
+  if (info.forecast) return <ForecastCard info={info} left={left} top={top} />;
+  if (info.forecastBucket) return <ForecastBucketCard info={info} left={left} top={top} />;
   const { run, lane } = info;
   const lateness = run.latenessMs ?? (run.startedAt !== null ? run.startedAt - run.plannedAt : null);
   const duration = run.startedAt !== null && run.finishedAt !== null ? run.finishedAt - run.startedAt : null;
@@ -108,6 +111,105 @@ function BucketCard({ info, left, top }: { info: HoverInfo & { bucket: TimelineB
       </dl>
       <div className="muted" style={{ fontSize: 12 }}>
         Click to zoom in to these runs
+      </div>
+    </div>
+  );
+}
+
+function FatePill({ fate }: { fate: string }) {
+  const s = forecastStyle(fate);
+  return (
+    <span className="pill" style={{ border: `1px dashed ${s.color}`, color: s.color, background: "transparent" }} title={s.meaning}>
+      forecast · {s.label}
+    </span>
+  );
+}
+
+/** One forecast fire: when, what becomes of it and why (the plan's own sentence), its jitter and its worker. */
+function ForecastCard({
+  info,
+  left,
+  top,
+}: {
+  info: HoverInfo & { forecast: NonNullable<HoverInfo["forecast"]> };
+  left: number;
+  top: number;
+}) {
+  const { forecast: f, lane } = info;
+  const runs = f.fate === "run";
+  return (
+    <div className="timeline-tooltip" style={{ left, top }} role="tooltip" data-testid="timeline-tooltip" data-forecast={f.fate}>
+      <div className="row" style={{ gap: 8 }}>
+        <strong>{lane.name}</strong>
+        <FatePill fate={f.fate} />
+      </div>
+      <dl className="kv">
+        <dt>{runs ? "Fires" : "Would fire"}</dt>
+        <dd>{formatInZone(f.plannedAt)}</dd>
+        {f.nominalAt !== f.plannedAt && (
+          <>
+            <dt>Trigger time</dt>
+            <dd>{formatInZone(f.nominalAt)}</dd>
+          </>
+        )}
+        {runs && lane.startJitterMs > 0 && (
+          <>
+            <dt>Start jitter</dt>
+            <dd>
+              due between {formatInZone(f.plannedAt)} and {formatInZone(f.plannedAt + lane.startJitterMs)}
+            </dd>
+          </>
+        )}
+        {f.reason && (
+          <>
+            <dt>Why</dt>
+            <dd data-testid="forecast-reason">{f.reason}</dd>
+          </>
+        )}
+      </dl>
+      {runs && lane.noWorker && (
+        <p className="late-flag" data-testid="forecast-no-worker">
+          ⚠ No live worker serves handler {lane.noWorker} now: this run would wait queued until one starts.
+        </p>
+      )}
+      <div className="muted" style={{ fontSize: 12 }}>
+        Forecast from the schedule&apos;s plan: no run exists yet.
+      </div>
+    </div>
+  );
+}
+
+/** A summarised stretch of a lane's forecast: its fires by fate, and that a click zooms in to them. */
+function ForecastBucketCard({
+  info,
+  left,
+  top,
+}: {
+  info: HoverInfo & { forecastBucket: NonNullable<HoverInfo["forecastBucket"]> };
+  left: number;
+  top: number;
+}) {
+  const { forecastBucket: b, lane } = info;
+  const fates = Object.entries(b.counts).sort((x, y) => y[1] - x[1]);
+  return (
+    <div className="timeline-tooltip" style={{ left, top }} role="tooltip" data-testid="timeline-tooltip" data-forecast="bucket">
+      <div className="row" style={{ gap: 8 }}>
+        <strong>{lane.name}</strong>
+        <FatePill fate={fates.find(([f]) => f !== "run")?.[0] ?? "run"} />
+      </div>
+      <dl className="kv">
+        <dt>Fires</dt>
+        <dd>
+          {formatInZone(b.start)} – {formatInZone(b.end)}
+        </dd>
+        <dt>Forecast</dt>
+        <dd data-testid="bucket-counts">
+          {b.total}: {fates.map(([fate, n]) => `${n} ${forecastStyle(fate).label}`).join(", ")}
+        </dd>
+      </dl>
+      {lane.noWorker && <p className="late-flag">⚠ No live worker serves handler {lane.noWorker} now.</p>}
+      <div className="muted" style={{ fontSize: 12 }}>
+        Click to zoom in to these fires and read why each will or will not run
       </div>
     </div>
   );

@@ -5,12 +5,13 @@ import { useQuery } from "@tanstack/react-query";
 import { formatInZone, viewerZone } from "../ui/time-format";
 import { useElementWidth } from "../ui/use-element-width";
 import { TimelineLegend } from "./timeline-legend";
-import { countByOutcome, laneOccurrences, TIMELINE_OUTCOMES } from "./timeline-model";
+import { countByOutcome, FORECAST_BUCKET, laneOccurrences, TIMELINE_OUTCOMES, withProposed } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
 import {
   DEFAULT_WINDOW,
   fittedDefaultWindow,
   panWindow,
+  presetWindow,
   WINDOW_PRESETS,
   windowKey,
   zoomWindow,
@@ -25,7 +26,7 @@ const TimelineChart = dynamic(() => import("./timeline-chart").then((m) => m.Tim
   loading: () => <p className="muted">Drawing the timeline…</p>,
 });
 
-const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused"];
+const ALL_BUCKETS = [...TIMELINE_OUTCOMES, "planned", "paused", FORECAST_BUCKET];
 
 /** Lanes per page: the chart draws (and the server reads) only these. */
 export const LANES_PER_PAGE = 50;
@@ -33,11 +34,49 @@ export const LANES_PER_PAGE = 50;
 const NON_PLOT_PX = 190 + 8 + 24;
 type LaneFilters = Omit<TimelineLaneView, "width" | "laneOffset" | "laneLimit">;
 
-/** Planned versus actual for every schedule over a window: controls, legend-as-filter and the chart. */
-export function TimelineView({ initialScheduleId, initialQuery }: { initialScheduleId?: string; initialQuery?: string }) {
+/**
+ * Planned versus actual (and the plan ahead) for every schedule over a window: controls, legend-as-filter and the
+ * chart. `initialWindow` is a preset id (timeline-window.ts), e.g. "next-24h"; `oneSchedule` is the schedule page's
+ * embedded form (no lane filters, the window not written to the address).
+ */
+export function TimelineView({
+  initialScheduleId,
+  initialQuery,
+  initialWindow,
+  oneSchedule = false,
+  fixedWindow,
+  proposed,
+}: {
+  initialScheduleId?: string;
+  initialQuery?: string;
+  initialWindow?: string;
+  oneSchedule?: boolean;
+  /** A window to open on instead of a preset (a dry run's range). */
+  fixedWindow?: { from: number; to: number };
+  /** A dry run's proposed fires, drawn on their schedule's lane as "proposed" forecast marks. */
+  proposed?: { scheduleId: string; at: number[] };
+}) {
   // The window the operator chose; until then the default, fitted to the history once the first answer tells its
   // start (null until then: that first answer is for the default window).
-  const [chosen, setWin] = useState<TimelineWindow | null>(null);
+  const [chosen, setChosen] = useState<TimelineWindow | null>(
+    () => (fixedWindow ? { kind: "fixed", ...fixedWindow } : null) ?? presetWindow(initialWindow) ?? null,
+  );
+  // A preset is written to the address (?window=next-24h) so the view can be shared or reloaded as it is.
+  const setWin = useCallback(
+    (next: TimelineWindow | null | ((w: TimelineWindow | null) => TimelineWindow | null)) =>
+      setChosen((w) => {
+        const value = typeof next === "function" ? next(w) : next;
+        if (!oneSchedule && typeof window !== "undefined") {
+          const url = new URL(window.location.href);
+          const id = value ? WINDOW_PRESETS.find((p) => windowKey(p.window) === windowKey(value))?.id : undefined;
+          if (id) url.searchParams.set("window", id);
+          else url.searchParams.delete("window");
+          window.history.replaceState(window.history.state, "", url);
+        }
+        return value;
+      }),
+    [oneSchedule],
+  );
   const [fitted, setFitted] = useState<TimelineWindow | null>(null);
   const home = fitted ?? DEFAULT_WINDOW;
   const win = chosen ?? home;
@@ -77,11 +116,15 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
     }, 250);
     return () => clearTimeout(t);
   }, [nameText, tagText, filters.q, filters.tag]);
-  const model = q.data?.model;
+  const fetched = q.data?.model;
+  const model = useMemo(
+    () => (fetched && proposed ? withProposed(fetched, proposed.scheduleId, proposed.at) : fetched),
+    [fetched, proposed],
+  );
   const counts = useMemo(() => countByOutcome(model), [model]);
   const onZoom = useCallback(
     (from: number, to: number) => setWin({ kind: "fixed", from: Math.round(from), to: Math.round(Math.max(to, from + 60_000)) }),
-    [],
+    [setWin],
   );
   const presetKey = WINDOW_PRESETS.find((p) => windowKey(p.window) === windowKey(win)) ? windowKey(win) : "custom";
   const toggle = (bucket: string) =>
@@ -92,6 +135,9 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
       return next;
     });
   const total = model?.lanes.reduce((n, l) => n + laneOccurrences(l), 0) ?? 0;
+  const forecastTotal = counts[FORECAST_BUCKET] ?? 0;
+  const forecastCut = model?.lanes.filter((l) => l.forecastCutAt !== null).length ?? 0;
+  const forecastSummarised = model?.lanes.some((l) => l.forecastBuckets.length > 0) ?? false;
   const laneTotal = model?.laneTotal ?? 0;
 
   return (
@@ -128,70 +174,86 @@ export function TimelineView({ initialScheduleId, initialQuery }: { initialSched
           ⟲ Back to now
         </button>
       </div>
-      <div className="row toolbar" role="search" aria-label="Timeline lanes">
-        <div className="field inline">
-          <label htmlFor="tl-name">Schedule</label>
-          <input id="tl-name" type="search" placeholder="name or handler" value={nameText} onChange={(e) => setNameText(e.target.value)} />
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-tag">Tag</label>
-          <input id="tl-tag" type="search" placeholder="e.g. payments" value={tagText} onChange={(e) => setTagText(e.target.value)} />
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-trouble">Showing</label>
-          <select
-            id="tl-trouble"
-            value={filters.trouble ?? ""}
-            onChange={(e) => setFilter({ trouble: (e.target.value || undefined) as LaneFilters["trouble"] })}
-          >
-            <option value="">All schedules</option>
-            <option value="any">With trouble in the window</option>
-            <option value="failed">With failed runs</option>
-            <option value="missed">With missed runs</option>
-            <option value="late">With late starts</option>
-            <option value="hollow">With hollow runs</option>
-          </select>
-        </div>
-        <div className="field inline">
-          <label htmlFor="tl-sort">Order</label>
-          <select
-            id="tl-sort"
-            value={filters.sort ?? "name"}
-            onChange={(e) => setFilter({ sort: e.target.value === "trouble" ? "trouble" : undefined })}
-            data-testid="timeline-sort"
-          >
-            <option value="name">By name</option>
-            <option value="trouble">Most trouble first</option>
-          </select>
-        </div>
-        {filters.scheduleId && (
-          <button type="button" onClick={() => setFilter({ scheduleId: undefined })}>
-            × One schedule only
-          </button>
-        )}
-        {laneTotal > LANES_PER_PAGE && (
-          <span className="row" data-testid="timeline-lane-pager">
-            <button type="button" disabled={laneOffset === 0} onClick={() => setLaneOffset((o) => Math.max(0, o - LANES_PER_PAGE))}>
-              ↑ Previous lanes
-            </button>
-            <span className="small" data-testid="timeline-lane-range">
-              lanes {laneOffset + 1}–{Math.min(laneOffset + LANES_PER_PAGE, laneTotal)} of {laneTotal}
-            </span>
-            <button
-              type="button"
-              disabled={laneOffset + LANES_PER_PAGE >= laneTotal}
-              onClick={() => setLaneOffset((o) => o + LANES_PER_PAGE)}
+      {!oneSchedule && (
+        <div className="row toolbar" role="search" aria-label="Timeline lanes">
+          <div className="field inline">
+            <label htmlFor="tl-name">Schedule</label>
+            <input
+              id="tl-name"
+              type="search"
+              placeholder="name or handler"
+              value={nameText}
+              onChange={(e) => setNameText(e.target.value)}
+            />
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-tag">Tag</label>
+            <input id="tl-tag" type="search" placeholder="e.g. payments" value={tagText} onChange={(e) => setTagText(e.target.value)} />
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-trouble">Showing</label>
+            <select
+              id="tl-trouble"
+              value={filters.trouble ?? ""}
+              onChange={(e) => setFilter({ trouble: (e.target.value || undefined) as LaneFilters["trouble"] })}
             >
-              ↓ Next lanes
+              <option value="">All schedules</option>
+              <option value="any">With trouble in the window</option>
+              <option value="failed">With failed runs</option>
+              <option value="missed">With missed runs</option>
+              <option value="late">With late starts</option>
+              <option value="hollow">With hollow runs</option>
+            </select>
+          </div>
+          <div className="field inline">
+            <label htmlFor="tl-sort">Order</label>
+            <select
+              id="tl-sort"
+              value={filters.sort ?? "name"}
+              onChange={(e) => setFilter({ sort: e.target.value === "trouble" ? "trouble" : undefined })}
+              data-testid="timeline-sort"
+            >
+              <option value="name">By name</option>
+              <option value="trouble">Most trouble first</option>
+            </select>
+          </div>
+          {filters.scheduleId && (
+            <button type="button" onClick={() => setFilter({ scheduleId: undefined })}>
+              × One schedule only
             </button>
-          </span>
-        )}
-      </div>
+          )}
+          {laneTotal > LANES_PER_PAGE && (
+            <span className="row" data-testid="timeline-lane-pager">
+              <button type="button" disabled={laneOffset === 0} onClick={() => setLaneOffset((o) => Math.max(0, o - LANES_PER_PAGE))}>
+                ↑ Previous lanes
+              </button>
+              <span className="small" data-testid="timeline-lane-range">
+                lanes {laneOffset + 1}–{Math.min(laneOffset + LANES_PER_PAGE, laneTotal)} of {laneTotal}
+              </span>
+              <button
+                type="button"
+                disabled={laneOffset + LANES_PER_PAGE >= laneTotal}
+                onClick={() => setLaneOffset((o) => o + LANES_PER_PAGE)}
+              >
+                ↓ Next lanes
+              </button>
+            </span>
+          )}
+        </div>
+      )}
       <TimelineLegend visible={visible} onToggle={toggle} counts={counts} />
       {model && (
         <p className="muted small" data-testid="timeline-summary" data-from={model.from} data-to={model.to}>
           {formatInZone(model.from)} → {formatInZone(model.to)} (your zone, {viewerZone()}) · {model.lanes.length} schedule(s) · {total}{" "}
-          occurrence(s) ·{" "}
+          occurrence(s)
+          {model.forecastFrom !== undefined && (
+            <span data-testid="timeline-forecast-summary" data-forecast={forecastTotal} data-cut={forecastCut}>
+              {" "}
+              · {forecastTotal} forecast fire(s) from the plan{forecastSummarised ? " (summarised)" : ""}
+              {forecastCut > 0 && ` · forecast cut at the cap for ${forecastCut} schedule(s) (a dashed line marks where)`}
+            </span>
+          )}{" "}
+          ·{" "}
           {model.mode === "summary" ? (
             <span data-testid="timeline-summarised">
               summarised in {Math.round(model.bucketMs / 1000)} s buckets (each bar: its worst outcome; click one or drag to zoom into

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, fittedDefaultWindow, WINDOW_PRESETS, windowKey } from "./timeline-window";
+import { DEFAULT_WINDOW, fittedDefaultWindow, presetWindow, resolveWindow, WINDOW_PRESETS, windowKey } from "./timeline-window";
 
 const MIN = 60_000;
 const now = Date.parse("2026-12-02T12:00:00Z");
@@ -19,5 +19,14 @@ describe("the default window fitted to the history", () => {
     expect(fittedDefaultWindow(now - 6 * 60 * MIN, now)).toBe(DEFAULT_WINDOW);
     expect(fittedDefaultWindow(now - 30 * 24 * 60 * MIN, now)).toBe(DEFAULT_WINDOW);
     expect(fittedDefaultWindow(null, now)).toBe(DEFAULT_WINDOW);
+  });
+});
+
+describe("window presets of the plan ahead", () => {
+  it("names next-6h, next-24h and next-7d in the address, each from now to that far ahead", () => {
+    expect(resolveWindow(presetWindow("next-6h")!, 1_000_000)).toEqual({ from: 1_000_000, to: 1_000_000 + 6 * 3_600_000 });
+    expect(resolveWindow(presetWindow("next-24h")!, 0)).toEqual({ from: 0, to: 24 * 3_600_000 });
+    expect(resolveWindow(presetWindow("next-7d")!, 0)).toEqual({ from: 0, to: 7 * 86_400_000 });
+    expect(presetWindow("nonsense")).toBeUndefined();
   });
 });

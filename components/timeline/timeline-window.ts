@@ -5,13 +5,23 @@ export type TimelineWindow = { kind: "relative"; backMs: number; aheadMs: number
 
 const H = 3_600_000;
 
-export const WINDOW_PRESETS: { label: string; window: TimelineWindow }[] = [
-  { label: "Last 15 min + next 5 min", window: { kind: "relative", backMs: H / 4, aheadMs: H / 12 } },
-  { label: "Last 1 h + next 15 min", window: { kind: "relative", backMs: H, aheadMs: H / 4 } },
-  { label: "Last 6 h + next 1 h", window: { kind: "relative", backMs: 6 * H, aheadMs: H } },
-  { label: "Last 24 h + next 1 h", window: { kind: "relative", backMs: 24 * H, aheadMs: H } },
-  { label: "Last 7 days", window: { kind: "relative", backMs: 7 * 24 * H, aheadMs: H } },
+/** `id` is the preset's name in the page address (/timeline?window=next-24h). */
+export const WINDOW_PRESETS: { id: string; label: string; window: TimelineWindow }[] = [
+  { id: "last-15m", label: "Last 15 min + next 5 min", window: { kind: "relative", backMs: H / 4, aheadMs: H / 12 } },
+  { id: "last-1h", label: "Last 1 h + next 15 min", window: { kind: "relative", backMs: H, aheadMs: H / 4 } },
+  { id: "last-6h", label: "Last 6 h + next 1 h", window: { kind: "relative", backMs: 6 * H, aheadMs: H } },
+  { id: "last-24h", label: "Last 24 h + next 1 h", window: { kind: "relative", backMs: 24 * H, aheadMs: H } },
+  { id: "last-7d", label: "Last 7 days", window: { kind: "relative", backMs: 7 * 24 * H, aheadMs: H } },
+  // The plan ahead: the forecast (core/runs/read/timeline-forecast.ts) fills these. The window may span 7 days.
+  { id: "next-6h", label: "Next 6 h", window: { kind: "relative", backMs: 0, aheadMs: 6 * H } },
+  { id: "next-24h", label: "Next 24 h", window: { kind: "relative", backMs: 0, aheadMs: 24 * H } },
+  { id: "next-7d", label: "Next 7 days", window: { kind: "relative", backMs: 0, aheadMs: 7 * 24 * H } },
 ];
+
+/** The preset named `id` in a page address, or undefined. */
+export function presetWindow(id: string | undefined): TimelineWindow | undefined {
+  return WINDOW_PRESETS.find((p) => p.id === id)?.window;
+}
 
 export const DEFAULT_WINDOW = WINDOW_PRESETS[2]!.window as Extract<TimelineWindow, { kind: "relative" }>;
 

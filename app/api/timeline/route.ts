@@ -14,6 +14,11 @@
 //   planned and attempt times are millisecond offsets from t0; due/started/finished are milliseconds after the
 //   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`. runId is null for
 //   scheduled runs (unique by schedule and planned time: GET /api/runs/occurrence finds one).
+//   forecast (only when the window reaches past now; core/runs/read/timeline-forecast.ts): the fires the plan
+//     computes from now to `to`, less those that already have a row: { from, fates: string[], reasons: string[],
+//     mode: "marks" | "summary", marks: [[laneIndex, planned, fateIndex, reasonIndex (−1: none), moved (nominal − planned)]],
+//     bucketMs, buckets: [[laneIndex, bucketIndex, fateIndex, count, …]], cut: [[laneIndex, lastPlanned]] (capped lanes),
+//     noWorker: [[laneIndex, handler]] (no live worker serves it), materialised }. planned is ms after t0 as above.
 //   Conditional: answers 304 to an If-None-Match naming its current ETag.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";

@@ -17,6 +17,7 @@ import { BadRequestError } from "../../errors";
 import { RUN_KINDS, RUN_STATES, WORST_STATE_ORDER, type RunKind, type RunState } from "../run-states";
 import { lateSql } from "../lateness";
 import { listTimelineLanes, type TimelineLaneQuery } from "./timeline-lanes";
+import { getTimelineForecast, type TimelineForecast } from "./timeline-forecast";
 
 export const MAX_TIMELINE_WINDOW_MS = 7 * 86_400_000;
 export const MAX_TIMELINE_RUNS = 60_000;
@@ -94,12 +95,19 @@ export interface Timeline {
    * history with it, so a new install's first runs are not crammed at the right edge of six hours.
    */
   historyFrom: string | null;
+  /**
+   * The window's future (timeline-forecast.ts): every fire from now to `to` as the plan computes it, less the fires
+   * that already have a row (in `runs`). Absent when the window ends before now.
+   */
+  forecast?: TimelineForecast;
 }
 
 export type TimelineQuery = TimelineLaneQuery & {
   /** The chart's plot width in pixels: decides between runs and a summary, and sizes the buckets. */
   width?: number;
   maxRuns?: number;
+  /** Leave out the forecast (default: included when the window reaches past now). */
+  forecast?: boolean;
 };
 
 export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Timeline> {
@@ -131,10 +139,25 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
     startJitterMs: scheduleRows.map((s) => s.start_jitter_ms),
     lanes: { total: laneTotal, offset: Math.max(0, q.laneOffset ?? 0) },
   };
+  const bucketMs = Math.max(1000, Math.ceil(span / Math.max(1, Math.floor(width / SUMMARY_BUCKET_PX))));
+  const withForecast = async (t: Timeline): Promise<Timeline> => {
+    if (q.forecast === false || Date.parse(t.now) >= q.to.getTime()) return t;
+    const forecast = await getTimelineForecast(db, {
+      scheduleIds: ids,
+      from: q.from,
+      to: q.to,
+      now: new Date(t.now),
+      t0,
+      width,
+      summaryPxPerRun: SUMMARY_PX_PER_RUN,
+      bucketMs,
+      maxMarks: maxRuns,
+    });
+    return { ...t, forecast };
+  };
   if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
-    const bucketMs = Math.max(1000, Math.ceil(span / Math.max(1, Math.floor(width / SUMMARY_BUCKET_PX))));
     const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
-    return { ...base, ...(await clockAndHistory(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets };
+    return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets });
   }
   const { rows } = await db.query<{
     id: string;
@@ -190,7 +213,7 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
     ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
-  return { ...base, ...(await clockAndHistory(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] };
+  return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] });
 }
 
 /** The database's now, and the oldest occurrence of the lanes (one index probe per lane). */
