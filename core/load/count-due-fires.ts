@@ -1,0 +1,170 @@
+// Due runs per minute for many schedules at once, from the plan (core/schedules/fire-plan.ts): only fires whose
+// fate is "run" count, at the instant the plan puts them (plannedAt). Pure.
+//
+// Cost. planFires costs a few microseconds per fire, and 10,000 schedules × 1,440 minutes is too many fires to ask
+// for one by one, so schedules whose plans are the same are planned once:
+// - The plan key is everything of the schedule the plan reads (every field but the ones listed in NOT_PLAN_INPUT),
+//   so two schedules with the same cron, zone, pause, calendars and dates share one planFires call.
+// - An interval trigger's fires are anchor + k × every. Its anchor (the creation time when the trigger names none)
+//   only matters through its phase, so every anchor before the window is moved to the same phase just before the
+//   window. For a plan with nothing else tied to absolute time (no calendars, pause or start/end dates) the phase
+//   is also rounded down to g = gcd(every, 1 minute): a fire at p + k × every (p = q × g + r, r < g) lies in the same
+//   minute as q × g + k × every, because both sides of a minute boundary are multiples of g. So the counts per
+//   minute are exact and an interval costs about one schedule's fires per distinct period, however many share it.
+// A plan's fires are kept as minute indexes (Int32Array), not as objects.
+import type { CalendarLink } from "../calendars/calendar-rules";
+import { firePlanOf, planFires, type FirePlanSchedule } from "../schedules/fire-plan";
+import { MAX_FIRE_TIMES } from "../schedules/fire-time";
+import type { Schedule } from "../schedules/schedule-record";
+
+export const MINUTE_MS = 60_000;
+
+/** The window: whole minutes [startMs, startMs + minutes × 1 min). */
+export interface MinuteWindow {
+  startMs: number;
+  minutes: number;
+}
+
+/** A schedule's share of the forecast: which plan it follows. */
+export interface PlannedSchedule {
+  schedule: Schedule;
+  planKey: string;
+}
+
+export interface DuePlans {
+  /** Per plan key: the minute index of each due fire (a minute with 3 fires appears 3 times). */
+  fires: Map<string, Int32Array>;
+  schedules: PlannedSchedule[];
+  /** planFires calls made (distinct plans). */
+  plans: number;
+}
+
+// Settings that say how a run executes or is reported, not when the schedule fires. Everything else a
+// FirePlanSchedule carries is part of the plan key, so a field the plan learns to read later is keyed too.
+const NOT_PLAN_INPUT = new Set<string>([
+  "id",
+  "name",
+  "description",
+  "handler",
+  "payload",
+  "triggerDescription",
+  "enabled",
+  "overlapPolicy",
+  "misfirePolicy",
+  "catchUpLimit",
+  "startingDeadlineSeconds",
+  "timeoutSeconds",
+  "graceSeconds",
+  "retryMaxAttempts",
+  "retryBaseSeconds",
+  "retryMaxSeconds",
+  "concurrencyGroup",
+  "concurrencyLimit",
+  "startRateLimit",
+  "startJitterMs",
+  "expectRecordsMin",
+  "latenessP95SloMs",
+  "latenessMaxMs",
+  "completionDeadlineSeconds",
+  "failureAlertThreshold",
+  "retentionDays",
+  "webhookUrl",
+  "webhookFormat",
+  "tags",
+  "maintenanceId",
+  "managedBy",
+  "managedAt",
+  "revision",
+  "plannedThrough",
+  "createdBy",
+  "createdAt",
+  "updatedAt",
+  "deletedAt",
+]);
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+const mod = (a: number, m: number) => ((a % m) + m) % m;
+
+/** The plan input as planFires will see it (interval anchor moved to its phase before the window), and its key. */
+export function canonicalPlan(schedule: Schedule, links: CalendarLink[], window: MinuteWindow): { plan: FirePlanSchedule; key: string } {
+  const plan = firePlanOf(schedule, links);
+  const fromMs = window.startMs - 1;
+  const t = plan.trigger;
+  let createdAt = plan.createdAt;
+  let trigger = t;
+  if (t.kind === "interval") {
+    const anchorMs = t.anchor !== undefined ? Date.parse(t.anchor) : plan.createdAt.getTime();
+    if (anchorMs <= fromMs) {
+      const everyMs = t.everySeconds * 1000;
+      const plain = plan.calendars.length === 0 && !plan.paused && !plan.startsAt && !plan.endsAt;
+      const g = plain ? gcd(everyMs, MINUTE_MS) : 1;
+      const phased = anchorMs - mod(anchorMs, g);
+      // The last fire of the (rounded) phase at or before the window's start.
+      const canonical = phased + Math.floor((fromMs - phased) / everyMs) * everyMs;
+      createdAt = new Date(canonical);
+      trigger = t.anchor !== undefined ? { ...t, anchor: new Date(canonical).toISOString() } : t;
+    }
+  } else {
+    // Cron and one-off fires do not depend on the creation time; any creation before the window plans the same.
+    if (createdAt.getTime() <= fromMs) createdAt = new Date(0);
+  }
+  const canonical: FirePlanSchedule = { ...plan, trigger, createdAt };
+  return { plan: canonical, key: planKey(canonical) };
+}
+
+/** Equal for two plan inputs that planFires answers the same for: every field it may read. */
+export function planKey(plan: FirePlanSchedule): string {
+  const keyed: Record<string, unknown> = { createdAt: plan.createdAt.getTime() };
+  for (const [k, v] of Object.entries(plan)) {
+    if (NOT_PLAN_INPUT.has(k)) continue;
+    keyed[k] = v;
+  }
+  return JSON.stringify(keyed);
+}
+
+/** The minute index of each fire of `plan` due ("run") in the window, from planFires page by page. */
+export function dueMinutes(plan: FirePlanSchedule, window: MinuteWindow): Int32Array {
+  const endMs = window.startMs + window.minutes * MINUTE_MS;
+  const out: number[] = [];
+  let from = new Date(window.startMs - 1);
+  const until = new Date(endMs - 1);
+  for (;;) {
+    const { fires, cut } = planFires(plan, { from, until }, { limit: MAX_FIRE_TIMES });
+    for (const f of fires) {
+      if (f.fate !== "run") continue;
+      const at = f.plannedAt.getTime();
+      if (at < window.startMs || at >= endMs) continue;
+      out.push(Math.floor((at - window.startMs) / MINUTE_MS));
+    }
+    if (!cut || fires.length === 0) break;
+    from = fires[fires.length - 1]!.nominalAt;
+  }
+  return Int32Array.from(out);
+}
+
+/** Plans every schedule (once per distinct plan) over the window. */
+export function countDueFires(schedules: readonly Schedule[], calendars: Map<string, CalendarLink[]>, window: MinuteWindow): DuePlans {
+  const fires = new Map<string, Int32Array>();
+  const planned: PlannedSchedule[] = [];
+  for (const s of schedules) {
+    const { plan, key } = canonicalPlan(s, calendars.get(s.id) ?? [], window);
+    if (!fires.has(key)) fires.set(key, dueMinutes(plan, window));
+    planned.push({ schedule: s, planKey: key });
+  }
+  return { fires, schedules: planned, plans: fires.size };
+}
+
+/** Due runs per minute over a set of schedules: Σ of their plans' fires. */
+export function curveOf(due: DuePlans, members: readonly PlannedSchedule[], window: MinuteWindow): Int32Array {
+  const perPlan = new Map<string, number>();
+  for (const m of members) perPlan.set(m.planKey, (perPlan.get(m.planKey) ?? 0) + 1);
+  const curve = new Int32Array(window.minutes);
+  for (const [key, n] of perPlan) {
+    for (const minute of due.fires.get(key)!) curve[minute]! += n;
+  }
+  return curve;
+}
