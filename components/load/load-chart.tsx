@@ -60,7 +60,9 @@ export function LoadChart({ curve, bursts, after, height = 280 }: { curve: Curve
             fillOpacity={after ? 0.15 : 0.35}
             isAnimationActive={false}
           />
-          {after && <Line dataKey="after" name="after" type="stepAfter" stroke="#3fb950" dot={false} strokeWidth={2} isAnimationActive={false} />}
+          {after && (
+            <Line dataKey="after" name="after" type="stepAfter" stroke="#3fb950" dot={false} strokeWidth={2} isAnimationActive={false} />
+          )}
           {marked.map((b) => (
             <ReferenceDot
               key={`${b.group}-${b.at}`}

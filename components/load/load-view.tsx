@@ -48,7 +48,11 @@ export function LoadView() {
         {selection.by !== "fleet" && (
           <label>
             {selection.by === "group" ? "Group" : "Tag"}{" "}
-            <select value={selection.key ?? ""} onChange={(e) => setSelection({ ...selection, key: e.target.value })} data-testid="load-key">
+            <select
+              value={selection.key ?? ""}
+              onChange={(e) => setSelection({ ...selection, key: e.target.value })}
+              data-testid="load-key"
+            >
               {keys.length === 0 && <option value="">none</option>}
               {keys.map((k) => (
                 <option key={k} value={k}>
@@ -83,8 +87,8 @@ export function LoadView() {
             </p>
             <LoadChart curve={data.curve} bursts={data.bursts} />
             <p className="muted small">
-              Red marks: bursts, where a concurrency group has more runs due at once than its limit, labelled with how late the last of
-              them is expected to start (from the runs&apos; measured median durations).
+              Red marks: bursts, where a concurrency group has more runs due at once than its limit, labelled with how late the last of them
+              is expected to start (from the runs&apos; measured median durations).
             </p>
           </section>
 
@@ -169,7 +173,10 @@ export function LoadView() {
           )}
 
           {selection.by !== "fleet" && selection.key && canOperate && (
-            <SpreadPanel key={`${selection.by}:${selection.key}:${selection.window}`} selection={{ ...selection, by: selection.by, key: selection.key }} />
+            <SpreadPanel
+              key={`${selection.by}:${selection.key}:${selection.window}`}
+              selection={{ ...selection, by: selection.by, key: selection.key }}
+            />
           )}
           {selection.by === "fleet" && canOperate && (
             <p className="muted small">Choose a concurrency group or a tag to preview spreading its schedules over the hour.</p>

@@ -7,7 +7,8 @@ import { formatDuration } from "../ui/time-format";
 import { LoadChart } from "./load-chart";
 import { spreadLoad, type LoadSelection, type SpreadView } from "./load-queries";
 
-const worst = (v: SpreadView["before"]) => v.groups.reduce<number | null>((m, g) => (g.worstLatenessMs === null ? m : Math.max(m ?? 0, g.worstLatenessMs)), null);
+const worst = (v: SpreadView["before"]) =>
+  v.groups.reduce<number | null>((m, g) => (g.worstLatenessMs === null ? m : Math.max(m ?? 0, g.worstLatenessMs)), null);
 
 /** Preview hashed minutes for a group's or tag's schedules (before vs after), choose which to keep, apply with confirmation. */
 export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "group" | "tag"; key: string } }) {
@@ -58,9 +59,9 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
         </button>
       </div>
       <p className="muted small">
-        Each schedule gets a minute from a hash of its id (Jenkins-style): a cron at one fixed minute moves to its hashed minute, a
-        cron on a step over the hour keeps its step from a hashed start, an interval keeps its period at a hashed phase. One-off
-        triggers and schedules you keep stay as they are. Nothing changes until you apply.
+        Each schedule gets a minute from a hash of its id (Jenkins-style): a cron at one fixed minute moves to its hashed minute, a cron on
+        a step over the hour keeps its step from a hashed start, an interval keeps its period at a hashed phase. One-off triggers and
+        schedules you keep stay as they are. Nothing changes until you apply.
       </p>
       {error && (
         <p className="error" role="alert">
@@ -78,7 +79,8 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
             Peak {preview.before.curve.peak.due} → <strong>{preview.after.curve.peak.due}</strong> due per minute
             {before !== null && (
               <>
-                ; last start of the worst burst {formatDuration(before)} late → <strong>{after === null ? "none" : formatDuration(after)}</strong>
+                ; last start of the worst burst {formatDuration(before)} late →{" "}
+                <strong>{after === null ? "none" : formatDuration(after)}</strong>
               </>
             )}
             . {preview.moved.length} schedule{preview.moved.length === 1 ? "" : "s"} would move, {preview.kept.length} stay.
@@ -97,7 +99,13 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
               {preview.moved.map((m) => (
                 <tr key={m.id}>
                   <td>
-                    <input type="checkbox" aria-label={`keep ${m.name}`} checked={false} onChange={() => toggleKeep(m.id)} disabled={busy} />
+                    <input
+                      type="checkbox"
+                      aria-label={`keep ${m.name}`}
+                      checked={false}
+                      onChange={() => toggleKeep(m.id)}
+                      disabled={busy}
+                    />
                   </td>
                   <td>{m.name}</td>
                   <td>
@@ -124,7 +132,13 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
           </table>
           <div className="row">
             <span className="spacer" />
-            <button type="button" className="primary" disabled={busy || preview.moved.length === 0} onClick={() => setConfirming(true)} data-testid="spread-apply">
+            <button
+              type="button"
+              className="primary"
+              disabled={busy || preview.moved.length === 0}
+              onClick={() => setConfirming(true)}
+              data-testid="spread-apply"
+            >
               Apply to {preview.moved.length} schedule{preview.moved.length === 1 ? "" : "s"}…
             </button>
           </div>
@@ -143,8 +157,8 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
         }
       >
         <p>
-          Each schedule is edited like a save in its editor: a new revision, its not-started runs replanned, one audit entry each and
-          one for the spread.
+          Each schedule is edited like a save in its editor: a new revision, its not-started runs replanned, one audit entry each and one
+          for the spread.
         </p>
       </ModalDialog>
     </section>
