@@ -6,8 +6,8 @@
 // - The plan key is everything of the schedule the plan reads (every field but the ones listed in NOT_PLAN_INPUT),
 //   so two schedules with the same cron, zone, pause, calendars and dates share one planFires call.
 // - An interval trigger's fires are anchor + k × every. Its anchor (the creation time when the trigger names none)
-//   only matters through its phase, so every anchor before the window is moved to the same phase just before the
-//   window. For a plan with nothing else tied to absolute time (no calendars, pause or start/end dates) the phase
+//   only matters through its phase, so every anchor before the window is moved to the first instant of its phase
+//   since 1970. For a plan with nothing else tied to absolute time (no calendars, pause or start/end dates) the phase
 //   is also rounded down to g = gcd(every, 1 minute): a fire at p + k × every (p = q × g + r, r < g) lies in the same
 //   minute as q × g + k × every, because both sides of a minute boundary are multiples of g. So the counts per
 //   minute are exact and an interval costs about one schedule's fires per distinct period, however many share it.
@@ -102,9 +102,8 @@ export function canonicalPlan(schedule: Schedule, links: CalendarLink[], window:
       const everyMs = t.everySeconds * 1000;
       const plain = plan.calendars.length === 0 && !plan.paused && !plan.startsAt && !plan.endsAt;
       const g = plain ? gcd(everyMs, MINUTE_MS) : 1;
-      const phased = anchorMs - mod(anchorMs, g);
-      // The last fire of the (rounded) phase at or before the window's start.
-      const canonical = phased + Math.floor((fromMs - phased) / everyMs) * everyMs;
+      // The first instant of the (rounded) phase since 1970: the same for every window, so the plan's key is too.
+      const canonical = mod(anchorMs - mod(anchorMs, g), everyMs);
       createdAt = new Date(canonical);
       trigger = t.anchor !== undefined ? { ...t, anchor: new Date(canonical).toISOString() } : t;
     }
@@ -126,7 +125,43 @@ export function planKey(plan: FirePlanSchedule): string {
   return JSON.stringify(keyed);
 }
 
-/** The minute index of each fire of `plan` due ("run") in the window, from planFires page by page. */
+// planFires is pure: a plan's due minutes (as minutes since 1970) are kept across requests by plan key, computed an
+// hour beyond the window asked for, so a console polling the page re-plans nothing until the window has moved on
+// by that hour. Bounded: a fleet with more distinct plans than this re-plans some.
+const PLAN_CACHE_MAX = 50_000;
+const SLACK_MINUTES = 60;
+const planCache = new Map<string, { from: number; to: number; minutes: Int32Array }>();
+
+/** The due minutes of a plan in the window (indexes into it), from the cache or planned now. */
+function cachedDueMinutes(key: string, plan: FirePlanSchedule, window: MinuteWindow): Int32Array {
+  const from = window.startMs / MINUTE_MS;
+  const to = from + window.minutes;
+  let hit = planCache.get(key);
+  if (!hit || hit.from > from || hit.to < to) {
+    const wide = { startMs: window.startMs, minutes: window.minutes + SLACK_MINUTES };
+    const minutes = dueMinutes(plan, wide).map((m) => m + from);
+    hit = { from, to: to + SLACK_MINUTES, minutes };
+    if (planCache.size >= PLAN_CACHE_MAX) planCache.clear();
+    planCache.set(key, hit);
+  }
+  const all = hit.minutes;
+  const lo = lowerBound(all, from);
+  const hi = lowerBound(all, to);
+  return all.subarray(lo, hi).map((m) => m - from);
+}
+
+function lowerBound(a: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The minute index of each fire of `plan` due ("run") in the window, in order, from planFires page by page. */
 export function dueMinutes(plan: FirePlanSchedule, window: MinuteWindow): Int32Array {
   const endMs = window.startMs + window.minutes * MINUTE_MS;
   const out: number[] = [];
@@ -143,7 +178,8 @@ export function dueMinutes(plan: FirePlanSchedule, window: MinuteWindow): Int32A
     if (!cut || fires.length === 0) break;
     from = fires[fires.length - 1]!.nominalAt;
   }
-  return Int32Array.from(out);
+  // A calendar may move a fire earlier than the next one: keep the minutes in order for the cache's search.
+  return Int32Array.from(out).sort();
 }
 
 /** Plans every schedule (once per distinct plan) over the window. */
@@ -152,7 +188,7 @@ export function countDueFires(schedules: readonly Schedule[], calendars: Map<str
   const planned: PlannedSchedule[] = [];
   for (const s of schedules) {
     const { plan, key } = canonicalPlan(s, calendars.get(s.id) ?? [], window);
-    if (!fires.has(key)) fires.set(key, dueMinutes(plan, window));
+    if (!fires.has(key)) fires.set(key, cachedDueMinutes(key, plan, window));
     planned.push({ schedule: s, planKey: key });
   }
   return { fires, schedules: planned, plans: fires.size };
