@@ -41,10 +41,11 @@ test("Load: a group's burst is marked with its expected lateness, a spread is pr
 
   await page.goto("/load");
   await expect(page.getByRole("link", { name: "Load" })).toHaveAttribute("aria-current", "page");
-  await expect(page.getByTestId("load-chart")).toBeVisible();
+  // The first answer plans every schedule (later ones reuse the plans): generous on a busy machine.
+  await expect(page.getByTestId("load-chart")).toBeVisible({ timeout: 60_000 });
   await page.getByTestId("load-scope").selectOption("group");
   await page.getByTestId("load-key").selectOption(group);
-  await expect(page.getByTestId("load-summary")).toContainText("30 schedules, 720 runs due");
+  await expect(page.getByTestId("load-summary")).toContainText("30 schedules, 720 runs due", { timeout: 30_000 });
   await expect(page.getByTestId("load-summary")).toContainText("Busiest minute: 30 due");
   // 30 due against 2 at a time, ~1.5 s each: the last starts 14 × ~1.5 s late.
   const groupRow = page.getByTestId("load-groups").locator("tr", { hasText: group });
@@ -57,9 +58,12 @@ test("Load: a group's burst is marked with its expected lateness, a spread is pr
 
   await page.getByTestId("spread-preview").click();
   const summary = page.getByTestId("spread-summary");
-  await expect(summary).toContainText("Peak 30 →");
+  await expect(summary).toContainText("Peak 30 →", { timeout: 30_000 });
   // A schedule whose id hashes to minute 0 already is where the spread would put it: it stays.
-  await expect(summary).toContainText(/(29|30) schedules would move/);
+  await expect(summary).toContainText(/\d+ schedules? would move, \d+ stays?\./);
+  const [, move, stay] = /(\d+) schedules? would move, (\d+) stay/.exec((await summary.textContent()) ?? "")!;
+  expect(Number(move) + Number(stay)).toBe(30);
+  expect(Number(move)).toBeGreaterThan(20);
   await expect(page.getByTestId("spread-moves")).toContainText("0 * * * * →");
   await page.getByTestId("spread-panel").screenshot({ path: "artifacts/load-spread-preview.png" });
   const peakAfter = Number(/Peak 30 → (\d+)/.exec((await summary.textContent()) ?? "")?.[1]);
@@ -68,8 +72,8 @@ test("Load: a group's burst is marked with its expected lateness, a spread is pr
   await page.getByTestId("spread-apply").click();
   await expect(page.getByTestId("spread-confirm")).toBeVisible();
   await page.getByTestId("spread-confirm-button").click();
-  await expect(page.getByTestId("spread-done")).toContainText(/(29|30) schedules moved/);
-  await expect(page.getByTestId("load-summary")).toContainText(`Busiest minute: ${peakAfter} due`);
+  await expect(page.getByTestId("spread-done")).toContainText(`${move} schedules moved`, { timeout: 30_000 });
+  await expect(page.getByTestId("load-summary")).toContainText(`Busiest minute: ${peakAfter} due`, { timeout: 30_000 });
   await page.screenshot({ path: "artifacts/load-after-spread.png", fullPage: true });
 
   const audit = await page.request.get(`/api/audit?action=schedules.spread`);

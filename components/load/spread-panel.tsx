@@ -83,7 +83,8 @@ export function SpreadPanel({ selection }: { selection: LoadSelection & { by: "g
                 <strong>{after === null ? "none" : formatDuration(after)}</strong>
               </>
             )}
-            . {preview.moved.length} schedule{preview.moved.length === 1 ? "" : "s"} would move, {preview.kept.length} stay.
+            . {preview.moved.length} schedule{preview.moved.length === 1 ? "" : "s"} would move, {preview.kept.length} stay
+            {preview.kept.length === 1 ? "s" : ""}.
           </p>
           <LoadChart curve={preview.before.curve} bursts={preview.after.bursts} after={preview.after.curve} height={220} />
           <p className="muted small">Blue: before. Green: after the spread. Red marks: bursts still expected after it.</p>
