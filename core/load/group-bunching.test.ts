@@ -39,3 +39,38 @@ describe("groupBursts", () => {
     expect(bursts[0]?.lastStartLatenessMs).toBe(120_000);
   });
 });
+
+describe("groupBursts against one run at a time", () => {
+  it("gives what starting each run on the earliest free slot gives, backlog or not", () => {
+    let seed = 3;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 30; trial++) {
+      const limit = 1 + Math.floor(rand() * 12);
+      const due = new Int32Array(120);
+      const work = new Float64Array(120);
+      for (let m = 0; m < 120; m++) {
+        if (rand() < 0.5) continue;
+        due[m] = Math.floor(rand() * 40);
+        work[m] = due[m]! * Math.floor(rand() * 90_000);
+      }
+      // The slow way: a sorted array of free times, one run at a time.
+      const free = new Array<number>(limit).fill(0);
+      const want: number[] = [];
+      for (let m = 0; m < 120; m++) {
+        const n = due[m]!;
+        if (n === 0) continue;
+        const t = m * 60_000;
+        const d = work[m]! / n;
+        let last = t;
+        for (let i = 0; i < n; i++) {
+          free.sort((a, b) => a - b);
+          const start = Math.max(free[0]!, t);
+          free[0] = start + d;
+          last = start;
+        }
+        if (last - t > 1000 || n > limit) want.push(Math.round(last - t));
+      }
+      expect(groupBursts(due, work, { limit, startRateLimit: null }).map((b) => b.lastStartLatenessMs)).toEqual(want);
+    }
+  });
+});

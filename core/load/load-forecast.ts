@@ -152,12 +152,14 @@ export function computeLoadForecast(
     const known = all.map((p) => fleet.durations.get(p.schedule.id)).filter((d): d is number => typeof d === "number");
     const fallback = known.length > 0 ? median(known) : null;
     const groupCurve = curveOf(due, all, window);
-    const work = new Float64Array(window.minutes);
+    // Summed per plan first: each plan's fires are walked once, whatever the number of schedules sharing it.
+    const workPerPlan = new Map<string, number>();
     for (const p of all) {
       const d = fleet.durations.get(p.schedule.id) ?? fallback ?? 0;
-      if (d === 0) continue;
-      for (const minute of due.fires.get(p.planKey)!) work[minute]! += d;
+      if (d > 0) workPerPlan.set(p.planKey, (workPerPlan.get(p.planKey) ?? 0) + d);
     }
+    const work = new Float64Array(window.minutes);
+    for (const [key, d] of workPerPlan) for (const minute of due.fires.get(key)!) work[minute]! += d;
     const found = groupBursts(groupCurve, work, limits);
     let worst: number | null = null;
     for (const b of found) {
