@@ -129,6 +129,22 @@ export default async function forecastLoadBench(): Promise<void> {
         );
       }
     }
+    // Where a warm answer's time goes: the database read (schedules, groups, calendars, durations) and the computation.
+    const { readLoadFleet, computeLoadForecast } = await import("../core/load/load-forecast");
+    const { getPool } = await import("../core/db/pool");
+    const reads: number[] = [];
+    const computes: number[] = [];
+    for (let i = 0; i < Math.max(5, Math.floor(SAMPLES / 2)); i++) {
+      let t = performance.now();
+      const f = await readLoadFleet(getPool(), "24h");
+      reads.push(performance.now() - t);
+      t = performance.now();
+      computeLoadForecast(f, { window: "24h", by: "fleet" });
+      computes.push(performance.now() - t);
+    }
+    say(
+      `fleet 24 h, warm, in-process: read p50 ${percentile(reads, 50).toFixed(0)} ms, compute p50 ${percentile(computes, 50).toFixed(0)} ms; load ${load()}`,
+    );
     say(`machine: ${fs.readFileSync("/proc/cpuinfo", "utf8").match(/processor/g)?.length ?? "?"} CPUs, load average ${load()}`);
   } finally {
     await closePool();

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { loadScheduleCalendars, type CalendarLink } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "../schedules/schedule-record";
-import { countDueFires, curveOf, MINUTE_MS, type DuePlans, type MinuteWindow } from "./count-due-fires";
+import { countDueFires, curveOf, MINUTE_MS, type DuePlans, type MinuteWindow, type PlannedSchedule } from "./count-due-fires";
 import { groupBursts, type GroupLimits } from "./group-bunching";
 import { medianRunDurations } from "./median-run-durations";
 
@@ -143,12 +143,21 @@ export function computeLoadForecast(
   const curve = curveOf(due, members, window);
   const touched = new Set(members.map((m) => m.schedule.concurrencyGroup).filter((g): g is string => g !== null));
   const groups: LoadForecast["groups"] = [];
-  const bursts: LoadBurst[] = [];
+  // Kept raw (minute numbers) until the worst are picked: a backlogged group has a burst in every minute.
+  const bursts: { group: string; limit: number; minute: number; due: number; lateness: number | null; mean: number | null }[] = [];
+  const byGroup = new Map<string, PlannedSchedule[]>();
+  for (const p of due.schedules) {
+    const g = p.schedule.concurrencyGroup;
+    if (g === null || !touched.has(g)) continue;
+    const list = byGroup.get(g);
+    if (list) list.push(p);
+    else byGroup.set(g, [p]);
+  }
   for (const name of [...touched].sort()) {
     const limits = fleet.groups.get(name);
     if (!limits) continue;
     // A group's limit is shared by all of its schedules, in the scope or not.
-    const all = due.schedules.filter((p) => p.schedule.concurrencyGroup === name);
+    const all = byGroup.get(name) ?? [];
     const known = all.map((p) => fleet.durations.get(p.schedule.id)).filter((d): d is number => typeof d === "number");
     const fallback = known.length > 0 ? median(known) : null;
     const groupCurve = curveOf(due, all, window);
@@ -167,11 +176,11 @@ export function computeLoadForecast(
       if (lateness !== null) worst = Math.max(worst ?? 0, lateness);
       bursts.push({
         group: name,
-        at: new Date(window.startMs + b.minute * MINUTE_MS).toISOString(),
-        due: b.due,
         limit: limits.limit,
-        lastStartLatenessMs: lateness,
-        meanDurationMs: fallback === null ? null : b.meanDurationMs,
+        minute: b.minute,
+        due: b.due,
+        lateness,
+        mean: fallback === null ? null : b.meanDurationMs,
       });
     }
     groups.push({
@@ -186,7 +195,7 @@ export function computeLoadForecast(
       durationsMeasured: known.length,
     });
   }
-  bursts.sort((a, b) => (b.lastStartLatenessMs ?? 0) - (a.lastStartLatenessMs ?? 0) || b.due - a.due || a.at.localeCompare(b.at));
+  bursts.sort((a, b) => (b.lateness ?? 0) - (a.lateness ?? 0) || b.due - a.due || a.minute - b.minute);
   return {
     window: scope.window,
     by: scope.by,
@@ -196,7 +205,14 @@ export function computeLoadForecast(
     schedules: members.length,
     curve: toLoadCurve(curve, window),
     groups,
-    bursts: bursts.slice(0, MAX_BURSTS),
+    bursts: bursts.slice(0, MAX_BURSTS).map((b): LoadBurst => ({
+      group: b.group,
+      at: new Date(window.startMs + b.minute * MINUTE_MS).toISOString(),
+      due: b.due,
+      limit: b.limit,
+      lastStartLatenessMs: b.lateness,
+      meanDurationMs: b.mean,
+    })),
     options: {
       groups: [...new Set(fleet.schedules.map((s) => s.concurrencyGroup).filter((g): g is string => g !== null))].sort(),
       tags: [...new Set(fleet.schedules.flatMap((s) => s.tags))].sort(),
