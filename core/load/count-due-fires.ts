@@ -89,18 +89,26 @@ function gcd(a: number, b: number): number {
 
 const mod = (a: number, m: number) => ((a % m) + m) % m;
 
-/** The plan input as planFires will see it (interval anchor moved to its phase before the window), and its key. */
-export function canonicalPlan(schedule: Schedule, links: CalendarLink[], window: MinuteWindow): { plan: FirePlanSchedule; key: string } {
-  const plan = firePlanOf(schedule, links);
+/**
+ * The plan input as planFires will see it (an interval's anchor moved to the first instant of its phase), built only
+ * when asked (once per distinct plan), and its key: the schedule's fields the plan may read (all but NOT_PLAN_INPUT)
+ * and its calendar links, whatever firePlanOf makes of them.
+ */
+export function canonicalPlan(
+  schedule: Schedule,
+  links: CalendarLink[],
+  window: MinuteWindow,
+): { key: string; plan: () => FirePlanSchedule } {
   const fromMs = window.startMs - 1;
-  const t = plan.trigger;
-  let createdAt = plan.createdAt;
+  const t = schedule.trigger;
+  let createdAt = schedule.createdAt;
   let trigger = t;
   if (t.kind === "interval") {
-    const anchorMs = t.anchor !== undefined ? Date.parse(t.anchor) : plan.createdAt.getTime();
+    const anchorMs = t.anchor !== undefined ? Date.parse(t.anchor) : schedule.createdAt.getTime();
     if (anchorMs <= fromMs) {
       const everyMs = t.everySeconds * 1000;
-      const plain = plan.calendars.length === 0 && !plan.paused && !plan.startsAt && !plan.endsAt;
+      const dated = schedule as Schedule & { startsAt?: Date | null; endsAt?: Date | null };
+      const plain = links.length === 0 && !schedule.paused && !dated.startsAt && !dated.endsAt;
       const g = plain ? gcd(everyMs, MINUTE_MS) : 1;
       // The first instant of the (rounded) phase since 1970: the same for every window, so the plan's key is too.
       const canonical = mod(anchorMs - mod(anchorMs, g), everyMs);
@@ -111,8 +119,10 @@ export function canonicalPlan(schedule: Schedule, links: CalendarLink[], window:
     // Cron and one-off fires do not depend on the creation time; any creation before the window plans the same.
     if (createdAt.getTime() <= fromMs) createdAt = new Date(0);
   }
-  const canonical: FirePlanSchedule = { ...plan, trigger, createdAt };
-  return { plan: canonical, key: planKey(canonical) };
+  const parts: unknown[] = [createdAt.getTime(), trigger, links];
+  const fields = schedule as unknown as Record<string, unknown>;
+  for (const k in fields) if (k !== "trigger" && !NOT_PLAN_INPUT.has(k)) parts.push(k, fields[k]);
+  return { key: JSON.stringify(parts), plan: () => ({ ...firePlanOf(schedule, links), trigger, createdAt }) };
 }
 
 /** Equal for two plan inputs that planFires answers the same for: every field it may read. */
@@ -133,13 +143,13 @@ const SLACK_MINUTES = 60;
 const planCache = new Map<string, { from: number; to: number; minutes: Int32Array }>();
 
 /** The due minutes of a plan in the window (indexes into it), from the cache or planned now. */
-function cachedDueMinutes(key: string, plan: FirePlanSchedule, window: MinuteWindow): Int32Array {
+function cachedDueMinutes(key: string, plan: () => FirePlanSchedule, window: MinuteWindow): Int32Array {
   const from = window.startMs / MINUTE_MS;
   const to = from + window.minutes;
   let hit = planCache.get(key);
   if (!hit || hit.from > from || hit.to < to) {
     const wide = { startMs: window.startMs, minutes: window.minutes + SLACK_MINUTES };
-    const minutes = dueMinutes(plan, wide).map((m) => m + from);
+    const minutes = dueMinutes(plan(), wide).map((m) => m + from);
     hit = { from, to: to + SLACK_MINUTES, minutes };
     if (planCache.size >= PLAN_CACHE_MAX) planCache.clear();
     planCache.set(key, hit);

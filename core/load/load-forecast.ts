@@ -98,12 +98,15 @@ export interface LoadFleet {
 }
 
 export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<LoadFleet> {
-  const { rows: start } = await db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`);
-  const { rows } = await db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`);
+  // Independent reads, in parallel on a pool (a transaction's client runs them one after another).
+  const [{ rows: start }, { rows }, { rows: groupRows }] = await Promise.all([
+    db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`),
+    db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`),
+    db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
+      `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
+    ),
+  ]);
   const schedules = rows.map(toSchedule);
-  const { rows: groupRows } = await db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
-    `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
-  );
   const groups = new Map<string, GroupLimits>(
     groupRows.map((g) => [
       g.name,
