@@ -10,6 +10,7 @@ export const ALERT_KINDS = [
   "no_worker", // no worker has heartbeated within the dead-after window: nothing plans or executes
   "planner_lag", // a live worker's planner is further behind than the threshold
   "no_handler_worker", // a schedule's runs are due but no live worker serves its handler
+  "cadence", // a schedule's recorded fires over a recent window differ from its plan (a fire without a row, or drift)
 ] as const;
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -48,6 +49,11 @@ export const ALERT_KIND_INFO: Record<AlertKind, AlertKindInfo> = {
     label: "No worker for handler",
     severity: "critical",
     clears: "a live worker serves the handler again, or no run of the schedule is waiting",
+  },
+  cadence: {
+    label: "Cadence",
+    severity: "critical",
+    clears: "the schedule's recorded fires over the checked window match its forecast again",
   },
 };
 

@@ -269,5 +269,6 @@ export function conditionConfig(opts: {
   return [
     { kind: "late", prefix: "late:p95:", configSql: "s.lateness_p95_slo_ms IS NOT NULL", params: [] },
     { kind: "failures", prefix: "failures:", configSql: `${failureThresholdSql("$4")} > 0`, params: [opts.failureAlertThreshold] },
+    { kind: "cadence", prefix: "cadence:", configSql: "true", params: [] },
   ];
 }

@@ -19,6 +19,7 @@ import {
   evaluateWorkerHealth,
   type ConditionResult,
 } from "./condition-alert-rules";
+import { DEFAULT_CADENCE, evaluateCadence } from "./cadence-check";
 import { enqueueAlertDeliveries } from "./enqueue-alert-deliveries";
 import type { WebhookFormat } from "./webhook/webhook-format";
 import { detectRunCauses, resolveRunAlerts } from "./evaluate-run-rule";
@@ -40,7 +41,17 @@ export interface EvaluateAlertsOptions {
   globalWebhookFormat?: WebhookFormat;
   /** Evaluate only these kinds (the console checks no_worker itself: workers cannot report their own absence). */
   kinds?: readonly AlertKind[];
+  /**
+   * The cadence check (cadence-check.ts) compares an hour of rows with the plan: it runs at most this often per pool
+   * (default CADENCE_EVERY_MS), not on every pass.
+   */
+  cadenceEveryMs?: number;
+  /** VIGIL_PLAN_AHEAD_SECONDS × 1000 (the cadence check's grace after an edit). */
+  planAheadMs?: number;
 }
+
+export const CADENCE_EVERY_MS = 60_000;
+const lastCadence = new WeakMap<pg.Pool, number>();
 
 export interface EvaluationResult {
   /** false when another evaluator held the lock and this pass was skipped. */
@@ -56,6 +67,7 @@ export function alertOptionsFromEnv(env: Env): EvaluateAlertsOptions {
     plannerLagThresholdMs: env.VIGIL_ALERT_PLANNER_LAG_MS,
     latenessWindowSeconds: env.VIGIL_ALERT_LATENESS_WINDOW_SECONDS,
     failureAlertThreshold: env.VIGIL_ALERT_FAILURE_THRESHOLD,
+    planAheadMs: env.VIGIL_PLAN_AHEAD_SECONDS * 1000,
     globalWebhookUrl: env.VIGIL_ALERT_WEBHOOK_URL ?? null,
     globalWebhookFormat: env.VIGIL_ALERT_WEBHOOK_FORMAT,
   };
@@ -83,6 +95,11 @@ export async function evaluateAlerts(pool: pg.Pool, opts: EvaluateAlertsOptions)
     if (wants("late")) conditions.push(await evaluateLatenessP95(tx, opts.latenessWindowSeconds));
     if (wants("failures")) conditions.push(await evaluateFailureStreaks(tx, failureAlertThreshold));
     if (wants("no_handler_worker")) conditions.push(await evaluateHandlerWorkers(tx, opts));
+    const cadenceDue = performance.now() - (lastCadence.get(pool) ?? -Infinity) >= (opts.cadenceEveryMs ?? CADENCE_EVERY_MS);
+    if (wants("cadence") && cadenceDue) {
+      lastCadence.set(pool, performance.now());
+      conditions.push(await evaluateCadence(tx, { ...DEFAULT_CADENCE, planAheadMs: opts.planAheadMs ?? DEFAULT_CADENCE.planAheadMs }));
+    }
     if (wants("no_worker") || wants("planner_lag")) {
       const health = await evaluateWorkerHealth(tx, opts);
       conditions.push({

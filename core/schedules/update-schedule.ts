@@ -3,7 +3,7 @@
 // revision goes up, not-started runs follow the edit (replan-schedule.ts), and the change is audited with its
 // before and after — all in one transaction.
 import type { Actor } from "../auth/roles";
-import { recordAudit } from "../audit/record-audit";
+import { recordAudit, type AuditInput } from "../audit/record-audit";
 import { assertMayUseHandlers } from "../auth/program-permission";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
@@ -49,8 +49,18 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
 
-/** `patch` is parsed by scheduleUpdateSchema (the API route's body schema); the checks that need the stored schedule follow. */
-export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
+/**
+ * `patch` is parsed by scheduleUpdateSchema (the API route's body schema); the checks that need the stored schedule follow.
+ * `auditInto`: the edit's audit row is handed to the caller instead of written, for an action that edits several
+ * schedules in one transaction and must write all its audit rows after its last schedule and run lock
+ * (record-audit.ts's lock order).
+ */
+export async function updateSchedule(
+  id: string,
+  patch: ScheduleUpdate,
+  actor: Actor,
+  opts: { db?: Queryable; auditInto?: AuditInput[] } = {},
+): Promise<Schedule> {
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = await getScheduleOrThrow(tx, id, { lock: true });
     // Any edit of a program schedule (its trigger decides when the program runs), or a switch to such a handler;
@@ -101,14 +111,16 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
         ...(rateChanged ? ["startRateLimit"] : []),
       ];
       const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
-      await recordAudit(tx, {
+      const audit: AuditInput = {
         actor,
         action: "schedule.edit",
         targetType: "schedule",
         targetId: id,
         before: { ...pick(before), revision: before.revision },
         after: { ...pick(after), revision: after.revision },
-      });
+      };
+      if (opts.auditInto) opts.auditInto.push(audit);
+      else await recordAudit(tx, audit);
     }
     if (enabledChange && patch.enabled === false)
       await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);

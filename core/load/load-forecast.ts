@@ -1,0 +1,270 @@
+// The fleet's load ahead: due runs per minute over the next 24 hours or 7 days, for the whole fleet or one
+// concurrency group or tag, with the bursts a group's limit turns into waiting (group-bunching.ts). Every count
+// comes from the plan (count-due-fires.ts → core/schedules/fire-plan.ts); nothing here decides a fire's fate.
+import { z } from "zod";
+import { loadScheduleCalendars, type CalendarLink } from "../calendars/calendar-rules";
+import type { Queryable } from "../db/pool";
+import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "../schedules/schedule-record";
+import { countDueFires, curveOf, MINUTE_MS, type DuePlans, type MinuteWindow, type PlannedSchedule } from "./count-due-fires";
+import { groupBursts, type GroupLimits } from "./group-bunching";
+import { medianRunDurations } from "./median-run-durations";
+
+export const LOAD_WINDOWS = { "24h": 1440, "7d": 10_080 } as const;
+export type LoadWindow = keyof typeof LOAD_WINDOWS;
+
+export const loadScopeFields = {
+  window: z.enum(["24h", "7d"], { error: "window must be 24h or 7d" }).default("24h"),
+  by: z.enum(["fleet", "group", "tag"], { error: "by must be fleet, group or tag" }).default("fleet"),
+  key: z.string({ error: "key must be a string" }).min(1, { error: "key must name a group or tag" }).max(200).optional(),
+};
+
+/** A group or tag scope names which one. */
+export function refineLoadScope(v: { by: string; key?: string }, ctx: z.RefinementCtx): void {
+  if (v.by !== "fleet" && !v.key) ctx.addIssue({ code: "custom", path: ["key"], message: `by=${v.by} needs key: the ${v.by} to show` });
+}
+
+/** The query of GET /api/load-forecast. */
+export const loadScopeSchema = z.object(loadScopeFields).superRefine(refineLoadScope);
+export type LoadScope = z.infer<typeof loadScopeSchema>;
+
+/** Shown at most: the worst bursts (by expected lateness). */
+const MAX_BURSTS = 100;
+
+export const loadPointSchema = z.object({
+  at: z.string(),
+  /** Due runs in the point's span (a minute; 10 minutes over 7 days). */
+  due: z.number().int(),
+  /** The busiest minute of the span. */
+  peak: z.number().int(),
+});
+
+export const loadCurveSchema = z.object({
+  /** Span of one point in minutes: 1 over 24 h, 10 over 7 days. */
+  pointMinutes: z.number().int(),
+  points: z.array(loadPointSchema),
+  total: z.number().int(),
+  peak: z.object({ at: z.string().nullable(), due: z.number().int() }),
+});
+export type LoadCurve = z.infer<typeof loadCurveSchema>;
+
+export const loadBurstSchema = z.object({
+  group: z.string(),
+  at: z.string(),
+  due: z.number().int(),
+  limit: z.number().int(),
+  /** Expected start of the burst's last run after its due minute; null when no run of the group has a measured duration. */
+  lastStartLatenessMs: z.number().int().nullable(),
+  meanDurationMs: z.number().int().nullable(),
+});
+export type LoadBurst = z.infer<typeof loadBurstSchema>;
+
+export const loadGroupSchema = z.object({
+  name: z.string(),
+  limit: z.number().int(),
+  startRateLimit: z.object({ maxStarts: z.number().int(), perSeconds: z.number().int() }).nullable(),
+  schedules: z.number().int(),
+  due: z.number().int(),
+  peakPerMinute: z.number().int(),
+  bunchedMinutes: z.number().int(),
+  worstLatenessMs: z.number().int().nullable(),
+  /** Schedules of the group with a measured median duration. */
+  durationsMeasured: z.number().int(),
+});
+
+export const loadForecastSchema = z.object({
+  window: z.enum(["24h", "7d"]),
+  by: z.enum(["fleet", "group", "tag"]),
+  key: z.string().nullable(),
+  from: z.string(),
+  until: z.string(),
+  schedules: z.number().int(),
+  curve: loadCurveSchema,
+  groups: z.array(loadGroupSchema),
+  bursts: z.array(loadBurstSchema),
+  /** What the selectors offer: groups (with a limit or not) and tags of live schedules. */
+  options: z.object({ groups: z.array(z.string()), tags: z.array(z.string()) }),
+  /** Distinct plans computed (schedules sharing a plan are planned once). */
+  plans: z.number().int(),
+});
+export type LoadForecast = z.infer<typeof loadForecastSchema>;
+
+/** What the forecast reads from the database, once per request. */
+export interface LoadFleet {
+  window: MinuteWindow;
+  schedules: Schedule[];
+  calendars: Map<string, CalendarLink[]>;
+  groups: Map<string, GroupLimits>;
+  durations: Map<string, number | null>;
+}
+
+export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<LoadFleet> {
+  // Independent reads, in parallel on a pool (a transaction's client runs them one after another).
+  const [{ rows: start }, { rows }, { rows: groupRows }] = await Promise.all([
+    db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`),
+    db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`),
+    db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
+      `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
+    ),
+  ]);
+  const schedules = rows.map(toSchedule);
+  const groups = new Map<string, GroupLimits>(
+    groupRows.map((g) => [
+      g.name,
+      {
+        limit: g.max_running,
+        startRateLimit: g.max_starts && g.per_seconds ? { maxStarts: g.max_starts, perSeconds: g.per_seconds } : null,
+      },
+    ]),
+  );
+  const calendars = await loadScheduleCalendars(
+    db,
+    schedules.map((s) => s.id),
+  );
+  const grouped = schedules.filter((s) => s.concurrencyGroup !== null && groups.has(s.concurrencyGroup)).map((s) => s.id);
+  const durations = await medianRunDurations(db, grouped);
+  return { window: { startMs: start[0]!.start.getTime(), minutes: LOAD_WINDOWS[window] }, schedules, calendars, groups, durations };
+}
+
+export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): boolean {
+  if (scope.by === "group") return s.concurrencyGroup === scope.key;
+  if (scope.by === "tag") return scope.key !== undefined && s.tags.includes(scope.key);
+  return true;
+}
+
+/** GET /api/load-forecast. */
+export async function getLoadForecast(db: Queryable, scope: LoadScope): Promise<LoadForecast> {
+  return computeLoadForecast(await readLoadFleet(db, scope.window), scope);
+}
+
+export function computeLoadForecast(
+  fleet: LoadFleet,
+  scope: LoadScope,
+  due: DuePlans = countDueFires(fleet.schedules, fleet.calendars, fleet.window),
+): LoadForecast {
+  const { window } = fleet;
+  const members = due.schedules.filter((p) => inScope(p.schedule, scope));
+  const curve = curveOf(due, members, window);
+  const touched = new Set(members.map((m) => m.schedule.concurrencyGroup).filter((g): g is string => g !== null));
+  const groups: LoadForecast["groups"] = [];
+  // Kept raw (minute numbers) until the worst are picked: a backlogged group has a burst in every minute.
+  const bursts: { group: string; limit: number; minute: number; due: number; lateness: number | null; mean: number | null }[] = [];
+  const byGroup = new Map<string, PlannedSchedule[]>();
+  for (const p of due.schedules) {
+    const g = p.schedule.concurrencyGroup;
+    if (g === null || !touched.has(g)) continue;
+    const list = byGroup.get(g);
+    if (list) list.push(p);
+    else byGroup.set(g, [p]);
+  }
+  for (const name of [...touched].sort()) {
+    const limits = fleet.groups.get(name);
+    if (!limits) continue;
+    // A group's limit is shared by all of its schedules, in the scope or not.
+    const all = byGroup.get(name) ?? [];
+    const known = all.map((p) => fleet.durations.get(p.schedule.id)).filter((d): d is number => typeof d === "number");
+    const fallback = known.length > 0 ? median(known) : null;
+    const groupCurve = curveOf(due, all, window);
+    // Summed per plan first: each plan's fires are walked once, whatever the number of schedules sharing it.
+    const workPerPlan = new Map<string, number>();
+    for (const p of all) {
+      const d = fleet.durations.get(p.schedule.id) ?? fallback ?? 0;
+      if (d > 0) workPerPlan.set(p.planKey, (workPerPlan.get(p.planKey) ?? 0) + d);
+    }
+    const work = new Float64Array(window.minutes);
+    for (const [key, d] of workPerPlan) for (const minute of due.fires.get(key)!) work[minute]! += d;
+    const found = groupBursts(groupCurve, work, limits);
+    let worst: number | null = null;
+    for (const b of found) {
+      const lateness = fallback === null && !limits.startRateLimit ? null : b.lastStartLatenessMs;
+      if (lateness !== null) worst = Math.max(worst ?? 0, lateness);
+      bursts.push({
+        group: name,
+        limit: limits.limit,
+        minute: b.minute,
+        due: b.due,
+        lateness,
+        mean: fallback === null ? null : b.meanDurationMs,
+      });
+    }
+    groups.push({
+      name,
+      limit: limits.limit,
+      startRateLimit: limits.startRateLimit,
+      schedules: members.filter((m) => m.schedule.concurrencyGroup === name).length,
+      due: sum(groupCurve),
+      peakPerMinute: max(groupCurve),
+      bunchedMinutes: found.length,
+      worstLatenessMs: worst,
+      durationsMeasured: known.length,
+    });
+  }
+  bursts.sort((a, b) => (b.lateness ?? 0) - (a.lateness ?? 0) || b.due - a.due || a.minute - b.minute);
+  return {
+    window: scope.window,
+    by: scope.by,
+    key: scope.by === "fleet" ? null : (scope.key ?? null),
+    from: new Date(window.startMs).toISOString(),
+    until: new Date(window.startMs + window.minutes * MINUTE_MS).toISOString(),
+    schedules: members.length,
+    curve: toLoadCurve(curve, window),
+    groups,
+    bursts: bursts.slice(0, MAX_BURSTS).map((b): LoadBurst => ({
+      group: b.group,
+      at: new Date(window.startMs + b.minute * MINUTE_MS).toISOString(),
+      due: b.due,
+      limit: b.limit,
+      lastStartLatenessMs: b.lateness,
+      meanDurationMs: b.mean,
+    })),
+    options: {
+      groups: [...new Set(fleet.schedules.map((s) => s.concurrencyGroup).filter((g): g is string => g !== null))].sort(),
+      tags: [...new Set(fleet.schedules.flatMap((s) => s.tags))].sort(),
+    },
+    plans: due.plans,
+  };
+}
+
+/** Minutes as points: one per minute over a day, one per 10 minutes (with its busiest minute) over a week. */
+export function toLoadCurve(curve: Int32Array, window: MinuteWindow): LoadCurve {
+  const pointMinutes = window.minutes > 1440 ? 10 : 1;
+  const points: LoadCurve["points"] = [];
+  let peakAt: number | null = null;
+  let peak = 0;
+  for (let i = 0; i < curve.length; i += pointMinutes) {
+    let due = 0;
+    let top = 0;
+    for (let j = i; j < Math.min(curve.length, i + pointMinutes); j++) {
+      due += curve[j]!;
+      if (curve[j]! > top) top = curve[j]!;
+      if (curve[j]! > peak) {
+        peak = curve[j]!;
+        peakAt = j;
+      }
+    }
+    points.push({ at: new Date(window.startMs + i * MINUTE_MS).toISOString(), due, peak: top });
+  }
+  return {
+    pointMinutes,
+    points,
+    total: sum(curve),
+    peak: { at: peakAt === null ? null : new Date(window.startMs + peakAt * MINUTE_MS).toISOString(), due: peak },
+  };
+}
+
+function sum(a: Int32Array): number {
+  let n = 0;
+  for (const v of a) n += v;
+  return n;
+}
+
+function max(a: Int32Array): number {
+  let n = 0;
+  for (const v of a) if (v > n) n = v;
+  return n;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : Math.round((s[m - 1]! + s[m]!) / 2);
+}
