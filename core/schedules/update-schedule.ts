@@ -12,7 +12,7 @@ import { notifyPlanner } from "./notify-planner";
 import { pauseInTransaction } from "./pause-schedule";
 import { replanAfterEdit } from "./replan-schedule";
 import { resumeInTransaction } from "./resume-schedule";
-import type { ScheduleUpdate } from "./schedule-input";
+import { datesProblem, type ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload } from "./validate-schedule-input";
@@ -45,8 +45,12 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   webhookUrl: "webhook_url",
   webhookFormat: "webhook_format",
   tags: "tags",
+  startsAt: "starts_at",
+  endsAt: "ends_at",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
+/** Fields that change which fires a schedule has or what becomes of them: an edit of one re-plans its runs. */
+export const REPLAN_FIELDS = ["trigger", "startsAt", "endsAt", "calendars"] as const;
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
 
 /** `patch` is parsed by scheduleUpdateSchema (the API route's body schema); the checks that need the stored schedule follow. */
@@ -77,6 +81,11 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
       throw new ValidationError(message, { retryMaxSeconds: message });
     }
     if (changed.has("trigger")) assertOnceInFuture(patch.trigger!, await dbNow(tx));
+    const dates = datesProblem(
+      patch.startsAt !== undefined ? patch.startsAt : before.startsAt,
+      patch.endsAt !== undefined ? patch.endsAt : before.endsAt,
+    );
+    if (dates) throw new ValidationError(dates, { endsAt: dates });
     if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined || patch.startRateLimit !== undefined) {
       await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
     }
@@ -91,7 +100,7 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
 
     if (changed.size > 0 || limitChanged) {
       await replanAfterEdit(tx, before, after, {
-        triggerChanged: changed.has("trigger"),
+        triggerChanged: REPLAN_FIELDS.some((f) => changed.has(f)),
         snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
         jitterChanged: changed.has("startJitterMs"),
       });
