@@ -182,7 +182,11 @@ export type ScheduleInputRaw = z.input<typeof scheduleInputSchema>;
 export const scheduleUpdateSchema = z
   .strictObject(fields)
   .partial()
-  .extend({ revision: z.number({ error: "Revision must be the schedule's revision number you edited" }).int().min(1) })
+  .extend({
+    revision: z.number({ error: "Revision must be the schedule's revision number you edited" }).int().min(1),
+    /** Answer what the edit would change (next fires before/after, superseded runs) and write nothing. */
+    dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
+  })
   .superRefine(checkRetryDelays);
 
 export type ScheduleUpdate = z.output<typeof scheduleUpdateSchema>;
