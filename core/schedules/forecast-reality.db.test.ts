@@ -188,7 +188,9 @@ describe("forecast = reality", () => {
         expect(row, `${at}: forecast, but no row`).toBeDefined();
         expect((row.planned_at as Date).toISOString(), `${at}: planned instant`).toBe(f.plannedAt.toISOString());
         if (f.plannedAt.getTime() !== f.nominalAt.getTime()) shifted++;
-        const states = { run: ["planned", "succeeded"], paused: ["paused"], excluded: ["excluded"] }[f.fate as "run" | "paused" | "excluded"];
+        const states = { run: ["planned", "succeeded"], paused: ["paused"], excluded: ["excluded"] }[
+          f.fate as "run" | "paused" | "excluded"
+        ];
         expect(states, `${at}: state`).toContain(row.state);
         if (f.fate === "excluded") expect(row.first_message, `${at}: reason`).toBe(f.reason);
         const due = (row.due_at as Date).getTime() - f.plannedAt.getTime();
