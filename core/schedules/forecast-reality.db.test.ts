@@ -22,7 +22,7 @@ import { planDueSchedules } from "../runs/plan/plan-due-schedules";
 import { createSchedule } from "./create-schedule";
 import { firePlanOf, planFires, type PlannedFire } from "./fire-plan";
 import { pauseSchedule } from "./pause-schedule";
-import type { ScheduleInputRaw } from "./schedule-input";
+import { scheduleUpdateSchema, type ScheduleInputRaw } from "./schedule-input";
 import { getScheduleOrThrow } from "./schedule-record";
 import { updateSchedule } from "./update-schedule";
 
@@ -149,7 +149,8 @@ describe("forecast = reality", () => {
       if (now === T2 - 2 * 60_000) {
         await setClock(T2);
         const s = await getScheduleOrThrow(getPool(), ids.edited);
-        await updateSchedule(ids.edited, { revision: s.revision, trigger: { kind: "cron", cron: "*/10 * * * *", timezone: "UTC" } }, alice);
+        const edit = scheduleUpdateSchema.parse({ revision: s.revision, trigger: { kind: "cron", cron: "*/10 * * * *", timezone: "UTC" } });
+        await updateSchedule(ids.edited, edit, alice);
         await forecast(ids.edited, T2);
         await tick();
       }
