@@ -74,6 +74,18 @@ describe("start and end dates", () => {
   });
 });
 
+describe("the excluded state", () => {
+  it("is terminal for every read-model function that lists the terminal states", async () => {
+    const fns = await q(
+      `SELECT p.proname, p.prosrc LIKE '%''paused'', ''excluded'', ''hollow''%' AS knows
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public' AND p.prosrc LIKE '%''missed'', ''paused''%'`,
+    );
+    expect(fns.length).toBeGreaterThan(0);
+    expect(fns.filter((f) => !f.knows).map((f) => f.proname)).toEqual([]);
+  });
+});
+
 describe("an edit's dry run", () => {
   it("answers the next fires before and after and the rows it would supersede, and writes nothing", async () => {
     const res = await create({ name: "every-five", trigger: { kind: "cron", cron: "*/5 * * * *", timezone: "UTC" } });
