@@ -57,7 +57,14 @@ export function EditDiff({
       </div>
       <div className="grid-2 edit-diff-columns">
         <FireColumn title="Next fires now" testId="edit-diff-before" fires={preview.before} other={afterKeys} mark="−" zone={timezone} />
-        <FireColumn title="Next fires after saving" testId="edit-diff-after" fires={preview.after} other={beforeKeys} mark="+" zone={timezone} />
+        <FireColumn
+          title="Next fires after saving"
+          testId="edit-diff-after"
+          fires={preview.after}
+          other={beforeKeys}
+          mark="+"
+          zone={timezone}
+        />
       </div>
       <div data-testid="edit-diff-superseded">
         {preview.superseded.length === 0 ? (
@@ -65,8 +72,8 @@ export function EditDiff({
         ) : (
           <>
             <p>
-              {preview.superseded.length} already planned run{preview.superseded.length === 1 ? "" : "s"} will be superseded (cancelled, never
-              started):
+              {preview.superseded.length} already planned run{preview.superseded.length === 1 ? "" : "s"} will be superseded (cancelled,
+              never started):
             </p>
             <ul className="edit-diff-list">
               {preview.superseded.map((r) => (
@@ -121,7 +128,10 @@ function FireColumn({
                 </span>
                 <time dateTime={f.plannedAt}>{formatInZone(f.plannedAt, zone)}</time>
                 {f.fate !== "run" || f.plannedAt !== f.nominalAt ? (
-                  <span className="muted"> — {f.plannedAt !== f.nominalAt && f.fate === "run" ? "moved by a calendar" : FATE_WORDS[f.fate]}</span>
+                  <span className="muted">
+                    {" "}
+                    — {f.plannedAt !== f.nominalAt && f.fate === "run" ? "moved by a calendar" : FATE_WORDS[f.fate]}
+                  </span>
                 ) : null}
                 {changed && <span className="sr-only"> (only {mark === "+" ? "after" : "before"} the edit)</span>}
               </li>

@@ -92,7 +92,11 @@ export function backfillFireTimes(schedule: Omit<FirePlanSchedule, "paused">, fr
   const opts = { anchor: schedule.createdAt };
   // planFires is exclusive of its start: begin a millisecond earlier so `from` itself counts. A pause does not hold
   // a backfill (the operator asks for these fires).
-  const plan = planFires({ ...schedule, trigger, paused: null }, { from: new Date(from.getTime() - 1), until: to }, { limit: MAX_BACKFILL });
+  const plan = planFires(
+    { ...schedule, trigger, paused: null },
+    { from: new Date(from.getTime() - 1), until: to },
+    { limit: MAX_BACKFILL },
+  );
   const last = plan.fires.filter((f) => f.fate !== "dst_skipped").at(-1);
   if (plan.cut && last && computeNextFireTimes(trigger, last.nominalAt, 1, { ...opts, until: to }).length > 0) {
     const message = `This range holds more than ${MAX_BACKFILL.toLocaleString("en-US")} fires; the ${MAX_BACKFILL.toLocaleString("en-US")}th is at ${last.nominalAt.toISOString()}. Backfill up to there, then continue from the next fire.`;
