@@ -114,6 +114,22 @@ describe("planFires: what becomes of each fire", () => {
     expect(fires[0]!.reason).toBe("held: the schedule is paused until 2026-12-22 12:00 UTC");
   });
 
+  it("the newest fires held by a pause with until run at the resume, as its misfire policy says", () => {
+    const r = range("2026-12-20T00:00:00Z", "2026-12-24T00:00:00Z");
+    const until = pause(new Date("2026-12-22T12:00:00Z"));
+    expect(planFires(schedule({ paused: until, misfirePolicy: "skip" }), r).fires.map((f) => f.fate)).toEqual([
+      "paused",
+      "paused",
+      "run",
+      "run",
+    ]);
+    const once = planFires(schedule({ paused: until, misfirePolicy: "run_once" }), r).fires;
+    expect(once.map((f) => f.fate)).toEqual(["paused", "run", "run", "run"]);
+    expect(once[1]!.reason).toMatch(/run at the resume \(misfire policy run_once\)/);
+    const all = planFires(schedule({ paused: until, misfirePolicy: "catch_up", catchUpLimit: 5 }), r).fires;
+    expect(all.map((f) => f.fate)).toEqual(["run", "run", "run", "run"]);
+  });
+
   it("cuts at the limit and says so", () => {
     const { fires, cut } = planFires(schedule({ cron: "* * * * *" }), range("2026-12-20T00:00:00Z", "2026-12-21T00:00:00Z"), { limit: 5 });
     expect(fires).toHaveLength(5);

@@ -36,6 +36,9 @@ export interface PlannedFire {
 }
 
 export interface FirePlanSchedule extends Pick<Schedule, "id" | "trigger" | "createdAt" | "startJitterMs" | "paused" | "timezone"> {
+  /** What a resume does with the fires held by a pause with `until` (the newest ones it runs); absent = none run. */
+  misfirePolicy?: Schedule["misfirePolicy"];
+  catchUpLimit?: number;
   startsAt?: Date | null;
   endsAt?: Date | null;
   calendars: CalendarLink[];
@@ -84,6 +87,7 @@ export function planFires(
     if (t.dst?.skipped) return fire(schedule, t.at, t.at, "dst_skipped", t.dst.note, null, t.dst);
     return fateOf(schedule, t.at, t.dst, taken);
   });
+  runNewestHeld(schedule, fires);
   return { fires, cut: real === limit };
 }
 
@@ -121,6 +125,24 @@ function fateOf(s: FirePlanSchedule, at: Date, dst: DstFlag | undefined, taken: 
     return take(taken, fire(s, at, plannedAt, "paused", reason ? `${held}; ${reason}` : held, calendar, dst));
   }
   return take(taken, fire(s, at, plannedAt, "run", reason, calendar, dst));
+}
+
+/**
+ * A pause with `until` ends in a resume at `until`, whose misfire policy runs the newest held fires (none for skip,
+ * the newest for run_once, the newest catchUpLimit for catch_up; core/runs/plan/mark-missed-decision.ts): those run
+ * at the resume. Only the held fires in this range are seen (a range ending inside the pause shows none as run).
+ */
+function runNewestHeld(s: FirePlanSchedule, fires: PlannedFire[]): void {
+  const until = s.paused?.until;
+  if (!until || !s.misfirePolicy || s.misfirePolicy === "skip") return;
+  const kept = s.misfirePolicy === "run_once" ? 1 : Math.max(0, s.catchUpLimit ?? 0);
+  const held = fires.filter((f) => f.fate === "paused");
+  const hasLater = fires.some((f) => f.nominalAt.getTime() >= until.getTime());
+  if (!hasLater) return;
+  for (const f of held.slice(Math.max(0, held.length - kept))) {
+    f.fate = "run";
+    f.reason = `held by the pause until ${formatInstant(until)}, then run at the resume (misfire policy ${s.misfirePolicy})`;
+  }
 }
 
 function take(taken: Map<number, Date>, f: PlannedFire): PlannedFire {

@@ -93,10 +93,12 @@ async function lockDueSlice(
     paused_until: Date | null;
     starts_at: Date | null;
     ends_at: Date | null;
+    misfire_policy: Schedule["misfirePolicy"];
+    catch_up_limit: number;
     db_now: Date;
   }>(
     `SELECT s.id, s.trigger::text AS trigger, s.created_at, s.start_jitter_ms, s.planned_through, s.timezone, s.paused_at,
-            s.paused_until, s.starts_at, s.ends_at, clock_timestamp() AS db_now
+            s.paused_until, s.starts_at, s.ends_at, s.misfire_policy, s.catch_up_limit, clock_timestamp() AS db_now
        FROM schedules s
       WHERE s.deleted_at IS NULL
         AND coalesce(s.planned_through, s.created_at) < now() + make_interval(secs => $1::float8 / 2)
@@ -120,6 +122,8 @@ async function lockDueSlice(
         paused: paused && r.paused_at ? { at: r.paused_at, by: null, reason: null, until: r.paused_until } : null,
         startsAt: r.starts_at,
         endsAt: r.ends_at,
+        misfirePolicy: r.misfire_policy,
+        catchUpLimit: r.catch_up_limit,
       });
     } catch (err) {
       // A stored trigger that no longer parses: left unplanned like one whose fires cannot be computed (its cursor
