@@ -123,7 +123,7 @@ describe("forecast = reality", () => {
     const ids = {
       dstSkip: await create("dst-skip", { trigger: berlin("30 1-3 * * *", "skip") }),
       jittered: await create("jittered", { trigger: berlin("0,30 * * * *"), startJitterMs: 20_000 }),
-      paused: await create("paused", { trigger: { kind: "interval", everySeconds: 1200 }, misfirePolicy: "skip" }),
+      paused: await create("paused", { trigger: { kind: "interval", everySeconds: 1200 }, misfirePolicy: "run_once" }),
       dated: await create("dated", {
         trigger: { kind: "cron", cron: "*/15 * * * *", timezone: "UTC" },
         startsAt: new Date(T0 + 2 * HOUR).toISOString(),
