@@ -37,6 +37,7 @@ test("an edit from */5 to */10 shows the old and new next fires and the supersed
   }
   await diff.scrollIntoViewIfNeeded();
   await page.screenshot({ path: "artifacts/screenshots/edit-diff.png", fullPage: true });
+  await diff.screenshot({ path: "artifacts/screenshots/edit-diff-panel.png" });
 
   // Nothing saved yet.
   const stored = await (await page.request.get(`/api/schedules/${s.id}`)).json();
