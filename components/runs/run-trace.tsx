@@ -38,6 +38,7 @@ const EVENT_ICON: Record<string, string> = {
   skipped_overlap: "↷",
   missed: "⚠",
   paused: "‖",
+  excluded: "⊝",
   replanned: "↺",
   finished: "✓",
   rerun_requested: "⟳",

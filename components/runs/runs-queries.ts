@@ -53,7 +53,7 @@ export const runTraceQuery = (id: string) =>
     refetchInterval: (q) => (q.state.data && isSettled(q.state.data) ? settledPoll() : 1000),
   });
 
-const SETTLED = new Set(["succeeded", "failed", "timed_out", "cancelled", "skipped_overlap", "missed", "paused", "hollow"]);
+const SETTLED = new Set(["succeeded", "failed", "timed_out", "cancelled", "skipped_overlap", "missed", "paused", "excluded", "hollow"]);
 
 /** A finished run changes rarely (a late stage event at most): poll it less often. */
 function isSettled(t: RunTraceView): boolean {

@@ -117,6 +117,15 @@ export function ScheduleDetail({ id }: { id: string }) {
                 </dd>
               </>
             )}
+            {(s.startsAt || s.endsAt) && (
+              <>
+                <dt>Active</dt>
+                <dd data-testid="schedule-dates">
+                  {s.startsAt ? `from ${formatInZone(s.startsAt)}` : "from its creation"}
+                  {s.endsAt ? ` until ${formatInZone(s.endsAt)}` : ", no end date"}
+                </dd>
+              </>
+            )}
             <dt>Handler</dt>
             <dd>
               <HandlerName name={s.handler} />

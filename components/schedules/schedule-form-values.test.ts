@@ -36,6 +36,8 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     webhookFormat: "vigil",
     tags: ["nightly", "team:payments"],
     maintenanceId: null,
+    startsAt: null,
+    endsAt: null,
     managedBy: null,
     managedAt: null,
     revision: 3,

@@ -51,6 +51,9 @@ export interface ScheduleFormValues {
   webhookFormat: "vigil" | "slack";
   /** Comma- or space-separated tags, e.g. "team:payments, nightly". */
   tagsText: string;
+  /** datetime-local values, read in the viewer's zone; "" = no start / no end date. */
+  startsAt: string;
+  endsAt: string;
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -89,6 +92,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   webhookUrl: "",
   webhookFormat: "vigil",
   tagsText: "",
+  startsAt: "",
+  endsAt: "",
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -155,7 +160,16 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
     webhookFormat: v.webhookFormat,
     tags: tagsFromText(v.tagsText),
+    startsAt: instantFromLocal(v.startsAt),
+    endsAt: instantFromLocal(v.endsAt),
   };
+}
+
+/** A datetime-local value as the ISO instant the API takes; "" → null; text that does not parse goes as is. */
+function instantFromLocal(local: string): string | null {
+  if (local.trim() === "") return null;
+  const d = new Date(local);
+  return Number.isNaN(d.getTime()) ? local : d.toISOString();
 }
 
 /** "team:payments, nightly" → ["team:payments", "nightly"]; the server validates, deduplicates and sorts. */
@@ -227,6 +241,8 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     webhookUrl: s.webhookUrl ?? "",
     webhookFormat: s.webhookFormat,
     tagsText: (s.tags ?? []).join(", "),
+    startsAt: s.startsAt ? toLocalInput(s.startsAt) : "",
+    endsAt: s.endsAt ? toLocalInput(s.endsAt) : "",
   };
 }
 

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
+import { EditDiff, type EditPreviewView } from "./edit-diff";
 import { FirePreview } from "./fire-preview";
 import { PayloadEditor } from "./payload-editor";
 import { PolicyFields } from "./policy-fields";
@@ -45,6 +46,8 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
   const [formError, setFormError] = useState<string | null>(null);
   const [stale, setStale] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  // Edit: the dry run of a change to the plan (trigger, dates, calendars), shown before the save is confirmed.
+  const [editPreview, setEditPreview] = useState<EditPreviewView | null>(null);
   const bannerRef = useRef<HTMLDivElement>(null);
   // A refused save scrolls to the summary and focuses it, so keyboard and screen-reader users land on it too.
   useEffect(() => {
@@ -56,6 +59,8 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
 
   const set = useCallback((patch: Partial<ScheduleFormValues>) => {
     setValues((v) => ({ ...v, ...patch }));
+    // A preview shown for other values no longer says what saving does.
+    setEditPreview(null);
     // An edited field's old server error no longer applies.
     setServerErrors((e) => {
       const prefixes = Object.keys(patch).map((k) => ERROR_PREFIX_OF_INPUT[k] ?? k);
@@ -67,12 +72,20 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
   const errors = { ...previewErrors, ...serverErrors };
   const onPreviewErrors = useCallback((f: Record<string, string>) => setPreviewErrors(f), []);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  async function submit(e: FormEvent | null, confirmed = false) {
+    e?.preventDefault();
     setSaving(true);
     setFormError(null);
     setStale(null);
     try {
+      const editBody = mode === "edit" ? { ...editBodyFromForm(initial ?? DEFAULT_FORM, values), revision } : null;
+      if (editBody && !confirmed && PLAN_FIELDS.some((f) => f in editBody)) {
+        // A change to when it fires: show the old and new next fires and the superseded runs first.
+        setEditPreview(
+          await fetchJson<EditPreviewView>(`/api/schedules/${scheduleId}`, { method: "PATCH", json: { ...editBody, dryRun: true } }),
+        );
+        return;
+      }
       const res =
         mode === "create"
           ? await fetchJson<{ schedule?: { id: string }; id?: string }>("/api/schedules", {
@@ -81,7 +94,7 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
             })
           : await fetchJson<{ schedule?: { id: string }; id?: string }>(`/api/schedules/${scheduleId}`, {
               method: "PATCH",
-              json: { ...editBodyFromForm(initial ?? DEFAULT_FORM, values), revision },
+              json: editBody,
             });
       const id = res.schedule?.id ?? res.id ?? scheduleId;
       await qc.invalidateQueries({ queryKey: ["schedules"] });
@@ -183,14 +196,44 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
             errors={errors}
           />
           <TriggerBuilder values={values} set={set} errors={errors} />
+          <fieldset className="fieldset" data-testid="dates-fieldset">
+            <legend>Active between</legend>
+            <div className="grid-2">
+              <FormField
+                label="Starts"
+                testId="field-startsAt"
+                error={errors["startsAt"]}
+                hint="Optional: no fire before this (your time zone). Empty: fires from now on."
+              >
+                <input type="datetime-local" step="1" value={values.startsAt} onChange={(e) => set({ startsAt: e.target.value })} />
+              </FormField>
+              <FormField
+                label="Ends"
+                testId="field-endsAt"
+                error={errors["endsAt"]}
+                hint="Optional: no fire after this; the schedule then shows as ended. Empty: no end."
+              >
+                <input type="datetime-local" step="1" value={values.endsAt} onChange={(e) => set({ endsAt: e.target.value })} />
+              </FormField>
+            </div>
+          </fieldset>
           <PolicyFields values={values} set={set} errors={errors} failureAlertDefault={alertSettings.data?.failureAlertThreshold} />
         </div>
         <aside className="form-aside">
           <FirePreview trigger={trigger} onFieldErrors={onPreviewErrors} />
         </aside>
       </div>
+      {editPreview && (
+        <EditDiff
+          preview={editPreview}
+          timezone={values.triggerKind === "cron" ? values.timezone : undefined}
+          saving={saving}
+          onConfirm={() => void submit(null, true)}
+          onBack={() => setEditPreview(null)}
+        />
+      )}
       <div className="row form-actions">
-        <button type="submit" className="primary" disabled={saving} data-testid="save-schedule">
+        <button type="submit" className="primary" disabled={saving || editPreview !== null} data-testid="save-schedule">
           {saving ? "Saving…" : mode === "create" ? "Create schedule" : "Save changes"}
         </button>
         <button type="button" onClick={() => router.back()}>
@@ -201,6 +244,9 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
     </form>
   );
 }
+
+/** Body fields whose change re-plans the schedule (update-schedule.ts REPLAN_FIELDS): an edit of one is previewed first. */
+const PLAN_FIELDS = ["trigger", "startsAt", "endsAt", "calendars"];
 
 /** Which server error keys an input's edit makes obsolete. */
 const ERROR_PREFIX_OF_INPUT: Record<string, string> = {
@@ -248,6 +294,8 @@ const FIELD_LABELS: Record<string, string> = {
   webhookUrl: "Webhook URL",
   webhookFormat: "Webhook format",
   tags: "Tags",
+  startsAt: "Starts",
+  endsAt: "Ends",
 };
 
 /** The form's label for a server error key ("payload.amount" → "Payload field amount"). */

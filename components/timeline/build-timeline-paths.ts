@@ -30,7 +30,7 @@ const MIN_TRIANGLE_SPACING_PX = 6;
 export const LATE_COLOR = "#d29922";
 
 /** States drawn as a coloured marker (they never started, so there is no bar to colour). */
-const MARKER_OUTCOMES = new Set(["missed", "skipped_overlap", "paused"]);
+const MARKER_OUTCOMES = new Set(["missed", "skipped_overlap", "paused", "excluded"]);
 
 /**
  * Coordinates are written in tenths of a pixel as integers (the layer is drawn with scale(0.1)): formatting
@@ -275,6 +275,8 @@ const DRAW_ORDER = [
   "bar:zombie",
   "marker:paused",
   "stub:paused",
+  "marker:excluded",
+  "stub:excluded",
   "marker:skipped_overlap",
   "stub:skipped_overlap",
   "marker:missed",

@@ -44,6 +44,7 @@ const everything = new Set([
   "running",
   "planned",
   "paused",
+  "excluded",
 ]);
 
 describe("timeline model", () => {

@@ -36,6 +36,13 @@ export const RUN_STATE_STYLE: Record<string, StateStyle> = {
   },
   missed: { label: "missed", icon: "⚠", tone: "warn", color: "#d29922", meaning: "Due, but not started before its starting deadline." },
   paused: { label: "paused", icon: "‖", tone: "muted", color: "#57606a", meaning: "Fell inside a pause of its schedule." },
+  excluded: {
+    label: "excluded",
+    icon: "⊝",
+    tone: "muted",
+    color: "#6e7681",
+    meaning: "Not run: a calendar of its schedule excludes it, or another fire was moved onto its instant (its event says which).",
+  },
   hollow: {
     label: "hollow",
     icon: "○",

@@ -92,7 +92,7 @@ export const completionDeadlineRule: RunAlertRule = {
         WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
           AND r.planned_at > greatest(now() - make_interval(secs => $1 + s.completion_deadline_seconds), w.mark)
           AND r.planned_at <= now()
-          AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'missed')
+          AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'excluded', 'missed')
                 AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
             OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
                 AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))

@@ -93,15 +93,21 @@ function histogram(noncumulative: number[], sumMs: number): HistogramCounts {
   return { cumulative, count, sum: count > 0 ? sumMs / 1000 : 0 };
 }
 
-/** Decodes vigil_fleet_counts' layout: runs by state (RUN_STATES' order), retries, then the three histograms' buckets. */
+/**
+ * The states vigil_fleet_counts' layout has a slot for, in its order: RUN_STATES but `excluded` (added later; an
+ * excluded fire never ran, and a slot inserted in the stored arrays would shift every count after it).
+ */
+const FLEET_COUNT_STATES = RUN_STATES.filter((s) => s !== "excluded");
+
+/** Decodes vigil_fleet_counts' layout: runs by state (FLEET_COUNT_STATES), retries, then the three histograms' buckets. */
 export function decodeFleetCounts(counts: number[] | null, sums: number[] | null): FleetRuns {
   const c = counts ?? [];
   const at = (i: number) => c[i] ?? 0;
   const byState = new Map<string, number>();
-  RUN_STATES.forEach((state, i) => {
+  FLEET_COUNT_STATES.forEach((state, i) => {
     if (at(i) !== 0) byState.set(state, at(i));
   });
-  let i = RUN_STATES.length;
+  let i = FLEET_COUNT_STATES.length;
   const retries = at(i++);
   const take = (n: number) => Array.from({ length: n + 1 }, () => at(i++));
   const lat = take(LATENESS_BUCKETS.length);

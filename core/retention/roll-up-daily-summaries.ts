@@ -54,7 +54,7 @@ async function summarizeDay(db: Queryable, day: string, defaultRunsDays: number)
             count(*) FILTER (WHERE r.state = 'succeeded'),
             count(*) FILTER (WHERE r.state IN ('failed', 'timed_out', 'zombie')),
             count(*) FILTER (WHERE r.state = 'missed'),
-            count(*) FILTER (WHERE r.state IN ('skipped_overlap', 'paused')),
+            count(*) FILTER (WHERE r.state IN ('skipped_overlap', 'paused', 'excluded')),
             count(*) FILTER (WHERE r.state = 'hollow'),
             count(*) FILTER (WHERE r.state = 'cancelled'),
             round(percentile_cont(0.5) WITHIN GROUP (ORDER BY r.lateness_ms) FILTER (WHERE ${LATENESS_COUNTED}))::int,

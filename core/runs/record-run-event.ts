@@ -26,6 +26,7 @@ export type RunEventType =
   | "skipped_overlap"
   | "missed"
   | "paused"
+  | "excluded"
   | "replanned"
   | "finished"
   | "result_discarded"

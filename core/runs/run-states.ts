@@ -11,6 +11,7 @@ export const RUN_STATES = [
   "skipped_overlap", // another run of the schedule was active when this one was due
   "missed", // due, but not started before its starting deadline
   "paused", // fell inside a pause of its schedule
+  "excluded", // its schedule's fire plan removed it: a calendar blocks it, or another fire was moved onto its instant
   "hollow", // succeeded but did no work where work was expected
   "zombie", // its worker stopped heartbeating; ended by the reaper with no attempts left
 ] as const;
@@ -25,6 +26,7 @@ export const TERMINAL_STATES: readonly RunState[] = [
   "skipped_overlap",
   "missed",
   "paused",
+  "excluded",
   "hollow",
   "zombie",
 ];
@@ -61,5 +63,6 @@ export const WORST_STATE_ORDER: readonly RunState[] = [
   "queued",
   "succeeded",
   "paused",
+  "excluded",
   "planned",
 ];

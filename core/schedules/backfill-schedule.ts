@@ -1,6 +1,7 @@
 // Backfill: run the schedule for the fires of a past range that never ran. Instants that already have a run
 // which started or is still pending (of kind scheduled or backfill) are left out, so a backfill never repeats
-// an effect; instants that were missed, paused, skipped for overlap or cancelled — or fall before the schedule
+// an effect; only the fires the schedule's fire plan runs are backfilled (not those its calendars exclude or its
+// start/end dates leave out); instants that were missed, paused, skipped for overlap or cancelled — or fall before the schedule
 // existed — get a 'backfill' run (key backfill:<scheduleId>:<plannedAt ISO>). Rows are written with one batched
 // INSERT (unnest); the planners then enqueue them one at a time per schedule (see enqueue-due-runs.ts), each
 // due when its turn comes. At most MAX_BACKFILL fires per request.
@@ -10,7 +11,9 @@ import { recordAudit } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ValidationError } from "../errors";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
-import { computeFireTimesBetween, computeNextFireTimes } from "./compute-next-fire-times";
+import { loadScheduleCalendars } from "../calendars/calendar-rules";
+import { computeNextFireTimes } from "./compute-next-fire-times";
+import { firePlanOf, planFires, type FirePlanSchedule } from "./fire-plan";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
@@ -55,7 +58,8 @@ export async function backfillSchedule(id: string, v: BackfillInput, actor: Acto
       const message = `To (${v.to}) is in the future (database time is ${now.toISOString()}); a backfill covers past fires only`;
       throw new ValidationError(message, { to: message });
     }
-    const fires = backfillFireTimes(schedule, from, to);
+    const links = await loadScheduleCalendars(tx, [schedule.id]);
+    const fires = backfillFireTimes(firePlanOf(schedule, links.get(schedule.id) ?? []), from, to);
     const covered = await coveredInstants(tx, schedule.id, fires);
     const items = fires
       .filter((at) => !covered.has(at.getTime()))
@@ -78,18 +82,27 @@ export async function backfillSchedule(id: string, v: BackfillInput, actor: Acto
   });
 }
 
-/** The trigger's fires in [from, to]; refuses a range holding more than MAX_BACKFILL of them. */
-export function backfillFireTimes(schedule: Pick<Schedule, "trigger" | "createdAt">, from: Date, to: Date): Date[] {
+/**
+ * The fires in [from, to] the schedule's fire plan runs (fire-plan.ts: a fire its calendars exclude, or outside
+ * its start/end dates, is not backfilled; one a calendar moved is backfilled at its moved instant); refuses a
+ * range holding more than MAX_BACKFILL fires of the trigger.
+ */
+export function backfillFireTimes(schedule: Omit<FirePlanSchedule, "paused">, from: Date, to: Date): Date[] {
   const trigger = extendIntervalGrid(schedule, from);
   const opts = { anchor: schedule.createdAt };
-  // computeFireTimesBetween is exclusive of its start: begin a millisecond earlier so `from` itself counts.
-  const fires = computeFireTimesBetween(trigger, new Date(from.getTime() - 1), to, { ...opts, limit: MAX_BACKFILL });
-  const last = fires.at(-1);
-  if (fires.length === MAX_BACKFILL && last && computeNextFireTimes(trigger, last.at, 1, { ...opts, until: to }).length > 0) {
-    const message = `This range holds more than ${MAX_BACKFILL.toLocaleString("en-US")} fires; the ${MAX_BACKFILL.toLocaleString("en-US")}th is at ${last.at.toISOString()}. Backfill up to there, then continue from the next fire.`;
+  // planFires is exclusive of its start: begin a millisecond earlier so `from` itself counts. A pause does not hold
+  // a backfill (the operator asks for these fires).
+  const plan = planFires(
+    { ...schedule, trigger, paused: null },
+    { from: new Date(from.getTime() - 1), until: to },
+    { limit: MAX_BACKFILL },
+  );
+  const last = plan.fires.filter((f) => f.fate !== "dst_skipped").at(-1);
+  if (plan.cut && last && computeNextFireTimes(trigger, last.nominalAt, 1, { ...opts, until: to }).length > 0) {
+    const message = `This range holds more than ${MAX_BACKFILL.toLocaleString("en-US")} fires; the ${MAX_BACKFILL.toLocaleString("en-US")}th is at ${last.nominalAt.toISOString()}. Backfill up to there, then continue from the next fire.`;
     throw new ValidationError(message, { to: message }, "backfill_too_large");
   }
-  return fires.map((f) => f.at);
+  return plan.fires.filter((f) => f.fate === "run").map((f) => f.plannedAt);
 }
 
 /**
@@ -111,7 +124,7 @@ async function coveredInstants(tx: Queryable, scheduleId: string, fires: Date[])
   const { rows } = await tx.query<{ planned_at: Date }>(
     `SELECT DISTINCT planned_at FROM runs
       WHERE schedule_id = $1 AND planned_at = ANY($2::timestamptz[]) AND kind IN ('scheduled', 'backfill')
-        AND state NOT IN ('missed', 'paused', 'skipped_overlap', 'cancelled')`,
+        AND state NOT IN ('missed', 'paused', 'excluded', 'skipped_overlap', 'cancelled')`,
     [scheduleId, fires.map((f) => f.toISOString())],
   );
   return new Set(rows.map((r) => r.planned_at.getTime()));

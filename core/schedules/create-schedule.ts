@@ -42,10 +42,10 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
          overlap_policy, misfire_policy, catch_up_limit, starting_deadline_seconds, timeout_seconds, grace_seconds,
          retry_max_attempts, retry_base_seconds, retry_max_seconds, concurrency_group, start_jitter_ms, expect_records_min,
          lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, failure_alert_threshold, webhook_url,
-         planned_through, created_by, webhook_format, tags, retention_days)
+         planned_through, created_by, webhook_format, tags, retention_days, starts_at, ends_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE now() END, CASE WHEN $7 THEN NULL ELSE $26 END,
          CASE WHEN $7 THEN NULL ELSE 'created disabled' END,
-         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28, $29)
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28, $29, $30, $31)
        RETURNING id`,
       [
         v.name,
@@ -77,6 +77,8 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
         v.webhookFormat,
         v.tags,
         v.retentionDays ?? null,
+        v.startsAt ?? null,
+        v.endsAt ?? null,
       ],
     );
     return rows[0]!.id;
@@ -160,6 +162,8 @@ export function auditView(s: Schedule): Record<string, unknown> {
     webhookUrl: s.webhookUrl,
     webhookFormat: s.webhookFormat,
     tags: s.tags,
+    startsAt: s.startsAt?.toISOString() ?? null,
+    endsAt: s.endsAt?.toISOString() ?? null,
     revision: s.revision,
   };
 }

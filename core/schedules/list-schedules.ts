@@ -187,7 +187,12 @@ function nextFireFromTrigger(s: Schedule, now: Date): Date | null {
   if (s.paused && !s.paused.until) return null;
   const from = [now, s.plannedThrough, s.paused?.until].filter((d): d is Date => d instanceof Date).reduce((a, b) => (a > b ? a : b));
   try {
-    return computeNextFireTimes(s.trigger, from, 1, { anchor: s.createdAt })[0]?.at ?? null;
+    // The fire plan's first fire that runs (fire-plan.ts: none after the end date, none before the start date).
+    // Calendars are left to the occurrence rows: a list does not load every schedule's calendar links.
+    if (s.endsAt && s.endsAt.getTime() <= from.getTime()) return null;
+    const start = s.startsAt && s.startsAt.getTime() > from.getTime() ? new Date(s.startsAt.getTime() - 1) : from;
+    const next = computeNextFireTimes(s.trigger, start, 1, { anchor: s.createdAt })[0]?.at ?? null;
+    return next && s.endsAt && next.getTime() > s.endsAt.getTime() ? null : next;
   } catch {
     // A stored trigger that cannot be computed (the planner logs it and reports lag): the list still shows the rest.
     return null;

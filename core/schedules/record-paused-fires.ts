@@ -4,10 +4,12 @@
 // held fires, and fires not yet written are newer than every row written) — are inserted `paused` at once, so a
 // resume of a thousand schedules after a long pause does not insert tens of thousands of rows only to update
 // each one again. The rest (the newest few) are planned as usual and decided with the schedule's other held fires.
+import { loadScheduleCalendars } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { getLogger } from "../log";
 import { runsKeptByPolicy } from "../runs/plan/mark-missed-decision";
 import { insertOccurrencesOfSchedules, occurrencesBetween, type OccurrenceInput } from "../runs/plan/plan-occurrences";
+import { firePlanOf } from "./fire-plan";
 import type { Schedule } from "./schedule-record";
 
 const MAX_ROUNDS = 10;
@@ -17,12 +19,17 @@ const INSERT_CHUNK = 5000;
 export async function recordPausedFires(tx: Queryable, schedules: readonly Schedule[], now: Date): Promise<Schedule[]> {
   const byPolicy = new Map<string, (OccurrenceInput & { scheduleId: string })[]>();
   const moved = new Map<string, Date>();
+  const links = await loadScheduleCalendars(
+    tx,
+    schedules.map((s) => s.id),
+  );
   for (const s of schedules) {
+    const plan = firePlanOf(s, links.get(s.id) ?? []);
     let from = s.plannedThrough ?? s.createdAt;
     const fires: (OccurrenceInput & { scheduleId: string })[] = [];
     try {
       for (let round = 0; round < MAX_ROUNDS && from.getTime() < now.getTime(); round++) {
-        const planned = occurrencesBetween(s, { from, until: now });
+        const planned = occurrencesBetween(plan, { from, until: now });
         if (planned.items.length === 0) break;
         fires.push(...planned.items);
         from = planned.cursor;
@@ -32,10 +39,14 @@ export async function recordPausedFires(tx: Queryable, schedules: readonly Sched
       getLogger().warn({ err, scheduleId: s.id }, "cannot compute this schedule's fire times; its resume plans nothing ahead");
       continue;
     }
-    const paused = fires.slice(0, Math.max(0, fires.length - runsKeptByPolicy(s.misfirePolicy, s.catchUpLimit)));
+    // The newest fires that would run are the policy's to decide; excluded ones before them are recorded as such.
+    const runnable = fires.filter((f) => f.state !== "excluded");
+    const firstKept = runnable[Math.max(0, runnable.length - runsKeptByPolicy(s.misfirePolicy, s.catchUpLimit))];
+    const paused = firstKept ? fires.slice(0, fires.indexOf(firstKept)) : fires;
     if (paused.length === 0) continue;
     byPolicy.set(s.misfirePolicy, [...(byPolicy.get(s.misfirePolicy) ?? []), ...paused]);
-    moved.set(s.id, paused.at(-1)!.plannedAt);
+    const last = paused.at(-1)!;
+    moved.set(s.id, last.nominalAt ?? last.plannedAt);
   }
   for (const [policy, items] of byPolicy) {
     for (let i = 0; i < items.length; i += INSERT_CHUNK) {

@@ -1,42 +1,57 @@
 // What an edit does to occurrences already written. A run that has not started takes the schedule's new
 // settings (handler, payload, timeout, grace, attempts, group, jitter): an edit applies to everything that has
-// not started. When the fire times change (trigger edited), future not-started occurrences the new trigger does
-// not fire end `cancelled` with a 'replanned' event saying why, the ones it still fires are kept, and the
-// planning cursor goes back to now so the planner writes the new trigger's fires at once.
+// not started. When the plan changes (trigger, timezone, DST policy, calendars, start/end dates: REPLAN_FIELDS in
+// update-schedule.ts), future not-started occurrences the new fire plan (fire-plan.ts) does not run at the same
+// instant for the same nominal fire end `cancelled` with a 'replanned' event saying why (superseded), the ones it
+// still runs are kept, and the planning cursor goes back to now so the planner writes the new plan at once.
+import { loadScheduleCalendars } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { recordRunEvents } from "../runs/record-run-event";
-import { computeFireTimesBetween } from "./compute-next-fire-times";
+import { firePlanOf, planFires, SHIFT_LOOKBACK_MS } from "./fire-plan";
 import type { Schedule } from "./schedule-record";
 
 export interface ReplanOutcome {
   cancelled: number;
   kept: number;
   refreshed: number;
+  /** The rows cancelled as superseded (an edit's dry run lists them). */
+  superseded: { id: string; plannedAt: Date; nominalAt: Date; state: string }[];
 }
 
 export async function replanAfterEdit(
   tx: Queryable,
   before: Schedule,
   after: Schedule,
-  opts: { triggerChanged: boolean; snapshotChanged: boolean; jitterChanged: boolean },
+  opts: { triggerChanged: boolean; snapshotChanged: boolean; jitterChanged: boolean; planFields?: string[] },
 ): Promise<ReplanOutcome> {
-  const outcome: ReplanOutcome = { cancelled: 0, kept: 0, refreshed: 0 };
+  const outcome: ReplanOutcome = { cancelled: 0, kept: 0, refreshed: 0, superseded: [] };
   const { rows: nowRows } = await tx.query<{ now: Date }>("SELECT clock_timestamp() AS now");
   const now = nowRows[0]!.now;
 
   if (opts.triggerChanged) {
-    const { rows: future } = await tx.query<{ id: string; planned_at: Date }>(
-      `SELECT id, planned_at FROM runs
+    const { rows: future } = await tx.query<{ id: string; planned_at: Date; nominal_at: Date; state: string }>(
+      `SELECT id, planned_at, coalesce(nominal_at, planned_at) AS nominal_at, state FROM runs
         WHERE schedule_id = $1 AND kind = 'scheduled' AND state IN ('planned', 'queued') AND planned_at > $2
         ORDER BY planned_at
           FOR UPDATE SKIP LOCKED`,
       [after.id, now.toISOString()],
     );
-    const last = future.at(-1)?.planned_at;
-    const stillFires = new Set(
-      last ? computeFireTimesBetween(after.trigger, now, last, { anchor: after.createdAt }).map((f) => f.at.getTime()) : [],
+    const last = Math.max(...future.map((r) => Math.max(r.planned_at.getTime(), r.nominal_at.getTime())));
+    const links = future.length > 0 ? await loadScheduleCalendars(tx, [after.id]) : new Map();
+    // Fires a calendar moves by up to the lookback may land among these rows: plan that much around them.
+    const plan =
+      future.length > 0
+        ? planFires(firePlanOf(after, links.get(after.id) ?? []), {
+            from: new Date(now.getTime() - SHIFT_LOOKBACK_MS),
+            until: new Date(last + SHIFT_LOOKBACK_MS),
+          }).fires
+        : [];
+    const stillRuns = new Set(
+      plan.filter((f) => f.fate === "run" || f.fate === "paused").map((f) => `${f.nominalAt.getTime()}@${f.plannedAt.getTime()}`),
     );
-    const gone = future.filter((r) => !stillFires.has(r.planned_at.getTime())).map((r) => r.id);
+    const goneRows = future.filter((r) => !stillRuns.has(`${r.nominal_at.getTime()}@${r.planned_at.getTime()}`));
+    const gone = goneRows.map((r) => r.id);
+    outcome.superseded = goneRows.map((r) => ({ id: r.id, plannedAt: r.planned_at, nominalAt: r.nominal_at, state: r.state }));
     outcome.kept = future.length - gone.length;
     if (gone.length > 0) {
       // The key is released (no handler ever saw it): a later edit that fires at this instant again plans it afresh.
@@ -51,7 +66,9 @@ export async function replanAfterEdit(
         gone.map((id) => ({
           runId: id,
           type: "replanned" as const,
-          message: `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`,
+          message: opts.planFields?.some((f) => f !== "trigger")
+            ? `cancelled: revision ${after.revision} changed the schedule's plan (${opts.planFields.join(", ")}), which does not run this fire at this time`
+            : `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`,
           data: { cancelled: true, revision: after.revision, trigger: after.trigger },
         })),
       );

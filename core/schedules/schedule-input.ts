@@ -65,6 +65,23 @@ const failureAlertThreshold = z
 
 const webhookUrl = httpUrlSchema("Webhook URL", "https://hooks.example.com/vigil");
 
+/** A start or end date: an ISO 8601 date-time with an offset, stored as the instant (normalised to UTC ISO). */
+const instant = (label: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${label} must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z` })
+    .transform((s) => new Date(s).toISOString())
+    .nullable()
+    .optional();
+
+/** endsAt after startsAt, when both are known (an edit checks the merged pair in update-schedule.ts). */
+export function datesProblem(startsAt: string | Date | null | undefined, endsAt: string | Date | null | undefined): string | null {
+  if (!startsAt || !endsAt) return null;
+  const start = new Date(startsAt);
+  const end = new Date(endsAt);
+  if (end.getTime() > start.getTime()) return null;
+  return `End date (${end.toISOString()}) must be after the start date (${start.toISOString()})`;
+}
+
 /** Every settable field, without defaults: shared by create (with defaults) and edit (all optional). */
 const fields = {
   name: slug("Name"),
@@ -114,9 +131,18 @@ const fields = {
   webhookUrl: webhookUrl.nullable().optional(),
   webhookFormat: webhookFormatSchema,
   tags,
+  /** No fires before this instant (core/schedules/fire-plan.ts); null = from creation. */
+  startsAt: instant("Start date"),
+  /** No fires after this instant; the schedule shows as ended afterwards. null = no end. */
+  endsAt: instant("End date"),
 };
 
-function checkRetryDelays(v: { retryBaseSeconds?: number; retryMaxSeconds?: number }, ctx: z.RefinementCtx): void {
+function checkRetryDelays(
+  v: { retryBaseSeconds?: number; retryMaxSeconds?: number; startsAt?: string | null; endsAt?: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  const dates = datesProblem(v.startsAt, v.endsAt);
+  if (dates) ctx.addIssue({ code: "custom", path: ["endsAt"], message: dates });
   if (v.retryBaseSeconds !== undefined && v.retryMaxSeconds !== undefined && v.retryMaxSeconds < v.retryBaseSeconds) {
     ctx.addIssue({
       code: "custom",
@@ -156,7 +182,11 @@ export type ScheduleInputRaw = z.input<typeof scheduleInputSchema>;
 export const scheduleUpdateSchema = z
   .strictObject(fields)
   .partial()
-  .extend({ revision: z.number({ error: "Revision must be the schedule's revision number you edited" }).int().min(1) })
+  .extend({
+    revision: z.number({ error: "Revision must be the schedule's revision number you edited" }).int().min(1),
+    /** Answer what the edit would change (next fires before/after, superseded runs) and write nothing. */
+    dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
+  })
   .superRefine(checkRetryDelays);
 
 export type ScheduleUpdate = z.output<typeof scheduleUpdateSchema>;

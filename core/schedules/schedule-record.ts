@@ -54,6 +54,9 @@ export interface Schedule {
   managedBy: string | null;
   managedAt: Date | null;
   revision: number;
+  /** No fires before / after these (core/schedules/fire-plan.ts); null = unbounded. */
+  startsAt: Date | null;
+  endsAt: Date | null;
   /** Planning cursor: every fire at or before it has an occurrence row. */
   plannedThrough: Date | null;
   createdBy: string | null;
@@ -71,7 +74,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
     WHERE g.name = s.concurrency_group AND g.max_starts IS NOT NULL) AS start_rate_limit,
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
   s.failure_alert_threshold, s.retention_days, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at,
-  s.revision, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  s.revision, s.starts_at, s.ends_at, s.planned_through, s.created_by, s.created_at, s.updated_at,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
@@ -115,6 +118,8 @@ export interface ScheduleRow {
   managed_by: string | null;
   managed_at: Date | null;
   revision: number;
+  starts_at: Date | null;
+  ends_at: Date | null;
   planned_through: Date | null;
   created_by: string | null;
   created_at: Date;
@@ -164,6 +169,8 @@ export function toSchedule(r: ScheduleRow): Schedule {
     managedBy: r.managed_by ?? null,
     managedAt: r.managed_at ?? null,
     revision: r.revision,
+    startsAt: r.starts_at ?? null,
+    endsAt: r.ends_at ?? null,
     plannedThrough: r.planned_through,
     createdBy: r.created_by,
     createdAt: r.created_at,

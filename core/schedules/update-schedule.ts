@@ -12,10 +12,12 @@ import { notifyPlanner } from "./notify-planner";
 import { pauseInTransaction } from "./pause-schedule";
 import { replanAfterEdit } from "./replan-schedule";
 import { resumeInTransaction } from "./resume-schedule";
-import type { ScheduleUpdate } from "./schedule-input";
+import { datesProblem, type ScheduleUpdate } from "./schedule-input";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload } from "./validate-schedule-input";
+import { loadScheduleCalendars, type CalendarLink } from "../calendars/calendar-rules";
+import { firePlanOf, planFires, type PlannedFire } from "./fire-plan";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
 
@@ -45,8 +47,12 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   webhookUrl: "webhook_url",
   webhookFormat: "webhook_format",
   tags: "tags",
+  startsAt: "starts_at",
+  endsAt: "ends_at",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
+/** Fields that change which fires a schedule has or what becomes of them: an edit of one re-plans its runs. */
+export const REPLAN_FIELDS = ["trigger", "startsAt", "endsAt", "calendars"] as const;
 const SNAPSHOT_FIELDS = ["handler", "payload", "timeoutSeconds", "graceSeconds", "retryMaxAttempts", "concurrencyGroup"] as const;
 
 /**
@@ -61,73 +67,136 @@ export async function updateSchedule(
   actor: Actor,
   opts: { db?: Queryable; auditInto?: AuditInput[] } = {},
 ): Promise<Schedule> {
-  return inTransaction({ tx: opts.db }, async (tx) => {
-    const before = await getScheduleOrThrow(tx, id, { lock: true });
-    // Any edit of a program schedule (its trigger decides when the program runs), or a switch to such a handler;
-    // only disabling it is open to everyone who may pause it.
-    const onlyDisables = Object.entries(patch).every(([k, v]) => k === "revision" || v === undefined || (k === "enabled" && v === false));
-    if (!onlyDisables) await assertMayUseHandlers(tx, actor, [before.handler, ...(patch.handler ? [patch.handler] : [])]);
-    if (patch.revision !== before.revision) {
-      throw new ConflictError(
-        `Schedule ${before.name} was changed since you loaded it (you edited revision ${patch.revision}, it is now at ${before.revision}); reload it and apply your change again.`,
-        "stale_revision",
-      );
-    }
-    // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
-    if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
-    const changed = changedFields(before, patch);
-    if (changed.has("handler") || changed.has("payload")) {
-      patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
-      if (!sameJson(patch.payload, before.payload)) changed.add("payload");
-    }
-    const base = patch.retryBaseSeconds ?? before.retryBaseSeconds;
-    const max = patch.retryMaxSeconds ?? before.retryMaxSeconds;
-    if (max < base) {
-      const message = `Retry max delay (${max} s) must be at least the base delay (${base} s)`;
-      throw new ValidationError(message, { retryMaxSeconds: message });
-    }
-    if (changed.has("trigger")) assertOnceInFuture(patch.trigger!, await dbNow(tx));
-    if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined || patch.startRateLimit !== undefined) {
-      await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
-    }
-    await writeChanges(tx, before, patch, changed);
-    const after = await getScheduleOrThrow(tx, id);
-    // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
-    if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
-    const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
-    const limitChanged = after.concurrencyLimit !== before.concurrencyLimit || rateChanged;
-    const enabledChange = patch.enabled !== undefined && patch.enabled === Boolean(before.paused);
-    if (changed.size === 0 && !limitChanged && !enabledChange) return before;
+  return inTransaction({ tx: opts.db }, async (tx) => (await applyEdit(tx, id, patch, actor, opts.auditInto)).schedule);
+}
 
-    if (changed.size > 0 || limitChanged) {
-      await replanAfterEdit(tx, before, after, {
-        triggerChanged: changed.has("trigger"),
-        snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
-        jitterChanged: changed.has("startJitterMs"),
-      });
-      const fields = [
-        ...changed,
-        ...(after.concurrencyLimit !== before.concurrencyLimit ? ["concurrencyLimit"] : []),
-        ...(rateChanged ? ["startRateLimit"] : []),
-      ];
-      const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
-      const audit: AuditInput = {
-        actor,
-        action: "schedule.edit",
-        targetType: "schedule",
-        targetId: id,
-        before: { ...pick(before), revision: before.revision },
-        after: { ...pick(after), revision: after.revision },
-      };
-      if (opts.auditInto) opts.auditInto.push(audit);
-      else await recordAudit(tx, audit);
-    }
-    if (enabledChange && patch.enabled === false)
-      await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);
-    if (enabledChange && patch.enabled === true) await resumeInTransaction(tx, after, actor);
-    await notifyPlanner(tx, id);
-    return getScheduleOrThrow(tx, id);
+/** The next fires an edit's preview shows on each side. */
+export const PREVIEW_FIRES = 10;
+
+/** What an edit would change, written nowhere (PATCH …?dryRun / body dryRun: true; the console's confirm step). */
+export interface EditPreview {
+  dryRun: true;
+  /** Fields the edit changes (API names). */
+  changed: string[];
+  /** Whether the plan changes (a REPLAN_FIELDS field changed): before/after differ only then. */
+  replans: boolean;
+  /** The next fires from now under the stored schedule and under the edited one, each with its fate. */
+  before: PlannedFire[];
+  after: PlannedFire[];
+  /** Already planned, not started rows the edit would cancel (superseded by the new plan). */
+  superseded: { id: string; plannedAt: Date; nominalAt: Date; state: string }[];
+}
+
+/** The edit done in a transaction that is rolled back: exactly what saving would do, as an answer. */
+export async function previewScheduleEdit(
+  id: string,
+  patch: ScheduleUpdate,
+  actor: Actor,
+  opts: { db?: Queryable } = {},
+): Promise<EditPreview> {
+  return inTransaction({ tx: opts.db, dryRun: true }, async (tx) => {
+    const stored = await getScheduleOrThrow(tx, id, { lock: true });
+    const linksBefore = await loadScheduleCalendars(tx, [id]);
+    const edit = await applyEdit(tx, id, patch, actor);
+    const linksAfter = await loadScheduleCalendars(tx, [id]);
+    const now = await dbNow(tx);
+    const range = { from: now, until: new Date(now.getTime() + PREVIEW_HORIZON_MS) };
+    const next = (s: Schedule, links: Map<string, CalendarLink[]>) =>
+      planFires(firePlanOf(s, links.get(id) ?? []), range, { limit: PREVIEW_FIRES }).fires.slice(0, PREVIEW_FIRES);
+    return {
+      dryRun: true,
+      changed: edit.changed,
+      replans: REPLAN_FIELDS.some((f) => edit.changed.includes(f)),
+      before: next(stored, linksBefore),
+      after: next(edit.schedule, linksAfter),
+      superseded: edit.superseded,
+    };
   });
+}
+
+/** How far ahead a preview looks for the next fires (a yearly schedule still shows one). */
+const PREVIEW_HORIZON_MS = 400 * 86_400_000;
+
+interface EditOutcome {
+  schedule: Schedule;
+  changed: string[];
+  superseded: EditPreview["superseded"];
+}
+
+async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor: Actor, auditInto?: AuditInput[]): Promise<EditOutcome> {
+  const before = await getScheduleOrThrow(tx, id, { lock: true });
+  // Any edit of a program schedule (its trigger decides when the program runs), or a switch to such a handler;
+  // only disabling it is open to everyone who may pause it.
+  const onlyDisables = Object.entries(patch).every(
+    ([k, v]) => k === "revision" || k === "dryRun" || v === undefined || (k === "enabled" && v === false),
+  );
+  if (!onlyDisables) await assertMayUseHandlers(tx, actor, [before.handler, ...(patch.handler ? [patch.handler] : [])]);
+  if (patch.revision !== before.revision) {
+    throw new ConflictError(
+      `Schedule ${before.name} was changed since you loaded it (you edited revision ${patch.revision}, it is now at ${before.revision}); reload it and apply your change again.`,
+      "stale_revision",
+    );
+  }
+  // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
+  if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
+  const changed = changedFields(before, patch);
+  if (changed.has("handler") || changed.has("payload")) {
+    patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
+    if (!sameJson(patch.payload, before.payload)) changed.add("payload");
+  }
+  const base = patch.retryBaseSeconds ?? before.retryBaseSeconds;
+  const max = patch.retryMaxSeconds ?? before.retryMaxSeconds;
+  if (max < base) {
+    const message = `Retry max delay (${max} s) must be at least the base delay (${base} s)`;
+    throw new ValidationError(message, { retryMaxSeconds: message });
+  }
+  if (changed.has("trigger")) assertOnceInFuture(patch.trigger!, await dbNow(tx));
+  const dates = datesProblem(
+    patch.startsAt !== undefined ? patch.startsAt : before.startsAt,
+    patch.endsAt !== undefined ? patch.endsAt : before.endsAt,
+  );
+  if (dates) throw new ValidationError(dates, { endsAt: dates });
+  if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined || patch.startRateLimit !== undefined) {
+    await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
+  }
+  await writeChanges(tx, before, patch, changed);
+  const after = await getScheduleOrThrow(tx, id);
+  // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
+  if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
+  const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
+  const limitChanged = after.concurrencyLimit !== before.concurrencyLimit || rateChanged;
+  const enabledChange = patch.enabled !== undefined && patch.enabled === Boolean(before.paused);
+  if (changed.size === 0 && !limitChanged && !enabledChange) return { schedule: before, changed: [], superseded: [] };
+
+  let superseded: EditOutcome["superseded"] = [];
+  if (changed.size > 0 || limitChanged) {
+    ({ superseded } = await replanAfterEdit(tx, before, after, {
+      triggerChanged: REPLAN_FIELDS.some((f) => changed.has(f)),
+      planFields: REPLAN_FIELDS.filter((f) => changed.has(f)),
+      snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
+      jitterChanged: changed.has("startJitterMs"),
+    }));
+    const fields = [
+      ...changed,
+      ...(after.concurrencyLimit !== before.concurrencyLimit ? ["concurrencyLimit"] : []),
+      ...(rateChanged ? ["startRateLimit"] : []),
+    ];
+    const pick = (s: Schedule) => Object.fromEntries(fields.map((f) => [f, auditView(s)[f]]));
+    const audit: AuditInput = {
+      actor,
+      action: "schedule.edit",
+      targetType: "schedule",
+      targetId: id,
+      before: { ...pick(before), revision: before.revision },
+      after: { ...pick(after), revision: after.revision },
+    };
+    if (auditInto) auditInto.push(audit);
+    else await recordAudit(tx, audit);
+  }
+  if (enabledChange && patch.enabled === false) await pauseInTransaction(tx, after, { reason: "disabled in an edit", until: null }, actor);
+  if (enabledChange && patch.enabled === true) await resumeInTransaction(tx, after, actor);
+  await notifyPlanner(tx, id);
+  return { schedule: await getScheduleOrThrow(tx, id), changed: [...changed], superseded };
 }
 
 function changedFields(before: Schedule, patch: ScheduleUpdate): Set<string> {

@@ -8,7 +8,10 @@
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../../db/pool";
 import { getLogger } from "../../log";
+import { loadScheduleCalendars, type CalendarLink } from "../../calendars/calendar-rules";
+import type { FirePlanSchedule } from "../../schedules/fire-plan";
 import { storedTrigger, type Schedule } from "../../schedules/schedule-record";
+import { isPaused } from "../paused";
 import type { Trigger } from "../../schedules/trigger";
 import { insertOccurrencesOfSchedules, occurrencesBetween, type OccurrenceInput } from "./plan-occurrences";
 
@@ -21,8 +24,11 @@ export interface PlanStepResult {
   more: boolean;
 }
 
-/** What planning reads of a schedule. */
-export type PlanTarget = Pick<Schedule, "id" | "trigger" | "createdAt" | "startJitterMs" | "plannedThrough">;
+/** What planning reads of a schedule: what its fire plan needs (fire-plan.ts) but its calendar links, and its cursor. */
+export type PlanTarget = Omit<FirePlanSchedule, "calendars"> & Pick<Schedule, "plannedThrough">;
+
+/** Where the planner reads schedules' calendar links: calendar-rules.ts, or a test's own. */
+export type CalendarLoader = (db: Queryable, scheduleIds: readonly string[]) => Promise<Map<string, CalendarLink[]>>;
 
 export async function planDueSchedules(
   pool: pg.Pool,
@@ -33,6 +39,8 @@ export async function planDueSchedules(
     /** Stop starting slices once this long has passed (monotonic clock; a slice under way finishes). */
     budgetMs?: number;
     maxBatches?: number;
+    /** Test seam: the calendar links' source (default loadScheduleCalendars). */
+    loadCalendars?: CalendarLoader;
   },
 ): Promise<PlanStepResult> {
   const batchSize = opts.batchSize ?? 250;
@@ -49,7 +57,9 @@ export async function planDueSchedules(
     const n = await withTransaction(async (tx) => {
       const { targets, locked, dbNow } = await lockDueSlice(tx, opts.horizonSeconds, batchSize);
       if (targets.length > 0)
-        result.inserted += await planSchedulesThrough(tx, targets, new Date(dbNow.getTime() + opts.horizonSeconds * 1000));
+        result.inserted += await planSchedulesThrough(tx, targets, new Date(dbNow.getTime() + opts.horizonSeconds * 1000), {
+          loadCalendars: opts.loadCalendars,
+        });
       return locked;
     }, pool);
     result.schedules += n;
@@ -78,9 +88,17 @@ async function lockDueSlice(
     created_at: Date;
     start_jitter_ms: number;
     planned_through: Date | null;
+    timezone: string;
+    paused_at: Date | null;
+    paused_until: Date | null;
+    starts_at: Date | null;
+    ends_at: Date | null;
+    misfire_policy: Schedule["misfirePolicy"];
+    catch_up_limit: number;
     db_now: Date;
   }>(
-    `SELECT s.id, s.trigger::text AS trigger, s.created_at, s.start_jitter_ms, s.planned_through, clock_timestamp() AS db_now
+    `SELECT s.id, s.trigger::text AS trigger, s.created_at, s.start_jitter_ms, s.planned_through, s.timezone, s.paused_at,
+            s.paused_until, s.starts_at, s.ends_at, s.misfire_policy, s.catch_up_limit, clock_timestamp() AS db_now
        FROM schedules s
       WHERE s.deleted_at IS NULL
         AND coalesce(s.planned_through, s.created_at) < now() + make_interval(secs => $1::float8 / 2)
@@ -93,7 +111,20 @@ async function lockDueSlice(
   for (const r of rows) {
     try {
       const trigger = cachedTrigger(r.trigger);
-      targets.push({ id: r.id, trigger, createdAt: r.created_at, startJitterMs: r.start_jitter_ms, plannedThrough: r.planned_through });
+      const paused = isPaused({ at: r.paused_at, until: r.paused_until }, r.db_now);
+      targets.push({
+        id: r.id,
+        trigger,
+        createdAt: r.created_at,
+        startJitterMs: r.start_jitter_ms,
+        plannedThrough: r.planned_through,
+        timezone: r.timezone,
+        paused: paused && r.paused_at ? { at: r.paused_at, by: null, reason: null, until: r.paused_until } : null,
+        startsAt: r.starts_at,
+        endsAt: r.ends_at,
+        misfirePolicy: r.misfire_policy,
+        catchUpLimit: r.catch_up_limit,
+      });
     } catch (err) {
       // A stored trigger that no longer parses: left unplanned like one whose fires cannot be computed (its cursor
       // stays, so it shows as lag), without holding back the rest of the slice.
@@ -119,10 +150,22 @@ function cachedTrigger(text: string): Trigger {
 
 /**
  * Writes the schedules' fires from their cursors through `until` (a long gap, e.g. after downtime, over several
- * rounds) and moves their cursors; one INSERT and one UPDATE per round for all of them. The caller holds the
- * schedules' row locks. Returns rows inserted.
+ * rounds) as their fire plans say (plan-occurrences.ts occurrencesBetween, with their calendar links) and moves
+ * their cursors; one INSERT and one UPDATE per round for all of them. The caller holds the schedules' row locks.
+ * Returns rows inserted.
  */
-export async function planSchedulesThrough(tx: Queryable, schedules: readonly PlanTarget[], until: Date, maxRounds = 10): Promise<number> {
+export async function planSchedulesThrough(
+  tx: Queryable,
+  targets: readonly PlanTarget[],
+  until: Date,
+  opts: { maxRounds?: number; loadCalendars?: CalendarLoader } = {},
+): Promise<number> {
+  const maxRounds = opts.maxRounds ?? 10;
+  const links = await (opts.loadCalendars ?? loadScheduleCalendars)(
+    tx,
+    targets.map((t) => t.id),
+  );
+  const schedules = targets.map((t) => ({ ...t, calendars: links.get(t.id) ?? [] }));
   const cursors = new Map(schedules.map((s) => [s.id, s.plannedThrough ?? s.createdAt]));
   const broken = new Set<string>();
   let inserted = 0;
@@ -158,8 +201,13 @@ export async function planSchedulesThrough(tx: Queryable, schedules: readonly Pl
 }
 
 /** One schedule (resume, tests); the caller holds its row lock. */
-export function planScheduleThrough(tx: Queryable, schedule: PlanTarget, until: Date): Promise<number> {
-  return planSchedulesThrough(tx, [schedule], until);
+export function planScheduleThrough(
+  tx: Queryable,
+  schedule: PlanTarget,
+  until: Date,
+  opts: { loadCalendars?: CalendarLoader } = {},
+): Promise<number> {
+  return planSchedulesThrough(tx, [schedule], until, opts);
 }
 
 const INSERT_CHUNK = 5000;

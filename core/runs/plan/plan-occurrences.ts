@@ -2,17 +2,23 @@
 // (ON CONFLICT DO NOTHING on the (schedule, planned_at) and idempotency-key unique indexes), so any number
 // of planners, retries or crashed ticks produce each occurrence once.
 import type { Queryable } from "../../db/pool";
-import { computeFireTimesBetween, computeNextFireTimes } from "../../schedules/compute-next-fire-times";
+import { computeNextFireTimes } from "../../schedules/compute-next-fire-times";
+import { FATES_WITH_A_ROW, planFires, type FirePlanSchedule, type PlannedFire } from "../../schedules/fire-plan";
 import { MAX_FIRE_TIMES } from "../../schedules/fire-time";
-import type { Schedule } from "../../schedules/schedule-record";
 import type { RunKind } from "../run-states";
 
 export interface OccurrenceInput {
   /** Chosen by the caller when the key must contain it (manual runs); generated otherwise. */
   id?: string;
   plannedAt: Date;
+  /** The trigger's own instant when a calendar moved the fire (fire-plan.ts); planned_at otherwise. */
+  nominalAt?: Date;
   dueAt: Date;
   idempotencyKey: string;
+  /** Written already in this state (the fire plan's `excluded`); planned otherwise. */
+  state?: "planned" | "excluded";
+  /** The row's first event's message (why it is excluded, how a calendar moved it); opts.message otherwise. */
+  message?: string;
 }
 
 export interface InsertedOccurrence {
@@ -66,18 +72,22 @@ export async function insertOccurrencesOfSchedules(
   opts: { waitReason?: string | null; message?: string; data?: Record<string, unknown>; recordPaused?: boolean } = {},
 ): Promise<(InsertedOccurrence & { scheduleId: string })[]> {
   if (items.length === 0) return [];
+  const base = opts.recordPaused ? "paused" : "planned";
   const { rows } = await db.query<{ id: string; schedule_id: string; planned_at: Date }>(
     `WITH ins AS (
-       INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, idempotency_key, state, wait_reason, handler, payload,
-                         timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.due_at, p.key, $10, $6, s.handler, s.payload,
-              s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
-         FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[]) AS p(schedule_id, planned_at, due_at, key, id)
+       INSERT INTO runs (id, schedule_id, kind, planned_at, nominal_at, due_at, idempotency_key, state, wait_reason, handler,
+                         payload, timeout_seconds, grace_seconds, max_attempts, concurrency_group)
+       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.nominal_at, p.due_at, p.key, p.state, $6,
+              s.handler, s.payload, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+         FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[], $10::timestamptz[], $11::text[],
+                     $12::text[]) AS p(schedule_id, planned_at, due_at, key, id, nominal_at, state, message)
          JOIN schedules s ON s.id = p.schedule_id
        ON CONFLICT DO NOTHING
-       RETURNING id, schedule_id, planned_at
+       RETURNING id, schedule_id, planned_at, state, idempotency_key
      ), ev AS (
-       INSERT INTO run_events (run_id, type, message, data) SELECT id, $10, $7, $8::jsonb FROM ins
+       INSERT INTO run_events (run_id, type, message, data)
+       SELECT ins.id, ins.state, coalesce(p.message, $7), $8::jsonb
+         FROM ins JOIN unnest($5::text[], $12::text[]) AS p(key, message) ON p.key = ins.idempotency_key
      )
      SELECT id, schedule_id, planned_at FROM ins ORDER BY planned_at`,
     [
@@ -90,7 +100,9 @@ export async function insertOccurrencesOfSchedules(
       opts.message ?? "",
       opts.data ? JSON.stringify(opts.data) : null,
       items.map((i) => i.id ?? null),
-      opts.recordPaused ? "paused" : "planned",
+      items.map((i) => (i.nominalAt ?? (kind === "manual" ? null : i.plannedAt))?.toISOString() ?? null),
+      items.map((i) => i.state ?? base),
+      items.map((i) => i.message ?? null),
     ],
   );
   return rows.map((r) => ({ id: r.id, scheduleId: r.schedule_id, plannedAt: r.planned_at }));
@@ -107,26 +119,40 @@ export const MAX_PLANNED_PER_CALL = MAX_FIRE_TIMES;
 export const MAX_CURSOR_SKIP_MS = 86_400_000;
 
 /**
- * The schedule's fires in (from, until] as occurrence rows to insert, and the cursor after them. The cursor keeps
- * its meaning, every fire at or before it has a row: it is just before the first fire after `until` (at most
- * MAX_CURSOR_SKIP_MS past it), or the last fire when the range held more than one call's worth (the rest is
- * planned from there next time).
+ * The schedule's fires in (from, until] as occurrence rows to insert, and the cursor after them: exactly what the
+ * fire plan (core/schedules/fire-plan.ts) says of each. A fire that runs or is held by a pause gets a planned row
+ * at its planned instant (a paused one is recorded `paused` as it passes, core/runs/plan/mark-missed-runs.ts); an
+ * excluded one a terminal `excluded` row at its own instant with the reason as its event; one before the start
+ * date, after the end date or dropped by a DST gap gets no row (the plan says why). The key is per nominal fire.
+ * The cursor keeps its meaning, every fire at or before it has what the plan gives it: it is just before the
+ * first fire after `until` (at most MAX_CURSOR_SKIP_MS past it), or the last fire when the range held more than
+ * one call's worth (the rest is planned from there next time).
  */
 export function occurrencesBetween(
-  schedule: Pick<Schedule, "id" | "trigger" | "createdAt" | "startJitterMs">,
+  schedule: FirePlanSchedule,
   range: { from: Date; until: Date },
 ): { items: (OccurrenceInput & { scheduleId: string })[]; cursor: Date } {
   if (range.until.getTime() <= range.from.getTime()) return { items: [], cursor: range.from };
   const anchor = schedule.createdAt;
-  const fires = computeFireTimesBetween(schedule.trigger, range.from, range.until, { anchor, limit: MAX_PLANNED_PER_CALL });
-  const items = fires.map((f) => ({
-    scheduleId: schedule.id,
-    plannedAt: f.at,
-    dueAt: withJitter(f.at, schedule.startJitterMs),
-    idempotencyKey: occurrenceKey("scheduled", schedule.id, f.at),
-  }));
-  if (fires.length === MAX_PLANNED_PER_CALL) return { items, cursor: fires.at(-1)!.at };
+  const plan = planFires(schedule, range, { limit: MAX_PLANNED_PER_CALL });
+  const items = plan.fires.filter((f) => (FATES_WITH_A_ROW as readonly string[]).includes(f.fate)).map((f) => occurrenceOf(schedule.id, f));
+  if (plan.cut) return { items, cursor: plan.fires.filter((f) => !f.dst?.skipped).at(-1)!.nominalAt };
+  // A schedule past its end date fires no more: its cursor may go as far as the skip allows.
   const skipTo = range.until.getTime() + MAX_CURSOR_SKIP_MS;
   const next = computeNextFireTimes(schedule.trigger, range.until, 1, { anchor, until: new Date(skipTo) })[0];
   return { items, cursor: new Date(next ? next.at.getTime() - 1 : skipTo) };
+}
+
+/** The row a planned fire gets (fates in FATES_WITH_A_ROW). */
+export function occurrenceOf(scheduleId: string, f: PlannedFire): OccurrenceInput & { scheduleId: string } {
+  const excluded = f.fate === "excluded";
+  return {
+    scheduleId,
+    plannedAt: f.plannedAt,
+    nominalAt: f.nominalAt,
+    dueAt: excluded ? f.plannedAt : withJitter(f.plannedAt, f.jitterMs),
+    idempotencyKey: occurrenceKey("scheduled", scheduleId, f.nominalAt),
+    ...(excluded ? { state: "excluded" as const } : {}),
+    ...(f.reason && f.fate !== "paused" ? { message: f.reason } : {}),
+  };
 }

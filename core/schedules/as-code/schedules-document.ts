@@ -57,6 +57,8 @@ export const DOCUMENT_FIELDS = [
   "retentionDays",
   "webhookUrl",
   "webhookFormat",
+  "startsAt",
+  "endsAt",
 ] as const;
 export type DocumentField = (typeof DOCUMENT_FIELDS)[number];
 
@@ -71,7 +73,8 @@ export const INPUT_DEFAULTS: Record<string, unknown> = (() => {
 export function entryFromSchedule(s: Schedule): DocumentEntry {
   const entry: DocumentEntry = {};
   for (const f of DOCUMENT_FIELDS) {
-    const v = (s as unknown as Record<string, unknown>)[f];
+    const raw = (s as unknown as Record<string, unknown>)[f];
+    const v = raw instanceof Date ? raw.toISOString() : raw;
     if (v === null || v === undefined) continue;
     if (f === "concurrencyLimit" || f === "startRateLimit") {
       // The group's limits are part of what the schedule means whenever it has a group.

@@ -1,7 +1,9 @@
 // GET    /api/schedules/:id   (viewer) → { schedule: ScheduleListItem } (same shape as one entry of GET /api/schedules)
 // PATCH  /api/schedules/:id   (operator) body: any subset of the schedule fields + required `revision` (the one you
 //        loaded) → { schedule: Schedule }; 409 code stale_revision when someone saved in between; 422 naming fields.
-//        Editing the trigger re-plans: not-started future runs the new trigger does not fire end cancelled.
+//        Editing the trigger, dates or calendars re-plans: not-started future runs the new plan does not run end
+//        cancelled (superseded). With `dryRun: true` in the body: → { dryRun, changed, replans, before, after,
+//        superseded } (the next fires old vs new, and the rows that would be superseded), writing nothing.
 // DELETE /api/schedules/:id?revision=&reason=   (operator) → { id, deletedAt, cancelledRuns } (soft delete; 409
 //        stale_revision when revision is given and stale).
 import { z } from "zod";
@@ -10,7 +12,7 @@ import { getPool } from "@/core/db/pool";
 import { deleteSchedule } from "@/core/schedules/delete-schedule";
 import { getScheduleView } from "@/core/schedules/list-schedules";
 import { scheduleUpdateSchema } from "@/core/schedules/schedule-input";
-import { updateSchedule } from "@/core/schedules/update-schedule";
+import { previewScheduleEdit, updateSchedule } from "@/core/schedules/update-schedule";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -25,6 +27,7 @@ export const GET = apiRoute({ access: "viewer", params }, async ({ params, actor
 });
 
 export const PATCH = apiRoute({ access: "operator", params, body: scheduleUpdateSchema }, async ({ params, body, actor }) => {
+  if (body.dryRun) return previewScheduleEdit(params.id, body, actor);
   const schedule = await updateSchedule(params.id, body, actor);
   return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
 });
