@@ -60,7 +60,7 @@ export async function listCalendars(db: Queryable): Promise<Calendar[]> {
 export async function findCalendar(db: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<Calendar | null> {
   if (!isUuid(id)) return null;
   const { rows } = await db.query<CalendarRow>(
-    `SELECT ${CALENDAR_COLUMNS} FROM calendars c WHERE c.id = $1${opts.lock ? " FOR UPDATE OF c" : ""}`,
+    `SELECT ${CALENDAR_COLUMNS} FROM calendars c WHERE c.id = $1${opts.lock ? " FOR NO KEY UPDATE OF c" : ""}`,
     [id],
   );
   return rows[0] ? toCalendar(rows[0]) : null;

@@ -2,10 +2,14 @@
 // settings (handler, payload, timeout, grace, attempts, group, jitter): an edit applies to everything that has
 // not started. When the fire times change (trigger edited), future not-started occurrences the new trigger does
 // not fire end `cancelled` with a 'replanned' event saying why, the ones it still fires are kept, and the
-// planning cursor goes back to now so the planner writes the new trigger's fires at once.
+// planning cursor goes back to now so the planner writes the new trigger's fires at once. A change of the schedule's
+// calendars (or of a calendar it follows) replans the same way: what still fires is the schedule's plan
+// (fire-plan.ts), calendars included.
+import { loadScheduleCalendars } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { recordRunEvents } from "../runs/record-run-event";
-import { computeFireTimesBetween } from "./compute-next-fire-times";
+import { MAX_FIRE_TIMES } from "./fire-time";
+import { firePlanOf, planFires } from "./fire-plan";
 import type { Schedule } from "./schedule-record";
 
 export interface ReplanOutcome {
@@ -18,13 +22,19 @@ export async function replanAfterEdit(
   tx: Queryable,
   before: Schedule,
   after: Schedule,
-  opts: { triggerChanged: boolean; snapshotChanged: boolean; jitterChanged: boolean },
+  opts: {
+    triggerChanged: boolean;
+    snapshotChanged: boolean;
+    jitterChanged: boolean;
+    /** The schedule's calendars (or one of them) changed: why, as a run event says it ("calendar "X" was changed"). */
+    calendarsChanged?: string;
+  },
 ): Promise<ReplanOutcome> {
   const outcome: ReplanOutcome = { cancelled: 0, kept: 0, refreshed: 0 };
   const { rows: nowRows } = await tx.query<{ now: Date }>("SELECT clock_timestamp() AS now");
   const now = nowRows[0]!.now;
 
-  if (opts.triggerChanged) {
+  if (opts.triggerChanged || opts.calendarsChanged) {
     const { rows: future } = await tx.query<{ id: string; planned_at: Date }>(
       `SELECT id, planned_at FROM runs
         WHERE schedule_id = $1 AND kind = 'scheduled' AND state IN ('planned', 'queued') AND planned_at > $2
@@ -33,9 +43,9 @@ export async function replanAfterEdit(
       [after.id, now.toISOString()],
     );
     const last = future.at(-1)?.planned_at;
-    const stillFires = new Set(
-      last ? computeFireTimesBetween(after.trigger, now, last, { anchor: after.createdAt }).map((f) => f.at.getTime()) : [],
-    );
+    const links = last ? ((await loadScheduleCalendars(tx, [after.id])).get(after.id) ?? []) : [];
+    const plan = last ? planFires(firePlanOf(after, links), { from: now, until: last }, { limit: MAX_FIRE_TIMES }).fires : [];
+    const stillFires = new Set(plan.filter((f) => f.fate === "run").map((f) => f.plannedAt.getTime()));
     const gone = future.filter((r) => !stillFires.has(r.planned_at.getTime())).map((r) => r.id);
     outcome.kept = future.length - gone.length;
     if (gone.length > 0) {
@@ -51,7 +61,9 @@ export async function replanAfterEdit(
         gone.map((id) => ({
           runId: id,
           type: "replanned" as const,
-          message: `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`,
+          message: opts.triggerChanged
+            ? `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`
+            : `cancelled: ${opts.calendarsChanged}, and the schedule no longer fires at this time`,
           data: { cancelled: true, revision: after.revision, trigger: after.trigger },
         })),
       );

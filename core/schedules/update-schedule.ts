@@ -18,6 +18,7 @@ import { assertOnceInFuture } from "./trigger";
 import { checkPayload } from "./validate-schedule-input";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
+import { resolveScheduleCalendars, writeScheduleCalendars } from "../calendars/schedule-calendar-links";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   name: "name",
@@ -66,6 +67,10 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
     // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
     if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
     const changed = changedFields(before, patch);
+    // Calendars live in schedule_calendars, not a column: compared as (calendar, policy) in order.
+    const calendars = patch.calendars === undefined ? undefined : await resolveScheduleCalendars(tx, patch.calendars);
+    const linkKey = (links: readonly { id: string; policy: string }[] | undefined) => (links ?? []).map((l) => `${l.id}:${l.policy}`).join(",");
+    if (calendars && linkKey(calendars) !== linkKey(before.calendars)) changed.add("calendars");
     if (changed.has("handler") || changed.has("payload")) {
       patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
       if (!sameJson(patch.payload, before.payload)) changed.add("payload");
@@ -81,6 +86,7 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
       await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
     }
     await writeChanges(tx, before, patch, changed);
+    if (calendars && changed.has("calendars")) await writeScheduleCalendars(tx, id, calendars);
     const after = await getScheduleOrThrow(tx, id);
     // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
     if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
@@ -94,6 +100,7 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
         triggerChanged: changed.has("trigger"),
         snapshotChanged: SNAPSHOT_FIELDS.some((f) => changed.has(f)),
         jitterChanged: changed.has("startJitterMs"),
+        calendarsChanged: changed.has("calendars") ? `its calendars were changed in revision ${after.revision}` : undefined,
       });
       const fields = [
         ...changed,
@@ -134,7 +141,8 @@ async function writeChanges(tx: Queryable, before: Schedule, patch: ScheduleUpda
   const sets: string[] = [];
   const values: unknown[] = [before.id];
   for (const key of changed) {
-    const column = COLUMNS[key as keyof ScheduleUpdate]!;
+    const column = COLUMNS[key as keyof ScheduleUpdate];
+    if (!column) continue;
     const value = patch[key as keyof ScheduleUpdate];
     values.push(JSON_FIELDS.has(key) ? JSON.stringify(value) : (value ?? null));
     sets.push(`${column} = $${values.length}`);
@@ -146,7 +154,7 @@ async function writeChanges(tx: Queryable, before: Schedule, patch: ScheduleUpda
   }
   try {
     await tx.query(
-      `UPDATE schedules SET ${sets.join(", ")}, revision = revision + 1, updated_at = clock_timestamp() WHERE id = $1`,
+      `UPDATE schedules SET ${[...sets, "revision = revision + 1", "updated_at = clock_timestamp()"].join(", ")} WHERE id = $1`,
       values,
     );
   } catch (err) {
