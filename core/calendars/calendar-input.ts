@@ -111,7 +111,7 @@ export const calendarImportSchema = z.strictObject({
   ics: z
     .string({ error: "ics must be the text of an iCalendar (.ics) file" })
     .min(1, { error: "The .ics file is empty" })
-    .max(2_000_000, { error: "The .ics file is larger than 2 MB" }),
+    .max(1_500_000, { error: "The .ics file is larger than 1.5 MB; split it or leave out past events" }),
   dryRun: fields.dryRun,
 });
 export type CalendarImport = z.output<typeof calendarImportSchema>;
