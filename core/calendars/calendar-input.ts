@@ -52,7 +52,10 @@ export const calendarRangeSchema = z
     {
       start: isoInstant("Range start"),
       end: isoInstant("Range end"),
-      summary: z.string({ error: "Range summary must be a string" }).max(200, { error: "Range summary must be at most 200 characters" }).optional(),
+      summary: z
+        .string({ error: "Range summary must be a string" })
+        .max(200, { error: "Range summary must be at most 200 characters" })
+        .optional(),
     },
     { error: "A range must be {start, end} as ISO 8601 date-times" },
   )

@@ -102,7 +102,13 @@ function excluded(link: CalendarLink, reason: string): CalendarOutcome {
 
 function shifted(moves: Move[]): CalendarOutcome {
   const last = moves.at(-1)!;
-  return { kind: "shifted", toMs: last.to, calendar: moves[0]!.link.calendar, policy: moves[0]!.link.policy, reason: movedText(moves, last.to) };
+  return {
+    kind: "shifted",
+    toMs: last.to,
+    calendar: moves[0]!.link.calendar,
+    policy: moves[0]!.link.policy,
+    reason: movedText(moves, last.to),
+  };
 }
 
 // "moved from 2026-12-25 18:00 to 2026-12-24 18:00 Europe/Berlin by calendar "Holidays DE" (shift to the previous

@@ -76,7 +76,11 @@ export function findBlock(calendar: CalendarRules, instant: number): CalendarBlo
 export function describeWindow(w: { weekdays: number[]; start: string; end: string }): string {
   const days = [...w.weekdays].sort((a, b) => a - b);
   const names =
-    days.length === 7 ? "every day" : days.length === 1 ? `${WEEKDAY_NAMES[days[0]!]}s` : days.map((d) => WEEKDAY_NAMES[d]!.slice(0, 3)).join(", ");
+    days.length === 7
+      ? "every day"
+      : days.length === 1
+        ? `${WEEKDAY_NAMES[days[0]!]}s`
+        : days.map((d) => WEEKDAY_NAMES[d]!.slice(0, 3)).join(", ");
   return `${names} ${w.start}–${w.end}`;
 }
 

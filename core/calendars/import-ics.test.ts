@@ -9,7 +9,9 @@ const read = (text: string) => parseIcs(text, { timezone: "Europe/Berlin", from 
 
 describe("parseIcs", () => {
   it("reads all-day events as blocked dates (a multi-day event as each of its days)", () => {
-    const r = read(ics("BEGIN:VEVENT", "UID:x", "DTSTART;VALUE=DATE:20261225", "DTEND;VALUE=DATE:20261227", "SUMMARY:Christmas", "END:VEVENT"));
+    const r = read(
+      ics("BEGIN:VEVENT", "UID:x", "DTSTART;VALUE=DATE:20261225", "DTEND;VALUE=DATE:20261227", "SUMMARY:Christmas", "END:VEVENT"),
+    );
     expect(r).toMatchObject({ dates: ["2026-12-25", "2026-12-26"], ranges: [], events: 1, skipped: 0 });
   });
 

@@ -34,7 +34,8 @@ export function parseIcs(text: string, opts: { timezone: string; from: Date }): 
   } catch (err) {
     throw invalid(`The file is not a valid iCalendar (.ics) file: ${(err as Error).message}`);
   }
-  if (root.name !== "vcalendar") throw invalid(`The file is not an iCalendar (.ics) file: it starts with ${root.name.toUpperCase()}, not VCALENDAR`);
+  if (root.name !== "vcalendar")
+    throw invalid(`The file is not an iCalendar (.ics) file: it starts with ${root.name.toUpperCase()}, not VCALENDAR`);
   const vevents = root.getAllSubcomponents("vevent");
   if (vevents.length === 0) throw invalid("The .ics file holds no events (VEVENT): nothing to block");
 
@@ -71,7 +72,11 @@ export function parseIcs(text: string, opts: { timezone: string; from: Date }): 
     if (e <= fromMs) return false;
     // An event with no length (DTEND = DTSTART, or none) blocks nothing: it is a point, not a span.
     if (e <= s) return false;
-    ranges.push({ start: new Date(s).toISOString(), end: new Date(e).toISOString(), ...(item.summary ? { summary: item.summary.slice(0, 200) } : {}) });
+    ranges.push({
+      start: new Date(s).toISOString(),
+      end: new Date(e).toISOString(),
+      ...(item.summary ? { summary: item.summary.slice(0, 200) } : {}),
+    });
     return true;
   };
 
@@ -105,7 +110,9 @@ export function parseIcs(text: string, opts: { timezone: string; from: Date }): 
     const it = event.iterator();
     for (let t = it.next(); t; t = it.next()) {
       if (++walked > MAX_OCCURRENCES_WALKED) {
-        throw invalid(`${where} repeats too often to import (more than ${MAX_OCCURRENCES_WALKED} occurrences); block its times with a recurring window instead`);
+        throw invalid(
+          `${where} repeats too often to import (more than ${MAX_OCCURRENCES_WALKED} occurrences); block its times with a recurring window instead`,
+        );
       }
       const d = event.getOccurrenceDetails(t);
       if (!d.startDate.isDate && instantOf(d.startDate, tzidOf(d.item, "dtstart"), where) >= untilMs) break;
@@ -116,8 +123,10 @@ export function parseIcs(text: string, opts: { timezone: string; from: Date }): 
     if (kept === 0) skipped++;
   }
 
-  if (dates.size > MAX_CALENDAR_DATES) throw invalid(`The file blocks ${dates.size} whole days; a calendar holds at most ${MAX_CALENDAR_DATES}`);
-  if (ranges.length > MAX_CALENDAR_RANGES) throw invalid(`The file blocks ${ranges.length} time ranges; a calendar holds at most ${MAX_CALENDAR_RANGES}`);
+  if (dates.size > MAX_CALENDAR_DATES)
+    throw invalid(`The file blocks ${dates.size} whole days; a calendar holds at most ${MAX_CALENDAR_DATES}`);
+  if (ranges.length > MAX_CALENDAR_RANGES)
+    throw invalid(`The file blocks ${ranges.length} time ranges; a calendar holds at most ${MAX_CALENDAR_RANGES}`);
   return { dates: [...dates].sort(), ranges: ranges.sort((a, b) => a.start.localeCompare(b.start)), events, skipped };
 }
 

@@ -78,7 +78,8 @@ export async function updateCalendar(id: string, input: unknown, actor: Actor, o
       );
     }
     const changed = FIELDS.filter((f) => patch[f] !== undefined && !sameJson(patch[f], before[f]));
-    if (changed.length === 0) return { calendar: before, dryRun, effects: { changed: [], unchanged: before.schedules.map((s) => s.name) }, cancelledRuns: 0 };
+    if (changed.length === 0)
+      return { calendar: before, dryRun, effects: { changed: [], unchanged: before.schedules.map((s) => s.name) }, cancelledRuns: 0 };
     const rulesChanged = changed.some((f) => (RULE_FIELDS as readonly string[]).includes(f));
     const next = { ...before, ...Object.fromEntries(changed.map((f) => [f, patch[f]])) } as Calendar;
 
@@ -118,7 +119,9 @@ export async function updateCalendar(id: string, input: unknown, actor: Actor, o
       after: {
         ...pick(after),
         revision: after.revision,
-        ...(rulesChanged ? { replanned: schedules.map((s) => s.name), nextFiresChanged: effects.changed.map((c) => c.schedule.name), cancelledRuns } : {}),
+        ...(rulesChanged
+          ? { replanned: schedules.map((s) => s.name), nextFiresChanged: effects.changed.map((c) => c.schedule.name), cancelledRuns }
+          : {}),
       },
     });
     return { calendar: after, dryRun, effects, cancelledRuns };

@@ -69,7 +69,8 @@ export async function updateSchedule(id: string, patch: ScheduleUpdate, actor: A
     const changed = changedFields(before, patch);
     // Calendars live in schedule_calendars, not a column: compared as (calendar, policy) in order.
     const calendars = patch.calendars === undefined ? undefined : await resolveScheduleCalendars(tx, patch.calendars);
-    const linkKey = (links: readonly { id: string; policy: string }[] | undefined) => (links ?? []).map((l) => `${l.id}:${l.policy}`).join(",");
+    const linkKey = (links: readonly { id: string; policy: string }[] | undefined) =>
+      (links ?? []).map((l) => `${l.id}:${l.policy}`).join(",");
     if (calendars && linkKey(calendars) !== linkKey(before.calendars)) changed.add("calendars");
     if (changed.has("handler") || changed.has("payload")) {
       patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
