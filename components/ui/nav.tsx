@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 const ITEMS = [
   { href: "/schedules", label: "Schedules" },
   { href: "/timeline", label: "Timeline" },
+  { href: "/calendars", label: "Calendars" },
   { href: "/runs", label: "Runs" },
   { href: "/alerts", label: "Alerts" },
   { href: "/audit", label: "Audit" },
