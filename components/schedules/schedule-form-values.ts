@@ -8,6 +8,7 @@
 import type { Jsonify } from "@/core/jsonify";
 import type { Trigger } from "@/core/schedules/trigger";
 import type { ScheduleView } from "./schedules-queries";
+import type { ScheduleCalendarValue } from "../calendars/schedule-calendars-fieldset";
 
 export type TriggerKind = "cron" | "interval" | "once";
 
@@ -51,6 +52,8 @@ export interface ScheduleFormValues {
   webhookFormat: "vigil" | "slack";
   /** Comma- or space-separated tags, e.g. "team:payments, nightly". */
   tagsText: string;
+  /** Business calendars it follows, in order, by name. */
+  calendars: ScheduleCalendarValue[];
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -89,6 +92,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   webhookUrl: "",
   webhookFormat: "vigil",
   tagsText: "",
+  calendars: [],
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -155,6 +159,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     webhookUrl: v.webhookUrl.trim() === "" ? null : v.webhookUrl.trim(),
     webhookFormat: v.webhookFormat,
     tags: tagsFromText(v.tagsText),
+    calendars: v.calendars,
   };
 }
 
@@ -227,6 +232,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     webhookUrl: s.webhookUrl ?? "",
     webhookFormat: s.webhookFormat,
     tagsText: (s.tags ?? []).join(", "),
+    calendars: (s.calendars ?? []).map((c) => ({ calendar: c.name, policy: c.policy })),
   };
 }
 
