@@ -173,7 +173,7 @@ describe("calendars", () => {
     const planned = await insertOccurrencesOfSchedules(
       pool,
       "scheduled",
-      occurrencesBetween(s, { from: now, until: new Date(now.getTime() + 60_000) }).items,
+      occurrencesBetween(s, { from: new Date(now.getTime() + 10_000), until: new Date(now.getTime() + 70_000) }).items,
     );
     expect(planned.length).toBeGreaterThanOrEqual(5);
     const window = {
@@ -220,6 +220,42 @@ describe("calendars", () => {
 
     const stale = await putCalendar(ids.maint!, { revision: 1, description: "x" });
     expect([stale.status, stale.body.error.code]).toEqual([409, "stale_revision"]);
+  });
+
+  it("a schedule that starts following a calendar is replanned: its planned runs the calendar blocks end cancelled", async () => {
+    const pool = getPool();
+    const now = await dbNow(pool);
+    const freeze = {
+      start: new Date(now.getTime() - 60_000).toISOString(),
+      end: new Date(now.getTime() + 3_600_000).toISOString(),
+    };
+    expect((await createCalendar({ name: "Freeze", timezone: "UTC", ranges: [freeze] })).status).toBe(200);
+    const created = await createSchedule({ name: "every-5s", trigger: { kind: "interval", everySeconds: 5 } });
+    const s = await getScheduleOrThrow(pool, created.body.schedule.id);
+    const planned = await insertOccurrencesOfSchedules(
+      pool,
+      "scheduled",
+      // From 10 s on: a run already due when the edit lands is the enqueuer's, not the replan's.
+      occurrencesBetween(s, { from: new Date(now.getTime() + 10_000), until: new Date(now.getTime() + 40_000) }).items,
+    );
+    const patched = await callRoute(schedule.PATCH, {
+      method: "PATCH",
+      token: operator,
+      path: `/api/schedules/${s.id}`,
+      params: { id: s.id },
+      body: { revision: s.revision, calendars: [{ calendar: "freeze", policy: "skip" }] },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.schedule.calendars).toMatchObject([{ name: "Freeze", policy: "skip" }]);
+    const runs = await pool.query(
+      `SELECT r.state, e.message FROM runs r JOIN run_events e ON e.run_id = r.id AND e.type = 'replanned' WHERE r.schedule_id = $1`,
+      [s.id],
+    );
+    expect(runs.rows).toHaveLength(planned.length);
+    expect(runs.rows.every((r) => r.state === "cancelled")).toBe(true);
+    expect(runs.rows[0].message).toBe(
+      `cancelled: its calendars were changed in revision ${s.revision + 1}, and the schedule no longer fires at this time`,
+    );
   });
 
   it("refuses to delete a calendar a schedule follows (409 naming it); deletes it once none does; audited", async () => {
