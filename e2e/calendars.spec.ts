@@ -34,6 +34,7 @@ test("a calendar excluding a window: linked to a schedule, its effect previewed 
   await page.getByTestId("save-schedule").click();
   await expect(page).toHaveURL(new RegExp(`/schedules/${scheduleId}$`));
   await expect(page.getByTestId("schedule-calendars")).toContainText(`calendar ${CALENDAR} (skip)`);
+  await page.screenshot({ path: "artifacts/calendars-schedule.png" });
 
   // A window over the next two hours, every day, in UTC: the next hourly fire falls in it.
   await page.goto(calendarUrl);

@@ -15,7 +15,7 @@ function WeekdayPicker({ days, onChange, label }: { days: number[]; onChange: (d
   return (
     <span className="row" role="group" aria-label={label} style={{ gap: 8, flexWrap: "wrap" }}>
       {WEEKDAY_NAMES.map((name, d) => (
-        <label key={d} className="inline">
+        <label key={d} className="check-inline">
           <input
             type="checkbox"
             checked={days.includes(d)}
@@ -61,7 +61,7 @@ export function CalendarRuleFields({ values, set, errors }: Props) {
         {values.windows.map((w, i) => (
           <div key={i} className="row" data-testid="calendar-window" style={{ gap: 12, flexWrap: "wrap", marginBottom: 8 }}>
             <WeekdayPicker days={w.weekdays} onChange={(weekdays) => setWindow(i, { weekdays })} label={`Window ${i + 1} weekdays`} />
-            <label className="inline">
+            <label className="check-inline">
               from{" "}
               <input
                 type="time"
@@ -70,7 +70,7 @@ export function CalendarRuleFields({ values, set, errors }: Props) {
                 onChange={(e) => setWindow(i, { start: e.target.value })}
               />
             </label>
-            <label className="inline">
+            <label className="check-inline">
               to{" "}
               <input type="time" aria-label={`Window ${i + 1} end`} value={w.end} onChange={(e) => setWindow(i, { end: e.target.value })} />
             </label>
