@@ -9,6 +9,8 @@ const CALENDAR = `E2E maintenance ${suffix}`;
 const SCHEDULE = `e2e-cal-hourly-${suffix}`;
 
 test("a calendar excluding a window: linked to a schedule, its effect previewed before saving", async ({ page }) => {
+  // Eight page loads and two saves: about a minute on a busy two-CPU machine.
+  test.setTimeout(180_000);
   const created = await page.request.post("/api/schedules", {
     headers: sameOrigin(),
     data: { name: SCHEDULE, handler: "demo.noop", trigger: { kind: "cron", cron: "0 * * * *", timezone: "UTC" } },
