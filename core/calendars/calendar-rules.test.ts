@@ -68,6 +68,23 @@ describe("findBlock", () => {
     );
     expect(findBlock(c, Date.parse("2026-12-01T12:00:00Z"))).toBeNull();
   });
+
+  it("finds the range holding an instant among many, overlapping ones included", () => {
+    const hour = 3_600_000;
+    const base = Date.parse("2027-01-01T00:00:00Z");
+    // Every other hour for 2,000 hours, plus one long range under them all in the middle.
+    const ranges = Array.from({ length: 1000 }, (_, i) => ({
+      start: new Date(base + 2 * i * hour).toISOString(),
+      end: new Date(base + (2 * i + 1) * hour).toISOString(),
+    }));
+    ranges.push({ start: new Date(base + 100 * hour).toISOString(), end: new Date(base + 110 * hour).toISOString() });
+    const c = calendar({ timezone: "UTC", ranges });
+    expect(findBlock(c, base + 4.5 * hour)?.startMs).toBe(base + 4 * hour);
+    expect(findBlock(c, base + 5.5 * hour)).toBeNull();
+    expect(findBlock(c, base + 105.5 * hour)).toMatchObject({ startMs: base + 100 * hour, endMs: base + 110 * hour });
+    expect(findBlock(c, base + 1999.5 * hour)).toBeNull();
+    expect(findBlock(c, base - 1)).toBeNull();
+  });
 });
 
 describe("applyCalendars", () => {

@@ -2,8 +2,8 @@
 // Pure: no database, no clock. The planner, the timeline forecast and the load forecast all decide a fire's
 // calendar fate here (through core/schedules/fire-plan.ts), so the forecast and the planner cannot disagree.
 import type { Queryable } from "../db/pool";
-import { formatWall, resolveWall, toWall } from "../schedules/zone-clock";
-import { findBlock, type CalendarBlock } from "./find-calendar-block";
+import { formatWall, resolveWall } from "../schedules/zone-clock";
+import { findBlock, isBlockedDay, wallOf, type CalendarBlock } from "./find-calendar-block";
 
 export { findBlock, type CalendarBlock } from "./find-calendar-block";
 
@@ -121,7 +121,7 @@ function movedText(moves: Move[], toMs: number): string {
 
 /** "2026-12-25 18:00" (seconds only when they are not zero) in the zone. */
 export function wallText(zone: string, ms: number): string {
-  const text = formatWall(toWall(zone, ms));
+  const text = formatWall(wallOf(zone, ms));
   return text.endsWith(":00") ? text.slice(0, 16) : text;
 }
 
@@ -132,11 +132,12 @@ function shiftTarget(link: CalendarLink, block: CalendarBlock, at: number): numb
   const step = link.policy === "shift_previous" ? -1 : 1;
   if (block.kind !== "day") return step > 0 ? block.endMs : block.startMs - BEFORE_WINDOW_MS;
   const zone = link.calendar.timezone;
-  const wall = toWall(zone, at);
+  const wall = wallOf(zone, at);
   for (let d = 1; d <= MAX_SHIFT_DAYS; d++) {
-    const r = resolveWall(zone, wall + step * d * DAY_MS);
-    const candidate = r.kind === "single" ? r.at : r.kind === "repeat" ? r.first : r.transition.at;
-    if (findBlock(link.calendar, candidate)?.kind !== "day") return candidate;
+    const candidate = wall + step * d * DAY_MS;
+    if (isBlockedDay(link.calendar, candidate)) continue;
+    const r = resolveWall(zone, candidate);
+    return r.kind === "single" ? r.at : r.kind === "repeat" ? r.first : r.transition.at;
   }
   return null;
 }

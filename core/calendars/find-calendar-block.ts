@@ -1,7 +1,7 @@
 // Whether a calendar blocks an instant, and the block's extent. Everything is read in the calendar's zone in wall
 // time (core/schedules/zone-clock.ts): a window "Sundays 02:00–04:00" on the day clocks spring forward over 02:00
 // blocks 03:00–04:00, and on the day they fall back it blocks both passes of the repeated hour that it covers.
-import { formatWall, formatWallDate, resolveWall, toWall } from "../schedules/zone-clock";
+import { formatWall, formatWallDate, offsetAt, resolveWall, toWall } from "../schedules/zone-clock";
 import type { CalendarRules } from "./calendar-rules";
 
 const DAY_MS = 86_400_000;
@@ -24,10 +24,79 @@ export function minutesOf(hhmm: string): number {
   return (h ?? 0) * 60 + (m ?? 0);
 }
 
+// The planner and the forecasts ask one calendar about many fires: its dates as a set and its ranges parsed and
+// sorted once per rules object (an imported calendar holds thousands of ranges).
+interface Indexed {
+  dates: Set<string>;
+  weekdays: Set<number>;
+  ranges: { startMs: number; endMs: number; summary?: string }[];
+  /** maxEnd[i]: the latest end among ranges[0..i], so "does any range that started by t still hold at t" is one lookup. */
+  maxEnd: number[];
+}
+const indexes = new WeakMap<CalendarRules, Indexed>();
+
+function indexOf(calendar: CalendarRules): Indexed {
+  let index = indexes.get(calendar);
+  if (!index) {
+    const ranges = calendar.ranges
+      .map((r) => ({ startMs: Date.parse(r.start), endMs: Date.parse(r.end), summary: r.summary }))
+      .sort((a, b) => a.startMs - b.startMs);
+    const maxEnd: number[] = [];
+    ranges.forEach((r, i) => maxEnd.push(Math.max(r.endMs, maxEnd[i - 1] ?? -Infinity)));
+    index = { dates: new Set(calendar.dates), weekdays: new Set(calendar.weekdays), ranges, maxEnd };
+    indexes.set(calendar, index);
+  }
+  return index;
+}
+
+function rangeHolding(index: Indexed, instant: number): Indexed["ranges"][number] | null {
+  // The last range starting at or before the instant.
+  let lo = 0;
+  let hi = index.ranges.length - 1;
+  let last = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (index.ranges[mid]!.startMs <= instant) {
+      last = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  for (let i = last; i >= 0 && index.maxEnd[i]! > instant; i--) {
+    if (index.ranges[i]!.endMs > instant) return index.ranges[i]!;
+  }
+  return null;
+}
+
+// Intl is the cost of reading an instant's wall time (tens of µs a call under load). A UTC day whose offset is the same
+// at both ends has that offset throughout (no zone changes its offset twice within a day): cached per zone and day.
+const dayOffsets = new Map<string, Map<number, number | null>>();
+
+/** toWall, with the offset of whole UTC days cached. */
+export function wallOf(zone: string, instant: number): number {
+  if (zone === "UTC") return instant;
+  const day = Math.floor(instant / DAY_MS);
+  let offsets = dayOffsets.get(zone);
+  if (!offsets) dayOffsets.set(zone, (offsets = new Map()));
+  let offset = offsets.get(day);
+  if (offset === undefined) {
+    const first = offsetAt(zone, day * DAY_MS);
+    offset = first === offsetAt(zone, (day + 1) * DAY_MS - 1000) ? first : null;
+    if (offsets.size > 50_000) offsets.clear();
+    offsets.set(day, offset);
+  }
+  return offset === null ? toWall(zone, instant) : instant + offset;
+}
+
+/** Whether the calendar blocks the whole day of a wall value (a listed date or weekday). */
+export function isBlockedDay(calendar: CalendarRules, wall: number): boolean {
+  const index = indexOf(calendar);
+  return index.dates.has(formatWallDate(wall)) || index.weekdays.has(new Date(wall).getUTCDay());
+}
+
 /** The block of `calendar` that holds `instant`, or null when the calendar allows it. Day blocks are checked first. */
 export function findBlock(calendar: CalendarRules, instant: number): CalendarBlock | null {
   const zone = calendar.timezone;
-  const wall = toWall(zone, instant);
+  const wall = wallOf(zone, instant);
   const dayWall = Math.floor(wall / DAY_MS) * DAY_MS;
   const date = formatWallDate(wall);
   const weekday = new Date(dayWall).getUTCDay();
@@ -38,8 +107,9 @@ export function findBlock(calendar: CalendarRules, instant: number): CalendarBlo
     endMs: wallEndInstant(zone, dayWall + DAY_MS, instant),
     why,
   });
-  if (calendar.dates.includes(date)) return dayBlock(`${date} is a blocked day`);
-  if (calendar.weekdays.includes(weekday)) return dayBlock(`${WEEKDAY_NAMES[weekday]} is a blocked weekday (${date})`);
+  const index = indexOf(calendar);
+  if (index.dates.has(date)) return dayBlock(`${date} is a blocked day`);
+  if (index.weekdays.has(weekday)) return dayBlock(`${WEEKDAY_NAMES[weekday]} is a blocked weekday (${date})`);
 
   const minute = (wall - dayWall) / 60_000;
   for (const w of calendar.windows) {
@@ -61,15 +131,11 @@ export function findBlock(calendar: CalendarRules, instant: number): CalendarBlo
     };
   }
 
-  for (const r of calendar.ranges) {
-    const startMs = Date.parse(r.start);
-    const endMs = Date.parse(r.end);
-    if (instant < startMs || instant >= endMs) continue;
-    const label = r.summary ? ` "${r.summary}"` : "";
-    const span = `${formatWall(toWall(zone, startMs)).slice(0, 16)}–${formatWall(toWall(zone, endMs)).slice(0, 16)} ${zone}`;
-    return { kind: "range", startMs, endMs, why: `inside the blocked range${label} ${span}` };
-  }
-  return null;
+  const r = rangeHolding(index, instant);
+  if (!r) return null;
+  const label = r.summary ? ` "${r.summary}"` : "";
+  const span = `${formatWall(wallOf(zone, r.startMs)).slice(0, 16)}–${formatWall(wallOf(zone, r.endMs)).slice(0, 16)} ${zone}`;
+  return { kind: "range", startMs: r.startMs, endMs: r.endMs, why: `inside the blocked range${label} ${span}` };
 }
 
 /** "Sundays 02:00–04:00", "Mon–Fri 22:00–06:00" style, for reasons and the console. */
