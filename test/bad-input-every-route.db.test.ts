@@ -15,6 +15,7 @@ const NO_BODY = new Set([
   "POST /api/auth/logout",
   "DELETE /api/auth/sessions/[id]",
   "DELETE /api/schedules/[id]",
+  "DELETE /api/calendars/[id]",
   "DELETE /api/secrets/[name]",
   "DELETE /api/tokens/[id]",
   "DELETE /api/users/[id]/sessions",

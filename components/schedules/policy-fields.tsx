@@ -25,7 +25,7 @@ export const MISFIRE_POLICIES: Record<string, string> = {
 
 function NumberField(props: {
   label: string;
-  field: keyof ScheduleFormValues;
+  field: Exclude<keyof ScheduleFormValues, "calendars">;
   hint: string;
   values: ScheduleFormValues;
   set: Props["set"];

@@ -14,6 +14,7 @@ import { scheduleQuery, type ScheduleView } from "./schedules-queries";
 import type { TriggerBody } from "./schedule-form-values";
 import { HandlerName } from "./handler-availability";
 import { TagList } from "./tag-list";
+import { policyLabel } from "../calendars/calendars-list";
 
 /** The saved trigger as the preview should read it: an interval counts from the schedule's creation. */
 function savedTrigger(s: ScheduleView): TriggerBody {
@@ -95,6 +96,18 @@ export function ScheduleDetail({ id }: { id: string }) {
       {s.tags.length > 0 && (
         <p data-testid="schedule-tags">
           <TagList tags={s.tags} />
+        </p>
+      )}
+      {(s.calendars ?? []).length > 0 && (
+        <p data-testid="schedule-calendars">
+          Follows{" "}
+          {(s.calendars ?? []).map((c, i) => (
+            <span key={c.id}>
+              {i > 0 && ", then "}
+              calendar <Link href={`/calendars/${c.id}`}>{c.name}</Link> <span className="muted">({policyLabel(c.policy)})</span>
+            </span>
+          ))}
+          .
         </p>
       )}
       <ScheduleActions schedule={s} />

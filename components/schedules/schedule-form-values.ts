@@ -8,6 +8,7 @@
 import type { Jsonify } from "@/core/jsonify";
 import type { Trigger } from "@/core/schedules/trigger";
 import type { ScheduleView } from "./schedules-queries";
+import type { ScheduleCalendarValue } from "../calendars/schedule-calendars-fieldset";
 
 export type TriggerKind = "cron" | "interval" | "once";
 
@@ -54,6 +55,8 @@ export interface ScheduleFormValues {
   /** datetime-local values, read in the viewer's zone; "" = no start / no end date. */
   startsAt: string;
   endsAt: string;
+  /** Business calendars it follows, in order, by name. */
+  calendars: ScheduleCalendarValue[];
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -94,6 +97,7 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   tagsText: "",
   startsAt: "",
   endsAt: "",
+  calendars: [],
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -162,6 +166,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     tags: tagsFromText(v.tagsText),
     startsAt: instantFromLocal(v.startsAt),
     endsAt: instantFromLocal(v.endsAt),
+    calendars: v.calendars,
   };
 }
 
@@ -243,6 +248,7 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     tagsText: (s.tags ?? []).join(", "),
     startsAt: s.startsAt ? toLocalInput(s.startsAt) : "",
     endsAt: s.endsAt ? toLocalInput(s.endsAt) : "",
+    calendars: (s.calendars ?? []).map((c) => ({ calendar: c.name, policy: c.policy })),
   };
 }
 

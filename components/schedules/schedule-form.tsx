@@ -20,6 +20,7 @@ import { TagList } from "./tag-list";
 import { handlersQuery } from "./schedules-queries";
 import { alertSettingsQuery } from "../alerts/alerts-queries";
 import { TriggerBuilder } from "./trigger-builder";
+import { ScheduleCalendarsFieldset } from "../calendars/schedule-calendars-fieldset";
 
 interface Props {
   mode: "create" | "edit";
@@ -217,6 +218,7 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
               </FormField>
             </div>
           </fieldset>
+          <ScheduleCalendarsFieldset value={values.calendars} onChange={(calendars) => set({ calendars })} errors={errors} />
           <PolicyFields values={values} set={set} errors={errors} failureAlertDefault={alertSettings.data?.failureAlertThreshold} />
         </div>
         <aside className="form-aside">
@@ -296,6 +298,7 @@ const FIELD_LABELS: Record<string, string> = {
   tags: "Tags",
   startsAt: "Starts",
   endsAt: "Ends",
+  calendars: "Calendars",
 };
 
 /** The form's label for a server error key ("payload.amount" → "Payload field amount"). */
@@ -303,5 +306,6 @@ function fieldLabel(key: string): string {
   if (FIELD_LABELS[key]) return FIELD_LABELS[key];
   if (key.startsWith("payload.")) return `Payload field ${key.slice(8)}`;
   if (key.startsWith("tags.")) return `Tag ${Number(key.slice(5)) + 1}`;
+  if (key.startsWith("calendars.")) return `Calendar ${Number(key.split(".")[1]) + 1}`;
   return key;
 }

@@ -6,6 +6,7 @@ const ITEMS = [
   { href: "/schedules", label: "Schedules" },
   { href: "/timeline", label: "Timeline" },
   { href: "/load", label: "Load" },
+  { href: "/calendars", label: "Calendars" },
   { href: "/runs", label: "Runs" },
   { href: "/alerts", label: "Alerts" },
   { href: "/audit", label: "Audit" },

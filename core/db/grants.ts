@@ -49,6 +49,8 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   alert_silences: { console: RW, worker: RW },
   alerts: { console: RW, worker: RW },
   attempts: { console: RW, worker: RW },
+  // Calendars are edited in the console; the worker's planner only reads them (core/calendars/calendar-rules.ts).
+  calendars: { console: RW, worker: R },
   concurrency_groups: { console: RW, worker: RW },
   fleet_attention_minute_deltas: { console: RW, worker: RW },
   fleet_attention_minutes: { console: RW, worker: RW },
@@ -61,6 +63,7 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   once_markers: { console: RW, worker: RW },
   run_daily_summaries: { console: RW, worker: RW },
   runs: { console: RW, worker: RW },
+  schedule_calendars: { console: RW, worker: R },
   schedule_hourly_outcomes: { console: RW, worker: RW },
   schedule_last_runs: { console: RW, worker: RW },
   schedule_trouble_counters: { console: RW, worker: RW },

@@ -10,6 +10,11 @@ export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 export const ROUTE_BODY_LIMITS: readonly { path: RegExp; bytes: number; why: string }[] = [
   { path: /^\/api\/schedules\/apply\/?$/, bytes: 2 * 1024 * 1024, why: "a schedules-as-code document holds every schedule" },
   { path: /^\/api\/hooks\//, bytes: 64 * 1024, why: "a trigger URL's delivery is an event, read by anyone who knows the address" },
+  {
+    path: /^\/api\/calendars(\/[^/]+)?\/?$/,
+    bytes: 2 * 1024 * 1024,
+    why: "a calendar imported from an .ics file holds thousands of ranges",
+  },
 ];
 
 export function bodyLimitFor(pathname: string): number {

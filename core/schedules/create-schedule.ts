@@ -13,6 +13,7 @@ import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
+import { resolveScheduleCalendars, writeScheduleCalendars } from "../calendars/schedule-calendar-links";
 
 /** Unparsed input (written in code: tests, benches, seeds): its defaults are filled and its fields checked here. */
 export async function createSchedule(input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
@@ -26,7 +27,9 @@ export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts:
     v.payload = await checkPayload(tx, v.handler, v.payload);
     assertOnceInFuture(v.trigger, await dbNow(tx));
     await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit, v.startRateLimit);
+    const calendars = await resolveScheduleCalendars(tx, v.calendars);
     const id = await insertSchedule(tx, v, actor);
+    await writeScheduleCalendars(tx, id, calendars);
     const created = await getScheduleOrThrow(tx, id);
     await assertScheduleMayUseSecrets(tx, created, created.payload);
     await recordAudit(tx, { actor, action: "schedule.create", targetType: "schedule", targetId: id, after: auditView(created) });
@@ -164,6 +167,7 @@ export function auditView(s: Schedule): Record<string, unknown> {
     tags: s.tags,
     startsAt: s.startsAt?.toISOString() ?? null,
     endsAt: s.endsAt?.toISOString() ?? null,
+    calendars: (s.calendars ?? []).map((c) => ({ name: c.name, policy: c.policy })),
     revision: s.revision,
   };
 }

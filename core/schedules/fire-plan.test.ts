@@ -10,11 +10,12 @@ vi.mock("../calendars/calendar-rules", () => ({
   applyCalendars: (links: readonly CalendarLink[], fireMs: number): CalendarOutcome => {
     for (const l of links) {
       if (!l.calendar.dates.includes(new Date(fireMs).toISOString().slice(0, 10))) continue;
-      if (l.policy === "skip") return { kind: "excluded", calendar: l.calendar, reason: `excluded by calendar "${l.calendar.name}"` };
+      if (l.policy === "skip")
+        return { kind: "excluded", calendar: l.calendar, policy: l.policy, reason: `excluded by calendar "${l.calendar.name}"` };
       let to = fireMs;
       do to += l.policy === "shift_next" ? 86_400_000 : -86_400_000;
       while (l.calendar.dates.includes(new Date(to).toISOString().slice(0, 10)));
-      return { kind: "shifted", toMs: to, calendar: l.calendar, reason: `moved by calendar "${l.calendar.name}"` };
+      return { kind: "shifted", toMs: to, calendar: l.calendar, policy: l.policy, reason: `moved by calendar "${l.calendar.name}"` };
     }
     return { kind: "keep" };
   },

@@ -105,7 +105,7 @@ function fateOf(s: FirePlanSchedule, at: Date, dst: DstFlag | undefined, taken: 
       : {
           id: outcome.calendar.id,
           name: outcome.calendar.name,
-          policy: s.calendars.find((l) => l.calendar.id === outcome.calendar.id)?.policy ?? "skip",
+          policy: outcome.policy,
         };
   if (outcome.kind === "excluded") return fire(s, at, at, "excluded", outcome.reason, calendar, dst);
   const plannedAt = outcome.kind === "shifted" ? new Date(outcome.toMs) : at;

@@ -33,11 +33,12 @@ vi.mock("../calendars/calendar-rules", () => ({
     const blocked = (ms: number, c: CalendarRules) => c.dates.some((h) => new Date(ms).toISOString().startsWith(h));
     for (const l of ls) {
       if (!blocked(fireMs, l.calendar)) continue;
-      if (l.policy === "skip") return { kind: "excluded", calendar: l.calendar, reason: `excluded by calendar "${l.calendar.name}"` };
+      if (l.policy === "skip")
+        return { kind: "excluded", calendar: l.calendar, policy: l.policy, reason: `excluded by calendar "${l.calendar.name}"` };
       let to = fireMs;
       do to += l.policy === "shift_next" ? 3_600_000 : -3_600_000;
       while (blocked(to, l.calendar));
-      return { kind: "shifted", toMs: to, calendar: l.calendar, reason: `moved by calendar "${l.calendar.name}"` };
+      return { kind: "shifted", toMs: to, calendar: l.calendar, policy: l.policy, reason: `moved by calendar "${l.calendar.name}"` };
     }
     return { kind: "keep" };
   },

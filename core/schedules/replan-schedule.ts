@@ -3,7 +3,8 @@
 // not started. When the plan changes (trigger, timezone, DST policy, calendars, start/end dates: REPLAN_FIELDS in
 // update-schedule.ts), future not-started occurrences the new fire plan (fire-plan.ts) does not run at the same
 // instant for the same nominal fire end `cancelled` with a 'replanned' event saying why (superseded), the ones it
-// still runs are kept, and the planning cursor goes back to now so the planner writes the new plan at once.
+// still runs are kept, and the planning cursor goes back to now so the planner writes the new plan at once. A change
+// of a calendar the schedule follows (core/calendars/) replans it the same way.
 import { loadScheduleCalendars } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { recordRunEvents } from "../runs/record-run-event";
@@ -22,13 +23,20 @@ export async function replanAfterEdit(
   tx: Queryable,
   before: Schedule,
   after: Schedule,
-  opts: { triggerChanged: boolean; snapshotChanged: boolean; jitterChanged: boolean; planFields?: string[] },
+  opts: {
+    triggerChanged: boolean;
+    snapshotChanged: boolean;
+    jitterChanged: boolean;
+    planFields?: string[];
+    /** A calendar it follows changed: why, as a run event says it ("calendar "X" was changed"). */
+    calendarsChanged?: string;
+  },
 ): Promise<ReplanOutcome> {
   const outcome: ReplanOutcome = { cancelled: 0, kept: 0, refreshed: 0, superseded: [] };
   const { rows: nowRows } = await tx.query<{ now: Date }>("SELECT clock_timestamp() AS now");
   const now = nowRows[0]!.now;
 
-  if (opts.triggerChanged) {
+  if (opts.triggerChanged || opts.calendarsChanged) {
     const { rows: future } = await tx.query<{ id: string; planned_at: Date; nominal_at: Date; state: string }>(
       `SELECT id, planned_at, coalesce(nominal_at, planned_at) AS nominal_at, state FROM runs
         WHERE schedule_id = $1 AND kind = 'scheduled' AND state IN ('planned', 'queued') AND planned_at > $2
@@ -66,9 +74,12 @@ export async function replanAfterEdit(
         gone.map((id) => ({
           runId: id,
           type: "replanned" as const,
-          message: opts.planFields?.some((f) => f !== "trigger")
-            ? `cancelled: revision ${after.revision} changed the schedule's plan (${opts.planFields.join(", ")}), which does not run this fire at this time`
-            : `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`,
+          message:
+            opts.calendarsChanged && !opts.triggerChanged
+              ? `cancelled: ${opts.calendarsChanged}, and the schedule no longer runs this fire at this time`
+              : opts.planFields?.some((f) => f !== "trigger")
+                ? `cancelled: revision ${after.revision} changed the schedule's plan (${opts.planFields.join(", ")}), which does not run this fire at this time`
+                : `cancelled: the trigger was changed in revision ${after.revision} (${after.triggerDescription}), which does not fire at this time`,
           data: { cancelled: true, revision: after.revision, trigger: after.trigger },
         })),
       );

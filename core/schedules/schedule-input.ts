@@ -4,6 +4,7 @@ import { z } from "zod";
 import { triggerSchema } from "./trigger";
 import { webhookFormatSchema } from "../alerts/webhook/webhook-format";
 import { httpUrlSchema } from "../http/http-url";
+import { scheduleCalendarsSchema } from "../calendars/calendar-input";
 
 export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
 /** A tag: lowercase, may carry a namespace ("team:payments", "env.prod"). */
@@ -135,6 +136,8 @@ const fields = {
   startsAt: instant("Start date"),
   /** No fires after this instant; the schedule shows as ended afterwards. null = no end. */
   endsAt: instant("End date"),
+  /** Business calendars it follows, in order: [{calendar: "<name or id>", policy: "skip" | "shift_previous" | "shift_next"}]. */
+  calendars: scheduleCalendarsSchema,
 };
 
 function checkRetryDelays(
@@ -171,6 +174,7 @@ export const scheduleInputSchema = z
     concurrencyGroup: fields.concurrencyGroup.default(null),
     startJitterMs: fields.startJitterMs.default(0),
     tags: fields.tags.default([]),
+    calendars: fields.calendars.default([]),
   })
   .superRefine(checkRetryDelays);
 

@@ -7,6 +7,7 @@ import { describeTrigger } from "./describe-trigger";
 import { triggerSchema, type Trigger } from "./trigger";
 import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
 import type { WebhookFormat } from "../alerts/webhook/webhook-format";
+import type { CalendarUse } from "../calendars/calendar-record";
 
 export interface Schedule {
   id: string;
@@ -48,6 +49,8 @@ export interface Schedule {
   webhookFormat: WebhookFormat;
   /** Sorted, deduplicated (schedule-input.ts). */
   tags: string[];
+  /** The business calendars it follows, in the order they apply, each with its policy (core/calendars/). */
+  calendars?: CalendarUse[];
   /** The maintenance window that paused it (maintenance.ts), while it holds. */
   maintenanceId: string | null;
   /** Set when created or last changed by applying a schedules file (as-code/apply-schedules.ts): that file's name. */
@@ -75,6 +78,8 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.start_jitter_ms, s.expect_records_min, s.lateness_p95_slo_ms, s.lateness_max_ms, s.completion_deadline_seconds,
   s.failure_alert_threshold, s.retention_days, s.webhook_url, s.webhook_format, s.tags, s.maintenance_id, s.managed_by, s.managed_at,
   s.revision, s.starts_at, s.ends_at, s.planned_through, s.created_by, s.created_at, s.updated_at,
+  (SELECT jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'policy', sc.policy) ORDER BY sc.position)
+     FROM schedule_calendars sc JOIN calendars c ON c.id = sc.calendar_id WHERE sc.schedule_id = s.id) AS calendars,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
@@ -114,6 +119,7 @@ export interface ScheduleRow {
   webhook_url: string | null;
   webhook_format: WebhookFormat;
   tags: string[] | null;
+  calendars: CalendarUse[] | null;
   maintenance_id: string | null;
   managed_by: string | null;
   managed_at: Date | null;
@@ -165,6 +171,7 @@ export function toSchedule(r: ScheduleRow): Schedule {
     webhookUrl: r.webhook_url,
     webhookFormat: r.webhook_format,
     tags: r.tags ?? [],
+    calendars: r.calendars ?? [],
     maintenanceId: paused ? (r.maintenance_id ?? null) : null,
     managedBy: r.managed_by ?? null,
     managedAt: r.managed_at ?? null,

@@ -43,7 +43,7 @@ const cronExpressionSchema = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 
-const timeZoneSchema = z
+export const timeZoneSchema = z
   .string({ error: "Time zone must be a string with an IANA name such as Europe/Berlin" })
   .max(64, { error: "Time zone must be at most 64 characters: an IANA name such as Europe/Berlin", abort: true })
   .superRefine((zone, ctx) => {

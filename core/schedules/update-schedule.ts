@@ -20,6 +20,7 @@ import { loadScheduleCalendars, type CalendarLink } from "../calendars/calendar-
 import { firePlanOf, planFires, type PlannedFire } from "./fire-plan";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
+import { resolveScheduleCalendars, writeScheduleCalendars } from "../calendars/schedule-calendar-links";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   name: "name",
@@ -140,6 +141,11 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
   if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
   const changed = changedFields(before, patch);
+  // Calendars live in schedule_calendars, not a column: compared as (calendar, policy) in order.
+  const calendars = patch.calendars === undefined ? undefined : await resolveScheduleCalendars(tx, patch.calendars);
+  const linkKey = (links: readonly { id: string; policy: string }[] | undefined) =>
+    (links ?? []).map((l) => `${l.id}:${l.policy}`).join(",");
+  if (calendars && linkKey(calendars) !== linkKey(before.calendars)) changed.add("calendars");
   if (changed.has("handler") || changed.has("payload")) {
     patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
     if (!sameJson(patch.payload, before.payload)) changed.add("payload");
@@ -160,6 +166,7 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
     await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
   }
   await writeChanges(tx, before, patch, changed);
+  if (calendars && changed.has("calendars")) await writeScheduleCalendars(tx, id, calendars);
   const after = await getScheduleOrThrow(tx, id);
   // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
   if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
@@ -215,7 +222,8 @@ async function writeChanges(tx: Queryable, before: Schedule, patch: ScheduleUpda
   const sets: string[] = [];
   const values: unknown[] = [before.id];
   for (const key of changed) {
-    const column = COLUMNS[key as keyof ScheduleUpdate]!;
+    const column = COLUMNS[key as keyof ScheduleUpdate];
+    if (!column) continue;
     const value = patch[key as keyof ScheduleUpdate];
     values.push(JSON_FIELDS.has(key) ? JSON.stringify(value) : (value ?? null));
     sets.push(`${column} = $${values.length}`);
@@ -227,7 +235,7 @@ async function writeChanges(tx: Queryable, before: Schedule, patch: ScheduleUpda
   }
   try {
     await tx.query(
-      `UPDATE schedules SET ${sets.join(", ")}, revision = revision + 1, updated_at = clock_timestamp() WHERE id = $1`,
+      `UPDATE schedules SET ${[...sets, "revision = revision + 1", "updated_at = clock_timestamp()"].join(", ")} WHERE id = $1`,
       values,
     );
   } catch (err) {

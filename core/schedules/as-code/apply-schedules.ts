@@ -25,7 +25,7 @@ import { SCHEDULE_COLUMNS, getScheduleOrThrow, toSchedule, type Schedule, type S
 import { sameJson, updateSchedule } from "../update-schedule";
 import { parseOrThrow } from "../validate-schedule-input";
 import { maskedPaths } from "./export-schedules";
-import { DOCUMENT_FIELDS, parseDocument, parseEntry, prefixFields, type DocumentField } from "./schedules-document";
+import { DOCUMENT_FIELDS, documentValue, parseDocument, parseEntry, prefixFields, type DocumentField } from "./schedules-document";
 
 export const applyInputSchema = z.strictObject({
   /** The document: its text (YAML or JSON) or the parsed object. */
@@ -155,7 +155,7 @@ function diffFields(current: Schedule, wanted: Record<string, unknown>): FieldCh
   const out: FieldChange[] = [];
   for (const f of DOCUMENT_FIELDS as readonly DocumentField[]) {
     const to = wanted[f];
-    const from = (current as unknown as Record<string, unknown>)[f];
+    const from = documentValue(current, f);
     // The group's limits: only when the document gives them (a group without them keeps its limits).
     if ((f === "concurrencyLimit" || f === "startRateLimit") && to === undefined) continue;
     if (!sameJson(from ?? null, to ?? null)) out.push({ field: f, from: from ?? null, to: to ?? null });

@@ -17,6 +17,7 @@ import { ValidationError, fieldErrorsFromZod, type FieldErrors } from "../../err
 import { sameJson } from "../update-schedule";
 import { scheduleInputSchema, type ScheduleInput } from "../schedule-input";
 import type { Schedule } from "../schedule-record";
+import { calendarReferences } from "../../calendars/schedule-calendar-links";
 
 export const DOCUMENT_VERSION = 1;
 export const MAX_DOCUMENT_SCHEDULES = 5000;
@@ -59,6 +60,7 @@ export const DOCUMENT_FIELDS = [
   "webhookFormat",
   "startsAt",
   "endsAt",
+  "calendars",
 ] as const;
 export type DocumentField = (typeof DOCUMENT_FIELDS)[number];
 
@@ -73,8 +75,7 @@ export const INPUT_DEFAULTS: Record<string, unknown> = (() => {
 export function entryFromSchedule(s: Schedule): DocumentEntry {
   const entry: DocumentEntry = {};
   for (const f of DOCUMENT_FIELDS) {
-    const raw = (s as unknown as Record<string, unknown>)[f];
-    const v = raw instanceof Date ? raw.toISOString() : raw;
+    const v = documentValue(s, f);
     if (v === null || v === undefined) continue;
     if (f === "concurrencyLimit" || f === "startRateLimit") {
       // The group's limits are part of what the schedule means whenever it has a group.
@@ -87,6 +88,13 @@ export function entryFromSchedule(s: Schedule): DocumentEntry {
   // A pause with an until, or by a maintenance window, is a passing state, not part of the schedule's definition.
   if (s.paused && !s.paused.until && !s.maintenanceId) entry.enabled = false;
   return entry;
+}
+
+/** A stored schedule's value of a document field; calendars as the input names them ({calendar: name, policy}). */
+export function documentValue(s: Schedule, f: DocumentField): unknown {
+  if (f === "calendars") return calendarReferences(s.calendars);
+  const raw = (s as unknown as Record<string, unknown>)[f];
+  return raw instanceof Date ? raw.toISOString() : raw;
 }
 
 /** Keys sorted at every level (payload included): the same schedules always give the same bytes. */

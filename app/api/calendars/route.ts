@@ -1,0 +1,32 @@
+// GET  /api/calendars   (viewer) → { calendars: Calendar[] } (core/calendars/calendar-record.ts), by name, each with
+//      the schedules that follow it.
+// POST /api/calendars   (operator) body: calendarInputSchema (core/calendars/calendar-input.ts) → { calendar, dryRun,
+//      effects, cancelledRuns }; dryRun: true stores nothing. 409 name_taken; 422 naming each bad field.
+import { z } from "zod";
+import { apiRoute } from "../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { calendarAnswerSchema, calendarSaveAnswerSchema } from "@/core/calendars/calendar-answer";
+import { calendarInputSchema } from "@/core/calendars/calendar-input";
+import { listCalendars } from "@/core/calendars/calendar-record";
+import { createParsedCalendar } from "@/core/calendars/save-calendar";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "List business calendars with the schedules that follow each",
+    answer: z.object({ calendars: z.array(calendarAnswerSchema) }),
+  },
+  async () => ({ calendars: await listCalendars(getPool()) }),
+);
+
+export const POST = apiRoute(
+  {
+    access: "operator",
+    body: calendarInputSchema,
+    summary: "Create a business calendar (dryRun: true validates and stores nothing)",
+    answer: calendarSaveAnswerSchema,
+  },
+  async ({ body, actor }) => createParsedCalendar(body, actor),
+);
