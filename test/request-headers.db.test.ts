@@ -13,7 +13,14 @@ import { markPeerHeaderWritten, PEER_HEADER } from "../core/http/peer-header";
 const db = useTestDatabase("request_headers");
 
 // Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login).
-const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login", "GET /api/auth/oidc/login", "GET /api/auth/oidc/callback"]);
+// The API contract is public like a published reference: it holds shapes, no data.
+const PUBLIC = new Set([
+  "GET /api/health",
+  "POST /api/auth/login",
+  "GET /api/auth/oidc/login",
+  "GET /api/auth/oidc/callback",
+  "GET /api/openapi.json",
+]);
 const HOST = "localhost:3000";
 const ORIGIN_CODES = new Set(["cross_origin", "origin_required"]);
 

@@ -12,7 +12,14 @@ import { discoverEndpoints, MUTATING, type Endpoint } from "./api-endpoints";
 const db = useTestDatabase("route_access");
 
 // Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login).
-const PUBLIC = new Set(["GET /api/health", "POST /api/auth/login", "GET /api/auth/oidc/login", "GET /api/auth/oidc/callback"]);
+// The API contract is public like a published reference: it holds shapes, no data.
+const PUBLIC = new Set([
+  "GET /api/health",
+  "POST /api/auth/login",
+  "GET /api/auth/oidc/login",
+  "GET /api/auth/oidc/callback",
+  "GET /api/openapi.json",
+]);
 // POSTs that change nothing: a viewer may call them. Checked below: they store nothing.
 const READ_ONLY_POSTS: Record<string, string> = {
   "POST /api/schedules/preview": "computes the next fire times of a trigger that is not saved",

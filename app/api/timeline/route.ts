@@ -15,6 +15,7 @@
 //   run's planned time (started is its lateness); stateIndex/kindIndex index `states`/`kinds`. runId is null for
 //   scheduled runs (unique by schedule and planned time: GET /api/runs/occurrence finds one).
 //   Conditional: answers 304 to an If-None-Match naming its current ETag.
+import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
@@ -30,6 +31,16 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays).",
+    answer: z.looseObject({
+      from: iso,
+      to: iso,
+      now: iso,
+      t0: z.number(),
+      mode: z.enum(["runs", "summary"]),
+      states: z.array(z.string()),
+      schedules: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+    }),
     query: z.object({
       from: isoDate("from").optional(),
       to: isoDate("to").optional(),

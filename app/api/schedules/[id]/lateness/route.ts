@@ -9,6 +9,13 @@ export const dynamic = "force-dynamic";
 
 const query = z.strictObject({ hours: z.coerce.number().int().min(1, "at least 1").max(168, "at most 168 (7 days)").default(6) });
 
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }), query }, async ({ params, query: q }) =>
-  getScheduleLateness(getPool(), params.id, q.hours),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "A schedule's recent lateness (the lateness chart).",
+    answer: z.looseObject({}),
+    params: z.object({ id: z.uuid() }),
+    query,
+  },
+  async ({ params, query: q }) => getScheduleLateness(getPool(), params.id, q.hours),
 );
