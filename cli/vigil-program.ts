@@ -19,14 +19,13 @@ export function createProgram(): Command {
 The API token comes from VIGIL_TOKEN, else the config file ~/.config/vigil/config.json ({"url": "...", "token": "..."};
 VIGIL_CONFIG names another file).
 Exit codes: 0 ok, 1 refused or failed, 2 usage, 3 no token or the token was refused, 4 console unreachable.`,
-    )
-    .showHelpAfterError("(add --help for usage)");
+    );
   for (const c of [schedulesCommand(), runsCommand(), alertsCommand(), auditCommand(), exportCommand(), applyCommand()])
     program.addCommand(c);
   // Every level: a usage error exits 2 (not commander's 1), --help exits 0; a group named without a subcommand
   // prints its help and exits 2. A fixed help width keeps the documented help texts what every terminal prints.
   const configure = (c: Command) => {
-    c.exitOverride().configureHelp({ helpWidth: 120 });
+    c.exitOverride().configureHelp({ helpWidth: 120 }).showHelpAfterError("(add --help for usage)");
     c.commands.forEach(configure);
   };
   configure(program);
@@ -41,7 +40,8 @@ export async function runVigil(argv: string[]): Promise<number> {
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.code === "commander.helpDisplayed" || err.code === "commander.version" ? EXIT.ok : EXIT.usage;
+      // Help asked for (--help, `vigil help`) is exit 0; help shown because a subcommand is missing is a usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const { code, message } = describeFailure(err);
     process.stderr.write(`vigil: ${message}\n`);

@@ -14,7 +14,11 @@ export interface TestConsole {
   stop(): Promise<void>;
 }
 
-export async function startConsole(databaseUrl: string, env: Record<string, string> = {}): Promise<TestConsole> {
+export async function startConsole(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  opts: { startTimeoutMs?: number } = {},
+): Promise<TestConsole> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/console-server.ts", "--dev", "-p", String(port)], {
     env: {
@@ -36,7 +40,7 @@ export async function startConsole(databaseUrl: string, env: Record<string, stri
       if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
       return logs.some((l) => l.includes("console ready on"));
     },
-    { timeoutMs: 90_000, intervalMs: 100 },
+    { timeoutMs: opts.startTimeoutMs ?? 90_000, intervalMs: 100 },
   );
   return {
     child,

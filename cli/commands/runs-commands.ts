@@ -74,14 +74,17 @@ export function runsCommand(): Command {
       process.stdout.write(
         renderFields([
           ["id", r.id],
-          ["schedule", `${String(r.scheduleName)} (${r.scheduleId})`],
+          ["schedule", `${r.scheduleName} (${r.scheduleId})`],
           ["kind", r.kind],
           ["state", r.state],
-          ["planned", shortTime(r.plannedAt)],
-          ["started", shortTime(r.startedAt as string | null)],
-          ["finished", shortTime(r.finishedAt as string | null)],
-          ["attempt", `${String(r.attempt)}/${String(r.maxAttempts)}`],
+          ["planned", shortTime(r.timings.plannedAt)],
+          ["started", shortTime(r.timings.startedAt)],
+          ["finished", shortTime(r.timings.finishedAt)],
+          ["late", ms(r.timings.latenessMs)],
+          ["took", ms(r.timings.durationMs)],
+          ["attempt", `${r.attempt}/${r.maxAttempts}`],
           ["worker", r.workerId],
+          ["error", r.error],
         ]),
       );
       if (trace.attempts.length) {
@@ -92,7 +95,7 @@ export function runsCommand(): Command {
             { header: "state", value: (a) => a.state },
             { header: "started", value: (a) => shortTime(a.startedAt) },
             { header: "finished", value: (a) => shortTime(a.finishedAt) },
-            { header: "error", value: (a) => a.error as string | null },
+            { header: "error", value: (a) => a.error },
           ]),
         );
       }

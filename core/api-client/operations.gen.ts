@@ -476,8 +476,22 @@ export interface Operations {
       run: {
         id: string;
         scheduleId: string;
+        scheduleName: string;
+        kind: string;
         state: "planned" | "queued" | "running" | "retrying" | "succeeded" | "failed" | "timed_out" | "cancelled" | "skipped_overlap" | "missed" | "paused" | "hollow" | "zombie";
-        plannedAt: string;
+        attempt: number;
+        maxAttempts: number;
+        workerId: string | null;
+        error: string | null;
+        timings: {
+          plannedAt: string;
+          dueAt: string;
+          startedAt: string | null;
+          finishedAt: string | null;
+          latenessMs: number | null;
+          durationMs: number | null;
+          [key: string]: unknown;
+        };
         [key: string]: unknown;
       };
       events: Array<{
@@ -492,6 +506,7 @@ export interface Operations {
         state: string;
         startedAt: string;
         finishedAt: string | null;
+        error: string | null;
         [key: string]: unknown;
       }>;
       logs: Array<{
@@ -619,7 +634,7 @@ export interface Operations {
           [key: string]: unknown;
         };
         trigger: {
-          type: string;
+          kind: string;
           [key: string]: unknown;
         };
         triggerDescription: string;
@@ -716,7 +731,7 @@ export interface Operations {
           [key: string]: unknown;
         };
         trigger: {
-          type: string;
+          kind: string;
           [key: string]: unknown;
         };
         triggerDescription: string;
@@ -754,7 +769,7 @@ export interface Operations {
           [key: string]: unknown;
         };
         trigger: {
-          type: string;
+          kind: string;
           [key: string]: unknown;
         };
         triggerDescription: string;
@@ -850,7 +865,7 @@ export interface Operations {
           [key: string]: unknown;
         };
         trigger: {
-          type: string;
+          kind: string;
           [key: string]: unknown;
         };
         triggerDescription: string;

@@ -35,9 +35,29 @@ export const runLog = z.looseObject({
 });
 
 export const runTrace = z.looseObject({
-  run: z.looseObject({ id: z.string(), scheduleId: z.string(), state: z.enum(RUN_STATES), plannedAt: iso }),
+  run: z.looseObject({
+    id: z.string(),
+    scheduleId: z.string(),
+    scheduleName: z.string(),
+    kind: z.string(),
+    state: z.enum(RUN_STATES),
+    attempt: z.number(),
+    maxAttempts: z.number(),
+    workerId: z.string().nullable(),
+    error: z.string().nullable(),
+    timings: z.looseObject({
+      plannedAt: iso,
+      dueAt: iso,
+      startedAt: iso.nullable(),
+      finishedAt: iso.nullable(),
+      latenessMs: z.number().nullable(),
+      durationMs: z.number().nullable(),
+    }),
+  }),
   events: z.array(z.looseObject({ id: z.number(), at: iso, type: z.string(), message: z.string() })),
-  attempts: z.array(z.looseObject({ number: z.number(), state: z.string(), startedAt: iso, finishedAt: iso.nullable() })),
+  attempts: z.array(
+    z.looseObject({ number: z.number(), state: z.string(), startedAt: iso, finishedAt: iso.nullable(), error: z.string().nullable() }),
+  ),
   logs: z.array(runLog),
   logsTruncated: z.boolean(),
 });
@@ -48,7 +68,7 @@ export const scheduleItem = z.looseObject({
   description: z.string(),
   handler: z.string(),
   payload: z.record(z.string(), z.unknown()),
-  trigger: z.looseObject({ type: z.string() }),
+  trigger: z.looseObject({ kind: z.string() }),
   triggerDescription: z.string(),
   timezone: z.string(),
   enabled: z.boolean(),
