@@ -34,14 +34,20 @@ export async function startConsole(
   const logs: string[] = [];
   for (const s of [child.stdout!, child.stderr!]) readline.createInterface({ input: s }).on("line", (l) => logs.push(l));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  await waitFor(
-    "the console to listen",
-    () => {
-      if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
-      return logs.some((l) => l.includes("console ready on"));
-    },
-    { timeoutMs: opts.startTimeoutMs ?? 90_000, intervalMs: 100 },
-  );
+  try {
+    await waitFor(
+      "the console to listen",
+      () => {
+        if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
+        return logs.some((l) => l.includes("console ready on"));
+      },
+      { timeoutMs: opts.startTimeoutMs ?? 90_000, intervalMs: 100 },
+    );
+  } catch (err) {
+    // A console that never became ready is not left running (next dev refuses a second one in the same folder).
+    child.kill("SIGKILL");
+    throw err;
+  }
   return {
     child,
     pid: child.pid!,
