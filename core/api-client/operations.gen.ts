@@ -33,6 +33,7 @@ export interface Operations {
         [key: string]: unknown;
       }>;
       nextCursor: string | null;
+      [key: string]: unknown;
     };
   };
   /** Acknowledge an open alert (audited); 409 when already acknowledged or resolved. */
@@ -63,6 +64,7 @@ export interface Operations {
         acknowledgedBy: string | null;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** The global alert defaults a schedule's own alert settings fall back to. */
@@ -96,6 +98,7 @@ export interface Operations {
         openedAt: string;
         [key: string]: unknown;
       } | null;
+      [key: string]: unknown;
     };
   };
   /** List audit events, newest first, filtered. */
@@ -203,8 +206,10 @@ export interface Operations {
         email: string;
         name: string;
         role: string;
+        [key: string]: unknown;
       };
       expiresAt: string;
+      [key: string]: unknown;
     };
   };
   /** End the caller's console session (clears the cookie). */
@@ -216,6 +221,7 @@ export interface Operations {
     body: never;
     answer: {
       ok: true;
+      [key: string]: unknown;
     };
   };
   /** Who the caller is: user or API token, role. */
@@ -232,7 +238,9 @@ export interface Operations {
         label: string;
         role: string;
         mayRunPrograms: boolean;
+        [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Where the identity provider sends the browser back: sets the session, redirects (303). */
@@ -271,6 +279,7 @@ export interface Operations {
         current: boolean;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** End one of the caller's own console sessions. */
@@ -284,6 +293,7 @@ export interface Operations {
     body: never;
     answer: {
       id: string;
+      [key: string]: unknown;
     };
   };
   /** Server-sent events naming which topics (runs, alerts, workers, health) changed. */
@@ -309,6 +319,7 @@ export interface Operations {
         running: number;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Change a concurrency group's limits (audited). */
@@ -326,6 +337,7 @@ export interface Operations {
         concurrencyLimit: number | null;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Every handler some worker advertised, with its payload schema and live worker count. */
@@ -340,6 +352,7 @@ export interface Operations {
         name: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Liveness and readiness (public): up, degraded or down, with its parts. */
@@ -461,6 +474,7 @@ export interface Operations {
         [key: string]: unknown;
       }>;
       nextCursor: string | null;
+      [key: string]: unknown;
     };
   };
   /** One run's trace: the run, its events, attempts and logs. */
@@ -537,6 +551,7 @@ export interface Operations {
       runId: string;
       outcome: "cancelled" | "cancel_requested";
       state: string;
+      [key: string]: unknown;
     };
   };
   /** Preview a re-run: the attempt it will be, the once-effects that will not repeat, or why it is refused. */
@@ -572,6 +587,7 @@ export interface Operations {
       attempt: number;
       state: "retrying";
       onceEffects: number;
+      [key: string]: unknown;
     };
   };
   /** Cancel or re-run many runs at once (dry run first). */
@@ -607,6 +623,7 @@ export interface Operations {
     body: never;
     answer: {
       id: string;
+      [key: string]: unknown;
     };
   };
   /** List schedules with their next fire, last run and recent counts. */
@@ -748,6 +765,7 @@ export interface Operations {
         [key: string]: unknown;
       };
       warnings: Array<unknown>;
+      [key: string]: unknown;
     };
   };
   /** One schedule with its next fire, last run and recent counts. */
@@ -794,6 +812,7 @@ export interface Operations {
         } | null;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Change a schedule (send the revision you loaded; audited). */
@@ -882,6 +901,7 @@ export interface Operations {
         [key: string]: unknown;
       };
       warnings: Array<unknown>;
+      [key: string]: unknown;
     };
   };
   /** Delete a schedule (soft delete; audited). */
@@ -1013,6 +1033,7 @@ export interface Operations {
         kind: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Silence one alert kind's notifications on a schedule for a while (audited). */
@@ -1034,6 +1055,7 @@ export interface Operations {
         kind: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** End an alert silence early (audited). */
@@ -1052,6 +1074,7 @@ export interface Operations {
         kind: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Trigger a schedule now as a manual run (Idempotency-Key header honoured; audited). */
@@ -1125,6 +1148,7 @@ export interface Operations {
         reason: string | null;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Pause or resume every schedule (or those of a tag) for maintenance (dry run first). */
@@ -1183,6 +1207,7 @@ export interface Operations {
         name: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Create or replace a secret's value (write-only; audited). */
@@ -1208,6 +1233,7 @@ export interface Operations {
         [key: string]: unknown;
       };
       replaced: boolean;
+      [key: string]: unknown;
     };
   };
   /** Delete a secret no schedule refers to (audited). */
@@ -1222,6 +1248,7 @@ export interface Operations {
     answer: {
       name: string;
       deleted: true;
+      [key: string]: unknown;
     };
   };
   /** Replace which schedules may refer to a secret (audited). */
@@ -1243,6 +1270,7 @@ export interface Operations {
         name: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
@@ -1293,6 +1321,7 @@ export interface Operations {
         role: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Create an API token: its secret is in this answer and nowhere else. */
@@ -1314,6 +1343,7 @@ export interface Operations {
         [key: string]: unknown;
       };
       secret: string;
+      [key: string]: unknown;
     };
   };
   /** Revoke an API token (audited). */
@@ -1332,6 +1362,7 @@ export interface Operations {
         role: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Console accounts. */
@@ -1349,6 +1380,7 @@ export interface Operations {
         role: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
   /** Create a console account (audited). */
@@ -1371,6 +1403,7 @@ export interface Operations {
         role: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Change an account: role, disabled, password reset, name (audited). */
@@ -1396,6 +1429,7 @@ export interface Operations {
         role: string;
         [key: string]: unknown;
       };
+      [key: string]: unknown;
     };
   };
   /** Sign a user out everywhere (audited). */
@@ -1409,6 +1443,7 @@ export interface Operations {
     body: never;
     answer: {
       ended: number;
+      [key: string]: unknown;
     };
   };
   /** Worker processes, live and recently dead. */
@@ -1426,6 +1461,7 @@ export interface Operations {
         state: string;
         [key: string]: unknown;
       }>;
+      [key: string]: unknown;
     };
   };
 }
