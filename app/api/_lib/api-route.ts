@@ -43,7 +43,7 @@ interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P ext
   answer?: z.ZodType;
   /** The answer's media type when it is not JSON (text/csv, text/plain, text/event-stream); its `answer` is then z.string(). */
   answerMedia?: string;
-  /** Error codes this route answers besides the ones every route may (unauthorized, forbidden, not_found, validation_failed…). */
+  /** Error codes (error.code) this route answers besides the ones every route may (unauthorized, forbidden, not_found, validation_failed…). */
   errors?: readonly string[];
   /** Contract grouping; by default the first path segment after /api. */
   tag?: string;

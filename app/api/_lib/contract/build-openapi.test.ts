@@ -16,6 +16,10 @@ describe("the API contract (GET /api/openapi.json)", () => {
     expect(res.errors ?? []).toEqual([]);
     expect(res.valid).toBe(true);
     expect(doc.openapi).toBe("3.1.0");
+    // The validator does refuse a broken document (this check can fail).
+    const broken = structuredClone(doc) as { paths: Record<string, Record<string, { responses: unknown }>> };
+    broken.paths["/api/runs"]!.get!.responses = "none";
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
   it("covers every route file under app/api", () => {

@@ -123,7 +123,7 @@ function operationOf(op: ContractOperation): JsonSchema {
     responses["403"] = errorResponse(`Needs the ${spec.access} role (forbidden), or a cross-site change (cross_origin).`);
   }
   if (op.path.includes("{")) responses["404"] = errorResponse("Nothing at this address (not_found).");
-  if (spec.errors?.length) responses["409"] = errorResponse(`Refused in the current state: ${spec.errors.join(", ")}.`);
+  if (spec.errors?.length) responses["4XX"] = errorResponse(`Refusals of this operation (error.code): ${spec.errors.join(", ")}.`);
   return {
     operationId: operationId(op),
     summary: spec.summary,
