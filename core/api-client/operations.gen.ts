@@ -435,6 +435,23 @@ export interface Operations {
     query: never;
     body: never;
     answer: {
+      settings: {
+        [key: string]: unknown;
+      };
+      settingsFrom: "worker" | "console";
+      lastPass: {
+        workerId: string | null;
+        startedAt: string | null;
+        finishedAt: string | null;
+        error: string | null;
+        [key: string]: unknown;
+      } | null;
+      partitions: Array<{
+        table: string;
+        count: number;
+        [key: string]: unknown;
+      }>;
+      schedulesWithOverride: number;
       [key: string]: unknown;
     };
   };
@@ -958,6 +975,13 @@ export interface Operations {
     };
     body: never;
     answer: {
+      scheduleId: string;
+      days: Array<{
+        [key: string]: unknown;
+      }>;
+      totals: {
+        [key: string]: unknown;
+      };
       [key: string]: unknown;
     };
   };
@@ -973,6 +997,16 @@ export interface Operations {
     };
     body: never;
     answer: {
+      schedule: {
+        id: string;
+        name: string;
+        latenessP95SloMs: number | null;
+        [key: string]: unknown;
+      };
+      from: string;
+      to: string;
+      p95Ms: number | null;
+      points: Array<unknown>;
       [key: string]: unknown;
     };
   };
@@ -1192,6 +1226,14 @@ export interface Operations {
       from?: string;
     };
     answer: {
+      now: string;
+      description: string;
+      fires: Array<{
+        at: string;
+        localTime: string;
+        utcOffset: string;
+        [key: string]: unknown;
+      }>;
       [key: string]: unknown;
     };
   };

@@ -13,7 +13,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     summary: "A schedule's daily summaries (counts and lateness per UTC day).",
-    answer: z.looseObject({}),
+    answer: z.looseObject({ scheduleId: z.string(), days: z.array(z.looseObject({})), totals: z.looseObject({}) }),
     params: z.object({ id: z.uuid() }),
     query,
   },

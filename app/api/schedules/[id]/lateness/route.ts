@@ -1,5 +1,6 @@
 // GET /api/schedules/:id/lateness?hours=6 → ScheduleLateness (core/metrics/get-schedule-lateness.ts; dates as ISO
 // strings) for the lateness chart on the schedule page.
+import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -13,7 +14,13 @@ export const GET = apiRoute(
   {
     access: "viewer",
     summary: "A schedule's recent lateness (the lateness chart).",
-    answer: z.looseObject({}),
+    answer: z.looseObject({
+      schedule: z.looseObject({ id: z.string(), name: z.string(), latenessP95SloMs: z.number().nullable() }),
+      from: iso,
+      to: iso,
+      p95Ms: z.number().nullable(),
+      points: z.array(z.unknown()),
+    }),
     params: z.object({ id: z.uuid() }),
     query,
   },
