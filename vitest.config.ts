@@ -12,7 +12,7 @@ export default defineConfig({
           name: "unit",
           // Pure tests, but scrypt and DST sweeps are CPU-bound and the machine is shared.
           testTimeout: 30_000,
-          include: ["{core,worker,app,components,scripts}/**/*.test.ts"],
+          include: ["{core,worker,app,components,scripts,cli}/**/*.test.ts"],
           exclude: ["**/*.db.test.ts", "node_modules/**"],
         },
       },
@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "db",
-          include: ["{core,worker,app,scripts,test}/**/*.db.test.ts"],
+          include: ["{core,worker,app,scripts,test,cli}/**/*.db.test.ts"],
           globalSetup: ["test/vitest-global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 60_000,

@@ -10,7 +10,8 @@ import { anchorsOf, checkDocs, runnableBlocks } from "./lib/docs-check";
 describe("the documentation of this repository", () => {
   it("has only resolving links and anchors, the settings the code reads, and the CLI help the commands print", () => {
     expect(checkDocs(process.cwd())).toEqual([]);
-  });
+    // Each quoted --help (the vigil CLI has one per subcommand) is a process started under tsx.
+  }, 600_000);
 
   it("marks runnable blocks in the tutorial", () => {
     expect(runnableBlocks(fs.readFileSync("docs/tutorial.md", "utf8")).length).toBeGreaterThan(0);

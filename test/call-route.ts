@@ -1,8 +1,22 @@
 // Calls a Next.js route handler in-process with a real NextRequest: the full wrapper (auth, origin,
 // parsing, error mapping) runs, without starting a server.
 import { NextRequest } from "next/server";
+import type { RouteSpec } from "@/app/api/_lib/api-route";
 
-type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Handler = ((req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>) & { spec?: RouteSpec };
+
+/**
+ * Every 2xx JSON answer a test receives is checked against the route's `answer` schema, the one the API contract
+ * (GET /api/openapi.json) publishes: an answer the contract does not describe fails the test that got it.
+ */
+export function checkAnswerAgainstContract(handler: Handler, method: string, status: number, body: unknown): void {
+  const answer = handler.spec?.answer;
+  if (!answer || handler.spec?.answerMedia || status < 200 || status >= 300 || body === null) return;
+  const parsed = answer.safeParse(body);
+  if (parsed.success) return;
+  const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(answer)"}: ${i.message}`).join("\n");
+  throw new Error(`${method} answered ${status} with a body its contract answer schema refuses:\n${issues}`);
+}
 
 export async function callRoute(
   handler: Handler,
@@ -31,7 +45,9 @@ export async function callRoute(
   const text = await readRouteBody(res);
   // Non-JSON answers (Prometheus text, CSV) come back as their text.
   const type = res.headers.get("content-type") ?? "";
-  return { status: res.status, body: !text ? null : type.includes("json") ? JSON.parse(text) : text };
+  const parsed = !text ? null : type.includes("json") ? JSON.parse(text) : text;
+  if (type.includes("json")) checkAnswerAgainstContract(handler, req.method, res.status, parsed);
+  return { status: res.status, body: parsed };
 }
 
 /** The body; of an endless event stream (GET /api/changes) only what it sends at once, up to its first event. */

@@ -14,7 +14,11 @@ export interface TestConsole {
   stop(): Promise<void>;
 }
 
-export async function startConsole(databaseUrl: string, env: Record<string, string> = {}): Promise<TestConsole> {
+export async function startConsole(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  opts: { startTimeoutMs?: number } = {},
+): Promise<TestConsole> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/console-server.ts", "--dev", "-p", String(port)], {
     env: {
@@ -30,14 +34,20 @@ export async function startConsole(databaseUrl: string, env: Record<string, stri
   const logs: string[] = [];
   for (const s of [child.stdout!, child.stderr!]) readline.createInterface({ input: s }).on("line", (l) => logs.push(l));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  await waitFor(
-    "the console to listen",
-    () => {
-      if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
-      return logs.some((l) => l.includes("console ready on"));
-    },
-    { timeoutMs: 90_000, intervalMs: 100 },
-  );
+  try {
+    await waitFor(
+      "the console to listen",
+      () => {
+        if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}: ${logs.slice(-5).join("\n")}`);
+        return logs.some((l) => l.includes("console ready on"));
+      },
+      { timeoutMs: opts.startTimeoutMs ?? 90_000, intervalMs: 100 },
+    );
+  } catch (err) {
+    // A console that never became ready is not left running (next dev refuses a second one in the same folder).
+    child.kill("SIGKILL");
+    throw err;
+  }
   return {
     child,
     pid: child.pid!,

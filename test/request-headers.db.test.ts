@@ -14,12 +14,14 @@ const db = useTestDatabase("request_headers");
 
 // Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login). A trigger
 // URL's delivery is authenticated by the URL's own secret, not by a session or token (app/api/hooks/trigger-urls.db.test.ts).
+// The API contract is public like a published reference: it holds shapes, no data.
 const PUBLIC = new Set([
   "GET /api/health",
   "POST /api/auth/login",
   "GET /api/auth/oidc/login",
   "GET /api/auth/oidc/callback",
   "POST /api/hooks/[id]",
+  "GET /api/openapi.json",
 ]);
 const HOST = "localhost:3000";
 const ORIGIN_CODES = new Set(["cross_origin", "origin_required"]);

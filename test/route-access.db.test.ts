@@ -13,12 +13,14 @@ const db = useTestDatabase("route_access");
 
 // Single sign-on's two legs are public too: they only ever redirect (to the provider, or back to /login). A trigger
 // URL's delivery is authenticated by the URL's own secret, not by a session or token (app/api/hooks/trigger-urls.db.test.ts).
+// The API contract is public like a published reference: it holds shapes, no data.
 const PUBLIC = new Set([
   "GET /api/health",
   "POST /api/auth/login",
   "GET /api/auth/oidc/login",
   "GET /api/auth/oidc/callback",
   "POST /api/hooks/[id]",
+  "GET /api/openapi.json",
 ]);
 // POSTs that change nothing: a viewer may call them. Checked below: they store nothing.
 const READ_ONLY_POSTS: Record<string, string> = {

@@ -12,7 +12,7 @@ import { useMediaQuery } from "./use-media-query";
 /** Below this width the account controls fold into one drop-down, so the header keeps to one row (globals.css). */
 const COMPACT_HEADER = "(max-width: 1399px)";
 
-/** Who is signed in, with an admin link for admins, the time zone and theme choices and a sign-out button. */
+/** Who is signed in, with an admin link for admins, the API reference, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
   const path = usePathname();
   const { data } = useQuery(meQuery());
@@ -54,6 +54,9 @@ export function UserMenu() {
               Admin
             </Link>
           )}
+          <Link href="/api-docs" onClick={close} className={path.startsWith("/api-docs") ? "active" : ""}>
+            API
+          </Link>
           <DisplayToggles />
           <button type="button" onClick={signOut} disabled={busy}>
             Sign out
@@ -72,6 +75,9 @@ export function UserMenu() {
           Admin
         </Link>
       )}
+      <Link href="/api-docs" className={path.startsWith("/api-docs") ? "active" : ""}>
+        API
+      </Link>
       <DisplayToggles />
       <button type="button" onClick={signOut} disabled={busy}>
         Sign out

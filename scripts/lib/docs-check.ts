@@ -13,7 +13,7 @@ export interface DocsCheckOptions {
 const SETTINGS_DOC = "docs/reference/settings.md";
 const CLI_DOC = "docs/reference/cli.md";
 /** Where settings are read: the parsed environment, and the few programs that read process.env themselves. */
-const CODE_DIRS = ["core", "worker", "scripts", "app", "components", "sdk"];
+const CODE_DIRS = ["core", "worker", "scripts", "app", "components", "sdk", "cli"];
 const CODE_FILES = ["proxy.ts", "playwright.config.ts"];
 /** The commands `npm run <name>` offers to operators; each has a section in the CLI reference. */
 export const CLI_COMMANDS = ["vigil", "audit-verify", "backup", "restore", "create-admin", "migrate", "worker"];
@@ -162,8 +162,8 @@ function checkSettings(root: string): string[] {
 }
 
 /** What a command prints for --help, as a reader sees it (stdout and stderr, trailing space trimmed). */
-export function helpOutput(root: string, script: string): string {
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, script), "--help"], {
+export function helpOutput(root: string, script: string, args: readonly string[] = []): string {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, script), ...args, "--help"], {
     cwd: process.cwd(),
     encoding: "utf8",
     timeout: 60_000,
@@ -191,11 +191,14 @@ function commandSection(markdown: string, cmd: string): string {
   return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");
 }
 
-/** `<!-- help: scripts/x.ts -->` followed by a fenced block: that block is the command's --help text. */
-export function helpBlocks(markdown: string): { script: string; text: string }[] {
-  const out: { script: string; text: string }[] = [];
-  for (const m of markdown.matchAll(/<!--\s*help:\s*(\S+)\s*-->\s*\n(`{3,})[^\n]*\n([\s\S]*?)\n\2/g)) {
-    out.push({ script: m[1]!, text: normaliseHelp(m[3]!) });
+/**
+ * `<!-- help: scripts/x.ts -->` followed by a fenced block: that block is the command's --help text. Words after the
+ * script name a subcommand (`<!-- help: scripts/vigil.ts runs logs -->` is `runs logs --help`).
+ */
+export function helpBlocks(markdown: string): { script: string; args: string[]; text: string }[] {
+  const out: { script: string; args: string[]; text: string }[] = [];
+  for (const m of markdown.matchAll(/<!--\s*help:\s*(\S+)((?:[ \t]+[\w-]+)*)\s*-->\s*\n(`{3,})[^\n]*\n([\s\S]*?)\n\3/g)) {
+    out.push({ script: m[1]!, args: m[2]!.trim().split(/\s+/).filter(Boolean), text: normaliseHelp(m[4]!) });
   }
   return out;
 }
@@ -216,10 +219,10 @@ function checkCli(root: string): string[] {
       problems.push(`${CLI_DOC}: help block names ${block.script}, which does not exist`);
       continue;
     }
-    const printed = helpOutput(root, block.script);
+    const printed = helpOutput(root, block.script, block.args);
     if (printed !== block.text) {
       problems.push(
-        `${CLI_DOC}: the help text of ${block.script} differs from what it prints:\n--- printed\n${printed}\n--- documented\n${block.text}`,
+        `${CLI_DOC}: the help text of ${[block.script, ...block.args].join(" ")} differs from what it prints:\n--- printed\n${printed}\n--- documented\n${block.text}`,
       );
     }
   }

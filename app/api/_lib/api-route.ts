@@ -41,7 +41,20 @@ interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P ext
   summary?: string;
   /** The success answer's shape, for the API contract and the tests that check answers against it. */
   answer?: z.ZodType;
+  /** The answer's media type when it is not JSON (text/csv, text/plain, text/event-stream); its `answer` is then z.string(). */
+  answerMedia?: string;
+  /** Error codes (error.code) this route answers besides the ones every route may (unauthorized, forbidden, not_found, validation_failed…). */
+  errors?: readonly string[];
+  /** Contract grouping; by default the first path segment after /api. */
+  tag?: string;
 }
+
+/** What the contract reads from a route's handler (GET /api/openapi.json, the answer checks in tests). */
+export type RouteSpec = Spec<Access, z.ZodType, z.ZodType, ParamsSchema>;
+
+export type ApiHandler = ((req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>) & {
+  spec: RouteSpec;
+};
 
 export interface RouteContext<A extends Access, B, Q, P> {
   req: NextRequest;
@@ -158,7 +171,7 @@ export function apiRoute<
   B extends z.ZodType = z.ZodUnknown,
   Q extends z.ZodType = z.ZodUnknown,
   P extends ParamsSchema = ParamsSchema,
->(spec: Spec<A, B, Q, P>, handler: Handler<A, z.infer<B>, z.infer<Q>, z.infer<P>>) {
+>(spec: Spec<A, B, Q, P>, handler: Handler<A, z.infer<B>, z.infer<Q>, z.infer<P>>): ApiHandler {
   const wrapped = async (req: NextRequest, ctx: { params: Promise<Record<string, string>> }) => {
     // Server-Timing (auth, handler, serialisation) lets a browser's resource timing say where a slow answer went.
     const started = performance.now();
@@ -222,5 +235,5 @@ export function apiRoute<
       return jsonResponse(body, status, headers);
     }
   };
-  return wrapped;
+  return Object.assign(wrapped, { spec: spec as RouteSpec });
 }

@@ -1,5 +1,6 @@
 // GET /api/alerts?state=open|all&scheduleId=&tag=&kind=&limit=&cursor= (tag: repeatable; alerts of schedules having every tag) → { alerts: [...], nextCursor }
 // Newest first; each alert with its schedule's name and webhook deliveries (every attempt).
+import { alertItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -19,8 +20,18 @@ const query = z.strictObject({
   cursor: z.string().max(200).optional(),
 });
 
-export const GET = apiRoute({ access: "viewer", query, listParams: ["tag"] }, async ({ query: q }) => {
-  const before = q.cursor ? decodeAlertCursor(q.cursor) : undefined;
-  if (before === null) throw new BadRequestError("The cursor is not one this API returned.", "invalid_query", { cursor: "unknown cursor" });
-  return listAlerts(getPool(), { state: q.state, scheduleId: q.scheduleId, tags: q.tag, kind: q.kind, limit: q.limit, before });
-});
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "List alerts, newest first, with their webhook deliveries.",
+    answer: z.object({ alerts: z.array(alertItem), nextCursor: z.string().nullable() }),
+    query,
+    listParams: ["tag"],
+  },
+  async ({ query: q }) => {
+    const before = q.cursor ? decodeAlertCursor(q.cursor) : undefined;
+    if (before === null)
+      throw new BadRequestError("The cursor is not one this API returned.", "invalid_query", { cursor: "unknown cursor" });
+    return listAlerts(getPool(), { state: q.state, scheduleId: q.scheduleId, tags: q.tag, kind: q.kind, limit: q.limit, before });
+  },
+);

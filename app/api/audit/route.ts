@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { auditListQuerySchema } from "@/core/audit/audit-filter";
@@ -5,6 +7,15 @@ import { listAudit } from "@/core/audit/list-audit";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer", query: auditListQuerySchema }, async ({ query, actor }) =>
-  listAudit(getPool(), { ...query, mask: actor.role === "viewer" }),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "List audit events, newest first, filtered.",
+    answer: z.looseObject({
+      events: z.array(z.looseObject({ id: z.number(), at: iso, action: z.string() })),
+      nextCursor: z.string().nullable(),
+    }),
+    query: auditListQuerySchema,
+  },
+  async ({ query, actor }) => listAudit(getPool(), { ...query, mask: actor.role === "viewer" }),
 );

@@ -1,9 +1,19 @@
 // GET /api/groups   (viewer) → { groups: [{ name, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
 //     startsInWindow (null without a rate limit), waitingForSlot, waitingForRate, schedules }] } — core/groups/list-groups.ts.
+import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { listGroups } from "@/core/groups/list-groups";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => ({ groups: await listGroups(getPool()) }));
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "Concurrency groups with their limits and what runs or waits in each.",
+    answer: z.object({
+      groups: z.array(z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable(), running: z.number() })),
+    }),
+  },
+  async () => ({ groups: await listGroups(getPool()) }),
+);

@@ -19,7 +19,12 @@ export const dynamic = "force-dynamic";
 const json = (body: unknown, status: number) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 export const GET = apiRoute(
-  { access: "public", query: z.object({ probe: z.enum(["live", "ready"]).optional() }) },
+  {
+    access: "public",
+    summary: "Liveness and readiness (public): up, degraded or down, with its parts.",
+    answer: z.looseObject({ status: z.enum(["up", "degraded", "down"]) }),
+    query: z.object({ probe: z.enum(["live", "ready"]).optional() }),
+  },
   async ({ req, query }) => {
     if (query.probe === "live") return json({ status: "up", live: true }, 200);
     const r = await checkReadiness(getPool(), getEnv().VIGIL_WORKER_DEAD_AFTER_MS, (err) =>

@@ -1,5 +1,7 @@
 // GET /api/overview → what needs attention, for the header indicator.
 // Response: RunsOverview (core/runs/read/overview.ts; dates as ISO strings). Conditional: 304 to a current ETag.
+import { z } from "zod";
+import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
@@ -8,6 +10,11 @@ import { ATTENTION_WINDOW_MINUTES } from "@/core/console/clock-boundaries";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async ({ req }) =>
-  conditionalJson(req, "overview", () => getRunsOverview(getPool(), ATTENTION_WINDOW_MINUTES), { clock: "attention" }),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "What needs attention: counts of the last hour, running and queued runs.",
+    answer: z.looseObject({ now: iso, windowMinutes: z.number(), running: z.number(), queued: z.number() }),
+  },
+  async ({ req }) => conditionalJson(req, "overview", () => getRunsOverview(getPool(), ATTENTION_WINDOW_MINUTES), { clock: "attention" }),
 );

@@ -6,6 +6,7 @@
 //   occurrences are left out unless `to` is given.
 //   → { runs: RunListItem[] (core/runs/read/list-runs.ts; dates as ISO strings), nextCursor: string|null } — pass
 //       nextCursor as `cursor` for the next page.
+import { runItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -21,6 +22,8 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "List runs, newest planned first, filtered and paged.",
+    answer: z.object({ runs: z.array(runItem), nextCursor: z.string().nullable() }),
     listParams: ["state", "tag"],
     query: z.object({
       state: z

@@ -9,6 +9,7 @@
 //   → 200 { schedule: Schedule }; 422 { error: { code, message, fields: { "<field>": "<message>" } } } naming each
 //     bad field (trigger.cron, trigger.timezone, trigger.everySeconds, trigger.at, handler, payload.<path>…);
 //     409 code name_taken (field name). Nothing is stored on an error.
+import { scheduleItem, scheduleListItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -23,6 +24,8 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "List schedules with their next fire, last run and recent counts.",
+    answer: z.looseObject({ schedules: z.array(scheduleListItem), total: z.number(), offset: z.number(), limit: z.number() }),
     listParams: ["tag"],
     query: z.object({
       q: z.string().max(200).optional(),
@@ -53,7 +56,16 @@ export const GET = apiRoute(
 
 // The body's rules and messages are core's schema; the checks that need the database (payload, one-off time) follow in core.
 // `warnings` lists payload values that look like plain-text credentials (they belong in the secret store).
-export const POST = apiRoute({ access: "operator", body: scheduleInputSchema }, async ({ body, actor }) => {
-  const schedule = await createParsedSchedule(body, actor);
-  return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
-});
+export const POST = apiRoute(
+  {
+    access: "operator",
+    summary: "Create a schedule (audited).",
+    answer: z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }),
+    errors: ["name_taken"],
+    body: scheduleInputSchema,
+  },
+  async ({ body, actor }) => {
+    const schedule = await createParsedSchedule(body, actor);
+    return { schedule, warnings: plainCredentialWarnings(schedule.payload) };
+  },
+);

@@ -1,9 +1,14 @@
 // GET /api/secrets   (admin) → { secrets: [{ name, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
 // Names and metadata only: no answer of the API ever carries a secret's value (only workers decrypt).
+import { z } from "zod";
+import { secretItem } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { listSecrets } from "@/core/secrets/secret-store";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "admin" }, async () => ({ secrets: await listSecrets(getPool()) }));
+export const GET = apiRoute(
+  { access: "admin", summary: "Secret names and metadata (never values).", answer: z.object({ secrets: z.array(secretItem) }) },
+  async () => ({ secrets: await listSecrets(getPool()) }),
+);

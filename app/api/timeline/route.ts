@@ -20,6 +20,7 @@
 //     bucketMs, buckets: [[laneIndex, bucketIndex, fateIndex, count, …]], cut: [[laneIndex, lastPlanned]] (capped lanes),
 //     noWorker: [[laneIndex, handler]] (no live worker serves it), materialised }. planned is ms after t0 as above.
 //   Conditional: answers 304 to an If-None-Match naming its current ETag.
+import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
@@ -35,6 +36,16 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays).",
+    answer: z.looseObject({
+      from: iso,
+      to: iso,
+      now: iso,
+      t0: z.number(),
+      mode: z.enum(["runs", "summary"]),
+      states: z.array(z.string()),
+      schedules: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+    }),
     query: z.object({
       from: isoDate("from").optional(),
       to: isoDate("to").optional(),

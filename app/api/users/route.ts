@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { userItem } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { createUser } from "@/core/auth/create-user";
@@ -6,8 +8,14 @@ import { createUserSchema } from "@/core/auth/user-input";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "admin" }, async () => ({ users: await listUsers(getPool()) }));
+export const GET = apiRoute(
+  { access: "admin", summary: "Console accounts.", answer: z.object({ users: z.array(userItem) }) },
+  async () => ({ users: await listUsers(getPool()) }),
+);
 
-export const POST = apiRoute({ access: "admin", body: createUserSchema }, async ({ body, actor }) => ({
-  user: await createUser(body, actor),
-}));
+export const POST = apiRoute(
+  { access: "admin", summary: "Create a console account (audited).", answer: z.object({ user: userItem }), body: createUserSchema },
+  async ({ body, actor }) => ({
+    user: await createUser(body, actor),
+  }),
+);

@@ -1,3 +1,4 @@
+import { verifyAnswer } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -28,13 +29,25 @@ const anchorQuery = z
     return parsed.data;
   });
 
-export const GET = apiRoute({ access: "viewer", query: anchorQuery }, async ({ query }) =>
-  verifyAuditAgainstKnownAnchor(getPool(), query, { anchorFile: getEnv().VIGIL_AUDIT_ANCHOR_FILE }),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "Verify the audit hash chain against the newest known anchor, or the one given in the query.",
+    answer: verifyAnswer,
+    query: anchorQuery,
+  },
+  async ({ query }) => verifyAuditAgainstKnownAnchor(getPool(), query, { anchorFile: getEnv().VIGIL_AUDIT_ANCHOR_FILE }),
 );
 
 // The anchor as published, sent as is (a line of the anchor file, or the webhook's body): {seq, hash, count?, at?}.
 const anchorBody = auditAnchorSchema.extend({ type: z.literal("vigil.audit_anchor").optional() });
 
-export const POST = apiRoute({ access: "viewer", body: anchorBody }, async ({ body: { type: _type, ...anchor } }) =>
-  verifyAuditAgainstKnownAnchor(getPool(), anchor),
+export const POST = apiRoute(
+  {
+    access: "viewer",
+    summary: "Verify the audit hash chain against a published anchor sent as the body.",
+    answer: verifyAnswer,
+    body: anchorBody,
+  },
+  async ({ body: { type: _type, ...anchor } }) => verifyAuditAgainstKnownAnchor(getPool(), anchor),
 );

@@ -8,6 +8,12 @@ import { setGroupLimits } from "@/core/groups/set-group-limits";
 export const dynamic = "force-dynamic";
 
 export const PATCH = apiRoute(
-  { access: "operator", params: z.object({ name: z.string().min(1).max(80) }), body: z.unknown() },
+  {
+    access: "operator",
+    summary: "Change a concurrency group's limits (audited).",
+    answer: z.object({ group: z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable() }) }),
+    params: z.object({ name: z.string().min(1).max(80) }),
+    body: z.unknown(),
+  },
   async ({ params, body, actor }) => ({ group: await setGroupLimits(params.name, body, actor) }),
 );

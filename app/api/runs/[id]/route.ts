@@ -1,3 +1,4 @@
+import { runTrace } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -8,7 +9,15 @@ export const dynamic = "force-dynamic";
 
 /** One run's single trace: run, schedule name, events in order, attempts, logs, timings. */
 /** A viewer sees credential-looking payload values masked (core/secrets/mask-credentials.ts). */
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) => {
-  const trace = await getRunTrace(getPool(), params.id);
-  return { ...trace, run: { ...trace.run, payload: payloadForRole(actor.role, trace.run.payload) } };
-});
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "One run's trace: the run, its events, attempts and logs.",
+    answer: runTrace,
+    params: z.object({ id: z.uuid() }),
+  },
+  async ({ params, actor }) => {
+    const trace = await getRunTrace(getPool(), params.id);
+    return { ...trace, run: { ...trace.run, payload: payloadForRole(actor.role, trace.run.payload) } };
+  },
+);

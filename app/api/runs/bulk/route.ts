@@ -3,12 +3,19 @@
 //   in states (default failed), optionally of one schedule; or exactly runIds. At most 500 runs (more → 422
 //   too_many_runs). Dry run → { count, runIds }; otherwise → { bulkId, count, succeeded, failed, items: per run
 //   { runId, ok, state | error{code,message} } } — one audit row per run plus one for the bulk action.
+import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { bulkRunAction, bulkRunActionSchema } from "@/core/runs/operate/bulk-run-action";
 import { getConsoleBoss } from "@/core/queue/console-boss";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", body: bulkRunActionSchema }, async ({ body, actor }) =>
-  bulkRunAction(body, actor, { boss: body.dryRun ? null : await getConsoleBoss() }),
+export const POST = apiRoute(
+  {
+    access: "operator",
+    summary: "Cancel or re-run many runs at once (dry run first).",
+    answer: z.looseObject({ count: z.number() }),
+    body: bulkRunActionSchema,
+  },
+  async ({ body, actor }) => bulkRunAction(body, actor, { boss: body.dryRun ? null : await getConsoleBoss() }),
 );

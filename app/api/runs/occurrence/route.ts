@@ -10,6 +10,8 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "The run of a schedule planned at a given instant.",
+    answer: z.object({ id: z.string() }),
     query: z.object({
       scheduleId: z.uuid({ error: "scheduleId must be a schedule id (UUID)" }),
       plannedAt: z.coerce

@@ -11,4 +11,18 @@ import { applySchedules } from "@/core/schedules/as-code/apply-schedules";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => applySchedules(body, actor));
+export const POST = apiRoute(
+  {
+    access: "operator",
+    summary: "Apply a schedules document (YAML or JSON): the diff, applied only when dryRun is false.",
+    answer: z.looseObject({
+      dryRun: z.boolean(),
+      changes: z.array(z.looseObject({ op: z.enum(["create", "change", "pause", "delete"]), name: z.string() })),
+      unchanged: z.array(z.string()),
+      notInDocument: z.array(z.string()),
+      leftPaused: z.array(z.string()),
+    }),
+    body: z.unknown(),
+  },
+  async ({ body, actor }) => applySchedules(body, actor),
+);

@@ -23,6 +23,9 @@ const nameList = z
 export const GET = apiRoute(
   {
     access: "viewer",
+    summary: "Export schedules as a document (YAML by default, or JSON) to apply elsewhere.",
+    answer: z.string().describe("the schedules document, YAML or JSON"),
+    answerMedia: "application/yaml",
     listParams: ["tag", "name"],
     query: z.object({
       format: z.enum(["yaml", "json"], { error: "format must be yaml or json" }).default("yaml"),

@@ -14,6 +14,24 @@ import { listMaintenance, maintenanceAction } from "@/core/schedules/maintenance
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute({ access: "viewer" }, async () => ({ maintenance: await listMaintenance(getPool()) }));
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "Open maintenance windows, newest first.",
+    answer: z.object({
+      maintenance: z.array(z.looseObject({ id: z.string(), tag: z.string().nullable(), reason: z.string().nullable() })),
+    }),
+  },
+  async () => ({ maintenance: await listMaintenance(getPool()) }),
+);
 
-export const POST = apiRoute({ access: "operator", body: z.unknown() }, async ({ body, actor }) => maintenanceAction(body, actor));
+export const POST = apiRoute(
+  {
+    access: "operator",
+    summary: "Pause or resume every schedule (or those of a tag) for maintenance (dry run first).",
+    answer: z.looseObject({ action: z.enum(["pause", "resume"]), dryRun: z.boolean(), count: z.number() }),
+    errors: ["maintenance_active", "not_in_maintenance"],
+    body: z.unknown(),
+  },
+  async ({ body, actor }) => maintenanceAction(body, actor),
+);

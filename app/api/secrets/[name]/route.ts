@@ -4,6 +4,7 @@
 //        may be used by none; a replaced value keeps its rule unless one is given (PUT …/access changes it alone).
 // DELETE /api/secrets/:name   (admin) → { name, deleted } — 409 secret_in_use naming the schedules that refer to it.
 // Payloads use a secret as {"$secret": "NAME"} anywhere a string goes; the worker fills the value in at run time.
+import { secretItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { deleteSecret, secretNameSchema, setSecret } from "@/core/secrets/secret-store";
@@ -16,10 +17,22 @@ const params = z.object({ name: secretNameSchema });
 export const PUT = apiRoute(
   {
     access: "admin",
+    summary: "Create or replace a secret's value (write-only; audited).",
+    answer: z.object({ secret: secretItem, replaced: z.boolean() }),
+    errors: ["secret_key_missing"],
     params,
     body: z.object({ value: z.string({ error: "value must be a string" }), access: secretAccessSchema.optional() }),
   },
   async ({ params, body, actor }) => setSecret(params.name, body.value, actor, { access: body.access }),
 );
 
-export const DELETE = apiRoute({ access: "admin", params }, async ({ params, actor }) => deleteSecret(params.name, actor));
+export const DELETE = apiRoute(
+  {
+    access: "admin",
+    summary: "Delete a secret no schedule refers to (audited).",
+    answer: z.object({ name: z.string(), deleted: z.literal(true) }),
+    errors: ["secret_in_use"],
+    params,
+  },
+  async ({ params, actor }) => deleteSecret(params.name, actor),
+);

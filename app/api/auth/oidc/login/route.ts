@@ -12,14 +12,23 @@ export const dynamic = "force-dynamic";
 
 const query = z.object({ next: z.string().max(2048).optional() });
 
-export const GET = apiRoute({ access: "public", query }, async ({ req, query }) => {
-  const next = safeNextPath(query.next);
-  try {
-    const { flowId, authorizationUrl } = await startOidcLogin(getPool(), publicOrigin(req), next);
-    const res = seeOther(authorizationUrl.href);
-    setOidcFlowCookie(res, req, flowId);
-    return res;
-  } catch (err) {
-    return redirectToLoginWithError(err, next);
-  }
-});
+export const GET = apiRoute(
+  {
+    access: "public",
+    summary: "Start single sign-on: redirects (303) to the identity provider.",
+    answer: z.unknown().describe("303 See Other to the identity provider"),
+    answerMedia: "text/html",
+    query,
+  },
+  async ({ req, query }) => {
+    const next = safeNextPath(query.next);
+    try {
+      const { flowId, authorizationUrl } = await startOidcLogin(getPool(), publicOrigin(req), next);
+      const res = seeOther(authorizationUrl.href);
+      setOidcFlowCookie(res, req, flowId);
+      return res;
+    } catch (err) {
+      return redirectToLoginWithError(err, next);
+    }
+  },
+);

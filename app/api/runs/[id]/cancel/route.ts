@@ -13,6 +13,14 @@ const body = z.strictObject({
  * "cancel_requested" (its live worker was told; follow GET /api/runs/:id for the stages).
  * A finished run → 409.
  */
-export const POST = apiRoute({ access: "operator", params: z.object({ id: z.uuid() }), body }, async ({ params, body, actor }) =>
-  cancelRun(params.id, actor, body.reason),
+export const POST = apiRoute(
+  {
+    access: "operator",
+    summary: "Cancel a queued, running or zombie run (audited).",
+    answer: z.object({ runId: z.string(), outcome: z.enum(["cancelled", "cancel_requested"]), state: z.string() }),
+    errors: ["run_finished"],
+    params: z.object({ id: z.uuid() }),
+    body,
+  },
+  async ({ params, body, actor }) => cancelRun(params.id, actor, body.reason),
 );

@@ -20,11 +20,24 @@ const rerunBodySchema = z.strictObject({
     .max(500, { error: "reason must be at most 500 characters" }),
 });
 
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }) }, async ({ params }) =>
-  previewRerun(getPool(), params.id),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "Preview a re-run: the attempt it will be, the once-effects that will not repeat, or why it is refused.",
+    answer: z.looseObject({ runId: z.string(), state: z.string(), nextAttempt: z.number(), onceEffects: z.number() }),
+    params: z.object({ id: z.uuid() }),
+  },
+  async ({ params }) => previewRerun(getPool(), params.id),
 );
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: rerunBodySchema },
+  {
+    access: "operator",
+    summary: "Re-run a finished run as a new attempt of the same occurrence (audited).",
+    answer: z.object({ runId: z.string(), attempt: z.number(), state: z.literal("retrying"), onceEffects: z.number() }),
+    errors: ["run_succeeded", "run_not_rerunnable"],
+    params: z.object({ id: z.uuid() }),
+    body: rerunBodySchema,
+  },
   async ({ params, body, actor }) => rerunRun(params.id, actor, body.reason, { boss: await getConsoleBoss() }),
 );

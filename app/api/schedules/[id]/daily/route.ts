@@ -9,6 +9,13 @@ export const dynamic = "force-dynamic";
 
 const query = z.strictObject({ days: z.coerce.number().int().min(1, "at least 1").max(400, "at most 400").default(90) });
 
-export const GET = apiRoute({ access: "viewer", params: z.object({ id: z.uuid() }), query }, async ({ params, query: q }) =>
-  listDailySummaries(getPool(), params.id, q.days),
+export const GET = apiRoute(
+  {
+    access: "viewer",
+    summary: "A schedule's daily summaries (counts and lateness per UTC day).",
+    answer: z.looseObject({ scheduleId: z.string(), days: z.array(z.looseObject({})), totals: z.looseObject({}) }),
+    params: z.object({ id: z.uuid() }),
+    query,
+  },
+  async ({ params, query: q }) => listDailySummaries(getPool(), params.id, q.days),
 );

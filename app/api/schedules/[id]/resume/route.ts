@@ -2,6 +2,7 @@
 //   → { dryRun, count, plannedAt: ISO[] (fires of the pause the misfire policy runs now, one at a time),
 //       recordedPaused: <fires of the pause recorded paused>, misfirePolicy }
 //   A dry run changes nothing and reports exactly what a resume would enqueue. 409 code not_paused.
+import { scheduleAction } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { resumeSchedule, resumeInputSchema } from "@/core/schedules/resume-schedule";
@@ -9,6 +10,13 @@ import { resumeSchedule, resumeInputSchema } from "@/core/schedules/resume-sched
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid() }), body: resumeInputSchema },
+  {
+    access: "operator",
+    summary: "Resume a paused schedule; its misfire policy decides what of the pause runs now.",
+    answer: scheduleAction.extend({ recordedPaused: z.number(), misfirePolicy: z.string() }),
+    errors: ["not_paused"],
+    params: z.object({ id: z.uuid() }),
+    body: resumeInputSchema,
+  },
   async ({ params, body, actor }) => resumeSchedule(params.id, body, actor),
 );

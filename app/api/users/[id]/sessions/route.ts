@@ -5,6 +5,12 @@ import { endUserSessions } from "@/core/auth/user-sessions";
 
 export const dynamic = "force-dynamic";
 
-export const DELETE = apiRoute({ access: "admin", params: z.object({ id: z.uuid() }) }, async ({ params, actor }) =>
-  endUserSessions(params.id, actor),
+export const DELETE = apiRoute(
+  {
+    access: "admin",
+    summary: "Sign a user out everywhere (audited).",
+    answer: z.object({ ended: z.number() }),
+    params: z.object({ id: z.uuid() }),
+  },
+  async ({ params, actor }) => endUserSessions(params.id, actor),
 );

@@ -1,4 +1,5 @@
 // DELETE /api/schedules/:id/silences/:silenceId → ends a silence early; audited as "schedule.alerts_unsilence".
+import { silenceItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
 import { apiRoute } from "../../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -7,7 +8,12 @@ import { endAlertSilence } from "@/core/alerts/alert-silences";
 export const dynamic = "force-dynamic";
 
 export const DELETE = apiRoute(
-  { access: "operator", params: z.object({ id: z.uuid(), silenceId: z.uuid() }) },
+  {
+    access: "operator",
+    summary: "End an alert silence early (audited).",
+    answer: z.object({ silence: silenceItem }),
+    params: z.object({ id: z.uuid(), silenceId: z.uuid() }),
+  },
   async ({ params: p, actor }) => ({
     silence: await endAlertSilence(getPool(), p.id!, p.silenceId!, actor),
   }),

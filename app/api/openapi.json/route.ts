@@ -1,0 +1,17 @@
+// GET /api/openapi.json   (public) → the API contract, OpenAPI 3.1, built from the routes' own schemas
+//   (app/api/_lib/contract/build-openapi.ts). Public like a published API reference: it holds shapes, no data.
+import { z } from "zod";
+import { apiRoute } from "../_lib/api-route";
+import { buildOpenApi } from "../_lib/contract/build-openapi";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute(
+  {
+    access: "public",
+    summary: "The API contract: this document (OpenAPI 3.1).",
+    answer: z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string() }), paths: z.record(z.string(), z.unknown()) }),
+    tag: "meta",
+  },
+  async () => buildOpenApi(),
+);
