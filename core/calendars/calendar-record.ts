@@ -2,14 +2,12 @@
 import type { Queryable } from "../db/pool";
 import { NotFoundError } from "../errors";
 import { isUuid } from "../schedules/schedule-record";
-import { toCalendarRules, type CalendarPolicy, type CalendarRules } from "./calendar-rules";
+import { toCalendarRules, type CalendarRules } from "./calendar-rules";
+import type { CalendarUse } from "./calendar-types";
+
+export type { CalendarUse } from "./calendar-types";
 
 /** A schedule following a calendar, as a calendar lists them and a schedule answer names its calendars. */
-export interface CalendarUse {
-  id: string;
-  name: string;
-  policy: CalendarPolicy;
-}
 
 export interface Calendar extends CalendarRules {
   description: string;

@@ -3,40 +3,13 @@
 // calendar fate here (through core/schedules/fire-plan.ts), so the forecast and the planner cannot disagree.
 import type { Queryable } from "../db/pool";
 import { formatWall, resolveWall } from "../schedules/zone-clock";
+import type { CalendarLink, CalendarOutcome, CalendarPolicy, CalendarRules } from "./calendar-types";
 import { findBlock, isBlockedDay, wallOf, type CalendarBlock } from "./find-calendar-block";
 
 export { findBlock, type CalendarBlock } from "./find-calendar-block";
 
-export type CalendarPolicy = "skip" | "shift_previous" | "shift_next";
-export const CALENDAR_POLICIES = ["skip", "shift_previous", "shift_next"] as const satisfies readonly CalendarPolicy[];
-
-/** A named, shared calendar as the rules read it: the instants it blocks. */
-export interface CalendarRules {
-  id: string;
-  name: string;
-  /** IANA zone its dates, weekdays and windows are read in. */
-  timezone: string;
-  /** Whole days blocked, "YYYY-MM-DD" in the calendar's zone. */
-  dates: string[];
-  /** Weekdays blocked all day, 0 = Sunday … 6 = Saturday. */
-  weekdays: number[];
-  /** Recurring windows blocked, e.g. Sundays 02:00–04:00: weekdays 0–6, wall times "HH:MM" (end exclusive; an end at or
-   * before the start runs over midnight into the next day). */
-  windows: { weekdays: number[]; start: string; end: string }[];
-  /** Absolute blocked ranges (from an iCalendar import), ISO instants, end exclusive. */
-  ranges: { start: string; end: string; summary?: string }[];
-}
-
-/** A schedule's reference to a calendar, with what to do with a fire the calendar blocks. */
-export interface CalendarLink {
-  calendar: CalendarRules;
-  policy: CalendarPolicy;
-}
-
-export type CalendarOutcome =
-  | { kind: "keep" }
-  | { kind: "excluded"; calendar: CalendarRules; policy: CalendarPolicy; reason: string }
-  | { kind: "shifted"; toMs: number; calendar: CalendarRules; policy: CalendarPolicy; reason: string };
+export { CALENDAR_POLICIES } from "./calendar-types";
+export type { CalendarLink, CalendarOutcome, CalendarPolicy, CalendarRules } from "./calendar-types";
 
 const DAY_MS = 86_400_000;
 /** How far a shift may move a fire: a year and a day, so "next business day" is found after any holiday season. */

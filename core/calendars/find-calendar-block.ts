@@ -2,7 +2,7 @@
 // time (core/schedules/zone-clock.ts): a window "Sundays 02:00–04:00" on the day clocks spring forward over 02:00
 // blocks 03:00–04:00, and on the day they fall back it blocks both passes of the repeated hour that it covers.
 import { formatWall, formatWallDate, offsetAt, resolveWall, toWall } from "../schedules/zone-clock";
-import type { CalendarRules } from "./calendar-rules";
+import type { CalendarRules } from "./calendar-types";
 
 const DAY_MS = 86_400_000;
 export const WEEKDAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;

@@ -7,7 +7,7 @@ import { describeTrigger } from "./describe-trigger";
 import { triggerSchema, type Trigger } from "./trigger";
 import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
 import type { WebhookFormat } from "../alerts/webhook/webhook-format";
-import type { CalendarUse } from "../calendars/calendar-record";
+import type { CalendarUse } from "../calendars/calendar-types";
 
 export interface Schedule {
   id: string;

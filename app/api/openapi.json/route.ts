@@ -2,7 +2,6 @@
 //   (app/api/_lib/contract/build-openapi.ts). Public like a published API reference: it holds shapes, no data.
 import { z } from "zod";
 import { apiRoute } from "../_lib/api-route";
-import { buildOpenApi } from "../_lib/contract/build-openapi";
 
 export const dynamic = "force-dynamic";
 
@@ -13,5 +12,6 @@ export const GET = apiRoute(
     answer: z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string() }), paths: z.record(z.string(), z.unknown()) }),
     tag: "meta",
   },
-  async () => buildOpenApi(),
+  // Imported when asked: the builder reads every route module (this one included) through the route index.
+  async () => (await import("../_lib/contract/build-openapi")).buildOpenApi(),
 );
