@@ -98,9 +98,22 @@ export interface LoadFleet {
 }
 
 export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<LoadFleet> {
+  const { rows } = await db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`);
+  return withDurations(db, { startMs: rows[0]!.start.getTime(), minutes: LOAD_WINDOWS[window] }, await readPlanInputs(db));
+}
+
+/** What the plan reads of the fleet: every live schedule with its calendar links, and the groups' limits. */
+interface PlanInputs {
+  schedules: Schedule[];
+  calendars: Map<string, CalendarLink[]>;
+  groups: Map<string, GroupLimits>;
+  /** The first instant (ms) a schedule's pause ends by the clock alone: its record reads differently from then on. */
+  changesByClockAt: number;
+}
+
+async function readPlanInputs(db: Queryable): Promise<PlanInputs> {
   // Independent reads, in parallel on a pool (a transaction's client runs them one after another).
-  const [{ rows: start }, { rows }, { rows: groupRows }] = await Promise.all([
-    db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`),
+  const [{ rows }, { rows: groupRows }] = await Promise.all([
     db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`),
     db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
       `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
@@ -120,9 +133,57 @@ export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<
     db,
     schedules.map((s) => s.id),
   );
+  let changesByClockAt = Infinity;
+  for (const r of rows) {
+    const until = r.paused_until?.getTime();
+    if (until !== undefined && until > r.read_at.getTime()) changesByClockAt = Math.min(changesByClockAt, until);
+  }
+  return { schedules, calendars, groups, changesByClockAt };
+}
+
+async function withDurations(db: Queryable, window: MinuteWindow, inputs: PlanInputs): Promise<LoadFleet> {
+  const { schedules, groups, calendars } = inputs;
   const grouped = schedules.filter((s) => s.concurrencyGroup !== null && groups.has(s.concurrencyGroup)).map((s) => s.id);
   const durations = await medianRunDurations(db, grouped);
-  return { window: { startMs: start[0]!.start.getTime(), minutes: LOAD_WINDOWS[window] }, schedules, calendars, groups, durations };
+  return { window, schedules, calendars, groups, durations };
+}
+
+// The plan inputs of the fleet are read again only when they changed. One cheap statement fingerprints every row
+// they come from (a sum of row hashes: a seq scan of schedules without building a single record, a few ms at 10,000)
+// before anything is read; the rows read after it are at least as new as the fingerprint says, so inputs kept under
+// a fingerprint are never older than it, and a change committed since shows as a new fingerprint. planned_through
+// (written by the planner all the time) is left out: the forecast plans from the definition, not from the ledger.
+const FINGERPRINT_SQL = `SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start, clock_timestamp() AS now,
+  (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(
+            (s.id, s.name, s.trigger, s.timezone, s.enabled, s.paused_at, s.paused_by, s.pause_reason, s.paused_until,
+             s.misfire_policy, s.catch_up_limit, s.start_jitter_ms, s.concurrency_group, s.tags, s.maintenance_id,
+             s.revision, s.starts_at, s.ends_at, s.created_at, s.updated_at)::text, 0)), 0)::text
+     FROM schedules s WHERE s.deleted_at IS NULL)
+  || '/' || (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(x::text, 0)), 0)::text FROM schedule_calendars x)
+  || '/' || (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(c::text, 0)), 0)::text FROM calendars c)
+  || '/' || (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(g::text, 0)), 0)::text FROM concurrency_groups g)
+  AS fingerprint`;
+
+let kept: { fingerprint: string; inputs: PlanInputs } | null = null;
+// The plans of the kept inputs over the last window asked for, per window length (24 h and 7 days are polled apart).
+const keptDue = new Map<number, { fingerprint: string; startMs: number; due: DuePlans }>();
+
+/** What a forecast request spends where (Server-Timing of GET /api/load-forecast). */
+export interface LoadTiming {
+  /** The fingerprint statement. */
+  checkMs: number;
+  /** Reading the plan inputs (0 when the kept ones were still current). */
+  readMs: number;
+  durationsMs: number;
+  planMs: number;
+  computeMs: number;
+  reused: boolean;
+}
+
+/** Forget the kept plan inputs (tests). */
+export function forgetLoadInputs(): void {
+  kept = null;
+  keptDue.clear();
 }
 
 export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): boolean {
@@ -131,9 +192,36 @@ export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): bool
   return true;
 }
 
-/** GET /api/load-forecast. */
-export async function getLoadForecast(db: Queryable, scope: LoadScope): Promise<LoadForecast> {
-  return computeLoadForecast(await readLoadFleet(db, scope.window), scope);
+/** GET /api/load-forecast: the plan inputs re-read only when their fingerprint moved, the plans kept per window. */
+export async function getLoadForecast(db: Queryable, scope: LoadScope, timing?: LoadTiming): Promise<LoadForecast> {
+  let t = performance.now();
+  const lap = () => {
+    const ms = performance.now() - t;
+    t = performance.now();
+    return ms;
+  };
+  const { rows } = await db.query<{ start: Date; now: Date; fingerprint: string }>(FINGERPRINT_SQL);
+  const { start, now, fingerprint } = rows[0]!;
+  const checkMs = lap();
+  const reused = kept !== null && kept.fingerprint === fingerprint && now.getTime() < kept.inputs.changesByClockAt;
+  if (!reused) {
+    kept = { fingerprint, inputs: await readPlanInputs(db) };
+    keptDue.clear();
+  }
+  const inputs = kept!.inputs;
+  const readMs = lap();
+  const window = { startMs: start.getTime(), minutes: LOAD_WINDOWS[scope.window] };
+  const fleet = await withDurations(db, window, inputs);
+  const durationsMs = lap();
+  let due = keptDue.get(window.minutes);
+  if (!due || due.fingerprint !== fingerprint || due.startMs !== window.startMs) {
+    due = { fingerprint, startMs: window.startMs, due: countDueFires(fleet.schedules, fleet.calendars, window) };
+    keptDue.set(window.minutes, due);
+  }
+  const planMs = lap();
+  const answer = computeLoadForecast(fleet, scope, due.due);
+  if (timing) Object.assign(timing, { checkMs, readMs, durationsMs, planMs, computeMs: lap(), reused });
+  return answer;
 }
 
 export function computeLoadForecast(
