@@ -4,7 +4,7 @@
 //       durationsMeasured }], bursts: [{ group, at, due, limit, lastStartLatenessMs, meanDurationMs }],
 //       options: { groups, tags }, plans } — core/load/load-forecast.ts. 400 invalid_query naming the field.
 //   ETag: a hash of the answer (If-None-Match → 304 without a body). Server-Timing: check (the inputs' fingerprint),
-//   read (the plan inputs, with desc=kept when unchanged), durations, plan, compute.
+//   read (the schedules whose rows changed: desc says how many), durations, plan, compute.
 import { apiRoute } from "../_lib/api-route";
 import { hashedJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
@@ -24,7 +24,7 @@ export const GET = apiRoute(
     const answer = await getLoadForecast(getPool(), query, t);
     const timing = [
       `check;dur=${t.checkMs.toFixed(1)}`,
-      `read;desc=${t.reused ? "kept" : "read"};dur=${t.readMs.toFixed(1)}`,
+      `read;desc="${t.reread} rows";dur=${t.readMs.toFixed(1)}`,
       `durations;dur=${t.durationsMs.toFixed(1)}`,
       `plan;dur=${t.planMs.toFixed(1)}`,
       `compute;dur=${t.computeMs.toFixed(1)}`,
