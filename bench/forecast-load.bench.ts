@@ -152,6 +152,29 @@ export default async function forecastLoadBench(): Promise<void> {
           `; load ${load()}`,
       );
     }
+    // The full read (a new process, or a calendar, link or group changed): the SQL and the records built from it.
+    {
+      const { SCHEDULE_COLUMNS, toSchedule } = await import("../core/schedules/schedule-record");
+      const { ROW_HASH_SQL } = await import("../core/load/load-forecast");
+      const sql = `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`;
+      for (const [label, q] of [
+        ["schedules read", sql],
+        ["row hashes", ROW_HASH_SQL],
+      ] as const) {
+        const plan = (await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${q}`)).rows.map((r) => r["QUERY PLAN"] as string);
+        say(
+          `EXPLAIN ANALYZE ${label}: ${plan.filter((l) => /Execution Time|^\S|SubPlan/.test(l.trim()) || !l.startsWith(" ")).join(" | ")}`,
+        );
+      }
+      const t = performance.now();
+      const { rows } = await client.query(sql);
+      const fetched = performance.now();
+      rows.map(toSchedule);
+      say(
+        `schedules read from the client: query + transfer ${(fetched - t).toFixed(0)} ms, ${JSON.stringify(rows).length.toLocaleString("en")} bytes as JSON; ` +
+          `toSchedule ×${rows.length} ${(performance.now() - fetched).toFixed(0)} ms; load ${load()}`,
+      );
+    }
     say(`machine: ${fs.readFileSync("/proc/cpuinfo", "utf8").match(/processor/g)?.length ?? "?"} CPUs, load average ${load()}`);
   } finally {
     await closePool();

@@ -143,7 +143,10 @@ describe("spread", () => {
     expect(a.dryRun).toBe(true);
     expect(a.applied).toBe(0);
     expect(a.moved.map((m) => m.change)).toEqual(b.moved.map((m) => m.change));
-    expect(a.kept).toEqual([{ id: ids["hourly-0"], name: "hourly-0", reason: "kept by the operator" }]);
+    // Ids are random: a schedule whose hash is minute 0 is already where the spread would put it (about 2 runs in 5).
+    expect(a.kept.filter((k) => k.reason !== "already at its hashed minute")).toEqual([
+      { id: ids["hourly-0"], name: "hourly-0", reason: "kept by the operator" },
+    ]);
     expect(a.moved.length).toBeGreaterThan(20);
     for (const m of a.moved) expect(m.change).toMatch(/^0 \* \* \* \* → \d{1,2} \* \* \* \*$/);
     expect(a.before.curve.peak.due).toBe(30);

@@ -161,7 +161,7 @@ async function withDurations(db: Queryable, window: MinuteWindow, inputs: PlanIn
 // hashes, so a row kept under a hash is never older than it, and a change committed since shows as a new hash.
 // planned_through (written by the planner all the time) is left out: the forecast plans from the definition.
 // A pause that ends by the clock alone reads differently from then on: such a row is read again once it has ended.
-const ROW_HASH_SQL = `SELECT s.id, hashtextextended(
+export const ROW_HASH_SQL = `SELECT s.id, hashtextextended(
     (s.id, s.name, s.trigger, s.timezone, s.enabled, s.paused_at, s.paused_by, s.pause_reason, s.paused_until,
      s.misfire_policy, s.catch_up_limit, s.start_jitter_ms, s.concurrency_group, s.tags, s.maintenance_id,
      s.revision, s.starts_at, s.ends_at, s.created_at, s.updated_at)::text, 0)::text AS h
@@ -181,6 +181,9 @@ let kept: { shared: string; rows: Map<string, KeptRow>; inputs: PlanInputs; gene
 let generations = 0;
 // The plans of the kept inputs over the last window asked for, per window length (24 h and 7 days are polled apart).
 const keptDue = new Map<number, { generation: number; startMs: number; due: DuePlans }>();
+// Answers computed from them (read only by the caller, which serialises them), the oldest dropped first.
+const MAX_KEPT_ANSWERS = 20;
+const keptAnswers = new Map<string, LoadForecast>();
 
 /** What a forecast request spends where (Server-Timing of GET /api/load-forecast). */
 export interface LoadTiming {
@@ -199,6 +202,7 @@ export interface LoadTiming {
 export function forgetLoadInputs(): void {
   kept = null;
   keptDue.clear();
+  keptAnswers.clear();
 }
 
 export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): boolean {
@@ -269,7 +273,16 @@ export async function getLoadForecast(db: Queryable, scope: LoadScope, timing?: 
     keptDue.set(window.minutes, due);
   }
   const planMs = lap();
-  const answer = computeLoadForecast(fleet, scope, due.due);
+  // The answer itself, for the same plans, minute, scope and run durations (a console polling an unchanged fleet).
+  let durationsKey = "";
+  for (const [id, ms] of fleet.durations) durationsKey += `${id}${ms ?? "-"}`;
+  const key = `${generation}\0${window.startMs}\0${window.minutes}\0${scope.by}\0${scope.key ?? ""}\0${durationsKey}`;
+  let answer = keptAnswers.get(key);
+  if (!answer) {
+    answer = computeLoadForecast(fleet, scope, due.due);
+    if (keptAnswers.size >= MAX_KEPT_ANSWERS) keptAnswers.delete(keptAnswers.keys().next().value!);
+    keptAnswers.set(key, answer);
+  }
   if (timing) Object.assign(timing, { checkMs, readMs, durationsMs, planMs, computeMs: lap(), reread });
   return answer;
 }
