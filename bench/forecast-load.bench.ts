@@ -132,25 +132,29 @@ export default async function forecastLoadBench(): Promise<void> {
         );
       }
     }
-    // Where the time goes, in process (what the route's Server-Timing header says): the fingerprint check, the read of
-    // the plan inputs (only when they changed), the run durations, planning, and the answer's computation.
+    // Where the time goes, in process (what the route's Server-Timing header says): the hashes' check, the read of
+    // the rows that changed, the run durations, planning, and the answer's computation; with nothing changed, one
+    // schedule edited before each call, and everything read again (a new process, or a calendar or group changed).
     const { getLoadForecast, forgetLoadInputs } = await import("../core/load/load-forecast");
     const { getPool } = await import("../core/db/pool");
-    for (const changed of [false, true]) {
-      const parts: Record<string, number[]> = { checkMs: [], readMs: [], durationsMs: [], planMs: [], computeMs: [] };
-      for (let i = 0; i < Math.max(5, Math.floor(SAMPLES / 2)); i++) {
-        if (changed) forgetLoadInputs();
-        const t = {} as Record<string, number>;
-        await getLoadForecast(getPool(), { window: "24h", by: "fleet" }, t as never);
-        for (const k in parts) parts[k]!.push(t[k]!);
+    for (const window of ["24h", "7d"] as const) {
+      for (const mode of ["unchanged", "one edited", "all read"] as const) {
+        const parts: Record<string, number[]> = { checkMs: [], readMs: [], durationsMs: [], planMs: [], computeMs: [] };
+        for (let i = 0; i < 5; i++) {
+          if (mode === "all read") forgetLoadInputs();
+          if (mode === "one edited") await client.query(`UPDATE schedules SET updated_at = clock_timestamp() WHERE name = 'load-00002'`);
+          const t = {} as Record<string, number>;
+          await getLoadForecast(getPool(), { window, by: "fleet" }, t as never);
+          for (const k in parts) parts[k]!.push(t[k]!);
+        }
+        say(
+          `fleet ${window} in process, ${mode}: ` +
+            Object.entries(parts)
+              .map(([k, xs]) => `${k.replace("Ms", "")} p50 ${percentile(xs, 50).toFixed(0)} ms`)
+              .join(", ") +
+            `; load ${load()}`,
+        );
       }
-      say(
-        `fleet 24 h in process, ${changed ? "inputs changed" : "unchanged"}: ` +
-          Object.entries(parts)
-            .map(([k, xs]) => `${k.replace("Ms", "")} p50 ${percentile(xs, 50).toFixed(0)} ms`)
-            .join(", ") +
-          `; load ${load()}`,
-      );
     }
     // The full read (a new process, or a calendar, link or group changed): the SQL and the records built from it.
     {
