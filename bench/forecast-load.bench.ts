@@ -3,7 +3,8 @@
 // hourly and daily crons at fixed or varied minutes in three zones, */5 and */15 crons, intervals of 45 s to 2 h
 // created at random moments (every one a different phase), one-offs; 30 % in 20 concurrency groups, with three
 // finished runs each so the bunching estimate has durations. "cold" forgets the cached run durations before each
-// call (what the first request after a minute pays); "warm" is a console polling the page.
+// call (what the first request after a minute pays); "warm" is a console polling the page with nothing changed;
+// "edited" edits one schedule before each call, so the plan inputs are read and planned again (a fleet always changing).
 // `npm run bench -- forecast` (with forecast-timeline); LOAD_FORECAST_SCHEDULES (10000) sizes it.
 import fs from "node:fs";
 import pg from "pg";
@@ -116,10 +117,12 @@ export default async function forecastLoadBench(): Promise<void> {
         `${label}: ${b.curve.total.toLocaleString("en")} runs due, peak ${b.curve.peak.due}/min, ${b.bursts.length} bursts listed, ` +
           `${b.plans} distinct plans for ${count} schedules, answer ${JSON.stringify(first.body).length.toLocaleString("en")} bytes`,
       );
-      for (const mode of ["warm", "cold"] as const) {
+      for (const mode of ["warm", "edited", "cold"] as const) {
         const xs: number[] = [];
         for (let i = 0; i < n; i++) {
           if (mode === "cold") forgetRunDurations();
+          // One schedule edited since the last answer: the plan inputs are read and planned again (a busy fleet).
+          if (mode === "edited") await client.query(`UPDATE schedules SET updated_at = clock_timestamp() WHERE name = 'load-00001'`);
           const t = performance.now();
           await api(qs);
           xs.push(performance.now() - t);
@@ -129,22 +132,53 @@ export default async function forecastLoadBench(): Promise<void> {
         );
       }
     }
-    // Where a warm answer's time goes: the database read (schedules, groups, calendars, durations) and the computation.
-    const { readLoadFleet, computeLoadForecast } = await import("../core/load/load-forecast");
+    // Where the time goes, in process (what the route's Server-Timing header says): the hashes' check, the read of
+    // the rows that changed, the run durations, planning, and the answer's computation; with nothing changed, one
+    // schedule edited before each call, and everything read again (a new process, or a calendar or group changed).
+    const { getLoadForecast, forgetLoadInputs } = await import("../core/load/load-forecast");
     const { getPool } = await import("../core/db/pool");
-    const reads: number[] = [];
-    const computes: number[] = [];
-    for (let i = 0; i < Math.max(5, Math.floor(SAMPLES / 2)); i++) {
-      let t = performance.now();
-      const f = await readLoadFleet(getPool(), "24h");
-      reads.push(performance.now() - t);
-      t = performance.now();
-      computeLoadForecast(f, { window: "24h", by: "fleet" });
-      computes.push(performance.now() - t);
+    for (const window of ["24h", "7d"] as const) {
+      for (const mode of ["unchanged", "one edited", "all read"] as const) {
+        const parts: Record<string, number[]> = { checkMs: [], readMs: [], durationsMs: [], planMs: [], computeMs: [] };
+        for (let i = 0; i < 5; i++) {
+          if (mode === "all read") forgetLoadInputs();
+          if (mode === "one edited") await client.query(`UPDATE schedules SET updated_at = clock_timestamp() WHERE name = 'load-00002'`);
+          const t = {} as Record<string, number>;
+          await getLoadForecast(getPool(), { window, by: "fleet" }, t as never);
+          for (const k in parts) parts[k]!.push(t[k]!);
+        }
+        say(
+          `fleet ${window} in process, ${mode}: ` +
+            Object.entries(parts)
+              .map(([k, xs]) => `${k.replace("Ms", "")} p50 ${percentile(xs, 50).toFixed(0)} ms`)
+              .join(", ") +
+            `; load ${load()}`,
+        );
+      }
     }
-    say(
-      `fleet 24 h, warm, in-process: read p50 ${percentile(reads, 50).toFixed(0)} ms, compute p50 ${percentile(computes, 50).toFixed(0)} ms; load ${load()}`,
-    );
+    // The full read (a new process, or a calendar, link or group changed): the SQL and the records built from it.
+    {
+      const { SCHEDULE_COLUMNS, toSchedule } = await import("../core/schedules/schedule-record");
+      const { ROW_HASH_SQL } = await import("../core/load/load-forecast");
+      const sql = `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`;
+      for (const [label, q] of [
+        ["schedules read", sql],
+        ["row hashes", ROW_HASH_SQL],
+      ] as const) {
+        const plan = (await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${q}`)).rows.map((r) => r["QUERY PLAN"] as string);
+        say(
+          `EXPLAIN ANALYZE ${label}: ${plan.filter((l) => /Execution Time|^\S|SubPlan/.test(l.trim()) || !l.startsWith(" ")).join(" | ")}`,
+        );
+      }
+      const t = performance.now();
+      const { rows } = await client.query(sql);
+      const fetched = performance.now();
+      rows.map(toSchedule);
+      say(
+        `schedules read from the client: query + transfer ${(fetched - t).toFixed(0)} ms, ${JSON.stringify(rows).length.toLocaleString("en")} bytes as JSON; ` +
+          `toSchedule ×${rows.length} ${(performance.now() - fetched).toFixed(0)} ms; load ${load()}`,
+      );
+    }
     say(`machine: ${fs.readFileSync("/proc/cpuinfo", "utf8").match(/processor/g)?.length ?? "?"} CPUs, load average ${load()}`);
   } finally {
     await closePool();

@@ -149,7 +149,8 @@ function cachedDueMinutes(key: string, plan: () => FirePlanSchedule, window: Min
   let hit = planCache.get(key);
   if (!hit || hit.from > from || hit.to < to) {
     const wide = { startMs: window.startMs, minutes: window.minutes + SLACK_MINUTES };
-    const minutes = dueMinutes(plan(), wide).map((m) => m + from);
+    const minutes = dueMinutes(plan(), wide);
+    for (let i = 0; i < minutes.length; i++) minutes[i]! += from;
     hit = { from, to: to + SLACK_MINUTES, minutes };
     if (planCache.size >= PLAN_CACHE_MAX) planCache.clear();
     planCache.set(key, hit);
@@ -157,7 +158,10 @@ function cachedDueMinutes(key: string, plan: () => FirePlanSchedule, window: Min
   const all = hit.minutes;
   const lo = lowerBound(all, from);
   const hi = lowerBound(all, to);
-  return all.subarray(lo, hi).map((m) => m - from);
+  // A plain loop: a typed array's map calls a function per fire (millions over 7 days).
+  const out = new Int32Array(hi - lo);
+  for (let i = lo; i < hi; i++) out[i - lo] = all[i]! - from;
+  return out;
 }
 
 function lowerBound(a: Int32Array, v: number): number {

@@ -97,18 +97,47 @@ export interface LoadFleet {
   durations: Map<string, number | null>;
 }
 
+/** The whole fleet read now (the spread preview and apply: nothing kept). */
 export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<LoadFleet> {
+  const { rows } = await db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`);
+  return withDurations(db, { startMs: rows[0]!.start.getTime(), minutes: LOAD_WINDOWS[window] }, await readPlanInputs(db));
+}
+
+/** What the plan reads of the fleet: every live schedule with its calendar links, and the groups' limits. */
+interface PlanInputs {
+  schedules: Schedule[];
+  calendars: Map<string, CalendarLink[]>;
+  groups: Map<string, GroupLimits>;
+}
+
+async function readPlanInputs(db: Queryable): Promise<PlanInputs> {
   // Independent reads, in parallel on a pool (a transaction's client runs them one after another).
-  const [{ rows: start }, { rows }, { rows: groupRows }] = await Promise.all([
-    db.query<{ start: Date }>(`SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start`),
-    db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.id`),
-    db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
-      `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
-    ),
-  ]);
-  const schedules = rows.map(toSchedule);
-  const groups = new Map<string, GroupLimits>(
-    groupRows.map((g) => [
+  const [schedules, groups] = await Promise.all([readSchedules(db, null), readGroups(db)]);
+  const calendars = await loadScheduleCalendars(
+    db,
+    schedules.map((s) => s.schedule.id),
+  );
+  return { schedules: schedules.map((s) => s.schedule), calendars, groups };
+}
+
+/** Live schedules (all, or those of `ids`), with the instant a pause of theirs ends by the clock alone. */
+async function readSchedules(db: Queryable, ids: string[] | null): Promise<{ schedule: Schedule; changesAt: number }[]> {
+  const { rows } = await db.query<ScheduleRow>(
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ${ids ? "AND s.id = ANY($1::uuid[])" : ""} ORDER BY s.id`,
+    ids ? [ids] : [],
+  );
+  return rows.map((r) => {
+    const until = r.paused_until?.getTime();
+    return { schedule: toSchedule(r), changesAt: until !== undefined && until > r.read_at.getTime() ? until : Infinity };
+  });
+}
+
+async function readGroups(db: Queryable): Promise<Map<string, GroupLimits>> {
+  const { rows } = await db.query<{ name: string; max_running: number; max_starts: number | null; per_seconds: number | null }>(
+    `SELECT name, max_running, max_starts, per_seconds FROM concurrency_groups`,
+  );
+  return new Map(
+    rows.map((g) => [
       g.name,
       {
         limit: g.max_running,
@@ -116,13 +145,64 @@ export async function readLoadFleet(db: Queryable, window: LoadWindow): Promise<
       },
     ]),
   );
-  const calendars = await loadScheduleCalendars(
-    db,
-    schedules.map((s) => s.id),
-  );
+}
+
+async function withDurations(db: Queryable, window: MinuteWindow, inputs: PlanInputs): Promise<LoadFleet> {
+  const { schedules, groups, calendars } = inputs;
   const grouped = schedules.filter((s) => s.concurrencyGroup !== null && groups.has(s.concurrencyGroup)).map((s) => s.id);
   const durations = await medianRunDurations(db, grouped);
-  return { window: { startMs: start[0]!.start.getTime(), minutes: LOAD_WINDOWS[window] }, schedules, calendars, groups, durations };
+  return { window, schedules, calendars, groups, durations };
+}
+
+// The plan inputs of the fleet are kept in this process and only what changed is read again. Every request first
+// reads a hash of each live schedule's row (a seq scan of schedules that builds no record: tens of ms at 10,000) and
+// one of the small tables the plan also reads (calendar links, calendars, groups); then the rows whose hash moved
+// are read, and everything when a small table moved. The rows read after the hashes are at least as new as the
+// hashes, so a row kept under a hash is never older than it, and a change committed since shows as a new hash.
+// planned_through (written by the planner all the time) is left out: the forecast plans from the definition.
+// A pause that ends by the clock alone reads differently from then on: such a row is read again once it has ended.
+export const ROW_HASH_SQL = `SELECT s.id, hashtextextended(
+    (s.id, s.name, s.trigger, s.timezone, s.enabled, s.paused_at, s.paused_by, s.pause_reason, s.paused_until,
+     s.misfire_policy, s.catch_up_limit, s.start_jitter_ms, s.concurrency_group, s.tags, s.maintenance_id,
+     s.revision, s.starts_at, s.ends_at, s.created_at, s.updated_at)::text, 0)::text AS h
+   FROM schedules s WHERE s.deleted_at IS NULL`;
+const SHARED_HASH_SQL = `SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute' AS start, clock_timestamp() AS now,
+  (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(x::text, 0)), 0)::text FROM schedule_calendars x)
+  || '/' || (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(c::text, 0)), 0)::text FROM calendars c)
+  || '/' || (SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(g::text, 0)), 0)::text FROM concurrency_groups g)
+  AS shared`;
+
+interface KeptRow {
+  schedule: Schedule;
+  hash: string;
+  changesAt: number;
+}
+let kept: { shared: string; rows: Map<string, KeptRow>; inputs: PlanInputs; generation: number } | null = null;
+let generations = 0;
+// The plans of the kept inputs over the last window asked for, per window length (24 h and 7 days are polled apart).
+const keptDue = new Map<number, { generation: number; startMs: number; due: DuePlans }>();
+// Answers computed from them (read only by the caller, which serialises them), the oldest dropped first.
+const MAX_KEPT_ANSWERS = 20;
+const keptAnswers = new Map<string, LoadForecast>();
+
+/** What a forecast request spends where (Server-Timing of GET /api/load-forecast). */
+export interface LoadTiming {
+  /** The fingerprint statement. */
+  checkMs: number;
+  /** Reading the plan inputs (0 when the kept ones were still current). */
+  readMs: number;
+  durationsMs: number;
+  planMs: number;
+  computeMs: number;
+  /** Schedules whose rows were read (0 when nothing changed). */
+  reread: number;
+}
+
+/** Forget the kept plan inputs (tests). */
+export function forgetLoadInputs(): void {
+  kept = null;
+  keptDue.clear();
+  keptAnswers.clear();
 }
 
 export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): boolean {
@@ -131,9 +211,80 @@ export function inScope(s: Schedule, scope: Pick<LoadScope, "by" | "key">): bool
   return true;
 }
 
-/** GET /api/load-forecast. */
-export async function getLoadForecast(db: Queryable, scope: LoadScope): Promise<LoadForecast> {
-  return computeLoadForecast(await readLoadFleet(db, scope.window), scope);
+/** GET /api/load-forecast: only the plan inputs that changed are read again, the plans are kept per window. */
+export async function getLoadForecast(db: Queryable, scope: LoadScope, timing?: LoadTiming): Promise<LoadForecast> {
+  let t = performance.now();
+  const lap = () => {
+    const ms = performance.now() - t;
+    t = performance.now();
+    return ms;
+  };
+  const [{ rows: hashes }, { rows: sharedRows }] = await Promise.all([
+    db.query<{ id: string; h: string }>(ROW_HASH_SQL),
+    db.query<{ start: Date; now: Date; shared: string }>(SHARED_HASH_SQL),
+  ]);
+  const { start, now, shared } = sharedRows[0]!;
+  const checkMs = lap();
+  let reread = 0;
+  if (!kept || kept.shared !== shared) {
+    // A calendar, a link or a group changed (rare, and each may touch many schedules): everything is read again.
+    const [rows, groups] = await Promise.all([readSchedules(db, null), readGroups(db)]);
+    const calendars = await loadScheduleCalendars(
+      db,
+      rows.map((r) => r.schedule.id),
+    );
+    const hashOf = new Map(hashes.map((h) => [h.id, h.h]));
+    kept = {
+      shared,
+      // A row created after the hashes were read has none: it is read again next time.
+      rows: new Map(rows.map((r) => [r.schedule.id, { ...r, hash: hashOf.get(r.schedule.id) ?? "" }])),
+      inputs: { schedules: rows.map((r) => r.schedule), calendars, groups },
+      generation: ++generations,
+    };
+    reread = rows.length;
+  } else {
+    const changed = hashes.filter((h) => {
+      const k = kept!.rows.get(h.id);
+      return !k || k.hash !== h.h || k.changesAt <= now.getTime();
+    });
+    const removed = hashes.reduce((n, h) => n + (kept!.rows.has(h.id) ? 1 : 0), 0) !== kept.rows.size;
+    if (changed.length > 0 || removed) {
+      const ids = changed.map((h) => h.id);
+      const [fresh, links] = await Promise.all([readSchedules(db, ids), loadScheduleCalendars(db, ids)]);
+      const hashOf = new Map(changed.map((h) => [h.id, h.h]));
+      const live = new Set(hashes.map((h) => h.id));
+      const rows = new Map([...kept.rows].filter(([id]) => live.has(id) && !hashOf.has(id)));
+      for (const r of fresh) rows.set(r.schedule.id, { ...r, hash: hashOf.get(r.schedule.id)! });
+      const calendars = new Map([...kept.inputs.calendars].filter(([id]) => rows.has(id) && !hashOf.has(id)));
+      for (const [id, l] of links) calendars.set(id, l);
+      const sorted = [...rows.values()].map((r) => r.schedule).sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      kept = { shared, rows, inputs: { schedules: sorted, calendars, groups: kept.inputs.groups }, generation: ++generations };
+      reread = fresh.length;
+    }
+  }
+  const { inputs, generation } = kept;
+  const readMs = lap();
+  const window = { startMs: start.getTime(), minutes: LOAD_WINDOWS[scope.window] };
+  const fleet = await withDurations(db, window, inputs);
+  const durationsMs = lap();
+  let due = keptDue.get(window.minutes);
+  if (!due || due.generation !== generation || due.startMs !== window.startMs) {
+    due = { generation, startMs: window.startMs, due: countDueFires(fleet.schedules, fleet.calendars, window) };
+    keptDue.set(window.minutes, due);
+  }
+  const planMs = lap();
+  // The answer itself, for the same plans, minute, scope and run durations (a console polling an unchanged fleet).
+  let durationsKey = "";
+  for (const [id, ms] of fleet.durations) durationsKey += `${id}${ms ?? "-"}`;
+  const key = `${generation}\0${window.startMs}\0${window.minutes}\0${scope.by}\0${scope.key ?? ""}\0${durationsKey}`;
+  let answer = keptAnswers.get(key);
+  if (!answer) {
+    answer = computeLoadForecast(fleet, scope, due.due);
+    if (keptAnswers.size >= MAX_KEPT_ANSWERS) keptAnswers.delete(keptAnswers.keys().next().value!);
+    keptAnswers.set(key, answer);
+  }
+  if (timing) Object.assign(timing, { checkMs, readMs, durationsMs, planMs, computeMs: lap(), reread });
+  return answer;
 }
 
 export function computeLoadForecast(
