@@ -210,7 +210,7 @@ describe("calendars", () => {
     expect(runs.rows).toHaveLength(planned.length);
     expect(new Set(runs.rows.map((r) => r.state))).toEqual(new Set(["cancelled"]));
     expect(runs.rows[0].message).toBe(
-      'cancelled: calendar "Maintenance" was changed (revision 2), and the schedule no longer fires at this time',
+      'cancelled: calendar "Maintenance" was changed (revision 2), and the schedule no longer runs this fire at this time',
     );
     const [edit] = await audit("calendar.edit");
     expect(edit.after).toMatchObject({
@@ -260,7 +260,7 @@ describe("calendars", () => {
     expect(runs.rows).toHaveLength(planned.length);
     expect(runs.rows.every((r) => r.state === "cancelled")).toBe(true);
     expect(runs.rows[0].message).toBe(
-      `cancelled: its calendars were changed in revision ${s.revision + 1}, and the schedule no longer fires at this time`,
+      `cancelled: revision ${s.revision + 1} changed the schedule's plan (calendars), which does not run this fire at this time`,
     );
   });
 
