@@ -34,6 +34,10 @@ test("a calendar excluding a window: linked to a schedule, its effect previewed 
   await fieldset.getByLabel("Calendar 1", { exact: true }).selectOption(CALENDAR);
   await fieldset.getByLabel("Calendar 1 policy").selectOption("skip");
   await page.getByTestId("save-schedule").click();
+  // Calendars change the plan: the edit's dry run shows its effect first (none yet: the calendar blocks nothing).
+  const diff = page.getByTestId("edit-diff");
+  await expect(diff).toContainText("Changed: calendars");
+  await diff.getByTestId("confirm-save").click();
   await expect(page).toHaveURL(new RegExp(`/schedules/${scheduleId}$`));
   await expect(page.getByTestId("schedule-calendars")).toContainText(`calendar ${CALENDAR} (skip)`);
   await page.screenshot({ path: "artifacts/calendars-schedule.png" });
@@ -64,6 +68,13 @@ test("a calendar excluding a window: linked to a schedule, its effect previewed 
   await expect(page.getByTestId("calendar-notice")).toContainText("Saved revision 2");
   const after = await page.request.get(`/api/calendars/${calendarUrl.split("/").at(-1)}`);
   expect((await after.json()).calendar.windows).toEqual([{ weekdays: [0, 1, 2, 3, 4, 5, 6], start: hh(hour), end: hh(hour + 2) }]);
+
+  // The schedule page's next fires say the same: the first one, in the window, is excluded by the calendar.
+  await page.goto(`/schedules/${scheduleId}`);
+  const firstFire = page.getByTestId("fire-preview").getByTestId("preview-plan").first();
+  await expect(firstFire).toHaveAttribute("data-fate", "excluded");
+  await expect(firstFire).toContainText(`excluded by calendar "${CALENDAR}"`);
+  await page.getByTestId("fire-preview").screenshot({ path: "artifacts/calendars-schedule-next-fires.png" });
 
   await page.goto("/calendars");
   const row = page.getByTestId("calendar-row").filter({ hasText: CALENDAR });

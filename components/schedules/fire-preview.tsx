@@ -5,20 +5,22 @@ import { ApiError } from "../ui/fetch-json";
 import { formatInZone, viewerZone } from "../ui/time-format";
 import { useDebounced } from "../ui/use-debounced";
 import type { TriggerBody } from "./schedule-form-values";
-import { triggerPreviewQuery } from "./schedules-queries";
+import { triggerPreviewQuery, type FireTimeView } from "./schedules-queries";
 
 interface Props {
   trigger: TriggerBody;
   count?: number;
   title?: string;
+  /** A saved schedule: each fire also shows what its plan does with it (calendars, dates, pause), as the forecast. */
+  scheduleId?: string;
   /** Server field errors of the preview ("trigger.cron" …), shown at the trigger's own inputs. */
   onFieldErrors?: (fields: Record<string, string>) => void;
 }
 
 /** The next fires of the trigger as typed, from the server's own trigger math, with DST notes. */
-export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`, onFieldErrors }: Props) {
+export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`, scheduleId, onFieldErrors }: Props) {
   const debounced = useDebounced(trigger, 350);
-  const q = useQuery(triggerPreviewQuery(debounced, count));
+  const q = useQuery(triggerPreviewQuery(debounced, count, scheduleId));
   const zone = trigger.kind === "cron" ? trigger.timezone : "UTC";
   const me = viewerZone();
   const err = q.error instanceof ApiError ? q.error : null;
@@ -57,6 +59,7 @@ export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`
               <th>In the schedule&apos;s zone ({zone})</th>
               {me !== zone && <th>Your time ({me})</th>}
               <th>DST</th>
+              {scheduleId && <th>Plan</th>}
             </tr>
           </thead>
           <tbody>
@@ -78,11 +81,36 @@ export function FirePreview({ trigger, count = 10, title = `Next ${count} fires`
                   )}
                   {f.dst && <div className="hint">{f.dst.note}</div>}
                 </td>
+                {scheduleId && (
+                  <td data-testid="preview-plan" data-fate={f.plan?.fate}>
+                    {f.plan ? <PlanCell plan={f.plan} zone={zone} /> : <span className="muted">—</span>}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
         </table>
       )}
     </section>
+  );
+}
+
+const FATE_LABEL: Record<string, string> = {
+  run: "runs",
+  excluded: "excluded",
+  paused: "held (paused)",
+  ended: "after the end date",
+  not_started: "before the start date",
+  dst_skipped: "skipped (DST)",
+};
+
+/** What the plan does with one fire: runs (moved by a calendar: where to), or why it does not. */
+function PlanCell({ plan, zone }: { plan: NonNullable<FireTimeView["plan"]>; zone: string }) {
+  return (
+    <>
+      <span className={`pill ${plan.fate === "run" ? "" : "muted"}`}>{FATE_LABEL[plan.fate] ?? plan.fate}</span>
+      {plan.fate === "run" && plan.reason && <span className="mono"> at {formatInZone(plan.plannedAt, zone)}</span>}
+      {plan.reason && <div className="hint">{plan.reason}</div>}
+    </>
   );
 }

@@ -170,7 +170,7 @@ export function ScheduleDetail({ id }: { id: string }) {
       </div>
       <h2>Last 90 days</h2>
       <DailyHistory scheduleId={s.id} />
-      <FirePreview trigger={savedTrigger(s)} count={5} title={s.paused ? "Next fires (after it is resumed)" : "Next fires"} />
+      <FirePreview trigger={savedTrigger(s)} count={5} title="Next fires" scheduleId={s.id} />
       <h2>Recent runs</h2>
       <RunsTable filters={{ scheduleId: s.id }} hideSchedule limit={20} />
     </div>

@@ -35,10 +35,11 @@ export const handlersQuery = () =>
     refetchInterval: livePoll(10_000),
   });
 
-export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10) =>
+/** With `scheduleId`, each fire carries its fate from the saved schedule's plan (calendars, dates, pause). */
+export const triggerPreviewQuery = (trigger: Jsonify<Trigger>, count = 10, scheduleId?: string) =>
   queryOptions({
-    queryKey: ["schedule-preview", trigger, count],
-    queryFn: () => fetchJson<PreviewView>("/api/schedules/preview", { method: "POST", json: { trigger, count } }),
+    queryKey: ["schedule-preview", trigger, count, scheduleId ?? null],
+    queryFn: () => fetchJson<PreviewView>("/api/schedules/preview", { method: "POST", json: { trigger, count, scheduleId } }),
     retry: false,
     staleTime: 5_000,
   });

@@ -1,10 +1,13 @@
 // The cadence alert: a schedule's rows over the last hour against its plan. A planned row deleted behind the
 // ledger's back (a gap) opens an alert naming the instant; rows that match again resolve it; a row at an instant the
-// plan never fires (drift) alerts too.
+// plan never fires (drift) alerts too. Fires a calendar excluded or moved (rows written by the real planner) are no
+// gap and no drift, also when the move crosses the window's edge.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { useTestDatabase, testPool } from "../../test/db";
 import { insertWorker } from "../../test/alert-fixtures";
+import { planScheduleThrough } from "../runs/plan/plan-due-schedules";
+import { getScheduleOrThrow } from "../schedules/schedule-record";
 import { evaluateAlerts, type EvaluateAlertsOptions } from "./evaluate-alerts";
 
 const db = useTestDatabase("cadence_alert");
@@ -96,5 +99,58 @@ describe("cadence alert", () => {
     );
     const r = await evaluate();
     expect(r.resolved).toHaveLength(1);
+  });
+
+  it("fires a calendar excluded or moved (across the window's edges too) are neither a gap nor drift", async () => {
+    const t = (await q(`SELECT date_trunc('minute', now()) AS t`))[0].t.getTime() as number;
+    const at = (minutes: number, seconds = 0) => new Date(t + minutes * 60_000 + seconds * 1000).toISOString();
+    const [freeze, maintenance] = await q(
+      `INSERT INTO calendars (name, timezone, rules, created_by)
+       VALUES ('Freeze', 'UTC', $1, 'test'), ('Maintenance', 'UTC', $2, 'test') RETURNING id`,
+      [
+        { dates: [], weekdays: [], windows: [], ranges: [{ start: at(-40, 10), end: at(-35) }] },
+        {
+          dates: [],
+          weekdays: [],
+          windows: [],
+          // The window checked is about (now − 65 min, now − 5 min]: the first range moves a fire from before it into
+          // it, the second one from inside it to after it.
+          ranges: [
+            { start: at(-68, 10), end: at(-62, 30) },
+            { start: at(-8, 10), end: at(-2, 30) },
+          ],
+        },
+      ],
+    );
+    const [cal] = await q(
+      `INSERT INTO schedules (name, handler, trigger, timezone, created_at, updated_at)
+       VALUES ('every-minute-calendars', 'demo.noop', '{"kind":"cron","cron":"* * * * *","timezone":"UTC","dst":{"gap":"shift","repeat":"once"}}',
+               'UTC', now() - interval '3 hours', now() - interval '3 hours')
+       RETURNING id`,
+    );
+    await q(
+      `INSERT INTO schedule_calendars (schedule_id, calendar_id, policy, position) VALUES ($1, $2, 'skip', 0), ($1, $3, 'shift_next', 1)`,
+      [cal.id, freeze.id, maintenance.id],
+    );
+    await planScheduleThrough(pool, await getScheduleOrThrow(pool, cal.id), new Date(t + 60_000));
+    const written = await q(
+      `SELECT count(*) FILTER (WHERE state = 'excluded')::int AS excluded, count(*) FILTER (WHERE planned_at <> nominal_at)::int AS moved,
+              array_agg(planned_at ORDER BY planned_at) FILTER (WHERE planned_at <> nominal_at) AS moved_to
+         FROM runs WHERE schedule_id = $1`,
+      [cal.id],
+    );
+    // Freeze skips 4 fires; each Maintenance range blocks 6, moves the first to its end and excludes the other 5 (collision).
+    expect(written[0]).toMatchObject({ excluded: 4 + 5 + 5, moved: 2 });
+    expect(written[0].moved_to.map((d: Date) => d.toISOString())).toEqual([at(-62, 30), at(-2, 30)]);
+
+    const r = await evaluate();
+    expect(r.ran).toBe(true);
+    expect(await openCadence()).toEqual([]);
+
+    // The check still sees a gap among them: an excluded row deleted behind the ledger's back.
+    await q(`DELETE FROM runs WHERE schedule_id = $1 AND planned_at = $2`, [cal.id, at(-38)]);
+    await evaluate();
+    const [alert] = await openCadence();
+    expect(alert.message).toContain(`every-minute-calendars: 1 forecast fire has no row (${at(-38)})`);
   });
 });

@@ -4,7 +4,8 @@
 // instants the plan does not fire (a cadence that drifted), naming the instants; it resolves when they match again.
 //
 // Which fires need a row: the ones that run, and the ones the ledger records although they do not run (excluded by a
-// calendar, held by a pause). Which rows fit: one at the planned or the nominal instant of any forecast fire.
+// calendar, held by a pause). Rows count by the fire they belong to (nominal_at), so a fire a calendar moved across the
+// window's edge is neither a gap nor drift; a row fits if its fire or its instant is a forecast fire's.
 // Checked per schedule from the latest of the window's start, its creation and its last edit plus the plan-ahead time
 // (rows planned before an edit follow the old trigger until the replan), up to the earlier of the window's end and
 // its planning cursor (a planner behind is the planner-lag alert's business, not a gap). Paused schedules are left
@@ -28,6 +29,12 @@ export interface CadenceOptions {
 
 export const DEFAULT_CADENCE: CadenceOptions = { windowMs: 60 * 60_000, marginMs: 5 * 60_000, planAheadMs: 120_000 };
 
+/** A schedule's forecast over its checked range: the fires that need a row, and every instant a row may fit. */
+interface Expected {
+  expected: { nominal: number; planned: number }[];
+  fitting: Set<number>;
+}
+
 /** Fates the ledger records with a row. */
 const RECORDED: ReadonlySet<FireFate> = new Set<FireFate>(["run", "excluded", "paused"]);
 /** Instants named in a message / the alert's data at most. */
@@ -49,17 +56,11 @@ export async function evaluateCadence(db: Queryable, opts: CadenceOptions = DEFA
     db,
     schedules.map((s) => s.id),
   );
-  const { rows: recorded } = await db.query<{ schedule_id: string; at: string[] }>(
-    `SELECT schedule_id, array_agg((extract(epoch FROM planned_at) * 1000)::bigint) AS at
-       FROM runs
-      WHERE kind = 'scheduled' AND planned_at > $1 AND planned_at <= $2 AND schedule_id = ANY($3::uuid[])
-        AND idempotency_key NOT LIKE 'superseded:%'
-      GROUP BY schedule_id`,
-    [new Date(fromMs).toISOString(), new Date(untilMs).toISOString(), schedules.map((s) => s.id)],
-  );
-  const rowsOf = new Map(recorded.map((r) => [r.schedule_id, r.at.map(Number)]));
-  const memo = new Map<string, { expected: number[]; fitting: Set<number> }>();
-
+  // The plans first: which nominal fires in each schedule's range need a row, and where (a calendar may move a fire
+  // out of the window, or into it from before).
+  const memo = new Map<string, Expected>();
+  const checks: { s: (typeof schedules)[number]; from: number; until: number; fires: Expected }[] = [];
+  const outside = new Set<number>();
   for (const s of schedules) {
     const from = Math.max(fromMs, s.createdAt.getTime(), s.updatedAt.getTime() + opts.planAheadMs);
     const until = Math.min(untilMs, s.plannedThrough!.getTime());
@@ -72,13 +73,37 @@ export async function evaluateCadence(db: Queryable, opts: CadenceOptions = DEFA
     if (!fires) {
       const planned = planFires(shared, { from: new Date(from), until: new Date(until) }).fires;
       fires = {
-        expected: planned.filter((f) => RECORDED.has(f.fate)).map((f) => f.plannedAt.getTime()),
+        expected: planned
+          .filter((f) => RECORDED.has(f.fate))
+          .map((f) => ({ nominal: f.nominalAt.getTime(), planned: f.plannedAt.getTime() })),
         fitting: new Set(planned.flatMap((f) => [f.plannedAt.getTime(), f.nominalAt.getTime()])),
       };
       memo.set(key, fires);
     }
+    for (const f of fires.expected) if (f.planned <= fromMs || f.planned > untilMs) outside.add(f.planned);
+    checks.push({ s, from, until, fires });
+  }
+  if (checks.length === 0) return out;
+  // Rows by nominal instant (nominal_at; planned_at on rows written before it existed): the window's rows by their
+  // planned instant (the index), plus the rows of forecast fires a calendar moved outside it.
+  const { rows: recorded } = await db.query<{ schedule_id: string; nominal: string[] }>(
+    `SELECT schedule_id, array_agg((extract(epoch FROM coalesce(nominal_at, planned_at)) * 1000)::bigint) AS nominal
+       FROM runs
+      WHERE kind = 'scheduled' AND schedule_id = ANY($3::uuid[]) AND idempotency_key NOT LIKE 'superseded:%'
+        AND ((planned_at > $1 AND planned_at <= $2) OR planned_at = ANY($4::timestamptz[]))
+      GROUP BY schedule_id`,
+    [
+      new Date(fromMs).toISOString(),
+      new Date(untilMs).toISOString(),
+      checks.map((c) => c.s.id),
+      [...outside].map((t) => new Date(t).toISOString()),
+    ],
+  );
+  const rowsOf = new Map(recorded.map((r) => [r.schedule_id, r.nominal.map(Number)]));
+
+  for (const { s, from, until, fires } of checks) {
     const have = new Set((rowsOf.get(s.id) ?? []).filter((t) => t > from && t <= until));
-    const missing = fires.expected.filter((t) => !have.has(t));
+    const missing = fires.expected.map((f) => f.nominal).filter((t) => !have.has(t));
     const unexpected = [...have].filter((t) => !fires.fitting.has(t)).sort((a, b) => a - b);
     const dedupeKey = `cadence:${s.id}`;
     if (missing.length === 0 && unexpected.length === 0) {

@@ -143,10 +143,10 @@ describe("spread", () => {
     expect(a.dryRun).toBe(true);
     expect(a.applied).toBe(0);
     expect(a.moved.map((m) => m.change)).toEqual(b.moved.map((m) => m.change));
-    // Ids are random: a schedule whose hash is minute 0 is already where the spread would put it (about 2 runs in 5).
-    expect(a.kept.filter((k) => k.reason !== "already at its hashed minute")).toEqual([
-      { id: ids["hourly-0"], name: "hourly-0", reason: "kept by the operator" },
-    ]);
+    // Besides the operator's keep, a schedule whose hashed minute is 0 (its id decides: about one in 60) stays.
+    expect(a.kept).toContainEqual({ id: ids["hourly-0"], name: "hourly-0", reason: "kept by the operator" });
+    for (const k of a.kept.filter((k) => k.id !== ids["hourly-0"])) expect(k.reason).toBe("already at its hashed minute");
+    expect(a.moved.length + a.kept.length).toBe(30);
     expect(a.moved.length).toBeGreaterThan(20);
     for (const m of a.moved) expect(m.change).toMatch(/^0 \* \* \* \* → \d{1,2} \* \* \* \*$/);
     expect(a.before.curve.peak.due).toBe(30);

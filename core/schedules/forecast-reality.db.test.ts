@@ -8,13 +8,15 @@
 //
 // The clock: scheduling SQL reads now(), clock_timestamp() and statement_timestamp(). The test database's
 // search_path puts a schema `sim` first, whose functions of those names read a one-row table the test advances.
-// The calendars: a stand-in for applyCalendars (blocks hours "YYYY-MM-DDTHH" in UTC; skip, or shift by hours),
-// with the schedules' links returned by a stand-in loadScheduleCalendars, so the planner, the edit's replan and
-// the resume all see them (calendar-rules.ts is owned elsewhere).
+// The calendars are real: stored with createCalendar (a blocked window with skip, a blocked window with shift_next,
+// a blocked day with shift_next) and linked through the schedules' input, so the planner, the edit's replan and the
+// resume read them through loadScheduleCalendars and decide with applyCalendars (calendar-rules.ts), as the
+// forecast does.
 import pg from "pg";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../test/db";
-import type { CalendarLink, CalendarOutcome, CalendarRules } from "../calendars/calendar-rules";
+import { loadScheduleCalendars } from "../calendars/calendar-rules";
+import { createCalendar } from "../calendars/save-calendar";
 import { getPool } from "../db/pool";
 import { pausedSql } from "../runs/paused";
 import { autoResumeDueSchedules } from "./resume-schedule";
@@ -26,26 +28,6 @@ import { scheduleUpdateSchema, type ScheduleInputRaw } from "./schedule-input";
 import { getScheduleOrThrow } from "./schedule-record";
 import { updateSchedule } from "./update-schedule";
 
-const links = new Map<string, CalendarLink[]>();
-
-vi.mock("../calendars/calendar-rules", () => ({
-  applyCalendars: (ls: readonly CalendarLink[], fireMs: number): CalendarOutcome => {
-    const blocked = (ms: number, c: CalendarRules) => c.dates.some((h) => new Date(ms).toISOString().startsWith(h));
-    for (const l of ls) {
-      if (!blocked(fireMs, l.calendar)) continue;
-      if (l.policy === "skip")
-        return { kind: "excluded", calendar: l.calendar, policy: l.policy, reason: `excluded by calendar "${l.calendar.name}"` };
-      let to = fireMs;
-      do to += l.policy === "shift_next" ? 3_600_000 : -3_600_000;
-      while (blocked(to, l.calendar));
-      return { kind: "shifted", toMs: to, calendar: l.calendar, policy: l.policy, reason: `moved by calendar "${l.calendar.name}"` };
-    }
-    return { kind: "keep" };
-  },
-  loadScheduleCalendars: async (_db: unknown, ids: readonly string[]) =>
-    new Map(ids.filter((id) => links.has(id)).map((id) => [id, links.get(id)!])),
-}));
-
 const db = useTestDatabase("forecast_reality");
 const alice = { type: "user" as const, id: null, label: "alice@example.com", role: "admin" as const };
 const q = async (sql: string, params: unknown[] = []) => (await getPool().query(sql, params)).rows;
@@ -55,16 +37,6 @@ const T0 = Date.parse("2027-03-27T12:00:00Z"); // Europe/Berlin jumps 02:00 → 
 const END = T0 + 26 * HOUR;
 const STEP = 15 * 60_000;
 const HORIZON_SECONDS = 3600;
-
-const calendar = (name: string, hours: string[]): CalendarRules => ({
-  id: `00000000-0000-4000-8000-${String(hours.length).padStart(12, "0")}`,
-  name,
-  timezone: "UTC",
-  dates: hours,
-  weekdays: [],
-  windows: [],
-  ranges: [],
-});
 
 beforeAll(async () => {
   // Before anything opens the product's pool: every connection it opens then has the simulated clock.
@@ -89,7 +61,7 @@ const setClock = (ms: number) => q(`UPDATE sim.clock SET at = to_timestamp($1::f
  * not left to the misfire handling of a fleet without workers.
  */
 async function tick(): Promise<void> {
-  await planDueSchedules(getPool(), { horizonSeconds: HORIZON_SECONDS, loadCalendars: async (_db, ids) => pickLinks(ids) });
+  await planDueSchedules(getPool(), { horizonSeconds: HORIZON_SECONDS });
   await autoResumeDueSchedules(getPool());
   await q(
     `UPDATE runs r SET state = 'succeeded', attempt = 1, started_at = r.due_at, finished_at = r.due_at, updated_at = now()
@@ -97,7 +69,6 @@ async function tick(): Promise<void> {
       WHERE s.id = r.schedule_id AND r.state = 'planned' AND r.due_at <= now() AND NOT ${pausedSql("s", "now()")}`,
   );
 }
-const pickLinks = (ids: readonly string[]) => new Map(ids.filter((id) => links.has(id)).map((id) => [id, links.get(id)!]));
 
 /** A schedule's forecast from `from` on, as planFires gives it now: the phases a test run went through. */
 interface Phase {
@@ -108,6 +79,7 @@ const phases = new Map<string, Phase[]>();
 
 async function forecast(id: string, from: number): Promise<void> {
   const s = await getScheduleOrThrow(getPool(), id);
+  const links = await loadScheduleCalendars(getPool(), [id]);
   const { fires, cut } = planFires(firePlanOf(s, links.get(id) ?? []), { from: new Date(from), until: new Date(END) });
   expect(cut).toBe(false);
   phases.set(id, [...(phases.get(id) ?? []), { from, fires }]);
@@ -121,6 +93,10 @@ describe("forecast = reality", () => {
   it("the planner writes exactly the fires planFires forecast, over a simulated day with DST, a pause, dates, jitter, an edit and calendars", async () => {
     const berlin = (cron: string, gap: "shift" | "skip" = "shift") =>
       ({ kind: "cron", cron, timezone: "Europe/Berlin", dst: { gap, repeat: "once" } }) as const;
+    // 2027-03-27 is a Saturday (weekday 6).
+    await createCalendar({ name: "Evening freeze", timezone: "UTC", windows: [{ weekdays: [6], start: "18:00", end: "20:00" }] }, alice);
+    await createCalendar({ name: "Backup window", timezone: "UTC", windows: [{ weekdays: [6], start: "20:00", end: "21:00" }] }, alice);
+    await createCalendar({ name: "Sunday off", timezone: "Europe/Berlin", dates: ["2027-03-28"] }, alice);
     const ids = {
       dstSkip: await create("dst-skip", { trigger: berlin("30 1-3 * * *", "skip") }),
       jittered: await create("jittered", { trigger: berlin("0,30 * * * *"), startJitterMs: 20_000 }),
@@ -130,12 +106,21 @@ describe("forecast = reality", () => {
         startsAt: new Date(T0 + 2 * HOUR).toISOString(),
         endsAt: new Date(T0 + 10 * HOUR).toISOString(),
       }),
-      skipCal: await create("skip-calendar", { trigger: { kind: "cron", cron: "0 * * * *", timezone: "UTC" } }),
-      shiftCal: await create("shift-calendar", { trigger: { kind: "cron", cron: "0,30 * * * *", timezone: "UTC" } }),
+      skipCal: await create("skip-calendar", {
+        trigger: { kind: "cron", cron: "0 * * * *", timezone: "UTC" },
+        calendars: [{ calendar: "Evening freeze", policy: "skip" }],
+      }),
+      shiftCal: await create("shift-calendar", {
+        trigger: { kind: "cron", cron: "0,30 * * * *", timezone: "UTC" },
+        calendars: [{ calendar: "Backup window", policy: "shift_next" }],
+      }),
+      // 09:00 Berlin on the blocked Sunday moves to Monday 09:00, after the period: a planned row far ahead.
+      shiftDay: await create("shift-day", {
+        trigger: berlin("0 9 * * *"),
+        calendars: [{ calendar: "Sunday off", policy: "shift_next" }],
+      }),
       edited: await create("edited", { trigger: { kind: "cron", cron: "*/5 * * * *", timezone: "UTC" } }),
     };
-    links.set(ids.skipCal, [{ calendar: calendar("Evening freeze", ["2027-03-27T18", "2027-03-27T19"]), policy: "skip" }]);
-    links.set(ids.shiftCal, [{ calendar: calendar("Backup window", ["2027-03-27T20"]), policy: "shift_next" }]);
     for (const id of Object.values(ids)) await forecast(id, T0);
 
     const T1 = T0 + 4 * HOUR; // pause until T1 + 3 h
@@ -158,6 +143,7 @@ describe("forecast = reality", () => {
     }
 
     const fates = new Set<string>();
+    const byCalendar = new Set<string>();
     let shifted = 0;
     for (const [name, id] of Object.entries(ids)) {
       const rows = await q(
@@ -179,6 +165,10 @@ describe("forecast = reality", () => {
       let withRow = 0;
       for (const f of expected) {
         fates.add(f.fate);
+        if (f.calendar)
+          byCalendar.add(
+            `${f.calendar.name} ${f.calendar.policy} ${f.fate}${f.plannedAt.getTime() !== f.nominalAt.getTime() ? " moved" : ""}`,
+          );
         const at = `${name} ${f.nominalAt.toISOString()} (${f.fate})`;
         const row = byNominal.get(f.nominalAt.getTime());
         if (f.fate === "not_started" || f.fate === "ended" || f.fate === "dst_skipped") {
@@ -204,6 +194,14 @@ describe("forecast = reality", () => {
     // The period exercised every rule.
     expect([...fates].sort()).toEqual(["dst_skipped", "ended", "excluded", "not_started", "paused", "run"]);
     expect(shifted).toBeGreaterThan(0);
+    // Each real calendar did its part: skip excluded, shift_next moved (window and day), and a fire moved onto
+    // another's instant was excluded.
+    expect([...byCalendar].sort()).toEqual([
+      "Backup window shift_next excluded",
+      "Backup window shift_next run moved",
+      "Evening freeze skip excluded",
+      "Sunday off shift_next run moved",
+    ]);
     const jitters = await q(`SELECT count(DISTINCT due_at - planned_at)::int AS n FROM runs WHERE schedule_id = $1`, [ids.jittered]);
     expect(jitters[0].n).toBeGreaterThan(1);
   });

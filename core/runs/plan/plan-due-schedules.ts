@@ -8,7 +8,7 @@
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../../db/pool";
 import { getLogger } from "../../log";
-import { loadScheduleCalendars, type CalendarLink } from "../../calendars/calendar-rules";
+import { loadScheduleCalendars } from "../../calendars/calendar-rules";
 import type { FirePlanSchedule } from "../../schedules/fire-plan";
 import { storedTrigger, type Schedule } from "../../schedules/schedule-record";
 import { isPaused } from "../paused";
@@ -27,9 +27,6 @@ export interface PlanStepResult {
 /** What planning reads of a schedule: what its fire plan needs (fire-plan.ts) but its calendar links, and its cursor. */
 export type PlanTarget = Omit<FirePlanSchedule, "calendars"> & Pick<Schedule, "plannedThrough">;
 
-/** Where the planner reads schedules' calendar links: calendar-rules.ts, or a test's own. */
-export type CalendarLoader = (db: Queryable, scheduleIds: readonly string[]) => Promise<Map<string, CalendarLink[]>>;
-
 export async function planDueSchedules(
   pool: pg.Pool,
   opts: {
@@ -39,8 +36,6 @@ export async function planDueSchedules(
     /** Stop starting slices once this long has passed (monotonic clock; a slice under way finishes). */
     budgetMs?: number;
     maxBatches?: number;
-    /** Test seam: the calendar links' source (default loadScheduleCalendars). */
-    loadCalendars?: CalendarLoader;
   },
 ): Promise<PlanStepResult> {
   const batchSize = opts.batchSize ?? 250;
@@ -57,9 +52,7 @@ export async function planDueSchedules(
     const n = await withTransaction(async (tx) => {
       const { targets, locked, dbNow } = await lockDueSlice(tx, opts.horizonSeconds, batchSize);
       if (targets.length > 0)
-        result.inserted += await planSchedulesThrough(tx, targets, new Date(dbNow.getTime() + opts.horizonSeconds * 1000), {
-          loadCalendars: opts.loadCalendars,
-        });
+        result.inserted += await planSchedulesThrough(tx, targets, new Date(dbNow.getTime() + opts.horizonSeconds * 1000));
       return locked;
     }, pool);
     result.schedules += n;
@@ -158,10 +151,10 @@ export async function planSchedulesThrough(
   tx: Queryable,
   targets: readonly PlanTarget[],
   until: Date,
-  opts: { maxRounds?: number; loadCalendars?: CalendarLoader } = {},
+  opts: { maxRounds?: number } = {},
 ): Promise<number> {
   const maxRounds = opts.maxRounds ?? 10;
-  const links = await (opts.loadCalendars ?? loadScheduleCalendars)(
+  const links = await loadScheduleCalendars(
     tx,
     targets.map((t) => t.id),
   );
@@ -201,13 +194,8 @@ export async function planSchedulesThrough(
 }
 
 /** One schedule (resume, tests); the caller holds its row lock. */
-export function planScheduleThrough(
-  tx: Queryable,
-  schedule: PlanTarget,
-  until: Date,
-  opts: { loadCalendars?: CalendarLoader } = {},
-): Promise<number> {
-  return planSchedulesThrough(tx, [schedule], until, opts);
+export function planScheduleThrough(tx: Queryable, schedule: PlanTarget, until: Date): Promise<number> {
+  return planSchedulesThrough(tx, [schedule], until);
 }
 
 const INSERT_CHUNK = 5000;

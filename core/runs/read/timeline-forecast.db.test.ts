@@ -164,8 +164,11 @@ describe("timeline forecast", () => {
     const marks = laneMarks(tl, 0);
     const held = marks.filter((m) => m.at < until);
     const after = marks.filter((m) => m.at > until);
-    expect(held.length).toBeGreaterThan(0);
-    expect(new Set(held.map((m) => m.fate))).toEqual(new Set(["paused"]));
+    expect(held.length).toBeGreaterThan(1);
+    // Misfire policy run_once (the default): the resume at `until` runs the newest held fire, the others stay held.
+    expect(held.slice(0, -1).map((m) => m.fate)).toEqual(held.slice(0, -1).map(() => "paused"));
+    expect(held.at(-1)!.fate).toBe("run");
+    expect(held.at(-1)!.reason).toMatch(/then run at the resume \(misfire policy run_once\)/);
     for (const m of held) expect(m.reason).toMatch(/paus/i);
     expect(new Set(after.map((m) => m.fate))).toEqual(new Set(["run"]));
   });
