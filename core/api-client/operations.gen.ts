@@ -2164,6 +2164,7 @@ export interface Operations {
       };
       count?: number;
       from?: string;
+      scheduleId?: string;
     };
     answer: {
       now: string;
