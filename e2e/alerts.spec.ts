@@ -53,7 +53,8 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   await page.screenshot({ path: "artifacts/screenshots/alerts.png", fullPage: true });
 
   await row.getByTestId("acknowledge-alert").click();
-  const dialog = page.getByTestId("acknowledge-dialog");
+  // Each open alert row holds its own (closed) dialog: take this row's.
+  const dialog = row.getByTestId("acknowledge-dialog");
   await expect(dialog.getByLabel("Note (optional)")).toBeFocused();
   await page.keyboard.type("checking the upstream export, e2e");
   await page.keyboard.press("Enter");
