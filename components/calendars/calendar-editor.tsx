@@ -22,20 +22,29 @@ import Link from "next/link";
 
 export function CalendarEditor({ id }: { id?: string }) {
   const q = useQuery({ ...calendarQuery(id ?? ""), enabled: Boolean(id) });
-  if (!id) return <CalendarForm />;
+  // The notice lives here: a save bumps the revision, which remounts the form with the stored calendar.
+  const [notice, setNotice] = useState<string | null>(null);
+  if (!id) return <CalendarForm notice={notice} setNotice={setNotice} />;
   if (q.isPending) return <p className="muted">Loading calendar…</p>;
   if (q.error) return <p className="error">Could not load the calendar: {q.error.message}</p>;
-  return <CalendarForm key={q.data.calendar.revision} calendar={q.data.calendar} />;
+  return <CalendarForm key={q.data.calendar.revision} calendar={q.data.calendar} notice={notice} setNotice={setNotice} />;
 }
 
-function CalendarForm({ calendar }: { calendar?: CalendarView }) {
+function CalendarForm({
+  calendar,
+  notice,
+  setNotice,
+}: {
+  calendar?: CalendarView;
+  notice: string | null;
+  setNotice: (notice: string | null) => void;
+}) {
   const router = useRouter();
   const qc = useQueryClient();
   const canEdit = useCan("operate");
   const [values, setValues] = useState<CalendarFormValues>(calendar ? formFromCalendar(calendar) : DEFAULT_CALENDAR_FORM);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState<{ body: string; result: CalendarSaveView } | null>(null);
   const body = useMemo(() => calendarBodyFromForm(values), [values]);
