@@ -2,6 +2,7 @@
 // manages users and tokens. Running a program on a worker host is a permission beside the roles: every admin
 // holds it, an operator only when an admin grants it (core/auth/program-permission.ts enforces it).
 import { z } from "zod";
+import type { TeamRoles } from "../teams/team-roles";
 
 export const roleSchema = z.enum(["viewer", "operator", "admin"]);
 export type Role = z.infer<typeof roleSchema>;
@@ -22,6 +23,13 @@ export interface Actor {
   role: Role;
   /** Granted the program permission (an admin holds it by role); a token carries its creator's grant. */
   mayRunPrograms?: boolean;
+  /** The caller's role in each team it belongs to (a token: its creator's, narrowed to the token's team). A global
+   * admin (role "admin") acts in every team whatever this holds. */
+  teams?: TeamRoles;
+  /** A token bound to one team acts only there; absent for users and for tokens of every team of their creator. */
+  tokenTeamId?: string | null;
+  /** A token's scopes (e.g. "runs:trigger"); absent or empty: everything its role allows. */
+  scopes?: readonly string[];
   ip?: string | null;
   userAgent?: string | null;
 }

@@ -35,6 +35,10 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   users: { console: RW, worker: R },
   sessions: { console: RW, worker: R }, // expired ones go through vigil_expire_sessions
   api_tokens: { console: RW, worker: R },
+  // Teams and memberships are the console's (admins and single sign-on write them); the worker reads a team's
+  // code-execution rules and worker pool.
+  teams: { console: RW, worker: R },
+  team_members: { console: RW, worker: R },
   login_attempts: { console: RW, worker: ["SELECT", "DELETE"] },
   oidc_login_flows: { console: RW, worker: R },
   // The console encrypts new values; a worker re-encrypts under a new key (core/secrets/reencrypt-secrets.ts).
