@@ -133,6 +133,9 @@ export const envSchema = z.object({
       }
     }),
   VIGIL_SECURE_COOKIES: bool,
+  // Check every JSON success answer against the route's published contract and log the ones outside it (the e2e
+  // suite sets it and fails on such a line). Costs a schema check per answer; off in production.
+  VIGIL_CHECK_ANSWERS: bool,
   // Which proxies' X-Forwarded-For/-Host/-Proto to believe: unset → none (the client is the socket peer),
   // a number of proxies in front, or addresses/CIDR ranges/"loopback"/"private" (core/http/proxy-trust.ts).
   VIGIL_TRUST_PROXY: z

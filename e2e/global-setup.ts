@@ -10,6 +10,7 @@ import { cloneTemplate, freePort, startTestPostgres } from "../test/postgres-for
 import { ensureFirstAdminAt } from "../core/auth/ensure-first-admin";
 import { splitSettings } from "../scripts/lib/handed-settings";
 import { setUpRoleDatabase } from "../test/role-database";
+import { OUTSIDE_CONTRACT_MESSAGE } from "../app/api/_lib/contract/answer-outside-contract";
 
 export const E2E_ADMIN = { email: "admin@vigil.test", password: "correct-horse-battery-staple" };
 /** Playwright storage state of the signed-in E2E admin; playwright.config.ts makes every spec use it. */
@@ -48,6 +49,22 @@ async function signIn(baseURL: string): Promise<string> {
   const own = `artifacts/e2e-storage-${process.pid}.json`;
   fs.writeFileSync(own, JSON.stringify(state, null, 2));
   return own;
+}
+
+/** The console's log lines that report an answer outside the contract (VIGIL_CHECK_ANSWERS), one line each. */
+function answersOutsideContract(logPath: string): string[] {
+  const found: string[] = [];
+  for (const line of fs.readFileSync(logPath, "utf8").split("\n")) {
+    if (!line.includes(OUTSIDE_CONTRACT_MESSAGE)) continue;
+    const start = line.indexOf("{");
+    try {
+      const entry = JSON.parse(line.slice(start)) as { method?: string; path?: string; status?: number; issues?: string[] };
+      found.push(`  ${entry.method} ${entry.path} → ${entry.status}: ${(entry.issues ?? []).join("; ")}`);
+    } catch {
+      found.push(`  ${line.slice(0, 500)}`);
+    }
+  }
+  return found;
 }
 
 async function waitForReady(url: string, timeoutMs: number): Promise<void> {
@@ -94,6 +111,8 @@ export default async function globalSetup() {
     VIGIL_AUDIT_ANCHOR_INTERVAL: "1",
     VIGIL_AUDIT_ANCHOR_FILE: path.resolve("artifacts/e2e-audit-anchors.jsonl"),
     VIGIL_EGRESS_ALLOW: "127.0.0.1", // the specs' receivers and services listen on loopback
+    // Every answer the suite receives is checked against the API contract; one outside it fails the run (below).
+    VIGIL_CHECK_ANSWERS: "true",
   };
   fs.rmSync(env.VIGIL_AUDIT_ANCHOR_FILE, { force: true });
   const handed = splitSettings(env, {
@@ -127,7 +146,10 @@ export default async function globalSetup() {
   return async () => {
     fs.rmSync(storage, { force: true });
     await Promise.all(children.map((c) => terminate(c)));
-    logFile.end();
+    await new Promise<void>((resolve) => logFile.end(resolve));
     await pg.stop();
+    const outside = answersOutsideContract("artifacts/e2e-processes.log");
+    if (outside.length > 0)
+      throw new Error(`${outside.length} API answer(s) in this run were outside the API contract:\n${outside.join("\n")}`);
   };
 }

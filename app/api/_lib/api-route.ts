@@ -21,6 +21,7 @@ import { resolveClient } from "@/core/http/proxy-trust";
 import { isPeerHeaderWritten, PEER_HEADER } from "@/core/http/peer-header";
 import { readJsonBody, readQuery } from "./read-input";
 import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
+import { answerOutsideContract, OUTSIDE_CONTRACT_MESSAGE } from "./contract/answer-outside-contract";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -166,6 +167,22 @@ export function warnDatabaseUnavailable(err: unknown, context: Record<string, un
   getLogger().warn({ ...context, reason: (err as Error)?.message }, "database unavailable: API requests answer 503 database_unavailable");
 }
 
+/** VIGIL_CHECK_ANSWERS: logs a success answer its route's contract does not describe (paths and reasons, no values). */
+async function logAnswerOutsideContract(spec: RouteSpec, req: NextRequest, result: unknown): Promise<void> {
+  let status = 200;
+  let body: unknown = result ?? { ok: true };
+  if (result instanceof Response) {
+    if (!result.headers.get("content-type")?.startsWith("application/json")) return;
+    status = result.status;
+    body = await result
+      .clone()
+      .json()
+      .catch(() => null);
+  } else body = JSON.parse(jsonText(body));
+  const issues = answerOutsideContract(spec, status, body);
+  if (issues) getLogger().error({ path: req.nextUrl.pathname, method: req.method, status, issues }, OUTSIDE_CONTRACT_MESSAGE);
+}
+
 export function apiRoute<
   A extends Access,
   B extends z.ZodType = z.ZodUnknown,
@@ -216,6 +233,7 @@ export function apiRoute<
       });
       // A write through this console: its change feed names it at once, and stops sharing answers until it has.
       if (MUTATING.has(req.method)) findConsoleChangeFeed()?.noteLocalWrite();
+      if (getEnv().VIGIL_CHECK_ANSWERS) await logAnswerOutsideContract(spec, req, result);
       if (result instanceof Response) return result;
       const jsonStart = performance.now();
       const res = jsonResponse(result ?? { ok: true }, 200, { "cache-control": "no-store" });
