@@ -10,12 +10,22 @@ export const PROFILE_SETTINGS = {
   wal_keep_size: "2GB",
 };
 
-export interface Profile {
+export interface ProfileReport {
   /** Lines describing the window, per `per` units of work (runs, jobs). */
-  report(per: number, top?: number): Promise<string[]>;
+  lines: string[];
+  perRun: { statements: number; commits: number };
+  /** Rows per call of the statements whose text matches `query` (e.g. runs per claim batch); undefined if none ran. */
+  rowsPerCall(query: RegExp): number | undefined;
+  /** What the window wrote to `runs`, per unit (when asked for and pg_walinspect is there). */
+  runsWrites?: { indexInserts: number; updates: number; hotUpdates: number };
 }
 
-export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
+export interface Profile {
+  report(per: number, top?: number): Promise<ProfileReport>;
+}
+
+/** `runsWrites: false` for a baseline's database, whose `runs` table the window does not touch. */
+export async function startProfile(pool: pg.Pool, opts: { runsWrites?: boolean } = {}): Promise<Profile | null> {
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await pool.query("SELECT pg_stat_statements_reset()");
@@ -38,17 +48,27 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
       );
       const calls = rows.reduce((n, r) => n + r.calls, 0);
       const ms = rows.reduce((n, r) => n + r.ms, 0);
-      const out = [
+      const lines = [
         `statements ${(calls / per).toFixed(2)} per run, commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
       ];
       const row = (r: { calls: number; ms: number; rows: number; q: string }) =>
         `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run ${(r.rows / r.calls).toFixed(1).padStart(6)} rows/call  ${r.q}`;
-      out.push("most often:");
-      for (const r of rows.slice(0, top)) out.push(row(r));
-      out.push("most time:");
-      for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) out.push(row(r));
-      out.push(...(await runsWrites(pool, lsn0, per)));
-      return out;
+      lines.push("most often:");
+      for (const r of rows.slice(0, top)) lines.push(row(r));
+      lines.push("most time:");
+      for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) lines.push(row(r));
+      const writes = opts.runsWrites === false ? null : await runsWrites(pool, lsn0, per);
+      if (writes) lines.push(...writes.lines);
+      return {
+        lines,
+        perRun: { statements: calls / per, commits: (c1 - c0) / per },
+        rowsPerCall(query) {
+          const hit = rows.filter((r) => query.test(r.q));
+          const n = hit.reduce((k, r) => k + r.calls, 0);
+          return n > 0 ? hit.reduce((k, r) => k + r.rows, 0) / n : undefined;
+        },
+        runsWrites: writes?.figures,
+      };
     },
   };
 }
@@ -58,7 +78,11 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
  * HOT updates, and index records (almost all leaf inserts; page splits add a few) per index, per unit of work. Every
  * non-HOT update of a run enters each index whose predicate its new version meets.
  */
-async function runsWrites(pool: pg.Pool, lsn0: string, per: number): Promise<string[]> {
+async function runsWrites(
+  pool: pg.Pool,
+  lsn0: string,
+  per: number,
+): Promise<{ lines: string[]; figures?: { indexInserts: number; updates: number; hotUpdates: number } }> {
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
     const { rows } = await pool.query<{ relname: string; heap: boolean; record_type: string; n: number }>(
@@ -76,7 +100,7 @@ async function runsWrites(pool: pg.Pool, lsn0: string, per: number): Promise<str
     for (const r of rows.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
       byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
     const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
-    return [
+    const lines = [
       `runs, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
         `index inserts ${f(total)} per run:`,
       "  " +
@@ -85,7 +109,8 @@ async function runsWrites(pool: pg.Pool, lsn0: string, per: number): Promise<str
           .map(([k, v]) => `${k} ${f(v)}`)
           .join(", "),
     ];
+    return { lines, figures: { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per } };
   } catch (err) {
-    return [`runs, from the WAL: not available (${(err as Error).message})`];
+    return { lines: [`runs, from the WAL: not available (${(err as Error).message})`] };
   }
 }
