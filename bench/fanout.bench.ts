@@ -122,10 +122,12 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean,
       [at, n, grouped],
     );
     if (explain) {
-      await waitFor("the fan-out's runs to be planned", async () => (await pool.query(`SELECT count(*)::int AS n FROM runs`)).rows[0].n >= n, {
-        timeoutMs: 120_000,
-        intervalMs: 200,
-      });
+      // Enqueued (a pg-boss job each, state 'queued') from 10 s before the due second: explained on those rows.
+      await waitFor(
+        "the fan-out's runs to be enqueued",
+        async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`)).rows[0].n >= Math.min(n, CONCURRENCY),
+        { timeoutMs: 120_000, intervalMs: 100 },
+      );
       for (const l of await explainHotPath(url, CONCURRENCY)) say(`  ${l}`);
     }
     const profile = await startProfile(pool);
@@ -181,7 +183,13 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean,
 }
 
 /** graphile-worker: N no-op jobs with run_at at one instant (added before it), drained by its worker processes. */
-export async function graphileFanout(adminUrl: string, n: number, benchFile: string, postgresPid?: number, batched = false): Promise<Drain> {
+export async function graphileFanout(
+  adminUrl: string,
+  n: number,
+  benchFile: string,
+  postgresPid?: number,
+  batched = false,
+): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_graphile_${n}`);
   await migrateGraphile(url);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -223,7 +231,14 @@ export async function graphileFanout(adminUrl: string, n: number, benchFile: str
     const prof = await profile?.report(n);
     const lat = procs.flatMap((p) => p.starts).map((ms) => ms - at.getTime());
     const last = Math.max(...lat);
-    return { lastStartMs: last, p50: percentile(lat, 50), p99: percentile(lat, 99), perSecond: (n / last) * 1000, cpu: used, perRun: prof?.perRun };
+    return {
+      lastStartMs: last,
+      p50: percentile(lat, 50),
+      p99: percentile(lat, 99),
+      perSecond: (n / last) * 1000,
+      cpu: used,
+      perRun: prof?.perRun,
+    };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
     await pool.end();
@@ -358,12 +373,19 @@ export default async function fanoutBench(): Promise<void> {
           p99: m((d) => d.p99)!,
           perSecond: m((d) => d.perSecond)!,
           cpu: cpu === undefined ? undefined : { postgres: cpu, workers: m((d) => d.cpu?.workers)! },
-          perRun: m((d) => d.perRun?.statements) === undefined ? undefined : { statements: m((d) => d.perRun?.statements)!, commits: m((d) => d.perRun?.commits)! },
+          perRun:
+            m((d) => d.perRun?.statements) === undefined
+              ? undefined
+              : { statements: m((d) => d.perRun?.statements)!, commits: m((d) => d.perRun?.commits)! },
           runsPerBatch: m((d) => d.runsPerBatch),
           runsWrites:
             m((d) => d.runsWrites?.indexInserts) === undefined
               ? undefined
-              : { indexInserts: m((d) => d.runsWrites?.indexInserts)!, updates: m((d) => d.runsWrites?.updates)!, hotUpdates: m((d) => d.runsWrites?.hotUpdates)! },
+              : {
+                  indexInserts: m((d) => d.runsWrites?.indexInserts)!,
+                  updates: m((d) => d.runsWrites?.updates)!,
+                  hotUpdates: m((d) => d.runsWrites?.hotUpdates)!,
+                },
         };
         say(`  ${SYSTEM_NAMES[sys]}: ${line(med)}`);
       }

@@ -37,7 +37,8 @@ export async function explainHotPath(url: string, batch: number): Promise<string
       await f();
       out.push(`${title}:`);
       // The function's own statements (nested), not the SELECT that calls it.
-      for (const n of notices.filter((m) => !/vigil_(claim|finish)_free_runs\(/.test(m))) out.push(...n.split("\n").map((l) => `  ${l}`));
+      for (const n of notices.filter((m) => !/vigil_(claim|finish)_free_runs\(|WHERE state = 'queued' ORDER BY id LIMIT/.test(m)))
+        out.push(...n.split("\n").map((l) => `  ${l}`));
     };
     await section(`claim of ${rows.length} runs (vigil_claim_free_runs)`, () =>
       claimFreeRuns(

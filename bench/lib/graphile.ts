@@ -22,7 +22,13 @@ export async function startGraphileProcess(
 ): Promise<GraphileProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", benchFile, "--raw-worker", `graphile|${opts.concurrency}|${opts.pollMs}|${opts.batched ? "batched" : "default"}|${url}`],
+    [
+      "--import",
+      "tsx",
+      benchFile,
+      "--raw-worker",
+      `graphile|${opts.concurrency}|${opts.pollMs}|${opts.batched ? "batched" : "default"}|${url}`,
+    ],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },

@@ -109,7 +109,10 @@ async function runsWrites(
           .map(([k, v]) => `${k} ${f(v)}`)
           .join(", "),
     ];
-    return { lines, figures: { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per } };
+    return {
+      lines,
+      figures: { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per },
+    };
   } catch (err) {
     return { lines: [`runs, from the WAL: not available (${(err as Error).message})`] };
   }
