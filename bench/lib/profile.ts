@@ -73,10 +73,14 @@ export async function startProfile(pool: pg.Pool, opts: { runsWrites?: boolean }
   };
 }
 
+/** The tables whose writes the window reads back from the WAL: the run, its attempt, and its schedule (locked). */
+const WRITTEN_TABLES = ["runs", "attempts", "schedules"];
+
 /**
- * What the window wrote to `runs` and its indexes, read back from the WAL (pg_walinspect): heap inserts, updates and
- * HOT updates, and index records (almost all leaf inserts; page splits add a few) per index, per unit of work. Every
- * non-HOT update of a run enters each index whose predicate its new version meets.
+ * What the window wrote to `runs` (and its attempts and schedules) and their indexes, read back from the WAL
+ * (pg_walinspect): heap inserts, updates and HOT updates, row locks, and index records (almost all leaf inserts;
+ * page splits add a few) per index, per unit of work. Every non-HOT update of a row enters each index whose
+ * predicate its new version meets.
  */
 async function runsWrites(
   pool: pg.Pool,
@@ -85,34 +89,42 @@ async function runsWrites(
 ): Promise<{ lines: string[]; figures?: { indexInserts: number; updates: number; hotUpdates: number } }> {
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-    const { rows } = await pool.query<{ relname: string; heap: boolean; record_type: string; n: number }>(
-      `SELECT c.relname, c.relkind = 'r' AS heap, b.record_type, count(DISTINCT b.start_lsn)::int AS n
+    const { rows } = await pool.query<{ tbl: string; relname: string; heap: boolean; record_type: string; n: number }>(
+      `SELECT t.relname AS tbl, c.relname, c.relkind = 'r' AS heap, b.record_type, count(DISTINCT b.start_lsn)::int AS n
          FROM pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn()) b
          JOIN pg_class c ON c.relfilenode = b.relfilenode
+         JOIN pg_class t ON t.oid = CASE WHEN c.relkind = 'i' THEN (SELECT indrelid FROM pg_index WHERE indexrelid = c.oid) ELSE c.oid END
         WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) AND b.relforknumber = 0
-          AND (c.oid = 'runs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'runs'::regclass))
-        GROUP BY 1, 2, 3`,
-      [lsn0],
+          AND t.relname = ANY($2) AND t.relnamespace = 'public'::regnamespace
+        GROUP BY 1, 2, 3, 4`,
+      [lsn0, WRITTEN_TABLES],
     );
     const f = (n: number) => (n / per).toFixed(2);
-    const heap = (t: string) => rows.filter((r) => r.heap && r.record_type.startsWith(t)).reduce((n, r) => n + r.n, 0);
-    const byIndex = new Map<string, number>();
-    for (const r of rows.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
-      byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
-    const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
-    const lines = [
-      `runs, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
-        `index inserts ${f(total)} per run:`,
-      "  " +
-        [...byIndex.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .map(([k, v]) => `${k} ${f(v)}`)
-          .join(", "),
-    ];
-    return {
-      lines,
-      figures: { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per },
-    };
+    const lines: string[] = [];
+    let figures: { indexInserts: number; updates: number; hotUpdates: number } | undefined;
+    for (const table of WRITTEN_TABLES) {
+      const mine = rows.filter((r) => r.tbl === table);
+      const heap = (t: string) => mine.filter((r) => r.heap && r.record_type.startsWith(t)).reduce((n, r) => n + r.n, 0);
+      const byIndex = new Map<string, number>();
+      for (const r of mine.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
+        byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
+      const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
+      lines.push(
+        `${table}, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
+          `index inserts ${f(total)} per run${total > 0 ? ":" : ""}`,
+      );
+      if (total > 0)
+        lines.push(
+          "  " +
+            [...byIndex.entries()]
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, v]) => `${k} ${f(v)}`)
+              .join(", "),
+        );
+      if (table === "runs")
+        figures = { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per };
+    }
+    return { lines, figures };
   } catch (err) {
     return { lines: [`runs, from the WAL: not available (${(err as Error).message})`] };
   }
