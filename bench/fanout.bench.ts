@@ -9,7 +9,7 @@
 // Ratios are Vigil / baseline of the drain time (due → last start): ≤ 1.0 means Vigil started them sooner.
 // Each N runs BENCH_FANOUT_ROUNDS (3) rounds, the systems' order rotated each round so none always runs first on a
 // machine whose load drifts; the summary gives each figure's median over the rounds and the machine load.
-// Every system's window is profiled the same way (statements and commits per run or job; for Vigil also runs per
+// Every system's window (from the moment all its jobs exist to the last outcome) is profiled the same way (statements and commits per run or job; for Vigil also runs per
 // claim batch and what each run wrote to `runs` and its indexes, from the WAL).
 // `npm run bench -- fanout` (BENCH_FANOUT_N=1000,10000 by default; BENCH_FANOUT_SYSTEMS=vigil,graphile,graphile-batched,boss;
 // BENCH_FANOUT_EXPLAIN=true prints EXPLAIN (ANALYZE, BUFFERS) of the claim and outcome statements once per N).
@@ -130,6 +130,10 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean,
       );
       for (const l of await explainHotPath(url, CONCURRENCY)) say(`  ${l}`);
     }
+    // The profiled window, as for the baselines (whose jobs are all added before it), starts once every run has
+    // its job: planning and enqueueing (from 10 s before the due second) stay outside it, whichever round it is.
+    const enqueued = async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`)).rows[0].n >= n;
+    while (!(await enqueued()) && (await dbNow(pool)).getTime() < at.getTime() - 200) await new Promise((r) => setTimeout(r, 100));
     const profile = await startProfile(pool);
     await untilDbTime(pool, at);
     const cpu = postgresPid
