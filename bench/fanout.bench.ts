@@ -12,9 +12,13 @@
 // Every system's window (from the moment all its jobs exist to the last outcome) is profiled the same way (statements and commits per run or job; for Vigil also runs per
 // claim batch and what each run wrote to `runs` and its indexes, from the WAL).
 // `npm run bench -- fanout` (BENCH_FANOUT_N=1000,10000 by default; BENCH_FANOUT_SYSTEMS=vigil,graphile,graphile-batched,boss;
-// BENCH_FANOUT_EXPLAIN=true prints EXPLAIN (ANALYZE, BUFFERS) of the claim and outcome statements once per N).
+// BENCH_FANOUT_EXPLAIN=true prints EXPLAIN (ANALYZE, BUFFERS) of the claim and outcome statements in each N's first
+// round; BENCH_FANOUT_CPU_PROFILE=true runs Vigil's workers under `node --cpu-prof` in each N's last round and prints
+// the profile's top functions by self time — that round's figures then carry the profiler's overhead).
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { cloneTemplate, dropDatabase, startTestPostgres } from "../test/postgres-for-tests";
@@ -25,6 +29,7 @@ import { runBenchWhenMain } from "./lib/main";
 import { GRAPHILE_BATCHING, graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
 import { explainHotPath } from "./lib/explain-hot-path";
+import { cpuProfileTop } from "./lib/cpu-profile-top";
 import { rawBossWorkerMain } from "./lib/raw-boss";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 
@@ -100,10 +105,23 @@ async function dbNow(pool: pg.Pool): Promise<Date> {
 }
 
 /** Vigil: N once-schedules due at one second, planned and enqueued by the workers' planners. */
-export async function vigilFanout(adminUrl: string, n: number, grouped: boolean, postgresPid?: number, explain = false): Promise<Drain> {
+export async function vigilFanout(
+  adminUrl: string,
+  n: number,
+  grouped: boolean,
+  postgresPid?: number,
+  explain = false,
+  cpuProf = false,
+): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 3 });
-  const workers = await startWarmWorkers(url, WORKERS, { VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY) });
+  const profDir = cpuProf ? fs.mkdtempSync(path.join(os.tmpdir(), "vigil-fanout-cpuprof-")) : null;
+  const spawnedAt = Date.now();
+  let dueAt = spawnedAt;
+  const workers = await startWarmWorkers(url, WORKERS, {
+    VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY),
+    ...(profDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {}),
+  });
   try {
     // The default policies but a starting deadline of an hour: on a loaded machine the last of 10,000 runs may start
     // later than the default minute, and would then be (rightly) missed instead of measured.
@@ -111,6 +129,7 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean,
     const leadS = 12 + Math.ceil(n / 1000);
     const { rows: t } = await pool.query(`SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`, [leadS]);
     const at: Date = t[0].at;
+    dueAt = at.getTime();
     if (grouped) {
       await pool.query(`INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`, [n]);
     }
@@ -183,6 +202,11 @@ export async function vigilFanout(adminUrl: string, n: number, grouped: boolean,
     await Promise.all(workers.map((w) => w.stop()));
     await pool.end();
     await dropDatabase(adminUrl, url).catch(() => undefined);
+    if (profDir) {
+      // Written as the processes exit; samples from (about) the due second on: start-up and the wait are skipped.
+      for (const l of cpuProfileTop(profDir, { skipMs: dueAt - spawnedAt })) say(`  ${l}`);
+      fs.rmSync(profDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -334,6 +358,7 @@ export default async function fanoutBench(): Promise<void> {
   const rounds = Number(process.env.BENCH_FANOUT_ROUNDS ?? 3);
   const grouped = process.env.BENCH_FANOUT_GROUPED === "true";
   const explain = process.env.BENCH_FANOUT_EXPLAIN === "true";
+  const cpuProf = process.env.BENCH_FANOUT_CPU_PROFILE === "true";
   const server = await startTestPostgres({ durable: true, settings: PROFILE_SETTINGS });
   const file = new URL(import.meta.url).pathname;
   try {
@@ -347,7 +372,8 @@ export default async function fanoutBench(): Promise<void> {
         const systems = order.map((_, i) => order[(i + round) % order.length]!);
         for (const sys of systems) {
           let d: Drain;
-          if (sys === "vigil") d = await vigilFanout(server.adminUrl, n, grouped, pgPid, explain && round === 0);
+          if (sys === "vigil")
+            d = await vigilFanout(server.adminUrl, n, grouped, pgPid, explain && round === 0, cpuProf && round === rounds - 1);
           else if (sys === "graphile") d = await graphileFanout(server.adminUrl, n, file, pgPid);
           else if (sys === "graphile-batched") d = await graphileFanout(server.adminUrl, n, file, pgPid, true);
           else d = await bossFanout(server.adminUrl, n, file, pgPid);
