@@ -107,7 +107,7 @@ CREATE TABLE attempts (
   error text,
   CONSTRAINT attempts_pkey PRIMARY KEY (id),
   CONSTRAINT attempts_run_id_fkey FOREIGN KEY (run_id) REFERENCES runs(id) ON UPDATE CASCADE ON DELETE CASCADE
-) WITH (fillfactor=80);
+);
 
 CREATE TABLE audit_anchors (
   id bigint DEFAULT nextval('audit_anchors_id_seq'::regclass) NOT NULL,
