@@ -422,9 +422,11 @@ export default async function fanoutBench(): Promise<void> {
       if (got.vigil?.length) {
         for (const base of order.filter((x) => x !== "vigil")) {
           const ratio = (f: (d: Drain) => number) => median(got.vigil!.map((v, i) => f(v) / f(got[base]![i]!)));
+          // The goals are against graphile-worker (the stronger configuration); raw pg-boss is the floor Vigil builds on.
+          const goal = (g: string) => (base.startsWith("graphile") ? ` (goal ${g})` : "");
           say(
-            `  Vigil / ${base}, median of the rounds' ratios: drain time ×${ratio((d) => d.lastStartMs).toFixed(2)} (goal ≤ 1.0), ` +
-              `throughput ×${ratio((d) => d.perSecond).toFixed(2)} (goal ≥ 1.0)`,
+            `  Vigil / ${base}, median of the rounds' ratios: drain time ×${ratio((d) => d.lastStartMs).toFixed(2)}${goal("≤ 1.0")}, ` +
+              `throughput ×${ratio((d) => d.perSecond).toFixed(2)}${goal("≥ 1.0")}`,
           );
         }
       }
