@@ -1,4 +1,4 @@
-// The default path's claim in one round trip (issue 16): runs of 'skip', 'buffer_one' and 'cancel_running'
+// The default path's claim in one round trip: runs of 'skip', 'buffer_one' and 'cancel_running'
 // schedules and runs in concurrency groups start here when they are free to start — the same decision the locked
 // claim (claim-run.ts claimRuns, claim-decision.ts) makes for them, taken under the same locks: the SQL function
 // vigil_claim_free_runs (locks/under-run-locks.ts) locks their schedules and groups in the engine's order and waits

@@ -1,4 +1,4 @@
-// The default path's outcomes in one round trip (issue 16): a successful attempt of any run — 'skip' and other
+// The default path's outcomes in one round trip: a successful attempt of any run — 'skip' and other
 // exclusive schedules, runs in concurrency groups — is recorded here when nothing follows from it: no run waits
 // for the slot it frees. In the SQL function vigil_finish_free_runs (locks/under-run-locks.ts), which first locks
 // the runs' exclusive schedules and their groups in the engine's order and waits for them, the statement below
