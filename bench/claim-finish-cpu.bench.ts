@@ -1,4 +1,4 @@
-// The server CPU of the default path's claim and outcome statements per run (issue 16), measured where a shared,
+// The server CPU of the default path's claim and outcome statements per run, measured where a shared,
 // loaded machine cannot blur it: one session claims (claimFreeRuns) and records the success of (finishFreeRuns)
 // N queued runs of 'skip' schedules, B runs a statement, and the figure is that session's server process's own CPU
 // time (utime + stime from /proc) per run, plus the WAL it wrote. Variants are SQL applied to the database first

@@ -1,4 +1,4 @@
-// Latency of one run (issue 16): a manual trigger of a default-policy no-op schedule → its handler start, on 2 idle
+// Latency of one run: a manual trigger of a default-policy no-op schedule → its handler start, on 2 idle
 // workers × 8 threads, one trigger at a time, against graphile-worker 0.18's addJob → task start (2 processes ×
 // concurrency 8) in the same run. The variants take turns sample by sample, so a load swing on this shared machine
 // hits them alike:

@@ -1,4 +1,4 @@
-// Planning at scale (issue 16): 100,000 schedules — hourly crons spread over the hour, crons bunched at second 0 of
+// Planning at scale: 100,000 schedules — hourly crons spread over the hour, crons bunched at second 0 of
 // every minute, intervals (from 5 minutes to an hour) — created at once, then planned by the real planner tick
 // (core/runs/plan/plan-tick.ts, the worker's default horizon) called in this process the way the worker calls it
 // (the next tick a second after the previous one ended, or at once while planning reports a backlog), no workers

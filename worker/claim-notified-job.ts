@@ -1,4 +1,4 @@
-// The fast start of a run whose job a NOTIFY names (issue 16, latency of one run): a manual trigger's wake-up carries
+// The fast start of a run whose job a NOTIFY names: a manual trigger's wake-up carries
 // its job id (core/queue/send-run-job.ts dueNotice), so a dispatcher that hears it takes THAT job by primary key
 // instead of scanning the queue, and claims its run in the same statement — one round trip and one commit instead
 // of a fetch (scan + its own commit) followed by the claim.

@@ -18,11 +18,17 @@ export interface GraphileProcess {
 export async function startGraphileProcess(
   benchFile: string,
   url: string,
-  opts: { concurrency: number; pollMs: number },
+  opts: { concurrency: number; pollMs: number; batched?: boolean },
 ): Promise<GraphileProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", benchFile, "--raw-worker", `graphile|${opts.concurrency}|${opts.pollMs}|${url}`],
+    [
+      "--import",
+      "tsx",
+      benchFile,
+      "--raw-worker",
+      `graphile|${opts.concurrency}|${opts.pollMs}|${opts.batched ? "batched" : "default"}|${url}`,
+    ],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -55,9 +61,16 @@ export async function startGraphileProcess(
   };
 }
 
+/**
+ * graphile-worker's batching options (its docs' "performance" page), for the stronger of the two baselines: a local
+ * queue that fetches and locks several jobs per query and hands them to the process's workers without a round
+ * trip, and completions batched over one tick (0 ms: every completion of the same tick in one statement).
+ */
+export const GRAPHILE_BATCHING = { localQueueSize: 32, completeJobBatchDelayMs: 0 };
+
 /** The child side: graphile-worker's `run` with one no-op task that prints its start time (epoch ms) per line. */
 export async function graphileWorkerMain(arg: string): Promise<void> {
-  const [, concurrency, pollMs, ...rest] = arg.split("|");
+  const [, concurrency, pollMs, mode, ...rest] = arg.split("|");
   const { run } = await import("graphile-worker");
   // Lines are buffered and written once per tick: a write per task would cost the baseline more than its task.
   let buf: string[] = [];
@@ -71,6 +84,17 @@ export async function graphileWorkerMain(arg: string): Promise<void> {
     concurrency: Number(concurrency),
     pollInterval: Number(pollMs),
     noHandleSignals: true,
+    ...(mode === "batched"
+      ? {
+          preset: {
+            worker: {
+              localQueue: { size: GRAPHILE_BATCHING.localQueueSize },
+              completeJobBatchDelay: GRAPHILE_BATCHING.completeJobBatchDelayMs,
+              failJobBatchDelay: GRAPHILE_BATCHING.completeJobBatchDelayMs,
+            },
+          },
+        }
+      : {}),
     logger: new (await import("graphile-worker")).Logger(() => () => {}),
     taskList: {
       noop: async () => {

@@ -10,12 +10,22 @@ export const PROFILE_SETTINGS = {
   wal_keep_size: "2GB",
 };
 
-export interface Profile {
+export interface ProfileReport {
   /** Lines describing the window, per `per` units of work (runs, jobs). */
-  report(per: number, top?: number): Promise<string[]>;
+  lines: string[];
+  perRun: { statements: number; commits: number };
+  /** Rows per call of the statements whose text matches `query` (e.g. runs per claim batch); undefined if none ran. */
+  rowsPerCall(query: RegExp): number | undefined;
+  /** What the window wrote to `runs`, per unit (when asked for and pg_walinspect is there). */
+  runsWrites?: { indexInserts: number; updates: number; hotUpdates: number };
 }
 
-export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
+export interface Profile {
+  report(per: number, top?: number): Promise<ProfileReport>;
+}
+
+/** `runsWrites: false` for a baseline's database, whose `runs` table the window does not touch. */
+export async function startProfile(pool: pg.Pool, opts: { runsWrites?: boolean } = {}): Promise<Profile | null> {
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await pool.query("SELECT pg_stat_statements_reset()");
@@ -38,54 +48,84 @@ export async function startProfile(pool: pg.Pool): Promise<Profile | null> {
       );
       const calls = rows.reduce((n, r) => n + r.calls, 0);
       const ms = rows.reduce((n, r) => n + r.ms, 0);
-      const out = [
+      const lines = [
         `statements ${(calls / per).toFixed(2)} per run, commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
       ];
       const row = (r: { calls: number; ms: number; rows: number; q: string }) =>
         `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run ${(r.rows / r.calls).toFixed(1).padStart(6)} rows/call  ${r.q}`;
-      out.push("most often:");
-      for (const r of rows.slice(0, top)) out.push(row(r));
-      out.push("most time:");
-      for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) out.push(row(r));
-      out.push(...(await runsWrites(pool, lsn0, per)));
-      return out;
+      lines.push("most often:");
+      for (const r of rows.slice(0, top)) lines.push(row(r));
+      lines.push("most time:");
+      for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) lines.push(row(r));
+      const writes = opts.runsWrites === false ? null : await runsWrites(pool, lsn0, per);
+      if (writes) lines.push(...writes.lines);
+      return {
+        lines,
+        perRun: { statements: calls / per, commits: (c1 - c0) / per },
+        rowsPerCall(query) {
+          const hit = rows.filter((r) => query.test(r.q));
+          const n = hit.reduce((k, r) => k + r.calls, 0);
+          return n > 0 ? hit.reduce((k, r) => k + r.rows, 0) / n : undefined;
+        },
+        runsWrites: writes?.figures,
+      };
     },
   };
 }
 
+/** The tables whose writes the window reads back from the WAL: the run, its attempt, and its schedule (locked). */
+const WRITTEN_TABLES = ["runs", "attempts", "schedules"];
+
 /**
- * What the window wrote to `runs` and its indexes, read back from the WAL (pg_walinspect): heap inserts, updates and
- * HOT updates, and index records (almost all leaf inserts; page splits add a few) per index, per unit of work. Every
- * non-HOT update of a run enters each index whose predicate its new version meets.
+ * What the window wrote to `runs` (and its attempts and schedules) and their indexes, read back from the WAL
+ * (pg_walinspect): heap inserts, updates and HOT updates, row locks, and index records (almost all leaf inserts;
+ * page splits add a few) per index, per unit of work. Every non-HOT update of a row enters each index whose
+ * predicate its new version meets.
  */
-async function runsWrites(pool: pg.Pool, lsn0: string, per: number): Promise<string[]> {
+async function runsWrites(
+  pool: pg.Pool,
+  lsn0: string,
+  per: number,
+): Promise<{ lines: string[]; figures?: { indexInserts: number; updates: number; hotUpdates: number } }> {
   try {
     await pool.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
-    const { rows } = await pool.query<{ relname: string; heap: boolean; record_type: string; n: number }>(
-      `SELECT c.relname, c.relkind = 'r' AS heap, b.record_type, count(DISTINCT b.start_lsn)::int AS n
+    const { rows } = await pool.query<{ tbl: string; relname: string; heap: boolean; record_type: string; n: number }>(
+      `SELECT t.relname AS tbl, c.relname, c.relkind = 'r' AS heap, b.record_type, count(DISTINCT b.start_lsn)::int AS n
          FROM pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn()) b
          JOIN pg_class c ON c.relfilenode = b.relfilenode
+         JOIN pg_class t ON t.oid = CASE WHEN c.relkind = 'i' THEN (SELECT indrelid FROM pg_index WHERE indexrelid = c.oid) ELSE c.oid END
         WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) AND b.relforknumber = 0
-          AND (c.oid = 'runs'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'runs'::regclass))
-        GROUP BY 1, 2, 3`,
-      [lsn0],
+          AND t.relname = ANY($2) AND t.relnamespace = 'public'::regnamespace
+        GROUP BY 1, 2, 3, 4`,
+      [lsn0, WRITTEN_TABLES],
     );
     const f = (n: number) => (n / per).toFixed(2);
-    const heap = (t: string) => rows.filter((r) => r.heap && r.record_type.startsWith(t)).reduce((n, r) => n + r.n, 0);
-    const byIndex = new Map<string, number>();
-    for (const r of rows.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
-      byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
-    const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
-    return [
-      `runs, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
-        `index inserts ${f(total)} per run:`,
-      "  " +
-        [...byIndex.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .map(([k, v]) => `${k} ${f(v)}`)
-          .join(", "),
-    ];
+    const lines: string[] = [];
+    let figures: { indexInserts: number; updates: number; hotUpdates: number } | undefined;
+    for (const table of WRITTEN_TABLES) {
+      const mine = rows.filter((r) => r.tbl === table);
+      const heap = (t: string) => mine.filter((r) => r.heap && r.record_type.startsWith(t)).reduce((n, r) => n + r.n, 0);
+      const byIndex = new Map<string, number>();
+      for (const r of mine.filter((x) => !x.heap && /INSERT|SPLIT/.test(x.record_type)))
+        byIndex.set(r.relname, (byIndex.get(r.relname) ?? 0) + r.n);
+      const total = [...byIndex.values()].reduce((a, b) => a + b, 0);
+      lines.push(
+        `${table}, from the WAL: heap inserts ${f(heap("INSERT"))}, updates ${f(heap("UPDATE"))}, HOT updates ${f(heap("HOT_UPDATE"))}, row locks ${f(heap("LOCK"))} per run; ` +
+          `index inserts ${f(total)} per run${total > 0 ? ":" : ""}`,
+      );
+      if (total > 0)
+        lines.push(
+          "  " +
+            [...byIndex.entries()]
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, v]) => `${k} ${f(v)}`)
+              .join(", "),
+        );
+      if (table === "runs")
+        figures = { indexInserts: total / per, updates: (heap("UPDATE") + heap("HOT_UPDATE")) / per, hotUpdates: heap("HOT_UPDATE") / per };
+    }
+    return { lines, figures };
   } catch (err) {
-    return [`runs, from the WAL: not available (${(err as Error).message})`];
+    return { lines: [`runs, from the WAL: not available (${(err as Error).message})`] };
   }
 }

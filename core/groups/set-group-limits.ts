@@ -2,7 +2,7 @@
 // limit and its start-rate limit (or removes the rate limit), audited as group.limits_change with before/after and
 // an optional reason. The group row is locked for the change, as every claim of the group locks it, so a new or
 // changed start-rate limit counts the starts already made in its window (sync-recent-starts.ts). Runs waiting for
-// a slot when the concurrency limit is raised are woken by the reaper's next pass (wake-waiting-runs.ts).
+// a slot when the concurrency limit is raised are woken by the reaper's next pass (core/runs/locks/wake-waiting-runs.ts).
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";

@@ -1,7 +1,7 @@
 // The console's own pg-boss client, for the few operator actions that must put a run's job on the queue in
 // the same transaction as the run's state change (a re-run: core/runs/operate/rerun-run.ts). Started with the
-// console (scripts/console-server.ts warms it, so an operator's first trigger does not wait for pg-boss to start:
-// issue 16) or else on first use, without supervision (the workers maintain the queues) and with a small pool; one
+// console (scripts/console-server.ts warms it, so an operator's first trigger does not wait for pg-boss to start)
+// or else on first use, without supervision (the workers maintain the queues) and with a small pool; one
 // per console process — held on globalThis, because the console server and the Next.js route bundles each load
 // their own copy of this module in the one process.
 import type { PgBoss } from "pg-boss";

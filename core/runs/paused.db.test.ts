@@ -12,7 +12,7 @@ import { pauseSchedule } from "@/core/schedules/pause-schedule";
 import { autoResumeDueSchedules, resumeSchedule } from "@/core/schedules/resume-schedule";
 import { getScheduleOrThrow } from "@/core/schedules/schedule-record";
 import { enqueueDueRuns } from "./plan/enqueue-due-runs";
-import { lockRunBatch } from "./claim/lock-run-scope";
+import { lockRunBatch } from "./locks/lock-run-scope";
 import { isPaused, isPauseOver, pausedSql, pauseOverSql } from "./paused";
 import { getTimeline } from "./read/timeline";
 

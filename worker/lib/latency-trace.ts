@@ -1,4 +1,4 @@
-// Bench hook (bench/latency.bench.ts, issue 16): with VIGIL_LATENCY_TRACE=true the worker prints one line per hop of
+// Bench hook (bench/latency.bench.ts): with VIGIL_LATENCY_TRACE=true the worker prints one line per hop of
 // a run's start — the NOTIFY heard, the fetch sent and answered, the claim answered, the attempt handed to its thread,
 // the handler started (in the thread) — with a wall-clock epoch ms of this machine (performance.timeOrigin + now, the
 // clock the bench and the embedded PostgreSQL read). Off, it costs one boolean test per hop.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyToView, decideClaim, type ClaimView } from "./claim-decision";
-import type { LockedGroup, LockedRun, LockedSchedule } from "./lock-run-scope";
+import type { LockedGroup, LockedRun, LockedSchedule } from "../locks/lock-run-scope";
 
 const schedule = (p: Partial<LockedSchedule> = {}): LockedSchedule => ({
   id: "s1",

@@ -1,7 +1,7 @@
 // What a claim does with each delivered job, decided from rows already locked (see claim-run.ts).
 // Pure: the same inputs always give the same actions, and jobs of one batch are decided in order
 // against a shared view, so the second of two runs of a 'skip' schedule sees the first one started.
-import type { LockedGroup, LockedRun, LockedSchedule } from "./lock-run-scope";
+import type { LockedGroup, LockedRun, LockedSchedule } from "../locks/lock-run-scope";
 import type { RunEventType } from "../record-run-event";
 import { decideStartRate, type RateView } from "./start-rate-limit";
 

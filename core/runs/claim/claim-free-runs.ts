@@ -1,7 +1,7 @@
-// The default path's claim in one round trip (issue 16): runs of 'skip', 'buffer_one' and 'cancel_running'
+// The default path's claim in one round trip: runs of 'skip', 'buffer_one' and 'cancel_running'
 // schedules and runs in concurrency groups start here when they are free to start — the same decision the locked
 // claim (claim-run.ts claimRuns, claim-decision.ts) makes for them, taken under the same locks: the SQL function
-// vigil_claim_free_runs (under-run-locks.ts) locks their schedules and groups in the engine's order and waits
+// vigil_claim_free_runs (locks/under-run-locks.ts) locks their schedules and groups in the engine's order and waits
 // for them, then runs the statement below with a fresh snapshot, which locks the runs (SKIP LOCKED), decides
 // and writes the starts, their attempts and 'started' events.
 // A run starts here only when decideClaim would start it:
@@ -20,7 +20,7 @@
 import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
-import { underRunLocksSql } from "./under-run-locks";
+import { underRunLocksSql } from "../locks/under-run-locks";
 import {
   attemptRowsSql,
   START_LATENESS_SQL,

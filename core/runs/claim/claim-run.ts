@@ -1,5 +1,5 @@
 // The claim: one transaction per fetched batch of jobs decides, for each delivery, whether it starts
-// an attempt. Everything that must hold across workers is decided under row locks (lock-run-scope.ts):
+// an attempt. Everything that must hold across workers is decided under row locks (locks/lock-run-scope.ts):
 // a second delivery runs nothing, an overdue run is missed, the overlap policy and the concurrency
 // group's limit are enforced by the database, and only then does a run become 'running'. The reads
 // and writes are set-based, so a batch of any size costs a handful of round trips.
@@ -12,9 +12,9 @@ import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import { systemActor } from "../../auth/roles";
 import { applyToView, decideClaim, type ClaimAction, type ClaimView } from "./claim-decision";
-import { lockRunBatch } from "./lock-run-scope";
+import { lockRunBatch } from "../locks/lock-run-scope";
 import { cancelRunInTransaction } from "../operate/cancel-run";
-import { wakeRuns } from "./wake-waiting-runs";
+import { wakeRuns } from "../locks/wake-waiting-runs";
 import { applyStartRates, readRateViews } from "./start-rate-limit";
 
 export interface ClaimRequest {

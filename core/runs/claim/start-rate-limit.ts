@@ -1,7 +1,7 @@
 // A concurrency group's start-rate limit: at most `maxStarts` attempts of the group's runs start in any
 // sliding window of `perSeconds` seconds, over the attempts' recorded start times (attempts.started_at,
 // database clock), across every worker. The group row is the semaphore, as for the concurrency limit:
-// every claim of a grouped run holds it FOR UPDATE (lock-run-scope.ts) and the row keeps the group's
+// every claim of a grouped run holds it FOR UPDATE (locks/lock-run-scope.ts) and the row keeps the group's
 // last `maxStarts` start times (recent_starts), so the check and the start are one atomic step.
 // Exactness: a claim decides at T (its locked `now`) and its attempts get started_at S ≥ T later in the
 // same transaction; any start of another claim committed before our lock, so its S' < T. Counting the
@@ -16,7 +16,7 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import { sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
-import type { LockedGroup, LockedRun, StartRate } from "./lock-run-scope";
+import type { LockedGroup, LockedRun, StartRate } from "../locks/lock-run-scope";
 
 export type { StartRate };
 

@@ -1,6 +1,6 @@
-// The default path's outcomes in one round trip (issue 16): a successful attempt of any run — 'skip' and other
+// The default path's outcomes in one round trip: a successful attempt of any run — 'skip' and other
 // exclusive schedules, runs in concurrency groups — is recorded here when nothing follows from it: no run waits
-// for the slot it frees. In the SQL function vigil_finish_free_runs (claim/under-run-locks.ts), which first locks
+// for the slot it frees. In the SQL function vigil_finish_free_runs (locks/under-run-locks.ts), which first locks
 // the runs' exclusive schedules and their groups in the engine's order and waits for them, the statement below
 // sees with a fresh snapshot every wait a claim recorded under those locks: a run waiting for this schedule's overlap or this
 // group's slot sends the outcome to finishRuns (finish-run.ts), which records it and wakes the waiter in one
@@ -9,7 +9,7 @@
 // attempts no longer this worker's, and runs another transaction holds.
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
-import { underRunLocksSql } from "../claim/under-run-locks";
+import { underRunLocksSql } from "../locks/under-run-locks";
 import { finishMessage, succeededWritesSql, type FinishRequest, type FinishResult } from "./finish-run";
 
 const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),

@@ -9,9 +9,9 @@ import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
 import { stageEventAtSql, type StageEvent } from "../record-stage-events";
-import { lockRunBatch, type LockedRun, type LockedSchedule } from "../claim/lock-run-scope";
+import { lockRunBatch, type LockedRun, type LockedSchedule } from "../locks/lock-run-scope";
 import { hasAttemptsLeft, scheduleRetry } from "./retry-run";
-import { wakeWaitingRuns } from "../claim/wake-waiting-runs";
+import { wakeWaitingRuns } from "../locks/wake-waiting-runs";
 
 export type AttemptOutcome =
   | { kind: "succeeded"; result: ParsedHandlerResult }

@@ -11,9 +11,9 @@ import { recordAudit } from "../../audit/record-audit";
 import type { Actor } from "../../auth/roles";
 import { recordRunEvent } from "../record-run-event";
 import { isTerminal } from "../run-states";
-import { lockRunScope } from "../claim/lock-run-scope";
+import { lockRunScope } from "../locks/lock-run-scope";
 import { terminateRunSessions } from "../reap/terminate-run-sessions";
-import { wakeWaitingRuns } from "../claim/wake-waiting-runs";
+import { wakeWaitingRuns } from "../locks/wake-waiting-runs";
 
 export const CANCEL_CHANNEL = "vigil_cancel";
 

@@ -16,7 +16,7 @@ import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
 import { sendRunJob, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
-import { lockRunScope, type LockedRun } from "../claim/lock-run-scope";
+import { lockRunScope, type LockedRun } from "../locks/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
 

@@ -9,8 +9,8 @@ import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../db/pool";
 import { runQueueFor } from "../../queue/boss";
 import { jobIdFor } from "../../queue/job-id";
-import { lockRunScope } from "../claim/lock-run-scope";
-import { wakeRuns } from "../claim/wake-waiting-runs";
+import { lockRunScope } from "../locks/lock-run-scope";
+import { wakeRuns } from "../locks/wake-waiting-runs";
 
 interface Candidate {
   id: string;

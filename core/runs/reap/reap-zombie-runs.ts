@@ -12,10 +12,10 @@ import { jobIdFor } from "../../queue/job-id";
 import { recordAudit } from "../../audit/record-audit";
 import { systemActor } from "../../auth/roles";
 import { recordRunEvent } from "../record-run-event";
-import { lockRunScope } from "../claim/lock-run-scope";
+import { lockRunScope } from "../locks/lock-run-scope";
 import { terminateRunSessions } from "./terminate-run-sessions";
 import { hasAttemptsLeft, scheduleRetry } from "../finish/retry-run";
-import { wakeWaitingRuns } from "../claim/wake-waiting-runs";
+import { wakeWaitingRuns } from "../locks/wake-waiting-runs";
 
 export interface ReapedRun {
   runId: string;

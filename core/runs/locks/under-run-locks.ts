@@ -1,4 +1,4 @@
-// The one-round-trip claim and outcome paths (claim-free-runs.ts, finish/finish-free-runs.ts) run as SQL functions
+// The one-round-trip claim and outcome paths (claim/claim-free-runs.ts, finish/finish-free-runs.ts) run as SQL functions
 // (migration 20261202600000) whose bodies this builds: first the locks every execution-side transaction takes, in
 // the same order (lock-run-scope.ts) — the schedules of these runs that do not allow overlap in id order (FOR NO
 // KEY UPDATE), then their concurrency groups in name order (FOR UPDATE), waiting for them like the locked claim —
