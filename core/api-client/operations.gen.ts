@@ -2302,6 +2302,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       }>;
       [key: string]: unknown;
@@ -2316,6 +2322,8 @@ export interface Operations {
     body: {
       name: string;
       role: "viewer" | "operator" | "admin";
+      team?: string;
+      scopes?: Array<"schedules:read" | "schedules:write" | "schedules:apply" | "runs:read" | "runs:trigger" | "runs:cancel" | "runs:rerun" | "alerts:read" | "alerts:ack" | "alerts:configure" | "audit:read" | "metrics:read" | "secrets:write" | "admin">;
       expiresInDays?: number;
     };
     answer: {
@@ -2323,6 +2331,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       };
       secret: string;
@@ -2343,6 +2357,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
