@@ -5,17 +5,20 @@ import { sha256Hex } from "../core/auth/authenticate";
 import type { Role } from "../core/auth/roles";
 import { createSession } from "../core/auth/sessions";
 
-export async function createTestToken(databaseUrl: string, role: Role): Promise<string> {
+/** `scopes`: what it may do (empty: all its role allows); `teamId`: the one team it acts for; `createdBy`: a user id. */
+export async function createTestToken(
+  databaseUrl: string,
+  role: Role,
+  opts: { scopes?: readonly string[]; teamId?: string | null; createdBy?: string | null } = {},
+): Promise<string> {
   const token = `vgl_test_${crypto.randomBytes(16).toString("hex")}`;
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
-    await c.query(`INSERT INTO api_tokens (name, token_hash, prefix, role) VALUES ($1, $2, $3, $4)`, [
-      `test-${role}`,
-      sha256Hex(token),
-      token.slice(0, 12),
-      role,
-    ]);
+    await c.query(
+      `INSERT INTO api_tokens (name, token_hash, prefix, role, scopes, team_id, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [`test-${role}`, sha256Hex(token), token.slice(0, 12), role, opts.scopes ?? [], opts.teamId ?? null, opts.createdBy ?? null],
+    );
   } finally {
     await c.end();
   }
