@@ -13,6 +13,7 @@ import { scheduleInputSchema } from "@/core/schedules/schedule-input";
 import * as schedules from "@/app/api/schedules/route";
 import * as schedule from "@/app/api/schedules/[id]/route";
 import * as trigger from "@/app/api/schedules/[id]/trigger/route";
+import * as codeExecution from "@/app/api/teams/[id]/code-execution/route";
 
 const db = useTestDatabase("team_code_execution");
 const ORIGIN = { origin: "http://localhost:3000" };
@@ -158,5 +159,51 @@ describe("code execution per team", () => {
     } finally {
       await getPool().query(`UPDATE teams SET code_execution = true WHERE id = $1`, [teamB]);
     }
+  });
+});
+
+describe("a team's code execution settings (GET/PUT /api/teams/:id/code-execution)", () => {
+  const get = (who: Who, id: string) =>
+    callRoute(codeExecution.GET, { path: `/api/teams/${id}/code-execution`, cookie: who.cookie, params: { id } });
+  const put = (who: Who, id: string, body: unknown) =>
+    callRoute(codeExecution.PUT, {
+      method: "PUT",
+      path: `/api/teams/${id}/code-execution`,
+      cookie: who.cookie,
+      headers: ORIGIN,
+      params: { id },
+      body,
+    });
+
+  it("a member reads its team's settings; a team it is not in is not found", async () => {
+    expect(await get(operator, teamB)).toMatchObject({
+      status: 200,
+      body: { team: { team: "team-b", codeExecution: true, commandAllowList: [] } },
+    });
+    const { rows } = await getPool().query<{ id: string }>(`INSERT INTO teams (name) VALUES ('team-c') RETURNING id`);
+    expect((await get(operator, rows[0]!.id)).status).toBe(404);
+    expect((await get(operator, crypto.randomUUID())).status).toBe(404);
+  });
+
+  it("a global admin sets the allow-list (audited) and it applies to the next save; a bad pattern is refused naming it", async () => {
+    const res = await put(admin, teamB, { commandAllowList: [["/usr/bin/env", "**"]], reason: "lock down team b" });
+    expect(res).toMatchObject({ status: 200, body: { team: { codeExecution: true, commandAllowList: [["/usr/bin/env", "**"]] } } });
+    const { rows } = await getPool().query(
+      `SELECT actor, before, after, reason FROM audit_events WHERE action = 'team.code_execution_change' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(rows[0]).toMatchObject({
+      actor: admin.email,
+      before: { commandAllowList: [] },
+      after: { commandAllowList: [["/usr/bin/env", "**"]] },
+      reason: "lock down team b",
+    });
+    const s = await teamSchedule(teamB, { command: ["/bin/echo", "b"] });
+    expect(await fire(admin, s.id)).toMatchObject({ status: 403, body: { error: { code: "command_not_allowed" } } });
+
+    const bad = await put(admin, teamB, { commandAllowList: [["**"]] });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.fields)[0]).toMatch(/^commandAllowList/);
+    expect((await put(operator, teamB, { codeExecution: false })).status).toBe(403);
+    await put(admin, teamB, { commandAllowList: [] });
   });
 });

@@ -74,7 +74,7 @@ export function programArgv(handler: string, payload: unknown): string[] | null 
  * summarises team roles): a user whose account is admin; a token of role admin whose creator is (or was made before
  * tokens recorded a creator), limited to its team when it is bound to one.
  */
-async function isGlobalAdminIn(db: Queryable, actor: Actor, teamId: string): Promise<boolean> {
+export async function isGlobalAdminIn(db: Queryable, actor: Actor, teamId: string): Promise<boolean> {
   if (actor.type === "system") return true;
   if (!actor.id || (actor.type !== "user" && actor.type !== "token")) return false;
   const { rows } = await db.query<{ admin: boolean }>(
