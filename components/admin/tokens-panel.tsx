@@ -69,13 +69,15 @@ function NewTokenForm() {
           Tick none for everything its role allows.
         </p>
         {scopesForRole(role).map((s) => (
-          <label key={s} style={{ display: "block" }}>
+          <label key={s} className="check-row" style={{ margin: "4px 0" }}>
             <input
               type="checkbox"
               checked={scopes.includes(s)}
               onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
-            />{" "}
-            <code>{s}</code> <span className="muted">— {TOKEN_SCOPES[s].description}</span>
+            />
+            <span>
+              <code>{s}</code> <span className="muted">— {TOKEN_SCOPES[s].description}</span>
+            </span>
           </label>
         ))}
         {fields.scopes && <div className="field-error">{fields.scopes}</div>}

@@ -61,7 +61,7 @@ function CodeExecutionForm({ view, canEdit }: { view: TeamCodeExecutionView; can
   };
   return (
     <form onSubmit={submit} aria-label={`Code execution of team ${view.team}`} noValidate>
-      <label style={{ display: "block", marginBottom: 8 }}>
+      <label className="check-row">
         <input type="checkbox" checked={enabled} disabled={!canEdit} onChange={(e) => setEnabled(e.target.checked)} /> Schedules of this
         team may run programs on worker hosts (shell jobs and handlers that run programs)
       </label>
