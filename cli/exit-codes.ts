@@ -7,7 +7,7 @@ export const EXIT = {
   failure: 1,
   /** The command line is wrong: unknown command or option, missing argument. */
   usage: 2,
-  /** No token, or the console refused it (401), or its role is not enough (403). */
+  /** No token, or the console refused it (401), or its role or scopes are not enough (403). */
   auth: 3,
   /** The console could not be reached. */
   unreachable: 4,
@@ -37,6 +37,9 @@ export function describeFailure(err: unknown): { code: number; message: string }
     }
     if (err.status === 403 && err.code === "forbidden") {
       return { code: EXIT.auth, message: `the API token's role is not enough (403 ${err.code}): ${err.message}` };
+    }
+    if (err.status === 403 && err.code === "scope_missing") {
+      return { code: EXIT.auth, message: `the API token's scopes do not allow this (403 ${err.code}): ${err.message}` };
     }
     const fields = Object.entries(err.fields).map(([f, m]) => `\n  ${f}: ${m}`);
     return { code: EXIT.failure, message: `refused (${err.status} ${err.code}): ${err.message}${fields.join("")}` };

@@ -215,4 +215,19 @@ describe("the vigil CLI against a running console", () => {
     },
     2 * CLI_MS,
   );
+
+  it(
+    "works with a scoped token: triggers by name with schedules:read + runs:trigger; a missing scope exits 3 naming it",
+    async () => {
+      const scoped = await createTestToken(db.url, "operator", { scopes: ["schedules:read", "runs:trigger"] });
+      const trig = await vigil(["schedules", "trigger", scheduleName, "--reason", "scoped cli", "--json"], { VIGIL_TOKEN: scoped });
+      expect(trig.stderr).toBe("");
+      expect(trig.code).toBe(EXIT.ok);
+      const list = await vigil(["runs", "list"], { VIGIL_TOKEN: scoped });
+      expect(list.code).toBe(EXIT.auth);
+      expect(list.stderr).toContain("scope_missing");
+      expect(list.stderr).toContain("runs:read");
+    },
+    2 * CLI_MS,
+  );
 });

@@ -4,6 +4,7 @@ import { parseProxyTrust } from "./http/proxy-trust";
 import { parseEgressAllow } from "./http/egress/egress-policy";
 import { DomainError } from "./errors";
 import { parseRoleMap } from "./auth/oidc/role-map";
+import { parseTeamRules } from "./auth/oidc/team-rules";
 
 const optionalText = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.string().trim().optional());
 
@@ -219,6 +220,17 @@ export const envSchema = z.object({
     if (v === undefined) return undefined;
     try {
       return parseRoleMap(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
+  // Team roles from the provider's claims (core/auth/oidc/team-rules.ts): a JSON array of rules, rewritten into the
+  // user's single-sign-on team memberships at each sign-in.
+  VIGIL_OIDC_TEAM_RULES: optionalText.transform((v, ctx) => {
+    if (v === undefined) return [];
+    try {
+      return parseTeamRules(v);
     } catch (err) {
       ctx.addIssue({ code: "custom", message: (err as Error).message });
       return z.NEVER;

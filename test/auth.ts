@@ -4,18 +4,22 @@ import pg from "pg";
 import { sha256Hex } from "../core/auth/authenticate";
 import type { Role } from "../core/auth/roles";
 import { createSession } from "../core/auth/sessions";
+import { DEFAULT_TEAM_ID } from "../core/teams/team-roles";
 
-export async function createTestToken(databaseUrl: string, role: Role): Promise<string> {
+/** `scopes`: what it may do (empty: all its role allows); `teamId`: the one team it acts for; `createdBy`: a user id. */
+export async function createTestToken(
+  databaseUrl: string,
+  role: Role,
+  opts: { scopes?: readonly string[]; teamId?: string | null; createdBy?: string | null } = {},
+): Promise<string> {
   const token = `vgl_test_${crypto.randomBytes(16).toString("hex")}`;
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
-    await c.query(`INSERT INTO api_tokens (name, token_hash, prefix, role) VALUES ($1, $2, $3, $4)`, [
-      `test-${role}`,
-      sha256Hex(token),
-      token.slice(0, 12),
-      role,
-    ]);
+    await c.query(
+      `INSERT INTO api_tokens (name, token_hash, prefix, role, scopes, team_id, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [`test-${role}`, sha256Hex(token), token.slice(0, 12), role, opts.scopes ?? [], opts.teamId ?? null, opts.createdBy ?? null],
+    );
   } finally {
     await c.end();
   }
@@ -36,6 +40,10 @@ export async function createTestSession(
       email,
       role,
     ]);
+    // Like the users that existed before teams: a viewer or operator acts in the default team with that role.
+    if (role !== "admin") {
+      await c.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3)`, [DEFAULT_TEAM_ID, rows[0].id, role]);
+    }
     const { token } = await createSession(c, rows[0].id, { ip: "127.0.0.1", userAgent: "vitest" });
     return { cookie: token, userId: rows[0].id, email };
   } finally {

@@ -13,6 +13,10 @@ export interface TestOidcAccount {
   name: string;
   groups: string[];
   emailVerified?: boolean;
+  /** More claims, sent with the groups scope: a Keycloak's nested realm_access / resource_access roles. */
+  extraClaims?: Record<string, unknown>;
+  /** Send no groups claim at all (Google Workspace's shape). */
+  noGroupsClaim?: boolean;
 }
 
 export const TEST_OIDC_ACCOUNTS: Record<"admin" | "operator" | "viewer" | "outsider", TestOidcAccount> = {
@@ -65,14 +69,26 @@ export async function startTestOidcProvider(opts: {
     ],
     // PKCE is optional for a confidential client by default; demanding it proves Vigil sends it.
     pkce: { required: () => true },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name"],
+      groups: ["groups", "realm_access", "resource_access"],
+    },
     async findAccount(_ctx, id) {
       const a = accounts.get(id);
       if (!a) return undefined;
       return {
         accountId: id,
         async claims() {
-          return { sub: id, email: a.email, email_verified: a.emailVerified ?? true, name: a.name, groups: a.groups };
+          return {
+            sub: id,
+            email: a.email,
+            email_verified: a.emailVerified ?? true,
+            name: a.name,
+            ...(a.noGroupsClaim ? {} : { groups: a.groups }),
+            ...a.extraClaims,
+          };
         },
       };
     },

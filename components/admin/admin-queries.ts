@@ -27,6 +27,8 @@ export interface TokenView {
   name: string;
   prefix: string;
   role: Role;
+  team: { id: string; name: string } | null;
+  scopes: string[];
   createdBy: string | null;
   createdAt: string;
   lastUsedAt: string | null;

@@ -5,6 +5,7 @@ import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { formatInZone } from "../ui/time-format";
 import { ROLES, tokensQuery, type Role, type TokenView } from "./admin-queries";
+import { describeScopes, scopesForRole, TOKEN_SCOPES, type TokenScope } from "@/core/auth/token-scopes";
 
 function NewTokenForm() {
   const qc = useQueryClient();
@@ -12,12 +13,22 @@ function NewTokenForm() {
   const [role, setRole] = useState<Role>("operator");
   // Empty: the server's default lifetime (VIGIL_TOKEN_TTL_DAYS).
   const [days, setDays] = useState("");
+  // Empty: every team of its creator.
+  const [team, setTeam] = useState("");
+  // None ticked: everything its role allows.
+  const [scopes, setScopes] = useState<TokenScope[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: () =>
       fetchJson<{ token: TokenView; secret: string }>("/api/tokens", {
         method: "POST",
-        json: { name, role, ...(days.trim() ? { expiresInDays: Number(days) } : {}) },
+        json: {
+          name,
+          role,
+          ...(days.trim() ? { expiresInDays: Number(days) } : {}),
+          ...(team.trim() ? { team: team.trim() } : {}),
+          scopes: scopes.filter((s) => scopesForRole(role).includes(s)),
+        },
       }),
     onSuccess: (r) => {
       setSecret(r.secret);
@@ -48,7 +59,29 @@ function NewTokenForm() {
         <FormField label="Expires in (days)" hint="Leave empty for the default lifetime." error={fields.expiresInDays}>
           <input inputMode="numeric" value={days} onChange={(e) => setDays(e.target.value)} placeholder="default" />
         </FormField>
+        <FormField label="Team" hint="The one team it acts for (name). Leave empty for every team you act in." error={fields.team}>
+          <input value={team} onChange={(e) => setTeam(e.target.value)} placeholder="every team" />
+        </FormField>
       </div>
+      <fieldset aria-label="Token scopes" style={{ border: 0, padding: 0, margin: "8px 0" }}>
+        <legend>What it may do</legend>
+        <p className="muted" style={{ margin: "4px 0" }}>
+          Tick none for everything its role allows.
+        </p>
+        {scopesForRole(role).map((s) => (
+          <label key={s} className="check-row" style={{ margin: "4px 0" }}>
+            <input
+              type="checkbox"
+              checked={scopes.includes(s)}
+              onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+            />
+            <span>
+              <code>{s}</code> <span className="muted">— {TOKEN_SCOPES[s].description}</span>
+            </span>
+          </label>
+        ))}
+        {fields.scopes && <div className="field-error">{fields.scopes}</div>}
+      </fieldset>
       {create.error && !Object.keys(fields).length && (
         <p className="error" role="alert">
           {create.error.message}
@@ -95,6 +128,14 @@ function TokenRow({ token }: { token: TokenView }) {
         <code>{token.prefix}…</code>
       </td>
       <td>{token.role}</td>
+      <td data-testid="token-can">
+        <div>{token.team ? `team ${token.team.name} only` : "every team of its creator"}</div>
+        <ul className="muted" style={{ margin: 0, paddingLeft: 16 }}>
+          {describeScopes(token.scopes).map((d) => (
+            <li key={d}>{d}</li>
+          ))}
+        </ul>
+      </td>
       <td className="muted">
         {token.createdBy ?? "—"}
         <div>{formatInZone(token.createdAt)}</div>
@@ -141,6 +182,7 @@ export function TokensPanel() {
             <th>Name</th>
             <th>Prefix</th>
             <th>Role</th>
+            <th>May do</th>
             <th>Created</th>
             <th>Last used</th>
             <th>Expires</th>
@@ -153,7 +195,7 @@ export function TokensPanel() {
           ))}
           {data && data.tokens.length === 0 && (
             <tr>
-              <td colSpan={7} className="muted">
+              <td colSpan={8} className="muted">
                 No API tokens yet.
               </td>
             </tr>

@@ -2256,6 +2256,50 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** A team's code execution and command allow-list. */
+  getTeamsByIdCodeExecution: {
+    method: "GET";
+    path: "/api/teams/{id}/code-execution";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      team: {
+        teamId: string;
+        team: string;
+        codeExecution: boolean;
+        commandAllowList: Array<Array<string>>;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
+  /** Turn a team's code execution on or off and set its command allow-list (global admin, audited). */
+  putTeamsByIdCodeExecution: {
+    method: "PUT";
+    path: "/api/teams/{id}/code-execution";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      codeExecution?: boolean;
+      commandAllowList?: Array<Array<string>>;
+      reason?: string;
+    };
+    answer: {
+      team: {
+        teamId: string;
+        team: string;
+        codeExecution: boolean;
+        commandAllowList: Array<Array<string>>;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
   getTimeline: {
     method: "GET";
@@ -2302,6 +2346,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       }>;
       [key: string]: unknown;
@@ -2316,6 +2366,8 @@ export interface Operations {
     body: {
       name: string;
       role: "viewer" | "operator" | "admin";
+      team?: string;
+      scopes?: Array<"schedules:read" | "schedules:write" | "schedules:apply" | "runs:read" | "runs:trigger" | "runs:cancel" | "runs:rerun" | "alerts:read" | "alerts:ack" | "alerts:configure" | "audit:read" | "metrics:read" | "secrets:write" | "admin">;
       expiresInDays?: number;
     };
     answer: {
@@ -2323,6 +2375,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       };
       secret: string;
@@ -2343,6 +2401,12 @@ export interface Operations {
         id: string;
         name: string;
         role: string;
+        team: {
+          id: string;
+          name: string;
+          [key: string]: unknown;
+        } | null;
+        scopes: Array<string>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -2524,6 +2588,8 @@ export const OPERATIONS = {
   putSecretsByName: { method: "PUT", path: "/api/secrets/{name}", media: "application/json" },
   deleteSecretsByName: { method: "DELETE", path: "/api/secrets/{name}", media: "application/json" },
   putSecretsByNameAccess: { method: "PUT", path: "/api/secrets/{name}/access", media: "application/json" },
+  getTeamsByIdCodeExecution: { method: "GET", path: "/api/teams/{id}/code-execution", media: "application/json" },
+  putTeamsByIdCodeExecution: { method: "PUT", path: "/api/teams/{id}/code-execution", media: "application/json" },
   getTimeline: { method: "GET", path: "/api/timeline", media: "application/json" },
   getTokens: { method: "GET", path: "/api/tokens", media: "application/json" },
   postTokens: { method: "POST", path: "/api/tokens", media: "application/json" },

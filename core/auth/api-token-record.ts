@@ -6,6 +6,10 @@ export interface ApiTokenRecord {
   name: string;
   prefix: string;
   role: Role;
+  /** The one team it acts for, or null: every team of its creator. */
+  team: { id: string; name: string } | null;
+  /** The actions it may take (core/auth/token-scopes.ts); empty: everything its role allows. */
+  scopes: string[];
   createdBy: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -23,7 +27,8 @@ export const ROLE_RANK_SQL = (col: string) => `CASE ${col} WHEN 'viewer' THEN 1 
 export const TOKEN_OWNER_ACTIVE_SQL = `(t.created_by IS NULL OR EXISTS (
   SELECT 1 FROM users o WHERE o.id = t.created_by AND o.disabled_at IS NULL AND ${ROLE_RANK_SQL("o.role")} >= ${ROLE_RANK_SQL("t.role")}))`;
 
-export const TOKEN_COLUMNS = `t.id, t.name, t.prefix, t.role, t.created_at, t.last_used_at, t.revoked_at, t.expires_at,
+export const TOKEN_COLUMNS = `t.id, t.name, t.prefix, t.role, t.team_id, t.scopes, t.created_at,
+  (SELECT tm.name FROM teams tm WHERE tm.id = t.team_id) AS team_name, t.last_used_at, t.revoked_at, t.expires_at,
   (SELECT email FROM users u WHERE u.id = t.created_by) AS created_by,
   CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
        WHEN t.expires_at <= clock_timestamp() THEN 'expired'
@@ -36,6 +41,9 @@ export interface ApiTokenRow {
   name: string;
   prefix: string;
   role: Role;
+  team_id: string | null;
+  team_name: string | null;
+  scopes: string[];
   created_by: string | null;
   created_at: Date;
   last_used_at: Date | null;
@@ -50,6 +58,8 @@ export function toApiTokenRecord(r: ApiTokenRow): ApiTokenRecord {
     name: r.name,
     prefix: r.prefix,
     role: r.role,
+    team: r.team_id ? { id: r.team_id, name: r.team_name ?? "" } : null,
+    scopes: r.scopes ?? [],
     createdBy: r.created_by ?? null,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at ?? null,

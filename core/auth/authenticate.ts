@@ -94,7 +94,16 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
     );
     const u = rows[0];
     return u
-      ? { type: "user", id: u.id, label: u.email, role: u.role, mayRunPrograms: u.programs, teams: u.teams, ip: c.ip, userAgent: c.userAgent }
+      ? {
+          type: "user",
+          id: u.id,
+          label: u.email,
+          role: u.role,
+          mayRunPrograms: u.programs,
+          teams: u.teams,
+          ip: c.ip,
+          userAgent: c.userAgent,
+        }
       : null;
   }
   return null;

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { roleSchema } from "./roles";
 import { passwordSchema } from "./password";
+import { tokenScopeSchema } from "./token-scopes";
 
 export const emailSchema = z
   .string()
@@ -48,6 +49,14 @@ export const createTokenSchema = z
   .object({
     name: displayName.min(1, "Give the token a name, e.g. the job that uses it."),
     role: roleSchema,
+    /** The one team it acts for (id or name); absent: every team its creator may act in. */
+    team: z.string().trim().min(1).max(100).optional(),
+    /** What it may do (core/auth/token-scopes.ts); absent or empty: everything its role allows. */
+    scopes: z
+      .array(tokenScopeSchema)
+      .max(50)
+      .default([])
+      .transform((s) => [...new Set(s)]),
     /** Days until it stops working; the default and the maximum come from VIGIL_TOKEN_TTL_DAYS / _MAX_TTL_DAYS. */
     expiresInDays: z
       .number({ error: "Give the lifetime as a whole number of days." })

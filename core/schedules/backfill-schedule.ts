@@ -17,7 +17,7 @@ import { firePlanOf, planFires, type FirePlanSchedule } from "./fire-plan";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
-import { assertMayUseHandlers } from "../auth/program-permission";
+import { assertMayRunSchedules, assertMayUseHandlers } from "../auth/program-permission";
 import type { Trigger } from "./trigger";
 
 export const MAX_BACKFILL = 10_000;
@@ -53,6 +53,7 @@ export async function backfillSchedule(id: string, v: BackfillInput, actor: Acto
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
     const schedule = await getScheduleOrThrow(tx, id);
     await assertMayUseHandlers(tx, actor, [schedule.handler]);
+    await assertMayRunSchedules(tx, actor, [schedule.id]);
     const now = await dbNow(tx);
     if (to.getTime() > now.getTime()) {
       const message = `To (${v.to}) is in the future (database time is ${now.toISOString()}); a backfill covers past fires only`;

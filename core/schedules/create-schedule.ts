@@ -3,7 +3,7 @@
 // planned), upsert its concurrency group, audit and wake the planners — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
-import { assertMayUseHandlers } from "../auth/program-permission";
+import { assertMayRunSchedules, assertMayUseHandlers } from "../auth/program-permission";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { syncRecentStarts } from "../groups/sync-recent-starts";
@@ -29,6 +29,8 @@ export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts:
     await upsertConcurrencyGroup(tx, v.concurrencyGroup, v.concurrencyLimit, v.startRateLimit);
     const calendars = await resolveScheduleCalendars(tx, v.calendars);
     const id = await insertSchedule(tx, v, actor);
+    // Its team's code execution, the actor's role there and the team's command allow-list, read from the stored row.
+    await assertMayRunSchedules(tx, actor, [id]);
     await writeScheduleCalendars(tx, id, calendars);
     const created = await getScheduleOrThrow(tx, id);
     await assertScheduleMayUseSecrets(tx, created, created.payload);

@@ -15,7 +15,7 @@ import { notifyPlanner } from "./notify-planner";
 import { recordPausedFires } from "./record-paused-fires";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
-import { assertMayUseHandlers } from "../auth/program-permission";
+import { assertMayRunSchedules, assertMayUseHandlers } from "../auth/program-permission";
 
 export const resumeInputSchema = z.strictObject({
   dryRun: z.boolean({ error: "dryRun must be true or false" }).optional(),
@@ -86,6 +86,11 @@ export async function resumeSchedulesInTransaction(
     tx,
     actor,
     schedules.map((s) => s.handler),
+  );
+  await assertMayRunSchedules(
+    tx,
+    actor,
+    schedules.map((s) => s.id),
   );
   const ids = schedules.map((s) => s.id);
   // The auto-resume clears a pause that is already over (not paused for anyone since its `until`); an operator

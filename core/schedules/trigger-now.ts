@@ -81,6 +81,7 @@ export async function triggerNow(
     }
     const payload = v.payload === undefined ? undefined : await checkOverride(tx, schedule.handler, v.payload);
     if (payload !== undefined) await assertScheduleMayUseSecrets(tx, schedule, payload);
+    if (payload !== undefined) await assertMayRunSchedules(tx, actor, [schedule.id], { payload });
     const key = manualKey(schedule.id, runId);
     const planned = {
       message: `triggered by ${actor.label}: ${v.reason}${payload !== undefined ? " (payload overridden)" : ""}`,

@@ -4,7 +4,7 @@
 // before and after — all in one transaction.
 import type { Actor } from "../auth/roles";
 import { recordAudit, type AuditInput } from "../audit/record-audit";
-import { assertMayUseHandlers } from "../auth/program-permission";
+import { assertMayRunSchedules, assertMayUseHandlers } from "../auth/program-permission";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import { auditView, nameTakenOr, upsertConcurrencyGroup } from "./create-schedule";
@@ -168,6 +168,7 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   await writeChanges(tx, before, patch, changed);
   if (calendars && changed.has("calendars")) await writeScheduleCalendars(tx, id, calendars);
   const after = await getScheduleOrThrow(tx, id);
+  if (!onlyDisables) await assertMayRunSchedules(tx, actor, [id]);
   // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
   if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
   const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);

@@ -22,6 +22,7 @@ import { isPeerHeaderWritten, PEER_HEADER } from "@/core/http/peer-header";
 import { readJsonBody, readQuery } from "./read-input";
 import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { answerOutsideContract, OUTSIDE_CONTRACT_MESSAGE } from "./contract/answer-outside-contract";
+import { assertTokenScope, type RouteScope } from "@/core/auth/token-scopes";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -32,6 +33,10 @@ type ParamsSchema = z.ZodType<Record<string, string>>;
 interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P extends ParamsSchema> {
   /** Minimum role; "public" skips authentication (health, login). */
   access: A;
+  /** The token scope this route needs (core/auth/token-scopes.ts): a token with scopes calls it only when it holds
+   * this one. Every non-public route declares one (test/route-scopes.test.ts); a scoped token is refused a route
+   * without. */
+  scope?: RouteScope;
   body?: B;
   query?: Q;
   /** Path parameters, e.g. `{ id: z.uuid() }`: a malformed id answers 404 before any query runs. Typed from the schema. */
@@ -200,6 +205,7 @@ export function apiRoute<
         authMs = performance.now() - started;
         if (!actor) throw new UnauthorizedError();
         if (!roleAllows(actor.role, spec.access)) throw new ForbiddenError(`This needs the ${spec.access} role; you are ${actor.role}.`);
+        assertTokenScope(actor, spec.scope);
       }
       refuseCrossOrigin(req, actor?.type === "user");
       // Read (and shape-checked) even when the route takes no query: no route is handed a NUL or an ambiguous parameter.

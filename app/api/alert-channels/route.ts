@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "operator",
+    scope: "alerts:configure",
     summary: "List the alert channels (no secret values)",
     answer: z.object({ channels: z.array(alertChannelViewSchema) }),
   },
@@ -21,6 +22,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "admin",
+    scope: "alerts:configure",
     body: channelInputSchema,
     summary: "Create an alert channel (email, PagerDuty, Teams, webhook, Slack) with its routing",
     answer: z.object({ channel: alertChannelViewSchema }),

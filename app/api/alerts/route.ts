@@ -23,6 +23,7 @@ const query = z.strictObject({
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "alerts:read",
     summary: "List alerts, newest first, with their webhook deliveries.",
     answer: z.object({ alerts: z.array(alertItem), nextCursor: z.string().nullable() }),
     query,

@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "audit:read",
     summary: "List audit events, newest first, filtered.",
     answer: z.looseObject({
       events: z.array(z.looseObject({ id: z.number(), at: iso, action: z.string() })),

@@ -15,6 +15,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "List business calendars with the schedules that follow each",
     answer: z.object({ calendars: z.array(calendarAnswerSchema) }),
   },
@@ -24,6 +25,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     body: calendarInputSchema,
     summary: "Create a business calendar (dryRun: true validates and stores nothing)",
     answer: calendarSaveAnswerSchema,

@@ -27,6 +27,7 @@ const feed = () =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "Server-sent events naming which topics (runs, alerts, workers, health) changed.",
     answer: z.string().describe("text/event-stream of `event: <topic>` messages"),
     answerMedia: "text/event-stream",

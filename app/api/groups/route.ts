@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "Concurrency groups with their limits and what runs or waits in each.",
     answer: z.object({
       groups: z.array(z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable(), running: z.number() })),

@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "metrics:read",
     summary: "Every handler some worker advertised, with its payload schema and live worker count.",
     answer: z.object({ handlers: z.array(z.looseObject({ name: z.string() })) }),
   },

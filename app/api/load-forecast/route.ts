@@ -15,6 +15,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     query: loadScopeSchema,
     summary: "Due runs per minute over the next 24 hours or 7 days (fleet, group or tag), with the bursts a group limit delays",
     answer: loadForecastSchema,

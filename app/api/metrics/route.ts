@@ -29,6 +29,7 @@ const publicScrape = apiRoute(
 const protectedScrape = apiRoute(
   {
     access: "viewer",
+    scope: "metrics:read",
     summary: "Prometheus metrics (text exposition format).",
     answer: z.string().describe("Prometheus text exposition format"),
     answerMedia: "text/plain",

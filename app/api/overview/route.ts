@@ -13,6 +13,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "What needs attention: counts of the last hour, running and queued runs.",
     answer: z.looseObject({ now: iso, windowMinutes: z.number(), running: z.number(), queued: z.number() }),
   },

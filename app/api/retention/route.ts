@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "admin",
     summary: "The retention settings the workers apply and what the last pass did.",
     answer: z.looseObject({
       settings: z.record(z.string(), z.unknown()),

@@ -22,6 +22,7 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "runs:read",
     summary: "List runs, newest planned first, filtered and paged.",
     answer: z.object({ runs: z.array(runItem), nextCursor: z.string().nullable() }),
     listParams: ["state", "tag"],

@@ -24,6 +24,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "List schedules with their next fire, last run and recent counts.",
     answer: z.looseObject({ schedules: z.array(scheduleListItem), total: z.number(), offset: z.number(), limit: z.number() }),
     listParams: ["tag"],
@@ -59,6 +60,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     summary: "Create a schedule (audited).",
     answer: z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }),
     errors: ["name_taken"],

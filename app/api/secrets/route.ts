@@ -9,6 +9,11 @@ import { listSecrets } from "@/core/secrets/secret-store";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(
-  { access: "admin", summary: "Secret names and metadata (never values).", answer: z.object({ secrets: z.array(secretItem) }) },
+  {
+    access: "admin",
+    scope: "secrets:write",
+    summary: "Secret names and metadata (never values).",
+    answer: z.object({ secrets: z.array(secretItem) }),
+  },
   async () => ({ secrets: await listSecrets(getPool()) }),
 );

@@ -36,6 +36,7 @@ const isoDate = (name: string) =>
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays).",
     answer: z.looseObject({
       from: iso,

@@ -9,7 +9,7 @@ import { createTokenSchema } from "@/core/auth/user-input";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(
-  { access: "admin", summary: "API tokens (never their secrets).", answer: z.object({ tokens: z.array(tokenItem) }) },
+  { access: "admin", scope: "admin", summary: "API tokens (never their secrets).", answer: z.object({ tokens: z.array(tokenItem) }) },
   async () => ({ tokens: await listApiTokens(getPool()) }),
 );
 
@@ -17,6 +17,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "admin",
+    scope: "admin",
     summary: "Create an API token: its secret is in this answer and nowhere else.",
     answer: z.object({ token: tokenItem, secret: z.string() }),
     body: createTokenSchema,

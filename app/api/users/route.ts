@@ -9,12 +9,18 @@ import { createUserSchema } from "@/core/auth/user-input";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(
-  { access: "admin", summary: "Console accounts.", answer: z.object({ users: z.array(userItem) }) },
+  { access: "admin", scope: "admin", summary: "Console accounts.", answer: z.object({ users: z.array(userItem) }) },
   async () => ({ users: await listUsers(getPool()) }),
 );
 
 export const POST = apiRoute(
-  { access: "admin", summary: "Create a console account (audited).", answer: z.object({ user: userItem }), body: createUserSchema },
+  {
+    access: "admin",
+    scope: "admin",
+    summary: "Create a console account (audited).",
+    answer: z.object({ user: userItem }),
+    body: createUserSchema,
+  },
   async ({ body, actor }) => ({
     user: await createUser(body, actor),
   }),

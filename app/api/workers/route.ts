@@ -9,6 +9,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "metrics:read",
     summary: "Worker processes, live and recently dead.",
     answer: z.object({ workers: z.array(z.looseObject({ id: z.string(), host: z.string(), pid: z.number(), state: z.string() })) }),
   },

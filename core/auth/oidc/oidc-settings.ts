@@ -1,6 +1,7 @@
 // Single sign-on settings, read from the environment (core/env.ts): null when OIDC is not configured.
 import { getEnv } from "../../env";
 import type { RoleMap } from "./role-map";
+import type { TeamRule } from "./team-rules";
 
 export interface OidcSettings {
   issuer: URL;
@@ -14,6 +15,8 @@ export interface OidcSettings {
   scopes: string;
   roleClaim: string;
   roleMap: RoleMap;
+  /** Team roles from claims (VIGIL_OIDC_TEAM_RULES); empty: single sign-on gives no team memberships. */
+  teamRules: readonly TeamRule[];
 }
 
 export const OIDC_CALLBACK_PATH = "/api/auth/oidc/callback";
@@ -31,6 +34,7 @@ export function getOidcSettings(): OidcSettings | null {
     scopes: env.VIGIL_OIDC_SCOPES.trim().split(/\s+/).join(" "),
     roleClaim: env.VIGIL_OIDC_ROLE_CLAIM,
     roleMap: env.VIGIL_OIDC_ROLE_MAP,
+    teamRules: env.VIGIL_OIDC_TEAM_RULES,
   };
 }
 

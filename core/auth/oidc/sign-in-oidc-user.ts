@@ -16,6 +16,8 @@ import { emailSchema } from "../user-input";
 import { hasAnotherActiveAdmin } from "../update-user";
 import { getLogger } from "../../log";
 import { claimValues, mapRole } from "./role-map";
+import { mapTeamRoles } from "./team-rules";
+import { syncSsoTeamRoles } from "./sync-sso-team-roles";
 
 export function ssoActor(label: string, c: ClientInfo): Actor {
   return { type: "system", id: null, label, role: "admin", ip: c.ip ?? null, userAgent: c.userAgent ?? null };
@@ -63,7 +65,12 @@ export async function signInOidcUser(
   const emailVerified = claims.email_verified !== false && claims.email_verified !== "false";
   // Held to the characters a name typed on the Admin page may have (no markup, quotes or control characters).
   const name = displayName(claims.name) ?? displayName(claims.preferred_username);
-  let role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
+  // Email rules believe only an address the provider says it verified.
+  const verified = claims.email_verified === true || claims.email_verified === "true";
+  const teamRoles = mapTeamRoles(settings.teamRules, claims, verified ? email : null);
+  // A person the team rules let in is a viewer outside their teams' roles when the role map names them not
+  // (users.role grants nothing beyond a team's role unless it is admin).
+  let role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim)) ?? (teamRoles.size > 0 ? "viewer" : null);
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
 
@@ -149,6 +156,7 @@ export async function signInOidcUser(
       if (before.role !== role) await audit("user.role_change", { role: before.role }, { role, claim: settings.roleClaim });
     }
 
+    if (settings.teamRules.length > 0) await syncSsoTeamRoles(tx, row.id, teamRoles, sso, settings.name);
     const user = toUserRecord(row);
     const session = await createSession(tx, user.id, c);
     const actor: Actor = {

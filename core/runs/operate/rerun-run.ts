@@ -11,7 +11,7 @@
 // does not enter the lateness p95. The timeline shows the re-run as another attempt of the same occurrence.
 import type { PgBoss } from "pg-boss";
 import type { Actor } from "../../auth/roles";
-import { assertMayUseHandlers } from "../../auth/program-permission";
+import { assertMayRunSchedules, assertMayUseHandlers } from "../../auth/program-permission";
 import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
@@ -127,6 +127,8 @@ export async function rerunRunInTransaction(
   if (!scope) throw new NotFoundError("Run", runId);
   const { run, schedule } = scope;
   await assertMayUseHandlers(tx, actor, [run.handler]);
+  // The run's own payload (a trigger may have overridden the schedule's) against its team's rules.
+  await assertMayRunSchedules(tx, actor, [run.scheduleId], { payload: run.payload });
   const refusal = rerunRefusal(run, schedule.deleted);
   if (refusal) throw new ConflictError(refusal.message, refusal.code);
   const once = await onceMarkers(tx, runId);

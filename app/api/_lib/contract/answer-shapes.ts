@@ -110,7 +110,13 @@ export const alertItem = z.looseObject({
 export const scheduleAction = z.looseObject({ dryRun: z.boolean(), count: z.number(), plannedAt: z.array(iso) });
 
 export const userItem = z.looseObject({ id: z.string(), email: z.string(), name: z.string(), role: z.string() });
-export const tokenItem = z.looseObject({ id: z.string(), name: z.string(), role: z.string() });
+export const tokenItem = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  role: z.string(),
+  team: z.object({ id: z.string(), name: z.string() }).nullable(),
+  scopes: z.array(z.string()),
+});
 export const secretItem = z.looseObject({ name: z.string() });
 export const silenceItem = z.looseObject({ id: z.string(), kind: z.string() });
 export const verifyAnswer = z.looseObject({

@@ -33,11 +33,13 @@ describe("the API contract (GET /api/openapi.json)", () => {
     expect(files.length).toBeGreaterThan(50);
   });
 
-  it("has a summary and an answer schema for every operation", () => {
-    const gaps = listOperations()
-      .map((op) => ({ op: `${op.method} ${op.path}`, missing: contractGaps(op) }))
-      .filter((g) => g.missing.length);
+  it("has a summary, an answer schema and (unless public) a token scope for every operation", () => {
+    const ops = listOperations();
+    const gaps = ops.map((op) => ({ op: `${op.method} ${op.path}`, missing: contractGaps(op) })).filter((g) => g.missing.length);
     expect(gaps).toEqual([]);
+    // A route that forgot its scope is a gap (this check can fail).
+    const runs = ops.find((op) => op.method === "GET" && op.path === "/api/runs")!;
+    expect(contractGaps({ ...runs, spec: { ...runs.spec, scope: undefined } })).toEqual(["scope"]);
   });
 
   it("gives each operation a unique operationId and its path parameters", () => {

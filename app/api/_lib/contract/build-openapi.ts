@@ -35,6 +35,8 @@ export function contractGaps(op: ContractOperation): string[] {
   const gaps: string[] = [];
   if (!op.spec.summary?.trim()) gaps.push("summary");
   if (!op.spec.answer) gaps.push("answer");
+  // The token scope it needs (core/auth/token-scopes.ts): without one a scoped token could never call it.
+  if (op.spec.access !== "public" && !op.spec.scope) gaps.push("scope");
   return gaps;
 }
 
@@ -120,7 +122,9 @@ function operationOf(op: ContractOperation): JsonSchema {
   };
   if (spec.access !== "public") {
     responses["401"] = errorResponse("No valid session or API token (unauthorized).");
-    responses["403"] = errorResponse(`Needs the ${spec.access} role (forbidden), or a cross-site change (cross_origin).`);
+    responses["403"] = errorResponse(
+      `Needs the ${spec.access} role (forbidden)${spec.scope && spec.scope !== "any" ? `, a token needs the scope ${[spec.scope].flat().join(" or ")} (scope_missing)` : ""}, or a cross-site change (cross_origin).`,
+    );
   }
   if (op.path.includes("{")) responses["404"] = errorResponse("Nothing at this address (not_found).");
   if (spec.errors?.length) responses["4XX"] = errorResponse(`Refusals of this operation (error.code): ${spec.errors.join(", ")}.`);
@@ -129,6 +133,7 @@ function operationOf(op: ContractOperation): JsonSchema {
     summary: spec.summary,
     tags: [tagOf(op)],
     "x-vigil-access": spec.access,
+    ...(spec.scope ? { "x-vigil-scope": spec.scope } : {}),
     ...(spec.errors?.length ? { "x-vigil-errors": [...spec.errors] } : {}),
     ...(spec.access === "public" ? { security: [] } : {}),
     parameters: parametersOf(op),

@@ -11,6 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "alerts:read",
     summary: "The global alert defaults a schedule's own alert settings fall back to.",
     answer: z.looseObject({ failureAlertThreshold: z.number() }),
   },

@@ -21,6 +21,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "alerts:read",
     summary: "Open, unacknowledged and critical alert counts and the newest alert (the header badge).",
     answer: z.object({
       open: z.number(),

@@ -13,6 +13,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "audit:read",
     summary: "The filtered audit trail as a CSV download (the export is itself audited).",
     answer: z.string().describe("CSV, one audit event per line after the header"),
     answerMedia: "text/csv",

@@ -32,6 +32,7 @@ const anchorQuery = z
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "audit:read",
     summary: "Verify the audit hash chain against the newest known anchor, or the one given in the query.",
     answer: verifyAnswer,
     query: anchorQuery,
@@ -45,6 +46,7 @@ const anchorBody = auditAnchorSchema.extend({ type: z.literal("vigil.audit_ancho
 export const POST = apiRoute(
   {
     access: "viewer",
+    scope: "audit:read",
     summary: "Verify the audit hash chain against a published anchor sent as the body.",
     answer: verifyAnswer,
     body: anchorBody,

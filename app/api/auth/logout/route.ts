@@ -10,7 +10,7 @@ import { sessionCookieOptions } from "@/core/auth/sessions";
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
-  { access: "viewer", summary: "End the caller's console session (clears the cookie).", answer: okAnswer },
+  { access: "viewer", scope: "any", summary: "End the caller's console session (clears the cookie).", answer: okAnswer },
   async ({ req, actor }) => {
     const cookie = req.cookies.get(SESSION_COOKIE)?.value;
     if (actor.type !== "user" || !cookie) throw new ForbiddenError("API tokens do not sign out; an admin revokes them on the admin page.");

@@ -8,6 +8,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "any",
     summary: "Who the caller is: user or API token, role.",
     answer: z.object({
       actor: z.object({ type: z.string(), id: z.string().nullable(), label: z.string(), role: z.string(), mayRunPrograms: z.boolean() }),

@@ -13,6 +13,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "any",
     summary: "The caller's own live console sessions, most recently seen first.",
     answer: z.object({
       sessions: z.array(

@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     body: calendarImportSchema,
     summary: "Create a business calendar from an iCalendar (.ics) file",
     answer: calendarImportAnswerSchema,

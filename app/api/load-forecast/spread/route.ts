@@ -14,6 +14,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     body: z.unknown(),
     summary: "Propose (dry run, the default) or apply hashed per-schedule minutes that spread a group's or tag's load",
     answer: spreadResultSchema,

@@ -11,6 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "metrics:read",
     summary: "Queue and worker figures (the workers page).",
     answer: z.looseObject({ runsQueued: z.number(), runsAhead: z.number(), runsRunning: z.number(), liveWorkers: z.number() }),
   },

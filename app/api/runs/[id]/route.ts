@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "runs:read",
     summary: "One run's trace: the run, its events, attempts and logs.",
     answer: runTrace,
     params: z.object({ id: z.uuid() }),

@@ -7,15 +7,20 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { bulkRunAction, bulkRunActionSchema } from "@/core/runs/operate/bulk-run-action";
 import { getConsoleBoss } from "@/core/queue/console-boss";
+import { assertTokenScope } from "@/core/auth/token-scopes";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: ["runs:cancel", "runs:rerun"],
     summary: "Cancel or re-run many runs at once (dry run first).",
     answer: z.looseObject({ count: z.number() }),
     body: bulkRunActionSchema,
   },
-  async ({ body, actor }) => bulkRunAction(body, actor, { boss: body.dryRun ? null : await getConsoleBoss() }),
+  async ({ body, actor }) => {
+    assertTokenScope(actor, body.action === "cancel" ? "runs:cancel" : "runs:rerun");
+    return bulkRunAction(body, actor, { boss: body.dryRun ? null : await getConsoleBoss() });
+  },
 );

@@ -40,6 +40,7 @@ const params = z.object({ id: z.uuid() });
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "One schedule with its next fire, last run and recent counts.",
     answer: z.object({ schedule: scheduleListItem }),
     params,
@@ -53,6 +54,7 @@ export const GET = apiRoute(
 export const PATCH = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     summary:
       "Change a schedule (send the revision you loaded; audited), or with dryRun: true see the next fires before/after and the planned runs it would supersede.",
     answer: z.union([z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }), editPreviewAnswer]),
@@ -70,6 +72,7 @@ export const PATCH = apiRoute(
 export const DELETE = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     summary: "Delete a schedule (soft delete; audited).",
     answer: z.looseObject({ id: z.string(), deletedAt: iso, cancelledRuns: z.number() }),
     errors: ["stale_revision"],

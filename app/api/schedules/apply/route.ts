@@ -14,6 +14,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:apply",
     summary: "Apply a schedules document (YAML or JSON): the diff, applied only when dryRun is false.",
     answer: z.looseObject({
       dryRun: z.boolean(),

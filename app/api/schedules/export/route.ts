@@ -23,6 +23,7 @@ const nameList = z
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "Export schedules as a document (YAML by default, or JSON) to apply elsewhere.",
     answer: z.string().describe("the schedules document, YAML or JSON"),
     answerMedia: "application/yaml",

@@ -17,6 +17,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "Open maintenance windows, newest first.",
     answer: z.object({
       maintenance: z.array(z.looseObject({ id: z.string(), tag: z.string().nullable(), reason: z.string().nullable() })),
@@ -28,6 +29,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    scope: "schedules:write",
     summary: "Pause or resume every schedule (or those of a tag) for maintenance (dry run first).",
     answer: z.looseObject({ action: z.enum(["pause", "resume"]), dryRun: z.boolean(), count: z.number() }),
     errors: ["maintenance_active", "not_in_maintenance"],

@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "viewer",
+    scope: "schedules:read",
     summary: "The next fire times of a trigger, counted from the database clock.",
     answer: z.looseObject({
       now: iso,

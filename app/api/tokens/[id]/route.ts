@@ -8,6 +8,7 @@ export const dynamic = "force-dynamic";
 export const DELETE = apiRoute(
   {
     access: "admin",
+    scope: "admin",
     summary: "Revoke an API token (audited).",
     answer: z.object({ token: tokenItem }),
     params: z.object({ id: z.uuid() }),

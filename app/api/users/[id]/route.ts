@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const PATCH = apiRoute(
   {
     access: "admin",
+    scope: "admin",
     summary: "Change an account: role, disabled, password reset, name (audited).",
     answer: z.object({ user: userItem }),
     params: z.object({ id: z.uuid() }),

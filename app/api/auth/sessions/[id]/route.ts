@@ -10,7 +10,13 @@ export const dynamic = "force-dynamic";
 const params = z.object({ id: z.string().regex(new RegExp(`^[0-9a-f]{${SESSION_PUBLIC_ID_LENGTH}}$`)) });
 
 export const DELETE = apiRoute(
-  { access: "viewer", summary: "End one of the caller's own console sessions.", answer: z.object({ id: z.string() }), params },
+  {
+    access: "viewer",
+    scope: "any",
+    summary: "End one of the caller's own console sessions.",
+    answer: z.object({ id: z.string() }),
+    params,
+  },
   async ({ params, actor }) => {
     if (actor.type !== "user") throw new ForbiddenError("API tokens have no sessions to end.");
     return revokeOwnSession(actor, params.id);

@@ -8,6 +8,7 @@ export const dynamic = "force-dynamic";
 export const DELETE = apiRoute(
   {
     access: "admin",
+    scope: "admin",
     summary: "Sign a user out everywhere (audited).",
     answer: z.object({ ended: z.number() }),
     params: z.object({ id: z.uuid() }),

@@ -1,0 +1,37 @@
+// GET /api/teams/:id/code-execution   (a member of the team, or a global admin) → { team: { teamId, team, codeExecution,
+//   commandAllowList } }: whether the team's schedules may run programs on a worker host, and which command lines.
+// PUT (global admin) body: { codeExecution?, commandAllowList?: argv patterns, reason? } → the same, audited as
+//   team.code_execution_change. 404 for a team the caller is no member of; 422 naming a bad pattern.
+import { z } from "zod";
+import { apiRoute } from "../../../_lib/api-route";
+import { getPool } from "@/core/db/pool";
+import { getTeamCodeExecution, setTeamCodeExecution, teamCodeExecutionInputSchema } from "@/core/teams/team-code-execution";
+
+export const dynamic = "force-dynamic";
+
+const params = z.object({ id: z.uuid() });
+const answer = z.object({
+  team: z.object({
+    teamId: z.string(),
+    team: z.string(),
+    codeExecution: z.boolean(),
+    commandAllowList: z.array(z.array(z.string())),
+  }),
+});
+
+export const GET = apiRoute(
+  { access: "viewer", scope: "schedules:read", params, summary: "A team's code execution and command allow-list.", answer },
+  async ({ params, actor }) => ({ team: await getTeamCodeExecution(getPool(), params.id, actor) }),
+);
+
+export const PUT = apiRoute(
+  {
+    access: "admin",
+    scope: "admin",
+    params,
+    body: teamCodeExecutionInputSchema,
+    summary: "Turn a team's code execution on or off and set its command allow-list (global admin, audited).",
+    answer,
+  },
+  async ({ params, body, actor }) => ({ team: await setTeamCodeExecution(params.id, body, actor) }),
+);

@@ -1,0 +1,88 @@
+// A team's code execution: whether its schedules may run programs on a worker host at all, and the command lines
+// (argv patterns, core/auth/command-allow-list.ts) they may run. A global admin changes it (audited); the team's
+// members read it. core/auth/program-permission.ts enforces it on every path that stores or runs a program.
+import { z } from "zod";
+import type { Actor } from "../auth/roles";
+import { commandAllowListSchema, type CommandAllowList } from "../auth/command-allow-list";
+import { isGlobalAdminIn } from "../auth/program-permission";
+import { recordAudit } from "../audit/record-audit";
+import { inTransaction, type Queryable } from "../db/pool";
+import { ForbiddenError, NotFoundError } from "../errors";
+
+export const teamCodeExecutionInputSchema = z
+  .strictObject({
+    codeExecution: z.boolean({ error: "codeExecution must be true or false" }).optional(),
+    commandAllowList: commandAllowListSchema.optional(),
+    reason: z.string().trim().max(500, { error: "reason must be at most 500 characters" }).optional(),
+  })
+  .refine((v) => v.codeExecution !== undefined || v.commandAllowList !== undefined, {
+    message: "Change at least one of codeExecution or commandAllowList.",
+  });
+export type TeamCodeExecutionInput = z.infer<typeof teamCodeExecutionInputSchema>;
+
+export interface TeamCodeExecution {
+  teamId: string;
+  team: string;
+  codeExecution: boolean;
+  /** Empty: any command the program permission allows. */
+  commandAllowList: CommandAllowList;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  code_execution: boolean;
+  command_allow_list: CommandAllowList;
+}
+
+const toView = (r: Row): TeamCodeExecution => ({
+  teamId: r.id,
+  team: r.name,
+  codeExecution: r.code_execution,
+  commandAllowList: r.command_allow_list,
+});
+
+/** A team the actor is no member of is "not found" (its existence is not told), unless the actor is a global admin. */
+async function findVisibleTeam(db: Queryable, teamId: string, actor: Actor, lock: boolean): Promise<Row> {
+  const { rows } = await db.query<Row>(
+    `SELECT id, name, code_execution, command_allow_list FROM teams WHERE id = $1${lock ? " FOR UPDATE" : ""}`,
+    [teamId],
+  );
+  const row = rows[0];
+  if (!row || (!actor.teams?.[teamId] && !(await isGlobalAdminIn(db, actor, teamId)))) throw new NotFoundError("Team", teamId);
+  return row;
+}
+
+export async function getTeamCodeExecution(db: Queryable, teamId: string, actor: Actor): Promise<TeamCodeExecution> {
+  return toView(await findVisibleTeam(db, teamId, actor, false));
+}
+
+export async function setTeamCodeExecution(
+  teamId: string,
+  input: TeamCodeExecutionInput,
+  actor: Actor,
+  opts: { db?: Queryable } = {},
+): Promise<TeamCodeExecution> {
+  return inTransaction({ tx: opts.db }, async (tx) => {
+    const before = toView(await findVisibleTeam(tx, teamId, actor, true));
+    if (!(await isGlobalAdminIn(tx, actor, teamId))) {
+      throw new ForbiddenError(`Only a global admin changes team ${before.team}'s code execution and command allow-list.`);
+    }
+    const { rows } = await tx.query<Row>(
+      `UPDATE teams SET code_execution = COALESCE($2, code_execution), command_allow_list = COALESCE($3::jsonb, command_allow_list)
+        WHERE id = $1 RETURNING id, name, code_execution, command_allow_list`,
+      [teamId, input.codeExecution ?? null, input.commandAllowList ? JSON.stringify(input.commandAllowList) : null],
+    );
+    const after = toView(rows[0]!);
+    await recordAudit(tx, {
+      actor,
+      action: "team.code_execution_change",
+      targetType: "team",
+      targetId: teamId,
+      before: { codeExecution: before.codeExecution, commandAllowList: before.commandAllowList },
+      after: { codeExecution: after.codeExecution, commandAllowList: after.commandAllowList },
+      reason: input.reason,
+    });
+    return after;
+  });
+}
