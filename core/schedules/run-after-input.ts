@@ -29,9 +29,17 @@ export const runAfterLinkSchema = z
   )
   .superRefine((v, ctx) => {
     if (v.mapping === "same_day" && !v.mappingTimezone)
-      ctx.addIssue({ code: "custom", path: ["mappingTimezone"], message: "Mapping same_day needs the zone whose calendar day it compares (mappingTimezone), e.g. Europe/Paris" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["mappingTimezone"],
+        message: "Mapping same_day needs the zone whose calendar day it compares (mappingTimezone), e.g. Europe/Paris",
+      });
     if (v.mapping !== "same_day" && v.mappingTimezone)
-      ctx.addIssue({ code: "custom", path: ["mappingTimezone"], message: `mappingTimezone applies to mapping same_day only; mapping ${v.mapping} compares instants` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["mappingTimezone"],
+        message: `mappingTimezone applies to mapping same_day only; mapping ${v.mapping} compares instants`,
+      });
   });
 
 export const runAfterSchema = z
@@ -55,4 +63,3 @@ export interface FollowerRef {
   id: string;
   name: string;
 }
-

@@ -70,7 +70,10 @@ export async function findUpstreamOccurrences(db: Queryable, runId: string): Pro
 }
 
 /** Downstream occurrences (already planned) whose links map them to the run `runId`. */
-export async function findDownstreamOccurrences(db: Queryable, runIds: readonly string[]): Promise<(DownstreamLink & { upstreamRunId: string })[]> {
+export async function findDownstreamOccurrences(
+  db: Queryable,
+  runIds: readonly string[],
+): Promise<(DownstreamLink & { upstreamRunId: string })[]> {
   if (runIds.length === 0) return [];
   const { lo, hi } = mappedRangeSql("dep", "d.planned_at");
   const { rows } = await db.query<{
