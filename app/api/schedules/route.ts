@@ -61,7 +61,7 @@ export const POST = apiRoute(
     access: "operator",
     summary: "Create a schedule (audited).",
     answer: z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }),
-    errors: ["name_taken"],
+    errors: ["name_taken", "dependency_cycle"],
     body: scheduleInputSchema,
   },
   async ({ body, actor }) => {

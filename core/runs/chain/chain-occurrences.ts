@@ -2,6 +2,7 @@
 // occurrences its schedule's links map it to (with whether each meets its condition yet), and the downstream
 // occurrences whose links map them to it. Mapping and conditions are chain-rules.ts's.
 import type { Queryable } from "../../db/pool";
+import { NotFoundError } from "../../errors";
 import { mappedRangeSql, mappedUpstreamSql, verdictSql, type ChainCondition, type ChainMapping } from "./chain-rules";
 
 export interface ChainOccurrence {
@@ -113,6 +114,8 @@ export async function findDownstreamOccurrences(
 
 /** Both sides of one run, for the run page (GET /api/runs/:id/chain). */
 export async function getRunChain(db: Queryable, runId: string): Promise<{ upstream: UpstreamLink[]; downstream: DownstreamLink[] }> {
+  const { rows } = await db.query(`SELECT 1 FROM runs WHERE id = $1`, [runId]);
+  if (rows.length === 0) throw new NotFoundError("Run", runId);
   const [upstream, downstream] = await Promise.all([findUpstreamOccurrences(db, runId), findDownstreamOccurrences(db, [runId])]);
   return { upstream, downstream: downstream.map(({ upstreamRunId: _, ...l }) => l) };
 }

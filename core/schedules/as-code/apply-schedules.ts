@@ -74,6 +74,8 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
     }
     return { name, entry, input: parseEntry(name, entry) };
   });
+  // A schedule is created or changed after the ones of the document it runs after, so their names resolve.
+  orderByRunAfter(wanted);
 
   return inTransaction({ tx: opts.db, dryRun: v.dryRun }, async (tx) => {
     const live = await lockLiveSchedules(tx);
@@ -177,4 +179,31 @@ function namedError(err: unknown, name: string): unknown {
     `Schedule ${name}: ${err.message}`,
     prefixFields(err.fields ?? { _: err.message }, `schedules.${name}`),
   );
+}
+
+/**
+ * Sorts the document's schedules so that each comes after those of the document it runs after (input order kept
+ * otherwise); a cycle among them is refused naming it, as a save would refuse it.
+ */
+function orderByRunAfter<W extends { name: string; input: { after?: { schedule: string }[] } }>(wanted: W[]): void {
+  const byName = new Map(wanted.map((w) => [w.name, w]));
+  const out: W[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (w: W, path: string[]) => {
+    if (state.get(w.name) === "done") return;
+    if (state.get(w.name) === "visiting") {
+      const cycle = [...path.slice(path.indexOf(w.name)), w.name].reverse();
+      const message = `Run-after links may not form a cycle: ${cycle.join(" → ")} would wait for itself`;
+      throw new ValidationError(message, { [`schedules.${w.name}.after`]: message }, "dependency_cycle");
+    }
+    state.set(w.name, "visiting");
+    for (const l of w.input.after ?? []) {
+      const up = byName.get(l.schedule);
+      if (up) visit(up, [...path, w.name]);
+    }
+    state.set(w.name, "done");
+    out.push(w);
+  };
+  for (const w of wanted) visit(w, []);
+  wanted.splice(0, wanted.length, ...out);
 }
