@@ -63,7 +63,8 @@ export function RunChain({ runId }: { runId: string }) {
               d.runs.length === 0
                 ? [
                     <li key={d.scheduleId}>
-                      <Link href={`/schedules/${d.scheduleId}`}>{d.scheduleName}</Link> <span className="muted">no occurrence planned yet</span>
+                      <Link href={`/schedules/${d.scheduleId}`}>{d.scheduleName}</Link>{" "}
+                      <span className="muted">no occurrence planned yet</span>
                     </li>,
                   ]
                 : d.runs.map((r) => (

@@ -43,8 +43,8 @@ export function RunAfterFieldset({ value, onChange, waitDeadlineSeconds, onWaitD
     <fieldset className="fieldset" data-testid="run-after">
       <legend>Runs after</legend>
       <p className="muted small" style={{ marginTop: 0 }}>
-        Each occurrence waits for the matching occurrence of these schedules to end as required, then runs; past the wait deadline it
-        is recorded missed and alerts.
+        Each occurrence waits for the matching occurrence of these schedules to end as required, then runs; past the wait deadline it is
+        recorded missed and alerts.
       </p>
       <datalist id="run-after-schedules">
         {names.map((n) => (

@@ -196,7 +196,17 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     <ZIndexLayer zIndex={300}>
       <g data-testid="timeline-marks">
         <path d={stripes} fill="rgba(255,255,255,0.025)" data-mark="stripes" />
-        {edges && <path d={edges} fill="none" stroke="#d2a8ff" strokeWidth={1.5} strokeOpacity={0.8} data-mark="chain-edges" data-testid="timeline-chain-edges" />}
+        {edges && (
+          <path
+            d={edges}
+            fill="none"
+            stroke="#d2a8ff"
+            strokeWidth={1.5}
+            strokeOpacity={0.8}
+            data-mark="chain-edges"
+            data-testid="timeline-chain-edges"
+          />
+        )}
         <g transform={`scale(${1 / PATH_SCALE})`}>
           {paths.map((p) => (
             <path

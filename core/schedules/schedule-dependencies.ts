@@ -4,7 +4,7 @@
 // saves that each add half of a cycle cannot both pass the check.
 import type { Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
-import type { FollowerRef, RunAfterInput, RunAfterLink } from "./run-after-input";
+import type { RunAfterInput, RunAfterLink } from "./run-after-input";
 import { isUuid } from "./schedule-record";
 
 const LINKS_LOCK = "vigil_schedule_dependencies";

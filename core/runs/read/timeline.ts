@@ -160,7 +160,16 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
   };
   if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
     const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
-    return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets, edges: [] });
+    return withForecast({
+      ...base,
+      ...(await clockAndHistory(db, ids)),
+      mode: "summary",
+      runs: [],
+      attempts: [],
+      bucketMs,
+      buckets,
+      edges: [],
+    });
   }
   const { rows } = await db.query<{
     id: string;

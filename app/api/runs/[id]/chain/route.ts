@@ -13,7 +13,8 @@ const occurrence = z.looseObject({ runId: z.string(), state: z.string(), planned
 export const GET = apiRoute(
   {
     access: "viewer",
-    summary: "A run's chain: the upstream occurrences it runs after (with whether each meets its condition) and the downstream ones that wait for it.",
+    summary:
+      "A run's chain: the upstream occurrences it runs after (with whether each meets its condition) and the downstream ones that wait for it.",
     answer: z.object({
       upstream: z.array(
         z.looseObject({
@@ -26,7 +27,9 @@ export const GET = apiRoute(
           verdict: z.enum(["met", "impossible", "wait"]),
         }),
       ),
-      downstream: z.array(z.looseObject({ scheduleId: z.string(), scheduleName: z.string(), condition: z.string(), runs: z.array(occurrence) })),
+      downstream: z.array(
+        z.looseObject({ scheduleId: z.string(), scheduleName: z.string(), condition: z.string(), runs: z.array(occurrence) }),
+      ),
     }),
     params: z.object({ id: z.uuid() }),
   },
