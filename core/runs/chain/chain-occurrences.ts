@@ -93,13 +93,13 @@ export async function findDownstreamOccurrences(
                         AND d.planned_at <= u.planned_at + make_interval(days => $2)
                         -- the latest upstream occurrence in the link's range for d is u
                         AND u.planned_at >= ${lo} AND u.planned_at <= ${hi}
-                        AND NOT EXISTS (SELECT 1 FROM runs v WHERE v.schedule_id = u.schedule_id AND v.kind = 'scheduled'
+                        AND NOT EXISTS (SELECT 1 FROM runs v WHERE v.schedule_id = u.schedule_id AND v.kind IN ('scheduled', 'manual')
                                            AND v.planned_at > u.planned_at AND v.planned_at <= ${hi})
                       ORDER BY d.planned_at LIMIT $3) x) AS runs
        FROM runs u
        JOIN schedule_dependencies dep ON dep.upstream_id = u.schedule_id
        JOIN schedules f ON f.id = dep.schedule_id AND f.deleted_at IS NULL
-      WHERE u.id = ANY($1::uuid[]) AND u.kind = 'scheduled'
+      WHERE u.id = ANY($1::uuid[]) AND u.kind IN ('scheduled', 'manual')
       ORDER BY f.name`,
     [runIds, DOWNSTREAM_WINDOW_DAYS, DOWNSTREAM_PER_LINK],
   );

@@ -59,12 +59,17 @@ export function mappedRangeSql(dep: string, at: string): { lo: string; hi: strin
   };
 }
 
-/** SQL: a LATERAL subquery (alias `u`: id, state, planned_at, wait_reason) giving the upstream occurrence a link maps to, if any. */
+/**
+ * SQL: a LATERAL subquery (alias `u`: id, state, planned_at, wait_reason) giving the upstream occurrence a link maps
+ * to, if any. A manual run (trigger now) is an occurrence of the upstream at the instant it was triggered: the
+ * latest-before and same-day mappings see it, so triggering the upstream by hand feeds its downstream. Backfill runs
+ * (past instants replayed) are not.
+ */
 export function mappedUpstreamSql(dep: string, at: string): string {
   const { lo, hi } = mappedRangeSql(dep, at);
   return `LATERAL (
       SELECT u.id, u.state, u.planned_at, u.wait_reason FROM runs u
-       WHERE u.schedule_id = ${dep}.upstream_id AND u.kind = 'scheduled'
+       WHERE u.schedule_id = ${dep}.upstream_id AND u.kind IN ('scheduled', 'manual')
          AND u.planned_at >= ${lo} AND u.planned_at <= ${hi}
        ORDER BY u.planned_at DESC LIMIT 1) u`;
 }
