@@ -18,6 +18,8 @@ import { planDueSchedules } from "../plan/plan-due-schedules";
 import { runPlannerTick } from "../plan/plan-tick";
 import { previewRerun, rerunRun } from "../operate/rerun-run";
 import { releaseChainedRuns } from "./release-chained-runs";
+import { applySchedules } from "../../schedules/as-code/apply-schedules";
+import { exportSchedules } from "../../schedules/as-code/export-schedules";
 import { getRunChain } from "./chain-occurrences";
 
 const db = useTestDatabase("run_after_chains");
@@ -133,6 +135,24 @@ describe("run-after chains", () => {
     ]);
   });
 
+  it("a manual run of the upstream (trigger now) feeds latest-before, not same-time", async () => {
+    const a = uniq("up-manual");
+    const aId = await schedule(a);
+    const { rows } = await h.pool.query<{ id: string }>(
+      `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, payload, timeout_seconds, grace_seconds, max_attempts)
+       SELECT s.id, 'manual', '2026-06-16T00:55:00Z', '2026-06-16T00:55:00Z', 'manual:' || s.id || ':1', 'succeeded', s.handler, s.payload,
+              s.timeout_seconds, s.grace_seconds, 1 FROM schedules s WHERE s.id = $1 RETURNING id`,
+      [aId],
+    );
+    const latest = await occurrence(await schedule(uniq("down-latest"), { after: [{ schedule: a, mapping: "latest_before" }] }), T0);
+    const same = await occurrence(await schedule(uniq("down-same"), { after: [{ schedule: a }] }), T0);
+    await releaseChainedRuns(h.pool);
+    expect((await runOf(latest)).wait_reason).toBeNull();
+    expect((await runOf(same)).wait_reason).toBe("upstream");
+    const chain = await getRunChain(h.pool, rows[0]!.id);
+    expect(chain.downstream.flatMap((d) => d.runs.map((r) => r.runId))).toEqual([latest]);
+  });
+
   it("the wait deadline: still waiting past it, the occurrence is missed with the reason, and the missed alert says it", async () => {
     const a = uniq("up-late");
     await schedule(a);
@@ -209,6 +229,34 @@ describe("run-after chains", () => {
     expect((self as Error).message).toContain("cannot run after itself");
     await expect(deleteSchedule(aId, actor)).rejects.toMatchObject({ status: 409, code: "schedule_has_followers" });
     expect((await getScheduleOrThrow(h.pool, aId)).followedBy?.map((f) => f.name)).toEqual([b]);
+  });
+
+  it("a schedules document carries links by name: applied in dependency order, a cycle among its schedules refused", async () => {
+    const a = uniq("doc-a");
+    const b = uniq("doc-b");
+    const trigger = { kind: "cron", cron: "0 2 * * *", timezone: "UTC" };
+    // b comes first in the document but runs after a: a is created first so the name resolves.
+    const doc = {
+      version: 1,
+      schedules: {
+        [b]: { handler: "demo.noop", trigger, after: [{ schedule: a, condition: "finished" }] },
+        [a]: { handler: "demo.noop", trigger },
+      },
+    };
+    const applied = await applySchedules({ document: doc, dryRun: false }, actor);
+    expect(applied.changes.map((c) => c.name)).toEqual([a, b]);
+    const exported = await exportSchedules(h.pool, "admin", { names: [b] });
+    expect(exported.document.schedules[b]).toMatchObject({ after: [{ schedule: a, condition: "finished", mapping: "same_time" }] });
+    const cyclic = {
+      version: 1,
+      schedules: {
+        [a]: { handler: "demo.noop", trigger, after: [{ schedule: b }] },
+        [b]: { handler: "demo.noop", trigger, after: [{ schedule: a }] },
+      },
+    };
+    const err = await applySchedules({ document: cyclic, dryRun: false }, actor).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422, code: "dependency_cycle" });
+    expect((err as Error).message).toMatch(new RegExp(`${a} → ${b} → ${a}|${b} → ${a} → ${b}`));
   });
 
   it("three planners racing plan each downstream occurrence once and release it once, with one job", { timeout: 60_000 }, async () => {
