@@ -257,6 +257,12 @@ describe("run-after chains", () => {
     const err = await applySchedules({ document: cyclic, dryRun: false }, actor).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 422, code: "dependency_cycle" });
     expect((err as Error).message).toMatch(new RegExp(`${a} → ${b} → ${a}|${b} → ${a} → ${b}`));
+    // Pruning both deletes the follower first (a alone would be refused while b runs after it).
+    const pruned = await applySchedules({ document: { version: 1, schedules: {} }, dryRun: false, prune: true }, actor);
+    expect(pruned.changes.map((c) => [c.op, c.name])).toEqual([
+      ["delete", b],
+      ["delete", a],
+    ]);
   });
 
   it("three planners racing plan each downstream occurrence once and release it once, with one job", { timeout: 60_000 }, async () => {

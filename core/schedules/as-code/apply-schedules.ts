@@ -113,12 +113,10 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
     }
 
     const named = new Set(wanted.map((w) => w.name));
-    for (const s of live) {
-      if (named.has(s.name) || s.managedBy === null) continue;
-      if (!v.prune) {
-        result.notInDocument.push(s.name);
-        continue;
-      }
+    const gone = live.filter((s) => !named.has(s.name) && s.managedBy !== null);
+    if (!v.prune) result.notInDocument.push(...gone.map((s) => s.name));
+    // A schedule others run after is deleted after them (deleting it first would be refused while they follow it).
+    for (const s of v.prune ? followersFirst(gone) : []) {
       await deleteSchedule(s.id, actor, { db: tx, reason: `not in ${v.source} (apply --prune)` });
       result.changes.push({ op: "delete", name: s.name, id: s.id });
     }
@@ -206,4 +204,23 @@ function orderByRunAfter<W extends { name: string; input: { after?: { schedule: 
   };
   for (const w of wanted) visit(w, []);
   wanted.splice(0, wanted.length, ...out);
+}
+
+/** The schedules to delete, each after those of them that run after it (name order otherwise). */
+function followersFirst(gone: readonly Schedule[]): Schedule[] {
+  const ids = new Set(gone.map((s) => s.id));
+  const out: Schedule[] = [];
+  const done = new Set<string>();
+  const visit = (s: Schedule, depth: number) => {
+    if (done.has(s.id) || depth > gone.length) return;
+    for (const f of s.followedBy ?? []) {
+      const follower = ids.has(f.id) ? gone.find((g) => g.id === f.id) : undefined;
+      if (follower) visit(follower, depth + 1);
+    }
+    if (done.has(s.id)) return;
+    done.add(s.id);
+    out.push(s);
+  };
+  for (const s of gone) visit(s, 0);
+  return out;
 }
