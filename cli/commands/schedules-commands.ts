@@ -77,6 +77,8 @@ export function schedulesCommand(): Command {
           ["misfire", s.misfirePolicy],
           ["timeout", `${String(s.timeoutSeconds)} s`],
           ["retries", `${String(s.retryMaxAttempts)} attempt(s)`],
+          ["runs after", runsAfterText(s)],
+          ["followed by", namesText((s as { followedBy?: unknown }).followedBy)],
           ["revision", s.revision],
           ["description", s.description],
         ]),
@@ -174,4 +176,20 @@ function parsePayload(text: string): Record<string, unknown> {
   }
   if (!v || typeof v !== "object" || Array.isArray(v)) throw new CliError(EXIT.usage, "--payload must be a JSON object");
   return v as Record<string, unknown>;
+}
+
+/** "ledger-close (succeeded, same_time); export (finished, same_day Europe/Berlin), waits up to 3600 s" or undefined. */
+function runsAfterText(s: object): string | undefined {
+  const v = s as {
+    after?: { name: string; condition: string; mapping: string; mappingTimezone?: string | null }[];
+    waitDeadlineSeconds?: number;
+  };
+  if (!Array.isArray(v.after) || v.after.length === 0) return undefined;
+  const links = v.after.map((l) => `${l.name} (${l.condition}, ${l.mapping}${l.mappingTimezone ? ` ${l.mappingTimezone}` : ""})`);
+  return `${links.join("; ")}, waits up to ${String(v.waitDeadlineSeconds ?? "?")} s`;
+}
+
+function namesText(list: unknown): string | undefined {
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  return (list as { name: string }[]).map((f) => f.name).join(", ");
 }

@@ -1,5 +1,7 @@
 "use client";
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import type { RerunPreview } from "@/core/runs/operate/rerun-run";
 import type { Jsonify } from "@/core/jsonify";
 import { fetchJson } from "../ui/fetch-json";
@@ -26,7 +28,8 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
     enabled: open,
     staleTime: 0,
   });
-  const { reason, setReason, error, busy, confirm } = useRunAction(`/api/runs/${runId}/rerun`, onClose);
+  const [withDownstream, setWithDownstream] = useState(false);
+  const { reason, setReason, error, busy, confirm } = useRunAction(`/api/runs/${runId}/rerun`, onClose, { withDownstream });
   const p = preview.data;
 
   return (
@@ -74,6 +77,28 @@ export function RerunDialog({ runId, label, open, onClose }: Props) {
                 </ul>
               )}
               {p.reruns > 0 && <p className="muted small">Re-run {p.reruns} time(s) before.</p>}
+              {p.downstream.length > 0 && (
+                <div data-testid="rerun-downstream">
+                  <label className="row">
+                    <input
+                      type="checkbox"
+                      checked={withDownstream}
+                      onChange={(e) => setWithDownstream(e.target.checked)}
+                      data-testid="rerun-with-downstream"
+                    />{" "}
+                    Also re-run its downstream occurrences ({p.downstream.filter((d) => d.action === "rerun").length}): they wait for this
+                    re-run again, then run as a new attempt
+                  </label>
+                  <ul className="small">
+                    {p.downstream.map((d) => (
+                      <li key={d.runId}>
+                        <Link href={`/runs/${d.runId}`}>{d.scheduleName}</Link> planned {new Date(d.plannedAt).toLocaleString()} —{" "}
+                        {d.action === "rerun" ? `${d.state}, would re-run` : "already waiting for it"}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              )}
             </>
           )}
         </div>

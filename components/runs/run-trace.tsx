@@ -11,6 +11,7 @@ import { useCan } from "../ui/use-can";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { CancelStages } from "./cancel-stages";
 import { RerunDialog } from "./rerun-dialog";
+import { RunChain } from "./run-chain";
 import { TriggerDialog, TriggeredNotice } from "../schedules/trigger-dialog";
 import { runTraceQuery, type RunTraceView } from "./runs-queries";
 import { HandlerName } from "../schedules/handler-availability";
@@ -131,6 +132,11 @@ export function RunTrace({ runId }: { runId: string }) {
             ⟳ re-run ×{run.reruns}
           </span>
         )}
+        {run.waitReason === "upstream" && run.state === "planned" && (
+          <span className="pill info" data-testid="run-waiting" title={waitingHint(run.waitReason, run.concurrencyGroup)}>
+            ◌ {waitingText(run.waitReason, run.concurrencyGroup)}
+          </span>
+        )}
         {run.waitReason && run.state === "queued" && (
           <span className="pill info" data-testid="run-waiting" title={waitingHint(run.waitReason, run.concurrencyGroup)}>
             ◌{" "}
@@ -165,6 +171,7 @@ export function RunTrace({ runId }: { runId: string }) {
       )}
 
       <CancelStages trace={trace} />
+      <RunChain runId={run.id} />
 
       <div className="grid-2">
         <section className="card" aria-labelledby="timings-title">

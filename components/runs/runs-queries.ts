@@ -4,6 +4,7 @@ import { fetchJson } from "../ui/fetch-json";
 import type { Jsonify } from "@/core/jsonify";
 import type { RunTrace } from "@/core/runs/read/get-run";
 import type { RunListItem } from "@/core/runs/read/list-runs";
+import type { getRunChain } from "@/core/runs/chain/chain-occurrences";
 import { livePoll } from "../ui/live-updates";
 
 const settledPoll = livePoll(2000);
@@ -51,6 +52,16 @@ export const runTraceQuery = (id: string) =>
     queryFn: () => fetchJson<RunTraceView>(`/api/runs/${id}`),
     // A running run's trace grows with its log lines and heartbeats, which the change stream does not announce.
     refetchInterval: (q) => (q.state.data && isSettled(q.state.data) ? settledPoll() : 1000),
+  });
+
+/** GET /api/runs/:id/chain — core/runs/chain/chain-occurrences.ts getRunChain. */
+export type RunChainView = Jsonify<Awaited<ReturnType<typeof getRunChain>>>;
+
+export const runChainQuery = (id: string) =>
+  queryOptions({
+    queryKey: ["runs", "chain", id],
+    queryFn: () => fetchJson<RunChainView>(`/api/runs/${id}/chain`),
+    refetchInterval: livePoll(2000),
   });
 
 const SETTLED = new Set(["succeeded", "failed", "timed_out", "cancelled", "skipped_overlap", "missed", "paused", "excluded", "hollow"]);

@@ -6,7 +6,8 @@ import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 
-export function useRunAction(url: string, onDone: () => void) {
+/** `extra`: more body fields sent with the reason (a re-run's withDownstream). */
+export function useRunAction(url: string, onDone: () => void, extra: Record<string, unknown> = {}) {
   const qc = useQueryClient();
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -20,7 +21,7 @@ export function useRunAction(url: string, onDone: () => void) {
     setBusy(true);
     setError(null);
     try {
-      await fetchJson(url, { method: "POST", json: { reason: reason.trim() } });
+      await fetchJson(url, { method: "POST", json: { ...extra, reason: reason.trim() } });
       await qc.invalidateQueries({ queryKey: ["runs"] });
       setReason("");
       onDone();

@@ -25,7 +25,7 @@ export const MISFIRE_POLICIES: Record<string, string> = {
 
 function NumberField(props: {
   label: string;
-  field: Exclude<keyof ScheduleFormValues, "calendars">;
+  field: Exclude<keyof ScheduleFormValues, "calendars" | "after">;
   hint: string;
   values: ScheduleFormValues;
   set: Props["set"];

@@ -16,6 +16,12 @@ import { HandlerName } from "./handler-availability";
 import { TagList } from "./tag-list";
 import { policyLabel } from "../calendars/calendars-list";
 
+const CHAIN_MAPPING_LABELS: Record<string, string> = {
+  same_time: "same planned time",
+  latest_before: "latest at or before",
+  same_day: "same calendar day",
+};
+
 /** The saved trigger as the preview should read it: an interval counts from the schedule's creation. */
 function savedTrigger(s: ScheduleView): TriggerBody {
   if (s.trigger.kind === "interval") return { ...s.trigger, anchor: s.trigger.anchor ?? s.createdAt } as TriggerBody;
@@ -105,6 +111,34 @@ export function ScheduleDetail({ id }: { id: string }) {
             <span key={c.id}>
               {i > 0 && ", then "}
               calendar <Link href={`/calendars/${c.id}`}>{c.name}</Link> <span className="muted">({policyLabel(c.policy)})</span>
+            </span>
+          ))}
+          .
+        </p>
+      )}
+      {(s.after ?? []).length > 0 && (
+        <p data-testid="schedule-runs-after">
+          Runs after{" "}
+          {(s.after ?? []).map((l, i) => (
+            <span key={l.id}>
+              {i > 0 && " and "}
+              <Link href={`/schedules/${l.id}`}>{l.name}</Link>{" "}
+              <span className="muted">
+                ({l.condition}; {CHAIN_MAPPING_LABELS[l.mapping]}
+                {l.mappingTimezone ? ` in ${l.mappingTimezone}` : ""})
+              </span>
+            </span>
+          ))}
+          , waiting up to {formatDuration(s.waitDeadlineSeconds * 1000)}.
+        </p>
+      )}
+      {(s.followedBy ?? []).length > 0 && (
+        <p data-testid="schedule-followed-by">
+          Followed by{" "}
+          {(s.followedBy ?? []).map((f, i) => (
+            <span key={f.id}>
+              {i > 0 && ", "}
+              <Link href={`/schedules/${f.id}`}>{f.name}</Link>
             </span>
           ))}
           .

@@ -18,6 +18,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     misfirePolicy: "run_once",
     catchUpLimit: 10,
     startingDeadlineSeconds: 45,
+    waitDeadlineSeconds: 3600,
     timeoutSeconds: 300,
     graceSeconds: 5,
     retryMaxAttempts: 1,

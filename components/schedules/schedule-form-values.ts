@@ -9,6 +9,7 @@ import type { Jsonify } from "@/core/jsonify";
 import type { Trigger } from "@/core/schedules/trigger";
 import type { ScheduleView } from "./schedules-queries";
 import type { ScheduleCalendarValue } from "../calendars/schedule-calendars-fieldset";
+import type { RunAfterValue } from "./run-after-fieldset";
 
 export type TriggerKind = "cron" | "interval" | "once";
 
@@ -57,6 +58,9 @@ export interface ScheduleFormValues {
   endsAt: string;
   /** Business calendars it follows, in order, by name. */
   calendars: ScheduleCalendarValue[];
+  /** Schedules it runs after, in order, by name (core/runs/chain/). */
+  after: RunAfterValue[];
+  waitDeadlineSeconds: string;
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -98,6 +102,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   startsAt: "",
   endsAt: "",
   calendars: [],
+  after: [],
+  waitDeadlineSeconds: "3600",
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -167,6 +173,13 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
     startsAt: instantFromLocal(v.startsAt),
     endsAt: instantFromLocal(v.endsAt),
     calendars: v.calendars,
+    after: v.after.map((l) => ({
+      schedule: l.schedule.trim(),
+      condition: l.condition,
+      mapping: l.mapping,
+      ...(l.mapping === "same_day" ? { mappingTimezone: l.mappingTimezone ?? "" } : {}),
+    })),
+    waitDeadlineSeconds: num(v.waitDeadlineSeconds),
   };
 }
 
@@ -249,6 +262,13 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
     startsAt: s.startsAt ? toLocalInput(s.startsAt) : "",
     endsAt: s.endsAt ? toLocalInput(s.endsAt) : "",
     calendars: (s.calendars ?? []).map((c) => ({ calendar: c.name, policy: c.policy })),
+    after: (s.after ?? []).map((l) => ({
+      schedule: l.name,
+      condition: l.condition,
+      mapping: l.mapping,
+      ...(l.mappingTimezone ? { mappingTimezone: l.mappingTimezone } : {}),
+    })),
+    waitDeadlineSeconds: text(s.waitDeadlineSeconds),
   };
 }
 

@@ -21,6 +21,7 @@ import { handlersQuery } from "./schedules-queries";
 import { alertSettingsQuery } from "../alerts/alerts-queries";
 import { TriggerBuilder } from "./trigger-builder";
 import { ScheduleCalendarsFieldset } from "../calendars/schedule-calendars-fieldset";
+import { RunAfterFieldset } from "./run-after-fieldset";
 
 interface Props {
   mode: "create" | "edit";
@@ -219,6 +220,14 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
             </div>
           </fieldset>
           <ScheduleCalendarsFieldset value={values.calendars} onChange={(calendars) => set({ calendars })} errors={errors} />
+          <RunAfterFieldset
+            value={values.after}
+            onChange={(after) => set({ after })}
+            waitDeadlineSeconds={values.waitDeadlineSeconds}
+            onWaitDeadlineChange={(waitDeadlineSeconds) => set({ waitDeadlineSeconds })}
+            selfName={initial?.name}
+            errors={errors}
+          />
           <PolicyFields values={values} set={set} errors={errors} failureAlertDefault={alertSettings.data?.failureAlertThreshold} />
         </div>
         <aside className="form-aside">
@@ -299,6 +308,8 @@ const FIELD_LABELS: Record<string, string> = {
   startsAt: "Starts",
   endsAt: "Ends",
   calendars: "Calendars",
+  after: "Runs after",
+  waitDeadlineSeconds: "Wait deadline",
 };
 
 /** The form's label for a server error key ("payload.amount" → "Payload field amount"). */
@@ -307,5 +318,6 @@ function fieldLabel(key: string): string {
   if (key.startsWith("payload.")) return `Payload field ${key.slice(8)}`;
   if (key.startsWith("tags.")) return `Tag ${Number(key.slice(5)) + 1}`;
   if (key.startsWith("calendars.")) return `Calendar ${Number(key.split(".")[1]) + 1}`;
+  if (key.startsWith("after.")) return `Run after ${Number(key.split(".")[1]) + 1}`;
   return key;
 }

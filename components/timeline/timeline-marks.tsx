@@ -84,6 +84,13 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
   let stripes = "";
   for (let i = 1; i < lanes.length; i += 2) stripes += `M${plot.x} ${plot.y + i * laneH}h${plot.width}v${laneH}h${-plot.width}Z`;
   const msPerPx = (to - from) / plot.width;
+  // Run-after edges, one path: from the upstream occurrence's planned mark to its downstream's.
+  let edges = "";
+  for (const e of model.edges ?? []) {
+    const x1 = plot.x + ((e.fromAt - from) / (to - from)) * plot.width;
+    const x2 = plot.x + ((e.toAt - from) / (to - from)) * plot.width;
+    edges += `M${x1.toFixed(1)} ${(plot.y + (e.fromLane + 0.5) * laneH).toFixed(1)}L${x2.toFixed(1)} ${(plot.y + (e.toLane + 0.5) * laneH).toFixed(1)}`;
+  }
 
   function locate(e: PointerEvent<SVGRectElement>): {
     x: number;
@@ -189,6 +196,17 @@ export const TimelineMarks = memo(function TimelineMarks({ model, visible, onHov
     <ZIndexLayer zIndex={300}>
       <g data-testid="timeline-marks">
         <path d={stripes} fill="rgba(255,255,255,0.025)" data-mark="stripes" />
+        {edges && (
+          <path
+            d={edges}
+            fill="none"
+            stroke="#d2a8ff"
+            strokeWidth={1.5}
+            strokeOpacity={0.8}
+            data-mark="chain-edges"
+            data-testid="timeline-chain-edges"
+          />
+        )}
         <g transform={`scale(${1 / PATH_SCALE})`}>
           {paths.map((p) => (
             <path

@@ -94,6 +94,8 @@ export interface TimelineModel {
   laneTotal: number;
   /** Where the forecast starts (the database's now, or the window's start); undefined: the window has no future. */
   forecastFrom?: number;
+  /** Run-after edges: an upstream occurrence's mark to its downstream's (lane indexes, planned instants in ms). */
+  edges?: { fromLane: number; fromAt: number; toLane: number; toAt: number }[];
 }
 
 /** The legend bucket of forecast marks (a filter like the outcomes). */

@@ -173,6 +173,7 @@ export function toTimelineModel(api: TimelineApi): TimelineModel {
     laneOffset: api.lanes.offset,
     laneTotal: api.lanes.total,
     ...(api.forecast ? { forecastFrom: Date.parse(api.forecast.from) } : {}),
+    edges: (api.edges ?? []).map(([fromLane, up, toLane, down]) => ({ fromLane, fromAt: t0 + up, toLane, toAt: t0 + down })),
   };
 }
 

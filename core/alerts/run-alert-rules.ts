@@ -124,12 +124,17 @@ export const missedRule: RunAlertRule = {
       LEFT JOIN seen w ON w.schedule_id = r.schedule_id
      WHERE r.state = 'missed' AND r.due_at > now() - make_interval(secs => $1)
        AND (w.mark IS NULL OR r.planned_at > w.mark)`,
-  detailSql: "jsonb_build_object('plannedAt', r.planned_at, 'dueAt', r.due_at, 'runKind', r.kind)",
+  // A chained occurrence missed at its wait deadline (core/runs/chain/) says what it waited for.
+  detailSql: `jsonb_build_object('plannedAt', r.planned_at, 'dueAt', r.due_at, 'runKind', r.kind,
+    'chainReason', (SELECT e.data->>'reason' FROM run_events e WHERE e.run_id = r.id AND e.type = 'missed' AND e.data->>'chain' = 'missed' LIMIT 1))`,
   configSql: "true",
   goodSql: "g.planned_at > a.last_cause_at AND g.started_at IS NOT NULL",
   goodOrder: "g.planned_at",
   goodPhrase: "A later run started",
-  message: (name, d) => `${name}: the occurrence planned at ${when(d.plannedAt)} never started before its starting deadline (missed)`,
+  message: (name, d) =>
+    typeof d.chainReason === "string"
+      ? `${name}: the occurrence planned at ${when(d.plannedAt)} was missed at its wait deadline, still waiting: ${d.chainReason}`
+      : `${name}: the occurrence planned at ${when(d.plannedAt)} never started before its starting deadline (missed)`,
 };
 
 export const hollowRule: RunAlertRule = {

@@ -1347,6 +1347,48 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** A run's chain: the upstream occurrences it runs after (with whether each meets its condition) and the downstream ones that wait for it. */
+  getRunsByIdChain: {
+    method: "GET";
+    path: "/api/runs/{id}/chain";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      upstream: Array<{
+        scheduleId: string;
+        scheduleName: string;
+        condition: string;
+        mapping: string;
+        mappingTimezone: string | null;
+        run: {
+          runId: string;
+          state: string;
+          plannedAt: string;
+          waitReason: string | null;
+          [key: string]: unknown;
+        } | null;
+        verdict: "met" | "impossible" | "wait";
+        [key: string]: unknown;
+      }>;
+      downstream: Array<{
+        scheduleId: string;
+        scheduleName: string;
+        condition: string;
+        runs: Array<{
+          runId: string;
+          state: string;
+          plannedAt: string;
+          waitReason: string | null;
+          [key: string]: unknown;
+        }>;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
   /** Preview a re-run: the attempt it will be, the once-effects that will not repeat, or why it is refused. */
   getRunsByIdRerun: {
     method: "GET";
@@ -1361,6 +1403,14 @@ export interface Operations {
       state: string;
       nextAttempt: number;
       onceEffects: number;
+      downstream: Array<{
+        runId: string;
+        scheduleId: string;
+        scheduleName: string;
+        state: string;
+        action: "rerun" | "waits_already";
+        [key: string]: unknown;
+      }>;
       [key: string]: unknown;
     };
   };
@@ -1374,12 +1424,21 @@ export interface Operations {
     query: never;
     body: {
       reason: string;
+      withDownstream?: boolean;
     };
     answer: {
       runId: string;
       attempt: number;
       state: "retrying";
       onceEffects: number;
+      downstream?: Array<{
+        runId: string;
+        scheduleId: string;
+        scheduleName: string;
+        state: string;
+        action: "rerun" | "waits_already";
+        [key: string]: unknown;
+      }>;
       [key: string]: unknown;
     };
   };
@@ -1536,6 +1595,13 @@ export interface Operations {
         calendar: string;
         policy: "skip" | "shift_previous" | "shift_next";
       }>;
+      after?: Array<{
+        schedule: string;
+        condition?: "succeeded" | "finished" | "failed";
+        mapping?: "same_time" | "latest_before" | "same_day";
+        mappingTimezone?: string | null;
+      }>;
+      waitDeadlineSeconds?: number;
     };
     answer: {
       schedule: {
@@ -1677,6 +1743,13 @@ export interface Operations {
         calendar: string;
         policy: "skip" | "shift_previous" | "shift_next";
       }>;
+      after?: Array<{
+        schedule: string;
+        condition?: "succeeded" | "finished" | "failed";
+        mapping?: "same_time" | "latest_before" | "same_day";
+        mappingTimezone?: string | null;
+      }>;
+      waitDeadlineSeconds?: number;
       revision: number;
       dryRun?: boolean;
     };
@@ -2557,6 +2630,7 @@ export const OPERATIONS = {
   getRuns: { method: "GET", path: "/api/runs", media: "application/json" },
   getRunsById: { method: "GET", path: "/api/runs/{id}", media: "application/json" },
   postRunsByIdCancel: { method: "POST", path: "/api/runs/{id}/cancel", media: "application/json" },
+  getRunsByIdChain: { method: "GET", path: "/api/runs/{id}/chain", media: "application/json" },
   getRunsByIdRerun: { method: "GET", path: "/api/runs/{id}/rerun", media: "application/json" },
   postRunsByIdRerun: { method: "POST", path: "/api/runs/{id}/rerun", media: "application/json" },
   postRunsBulk: { method: "POST", path: "/api/runs/bulk", media: "application/json" },

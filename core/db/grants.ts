@@ -68,6 +68,8 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   run_daily_summaries: { console: RW, worker: RW },
   runs: { console: RW, worker: RW },
   schedule_calendars: { console: RW, worker: R },
+  // Run-after links are edited in the console; the worker's chain sweep only reads them (core/runs/chain/).
+  schedule_dependencies: { console: RW, worker: R },
   schedule_hourly_outcomes: { console: RW, worker: RW },
   schedule_last_runs: { console: RW, worker: RW },
   schedule_trouble_counters: { console: RW, worker: RW },

@@ -1,6 +1,6 @@
 // The run state machine, shared by the console and the worker. States and which moves are legal.
 export const RUN_STATES = [
-  "planned", // occurrence row exists, no pg-boss job yet
+  "planned", // occurrence row exists, no pg-boss job yet (wait_reason 'upstream': waits for the schedules it runs after)
   "queued", // a job exists (or the run waits for a slot: wait_reason), not started
   "running", // an attempt is executing
   "retrying", // an attempt failed; the next one is scheduled at next_attempt_at (counts as active)
@@ -11,7 +11,9 @@ export const RUN_STATES = [
   "skipped_overlap", // another run of the schedule was active when this one was due
   "missed", // due, but not started before its starting deadline
   "paused", // fell inside a pause of its schedule
-  "excluded", // its schedule's fire plan removed it: a calendar blocks it, or another fire was moved onto its instant
+  // its schedule's fire plan removed it (a calendar blocks it, or another fire was moved onto its instant), or an upstream
+  // occurrence it runs after ended in a state its run-after condition cannot accept (core/runs/chain/)
+  "excluded",
   "hollow", // succeeded but did no work where work was expected
   "zombie", // its worker stopped heartbeating; ended by the reaper with no attempts left
 ] as const;

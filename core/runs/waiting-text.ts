@@ -1,8 +1,9 @@
-// What a queued run is waiting for, in the words the runs list, its tooltip and the run page show.
+// What a queued (or chained, planned) run is waiting for, in the words the runs list, its tooltip and the run page show.
 
 /** Short form for a queued run's wait_reason ("waiting: rate limit of bank-api"). */
 export function waitingText(waitReason: string, concurrencyGroup: string | null): string {
   if (waitReason === "rate_limit") return `waiting: rate limit of ${concurrencyGroup ?? "its group"}`;
+  if (waitReason === "upstream") return "waiting for its upstream runs";
   return `waiting: ${waitReason}`;
 }
 
@@ -15,6 +16,8 @@ export function waitingHint(waitReason: string, concurrencyGroup: string | null)
       return `Waiting for a free slot in concurrency group ${concurrencyGroup}.`;
     case "overlap":
       return "Waiting for the previous run of this schedule to end.";
+    case "upstream":
+      return "Runs after other schedules: it waits until their occurrences it is mapped to have ended as its links require (see Upstream / downstream), or its wait deadline passes.";
     default:
       return `Waiting: ${waitReason}.`;
   }

@@ -14,6 +14,7 @@ import { assertOnceInFuture } from "./trigger";
 import { checkPayload, parseOrThrow } from "./validate-schedule-input";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { resolveScheduleCalendars, writeScheduleCalendars } from "../calendars/schedule-calendar-links";
+import { resolveRunAfter, runAfterReferences, writeRunAfter } from "./schedule-dependencies";
 
 /** Unparsed input (written in code: tests, benches, seeds): its defaults are filled and its fields checked here. */
 export async function createSchedule(input: unknown, actor: Actor, opts: { db?: Queryable } = {}): Promise<Schedule> {
@@ -32,6 +33,7 @@ export async function createParsedSchedule(v: ScheduleInput, actor: Actor, opts:
     // Its team's code execution, the actor's role there and the team's command allow-list, read from the stored row.
     await assertMayRunSchedules(tx, actor, [id]);
     await writeScheduleCalendars(tx, id, calendars);
+    await writeRunAfter(tx, id, await resolveRunAfter(tx, id, v.after));
     const created = await getScheduleOrThrow(tx, id);
     await assertScheduleMayUseSecrets(tx, created, created.payload);
     await recordAudit(tx, { actor, action: "schedule.create", targetType: "schedule", targetId: id, after: auditView(created) });
@@ -47,10 +49,10 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
          overlap_policy, misfire_policy, catch_up_limit, starting_deadline_seconds, timeout_seconds, grace_seconds,
          retry_max_attempts, retry_base_seconds, retry_max_seconds, concurrency_group, start_jitter_ms, expect_records_min,
          lateness_p95_slo_ms, lateness_max_ms, completion_deadline_seconds, failure_alert_threshold, webhook_url,
-         planned_through, created_by, webhook_format, tags, retention_days, starts_at, ends_at)
+         planned_through, created_by, webhook_format, tags, retention_days, starts_at, ends_at, after_wait_seconds)
        VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE now() END, CASE WHEN $7 THEN NULL ELSE $26 END,
          CASE WHEN $7 THEN NULL ELSE 'created disabled' END,
-         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28, $29, $30, $31)
+         $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, now(), $25, $27, $28, $29, $30, $31, $32)
        RETURNING id`,
       [
         v.name,
@@ -84,6 +86,7 @@ async function insertSchedule(tx: Queryable, v: ScheduleInput, actor: Actor): Pr
         v.retentionDays ?? null,
         v.startsAt ?? null,
         v.endsAt ?? null,
+        v.waitDeadlineSeconds,
       ],
     );
     return rows[0]!.id;
@@ -170,6 +173,8 @@ export function auditView(s: Schedule): Record<string, unknown> {
     startsAt: s.startsAt?.toISOString() ?? null,
     endsAt: s.endsAt?.toISOString() ?? null,
     calendars: (s.calendars ?? []).map((c) => ({ name: c.name, policy: c.policy })),
+    after: runAfterReferences(s.after),
+    waitDeadlineSeconds: s.waitDeadlineSeconds,
     revision: s.revision,
   };
 }

@@ -8,6 +8,7 @@ import { recordRunEvents } from "../runs/record-run-event";
 import { auditView } from "./create-schedule";
 import { inTransaction } from "../db/pool";
 import { getScheduleOrThrow } from "./schedule-record";
+import { assertNoFollowers } from "./schedule-dependencies";
 
 export interface DeleteResult {
   id: string;
@@ -28,6 +29,7 @@ export async function deleteSchedule(
         "stale_revision",
       );
     }
+    await assertNoFollowers(tx, id, before.name);
     const { rows } = await tx.query<{ deleted_at: Date }>(
       `UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING deleted_at`,
       [id],

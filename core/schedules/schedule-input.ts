@@ -5,6 +5,7 @@ import { triggerSchema } from "./trigger";
 import { webhookFormatSchema } from "../alerts/webhook/webhook-format";
 import { httpUrlSchema } from "../http/http-url";
 import { scheduleCalendarsSchema } from "../calendars/calendar-input";
+import { runAfterSchema } from "./run-after-input";
 
 export const SCHEDULE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,79}$/;
 /** A tag: lowercase, may carry a namespace ("team:payments", "env.prod"). */
@@ -138,6 +139,10 @@ const fields = {
   endsAt: instant("End date"),
   /** Business calendars it follows, in order: [{calendar: "<name or id>", policy: "skip" | "shift_previous" | "shift_next"}]. */
   calendars: scheduleCalendarsSchema,
+  /** Schedules it runs after: [{schedule: "<name or id>", condition, mapping, mappingTimezone?}] (core/runs/chain/). */
+  after: runAfterSchema,
+  /** How long an occurrence waits for its upstream occurrences, from its due time, before it is recorded missed. */
+  waitDeadlineSeconds: wholeNumber("Wait deadline", 1, 7 * 86_400, "seconds"),
 };
 
 function checkRetryDelays(
@@ -175,6 +180,8 @@ export const scheduleInputSchema = z
     startJitterMs: fields.startJitterMs.default(0),
     tags: fields.tags.default([]),
     calendars: fields.calendars.default([]),
+    after: fields.after.default([]),
+    waitDeadlineSeconds: fields.waitDeadlineSeconds.default(3600),
   })
   .superRefine(checkRetryDelays);
 

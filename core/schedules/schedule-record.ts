@@ -8,6 +8,7 @@ import { triggerSchema, type Trigger } from "./trigger";
 import type { MisfirePolicy, OverlapPolicy } from "./schedule-input";
 import type { WebhookFormat } from "../alerts/webhook/webhook-format";
 import type { CalendarUse } from "../calendars/calendar-types";
+import type { FollowerRef, RunAfterLink } from "./run-after-input";
 
 export interface Schedule {
   id: string;
@@ -51,6 +52,12 @@ export interface Schedule {
   tags: string[];
   /** The business calendars it follows, in the order they apply, each with its policy (core/calendars/). */
   calendars?: CalendarUse[];
+  /** The schedules it runs after, in order, each with its condition and mapping (core/runs/chain/chain-rules.ts). */
+  after?: RunAfterLink[];
+  /** Live schedules that run after this one. */
+  followedBy?: FollowerRef[];
+  /** How long an occurrence waits for its upstream occurrences, from its due time, before it is missed. */
+  waitDeadlineSeconds: number;
   /** The maintenance window that paused it (maintenance.ts), while it holds. */
   maintenanceId: string | null;
   /** Set when created or last changed by applying a schedules file (as-code/apply-schedules.ts): that file's name. */
@@ -80,6 +87,12 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.revision, s.starts_at, s.ends_at, s.planned_through, s.created_by, s.created_at, s.updated_at,
   (SELECT jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'policy', sc.policy) ORDER BY sc.position)
      FROM schedule_calendars sc JOIN calendars c ON c.id = sc.calendar_id WHERE sc.schedule_id = s.id) AS calendars,
+  (SELECT jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'condition', d.condition, 'mapping', d.mapping,
+          'mappingTimezone', d.mapping_timezone) ORDER BY d.position)
+     FROM schedule_dependencies d JOIN schedules u ON u.id = d.upstream_id WHERE d.schedule_id = s.id) AS run_after,
+  (SELECT jsonb_agg(jsonb_build_object('id', f.id, 'name', f.name) ORDER BY f.name)
+     FROM schedule_dependencies d JOIN schedules f ON f.id = d.schedule_id WHERE d.upstream_id = s.id AND f.deleted_at IS NULL) AS followed_by,
+  s.after_wait_seconds,
   s.deleted_at, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
@@ -120,6 +133,9 @@ export interface ScheduleRow {
   webhook_format: WebhookFormat;
   tags: string[] | null;
   calendars: CalendarUse[] | null;
+  run_after: RunAfterLink[] | null;
+  followed_by: FollowerRef[] | null;
+  after_wait_seconds: number;
   maintenance_id: string | null;
   managed_by: string | null;
   managed_at: Date | null;
@@ -172,6 +188,9 @@ export function toSchedule(r: ScheduleRow): Schedule {
     webhookFormat: r.webhook_format,
     tags: r.tags ?? [],
     calendars: r.calendars ?? [],
+    after: r.run_after ?? [],
+    followedBy: r.followed_by ?? [],
+    waitDeadlineSeconds: r.after_wait_seconds,
     maintenanceId: paused ? (r.maintenance_id ?? null) : null,
     managedBy: r.managed_by ?? null,
     managedAt: r.managed_at ?? null,

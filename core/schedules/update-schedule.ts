@@ -21,6 +21,8 @@ import { firePlanOf, planFires, type PlannedFire } from "./fire-plan";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
 import { restoreMaskedValues } from "../secrets/mask-credentials";
 import { resolveScheduleCalendars, writeScheduleCalendars } from "../calendars/schedule-calendar-links";
+import { resolveRunAfter, writeRunAfter } from "./schedule-dependencies";
+import type { RunAfterLink } from "./run-after-input";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   name: "name",
@@ -50,6 +52,7 @@ const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
   tags: "tags",
   startsAt: "starts_at",
   endsAt: "ends_at",
+  waitDeadlineSeconds: "after_wait_seconds",
 };
 const JSON_FIELDS = new Set(["payload", "trigger"]);
 /** Fields that change which fires a schedule has or what becomes of them: an edit of one re-plans its runs. */
@@ -146,6 +149,11 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   const linkKey = (links: readonly { id: string; policy: string }[] | undefined) =>
     (links ?? []).map((l) => `${l.id}:${l.policy}`).join(",");
   if (calendars && linkKey(calendars) !== linkKey(before.calendars)) changed.add("calendars");
+  // Run-after links live in schedule_dependencies: compared as (upstream, condition, mapping, zone) in order.
+  const runAfter = patch.after === undefined ? undefined : await resolveRunAfter(tx, id, patch.after);
+  const afterKey = (links: readonly RunAfterLink[] | undefined) =>
+    (links ?? []).map((l) => `${l.id}:${l.condition}:${l.mapping}:${l.mappingTimezone ?? ""}`).join(",");
+  if (runAfter && afterKey(runAfter) !== afterKey(before.after)) changed.add("after");
   if (changed.has("handler") || changed.has("payload")) {
     patch.payload = await checkPayload(tx, patch.handler ?? before.handler, patch.payload ?? before.payload);
     if (!sameJson(patch.payload, before.payload)) changed.add("payload");
@@ -167,6 +175,7 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   }
   await writeChanges(tx, before, patch, changed);
   if (calendars && changed.has("calendars")) await writeScheduleCalendars(tx, id, calendars);
+  if (runAfter && changed.has("after")) await writeRunAfter(tx, id, runAfter);
   const after = await getScheduleOrThrow(tx, id);
   if (!onlyDisables) await assertMayRunSchedules(tx, actor, [id]);
   // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.

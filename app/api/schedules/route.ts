@@ -63,7 +63,7 @@ export const POST = apiRoute(
     scope: "schedules:write",
     summary: "Create a schedule (audited).",
     answer: z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }),
-    errors: ["name_taken"],
+    errors: ["name_taken", "dependency_cycle"],
     body: scheduleInputSchema,
   },
   async ({ body, actor }) => {

@@ -19,6 +19,7 @@ import { sendRunJob, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/sen
 import { lockRunScope, type LockedRun } from "../locks/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
+import { listDownstreamToRerun, rerunDownstream, type DownstreamRerunItem } from "../chain/rerun-downstream";
 
 export interface RerunRefusal {
   code: string;
@@ -39,6 +40,8 @@ export interface RerunPreview {
   reruns: number;
   /** Null when a re-run is allowed now; otherwise why not (the POST answers 409 with it). */
   refusal: RerunRefusal | null;
+  /** The dry run of `withDownstream`: downstream occurrences down the chain it would put back to wait (core/runs/chain/). */
+  downstream: DownstreamRerunItem[];
 }
 
 export interface RerunResult {
@@ -46,6 +49,8 @@ export interface RerunResult {
   attempt: number;
   state: "retrying";
   onceEffects: number;
+  /** With `withDownstream`: the downstream occurrences put back to wait for this one. */
+  downstream?: DownstreamRerunItem[];
 }
 
 /** Why this run cannot be re-run now, or null. */
@@ -96,6 +101,7 @@ export async function previewRerun(db: Queryable, runId: string): Promise<RerunP
   const r = rows[0];
   if (!r) throw new NotFoundError("Run", runId);
   const once = await onceMarkers(db, runId);
+  const downstream = await listDownstreamToRerun(db, runId);
   return {
     runId,
     state: r.state,
@@ -106,12 +112,19 @@ export async function previewRerun(db: Queryable, runId: string): Promise<RerunP
     onceKeys: once.keys,
     reruns: r.reruns,
     refusal: rerunRefusal({ id: r.id, state: r.state, currentAttemptState: r.current_attempt_state }, r.deleted),
+    downstream,
   };
 }
 
-export async function rerunRun(runId: string, actor: Actor, reason: string, opts: { boss: PgBoss; db?: Queryable }): Promise<RerunResult> {
-  if (opts.db) return rerunRunInTransaction(opts.db, opts.boss, runId, actor, reason);
-  return withTransaction((tx) => rerunRunInTransaction(tx, opts.boss, runId, actor, reason), getPool());
+export async function rerunRun(
+  runId: string,
+  actor: Actor,
+  reason: string,
+  opts: { boss: PgBoss; db?: Queryable; withDownstream?: boolean },
+): Promise<RerunResult> {
+  const o = { withDownstream: opts.withDownstream };
+  if (opts.db) return rerunRunInTransaction(opts.db, opts.boss, runId, actor, reason, o);
+  return withTransaction((tx) => rerunRunInTransaction(tx, opts.boss, runId, actor, reason, o), getPool());
 }
 
 /** The same on the caller's transaction (bulk re-run puts each in a savepoint). */
@@ -121,7 +134,7 @@ export async function rerunRunInTransaction(
   runId: string,
   actor: Actor,
   reason: string,
-  opts: { bulkId?: string } = {},
+  opts: { bulkId?: string; withDownstream?: boolean } = {},
 ): Promise<RerunResult> {
   const scope = await lockRunScope(tx, runId);
   if (!scope) throw new NotFoundError("Run", runId);
@@ -165,6 +178,8 @@ export async function rerunRunInTransaction(
     priority: OPERATOR_PRIORITY,
     expireInSeconds: jobExpireSeconds(run),
   });
+  // Before the audit row: it comes after the last run lock (record-audit.ts's lock order).
+  const downstream = opts.withDownstream ? await rerunDownstream(tx, runId, actor, reason) : undefined;
   await recordAudit(tx, {
     actor,
     action: "run.rerun",
@@ -177,8 +192,9 @@ export async function rerunRunInTransaction(
       reruns: rows[0]!.reruns,
       onceEffects: once.count,
       ...(opts.bulkId ? { bulkId: opts.bulkId } : {}),
+      ...(downstream ? { withDownstream: downstream.map((d) => ({ runId: d.runId, schedule: d.scheduleName, action: d.action })) } : {}),
     },
     reason,
   });
-  return { runId, attempt: nextAttempt, state: "retrying", onceEffects: once.count };
+  return { runId, attempt: nextAttempt, state: "retrying", onceEffects: once.count, ...(downstream ? { downstream } : {}) };
 }

@@ -18,6 +18,8 @@ export const ENQUEUE_AHEAD_MS = 30_000;
 
 interface DueRow {
   id: string;
+  /** Attempts made so far: 0, or more for a chained occurrence put back to wait by a re-run of its upstream. */
+  attempt: number;
   handler: string;
   due_at: Date;
   timeout_seconds: number;
@@ -40,7 +42,7 @@ export async function enqueueDueRuns(pool: pg.Pool, boss: PgBoss, opts: { batchS
   for (let i = 0; i < (opts.maxBatches ?? 4); i++) {
     const n = await withTransaction(async (tx) => {
       const { rows } = await tx.query<DueRow>(
-        `SELECT r.id, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now
+        `SELECT r.id, r.attempt, r.handler, r.due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at, clock_timestamp() AS now
            FROM runs r JOIN schedules s ON s.id = r.schedule_id
           WHERE r.state = 'planned' AND r.wait_reason IS NULL
             AND r.due_at <= clock_timestamp() + make_interval(secs => $1::float8 / 1000)
@@ -87,7 +89,7 @@ export async function enqueueCatchUpRuns(pool: pg.Pool, boss: PgBoss, opts: { li
     );
     if (next.length === 0) return 0;
     const { rows } = await tx.query<DueRow>(
-      `SELECT r.id, r.handler, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
+      `SELECT r.id, r.attempt, r.handler, clock_timestamp() AS due_at, r.timeout_seconds, r.grace_seconds, r.wakes, r.enqueued_at,
               clock_timestamp() AS now
          FROM runs r JOIN schedules s ON s.id = r.schedule_id
         WHERE r.id = ANY($1::uuid[]) AND r.state = 'planned' AND r.wait_reason IN ('catch_up', 'backfill')
@@ -113,7 +115,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
   const jobs = rows.map((r, i) => ({
     runId: r.id,
     handler: r.handler,
-    attempt: 1,
+    attempt: r.attempt + 1,
     wake: wakes[i]!,
     dueAt: r.due_at,
     expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),

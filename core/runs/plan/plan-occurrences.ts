@@ -43,7 +43,8 @@ export function withJitter(plannedAt: Date, jitterMs: number): Date {
 /**
  * Inserts occurrences in one statement (unnest of arrays), snapshotting what execution needs from each row's
  * schedule (handler, payload, timeout, grace, attempts, group), and writes a 'planned' event for each row
- * actually inserted. Rows that already exist are left alone. Returns the inserted ones.
+ * actually inserted. A scheduled occurrence of a schedule that runs after others is written waiting for them
+ * (wait_reason 'upstream'; core/runs/chain/release-chained-runs.ts releases it). Rows that already exist are left alone. Returns the inserted ones.
  */
 export async function insertOccurrences(
   db: Queryable,
@@ -77,7 +78,9 @@ export async function insertOccurrencesOfSchedules(
     `WITH ins AS (
        INSERT INTO runs (id, schedule_id, kind, planned_at, nominal_at, due_at, idempotency_key, state, wait_reason, handler,
                          payload, timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.nominal_at, p.due_at, p.key, p.state, $6,
+       SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.nominal_at, p.due_at, p.key, p.state,
+              coalesce($6, CASE WHEN $1 = 'scheduled' AND p.state = 'planned'
+                                 AND EXISTS (SELECT 1 FROM schedule_dependencies d WHERE d.schedule_id = s.id) THEN 'upstream' END),
               s.handler, s.payload, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
          FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[], $10::timestamptz[], $11::text[],
                      $12::text[]) AS p(schedule_id, planned_at, due_at, key, id, nominal_at, state, message)

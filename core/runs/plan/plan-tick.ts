@@ -1,5 +1,6 @@
 // One planner tick, the same on every worker: enqueue what is due soon, plan ahead (a bounded slice of the work),
-// settle what is overdue (misfire policy), resume pauses whose time has come, enqueue again. Each step is its own
+// settle what is overdue (misfire policy), resume pauses whose time has come, decide waiting chained occurrences,
+// enqueue again. Each step is its own
 // short transaction(s) with SKIP LOCKED, so planners on many workers share the work and never wait on each other.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
@@ -7,6 +8,7 @@ import { autoResumeDueSchedules } from "../../schedules/resume-schedule";
 import { enqueueCatchUpRuns, enqueueDueRuns } from "./enqueue-due-runs";
 import { findSchedulesToSweep, sweepMisfires } from "./mark-missed-runs";
 import { planDueSchedules } from "./plan-due-schedules";
+import { releaseChainedRuns, type ChainSweepResult } from "../chain/release-chained-runs";
 
 export interface PlannerTickResult {
   planned: number;
@@ -15,6 +17,8 @@ export interface PlannerTickResult {
   paused: number;
   resumed: number;
   enqueued: number;
+  /** The chain sweep's decisions (core/runs/chain/release-chained-runs.ts); absent on a slice-only tick. */
+  chained?: ChainSweepResult;
   /** Planning stopped at its budget with schedules still due for it: tick again soon. */
   planBacklog: boolean;
 }
@@ -50,6 +54,8 @@ export async function runPlannerTick(
   if (opts.sliceOnly) return result;
   result.resumed = await autoResumeDueSchedules(pool);
   const swept = await sweepMisfires(pool, await findSchedulesToSweep(pool), boss);
+  // Released chained occurrences are due now: the enqueue below sends their jobs in this same tick.
+  result.chained = await releaseChainedRuns(pool);
   result.missed = swept.reduce((n, s) => n + s.missed, 0);
   result.rescued = swept.reduce((n, s) => n + s.rescued, 0);
   result.paused = swept.reduce((n, s) => n + s.paused, 0);

@@ -18,6 +18,7 @@ import { RUN_KINDS, RUN_STATES, WORST_STATE_ORDER, type RunKind, type RunState }
 import { lateSql } from "../lateness";
 import { listTimelineLanes, type TimelineLaneQuery } from "./timeline-lanes";
 import { getTimelineForecast, type TimelineForecast } from "./timeline-forecast";
+import { listChainEdges, type TimelineEdge } from "../chain/chain-edges";
 
 export const MAX_TIMELINE_WINDOW_MS = 7 * 86_400_000;
 export const MAX_TIMELINE_RUNS = 60_000;
@@ -88,6 +89,8 @@ export interface Timeline {
   attempts: TimelineAttempt[];
   bucketMs: number;
   buckets: TimelineBucket[];
+  /** Run-after edges between occurrences of lanes in view (runs mode only; core/runs/chain/chain-edges.ts). */
+  edges?: TimelineEdge[];
   /** The lanes of this answer are lanes.offset … offset + schedules.length − 1 of lanes.total matching lanes. */
   lanes: { total: number; offset: number };
   /**
@@ -157,7 +160,16 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
   };
   if (inWindow > maxRuns || inWindow > (schedules.length * width) / SUMMARY_PX_PER_RUN) {
     const buckets = await summarise(db, ids, q.from, q.to, bucketMs);
-    return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "summary", runs: [], attempts: [], bucketMs, buckets });
+    return withForecast({
+      ...base,
+      ...(await clockAndHistory(db, ids)),
+      mode: "summary",
+      runs: [],
+      attempts: [],
+      bucketMs,
+      buckets,
+      edges: [],
+    });
   }
   const { rows } = await db.query<{
     id: string;
@@ -213,7 +225,8 @@ export async function getTimeline(db: Queryable, q: TimelineQuery): Promise<Time
     ]);
     for (const a of arows) attempts.push([at.get(a.run_id)!, a.number, off(a.started_at)!, off(a.finished_at), a.state]);
   }
-  return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [] });
+  const edges = await listChainEdges(db, ids, q.from, q.to, t0);
+  return withForecast({ ...base, ...(await clockAndHistory(db, ids)), mode: "runs", runs, attempts, bucketMs: 0, buckets: [], edges });
 }
 
 /** The database's now, and the oldest occurrence of the lanes (one index probe per lane). */

@@ -74,6 +74,8 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
     }
     return { name, entry, input: parseEntry(name, entry) };
   });
+  // A schedule is created or changed after the ones of the document it runs after, so their names resolve.
+  orderByRunAfter(wanted);
 
   return inTransaction({ tx: opts.db, dryRun: v.dryRun }, async (tx) => {
     const live = await lockLiveSchedules(tx);
@@ -111,12 +113,10 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
     }
 
     const named = new Set(wanted.map((w) => w.name));
-    for (const s of live) {
-      if (named.has(s.name) || s.managedBy === null) continue;
-      if (!v.prune) {
-        result.notInDocument.push(s.name);
-        continue;
-      }
+    const gone = live.filter((s) => !named.has(s.name) && s.managedBy !== null);
+    if (!v.prune) result.notInDocument.push(...gone.map((s) => s.name));
+    // A schedule others run after is deleted after them (deleting it first would be refused while they follow it).
+    for (const s of v.prune ? followersFirst(gone) : []) {
       await deleteSchedule(s.id, actor, { db: tx, reason: `not in ${v.source} (apply --prune)` });
       result.changes.push({ op: "delete", name: s.name, id: s.id });
     }
@@ -177,4 +177,50 @@ function namedError(err: unknown, name: string): unknown {
     `Schedule ${name}: ${err.message}`,
     prefixFields(err.fields ?? { _: err.message }, `schedules.${name}`),
   );
+}
+
+/**
+ * Sorts the document's schedules so that each comes after those of the document it runs after (input order kept
+ * otherwise); a cycle among them is refused naming it, as a save would refuse it.
+ */
+function orderByRunAfter<W extends { name: string; input: { after?: { schedule: string }[] } }>(wanted: W[]): void {
+  const byName = new Map(wanted.map((w) => [w.name, w]));
+  const out: W[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (w: W, path: string[]) => {
+    if (state.get(w.name) === "done") return;
+    if (state.get(w.name) === "visiting") {
+      const cycle = [...path.slice(path.indexOf(w.name)), w.name].reverse();
+      const message = `Run-after links may not form a cycle: ${cycle.join(" → ")} would wait for itself`;
+      throw new ValidationError(message, { [`schedules.${w.name}.after`]: message }, "dependency_cycle");
+    }
+    state.set(w.name, "visiting");
+    for (const l of w.input.after ?? []) {
+      const up = byName.get(l.schedule);
+      if (up) visit(up, [...path, w.name]);
+    }
+    state.set(w.name, "done");
+    out.push(w);
+  };
+  for (const w of wanted) visit(w, []);
+  wanted.splice(0, wanted.length, ...out);
+}
+
+/** The schedules to delete, each after those of them that run after it (name order otherwise). */
+function followersFirst(gone: readonly Schedule[]): Schedule[] {
+  const ids = new Set(gone.map((s) => s.id));
+  const out: Schedule[] = [];
+  const done = new Set<string>();
+  const visit = (s: Schedule, depth: number) => {
+    if (done.has(s.id) || depth > gone.length) return;
+    for (const f of s.followedBy ?? []) {
+      const follower = ids.has(f.id) ? gone.find((g) => g.id === f.id) : undefined;
+      if (follower) visit(follower, depth + 1);
+    }
+    if (done.has(s.id)) return;
+    done.add(s.id);
+    out.push(s);
+  };
+  for (const s of gone) visit(s, 0);
+  return out;
 }

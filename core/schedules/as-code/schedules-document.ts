@@ -18,6 +18,7 @@ import { sameJson } from "../update-schedule";
 import { scheduleInputSchema, type ScheduleInput } from "../schedule-input";
 import type { Schedule } from "../schedule-record";
 import { calendarReferences } from "../../calendars/schedule-calendar-links";
+import { runAfterReferences } from "../schedule-dependencies";
 
 export const DOCUMENT_VERSION = 1;
 export const MAX_DOCUMENT_SCHEDULES = 5000;
@@ -61,6 +62,8 @@ export const DOCUMENT_FIELDS = [
   "startsAt",
   "endsAt",
   "calendars",
+  "after",
+  "waitDeadlineSeconds",
 ] as const;
 export type DocumentField = (typeof DOCUMENT_FIELDS)[number];
 
@@ -90,9 +93,10 @@ export function entryFromSchedule(s: Schedule): DocumentEntry {
   return entry;
 }
 
-/** A stored schedule's value of a document field; calendars as the input names them ({calendar: name, policy}). */
+/** A stored schedule's value of a document field; calendars and run-after links as the input names them (by name). */
 export function documentValue(s: Schedule, f: DocumentField): unknown {
   if (f === "calendars") return calendarReferences(s.calendars);
+  if (f === "after") return runAfterReferences(s.after);
   const raw = (s as unknown as Record<string, unknown>)[f];
   return raw instanceof Date ? raw.toISOString() : raw;
 }

@@ -35,37 +35,38 @@ import * as r32 from "@/app/api/retention/route";
 import * as r33 from "@/app/api/runs/route";
 import * as r34 from "@/app/api/runs/[id]/route";
 import * as r35 from "@/app/api/runs/[id]/cancel/route";
-import * as r36 from "@/app/api/runs/[id]/rerun/route";
-import * as r37 from "@/app/api/runs/bulk/route";
-import * as r38 from "@/app/api/runs/occurrence/route";
-import * as r39 from "@/app/api/schedules/route";
-import * as r40 from "@/app/api/schedules/[id]/route";
-import * as r41 from "@/app/api/schedules/[id]/backfill/route";
-import * as r42 from "@/app/api/schedules/[id]/daily/route";
-import * as r43 from "@/app/api/schedules/[id]/hooks/route";
-import * as r44 from "@/app/api/schedules/[id]/hooks/[hookId]/route";
-import * as r45 from "@/app/api/schedules/[id]/hooks/[hookId]/rotate/route";
-import * as r46 from "@/app/api/schedules/[id]/lateness/route";
-import * as r47 from "@/app/api/schedules/[id]/pause/route";
-import * as r48 from "@/app/api/schedules/[id]/resume/route";
-import * as r49 from "@/app/api/schedules/[id]/silences/route";
-import * as r50 from "@/app/api/schedules/[id]/silences/[silenceId]/route";
-import * as r51 from "@/app/api/schedules/[id]/trigger/route";
-import * as r52 from "@/app/api/schedules/apply/route";
-import * as r53 from "@/app/api/schedules/export/route";
-import * as r54 from "@/app/api/schedules/maintenance/route";
-import * as r55 from "@/app/api/schedules/preview/route";
-import * as r56 from "@/app/api/secrets/route";
-import * as r57 from "@/app/api/secrets/[name]/route";
-import * as r58 from "@/app/api/secrets/[name]/access/route";
-import * as r59 from "@/app/api/teams/[id]/code-execution/route";
-import * as r60 from "@/app/api/timeline/route";
-import * as r61 from "@/app/api/tokens/route";
-import * as r62 from "@/app/api/tokens/[id]/route";
-import * as r63 from "@/app/api/users/route";
-import * as r64 from "@/app/api/users/[id]/route";
-import * as r65 from "@/app/api/users/[id]/sessions/route";
-import * as r66 from "@/app/api/workers/route";
+import * as r36 from "@/app/api/runs/[id]/chain/route";
+import * as r37 from "@/app/api/runs/[id]/rerun/route";
+import * as r38 from "@/app/api/runs/bulk/route";
+import * as r39 from "@/app/api/runs/occurrence/route";
+import * as r40 from "@/app/api/schedules/route";
+import * as r41 from "@/app/api/schedules/[id]/route";
+import * as r42 from "@/app/api/schedules/[id]/backfill/route";
+import * as r43 from "@/app/api/schedules/[id]/daily/route";
+import * as r44 from "@/app/api/schedules/[id]/hooks/route";
+import * as r45 from "@/app/api/schedules/[id]/hooks/[hookId]/route";
+import * as r46 from "@/app/api/schedules/[id]/hooks/[hookId]/rotate/route";
+import * as r47 from "@/app/api/schedules/[id]/lateness/route";
+import * as r48 from "@/app/api/schedules/[id]/pause/route";
+import * as r49 from "@/app/api/schedules/[id]/resume/route";
+import * as r50 from "@/app/api/schedules/[id]/silences/route";
+import * as r51 from "@/app/api/schedules/[id]/silences/[silenceId]/route";
+import * as r52 from "@/app/api/schedules/[id]/trigger/route";
+import * as r53 from "@/app/api/schedules/apply/route";
+import * as r54 from "@/app/api/schedules/export/route";
+import * as r55 from "@/app/api/schedules/maintenance/route";
+import * as r56 from "@/app/api/schedules/preview/route";
+import * as r57 from "@/app/api/secrets/route";
+import * as r58 from "@/app/api/secrets/[name]/route";
+import * as r59 from "@/app/api/secrets/[name]/access/route";
+import * as r60 from "@/app/api/teams/[id]/code-execution/route";
+import * as r61 from "@/app/api/timeline/route";
+import * as r62 from "@/app/api/tokens/route";
+import * as r63 from "@/app/api/tokens/[id]/route";
+import * as r64 from "@/app/api/users/route";
+import * as r65 from "@/app/api/users/[id]/route";
+import * as r66 from "@/app/api/users/[id]/sessions/route";
+import * as r67 from "@/app/api/workers/route";
 
 export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/alert-channels", module: r0 },
@@ -104,35 +105,36 @@ export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/runs", module: r33 },
   { path: "/api/runs/{id}", module: r34 },
   { path: "/api/runs/{id}/cancel", module: r35 },
-  { path: "/api/runs/{id}/rerun", module: r36 },
-  { path: "/api/runs/bulk", module: r37 },
-  { path: "/api/runs/occurrence", module: r38 },
-  { path: "/api/schedules", module: r39 },
-  { path: "/api/schedules/{id}", module: r40 },
-  { path: "/api/schedules/{id}/backfill", module: r41 },
-  { path: "/api/schedules/{id}/daily", module: r42 },
-  { path: "/api/schedules/{id}/hooks", module: r43 },
-  { path: "/api/schedules/{id}/hooks/{hookId}", module: r44 },
-  { path: "/api/schedules/{id}/hooks/{hookId}/rotate", module: r45 },
-  { path: "/api/schedules/{id}/lateness", module: r46 },
-  { path: "/api/schedules/{id}/pause", module: r47 },
-  { path: "/api/schedules/{id}/resume", module: r48 },
-  { path: "/api/schedules/{id}/silences", module: r49 },
-  { path: "/api/schedules/{id}/silences/{silenceId}", module: r50 },
-  { path: "/api/schedules/{id}/trigger", module: r51 },
-  { path: "/api/schedules/apply", module: r52 },
-  { path: "/api/schedules/export", module: r53 },
-  { path: "/api/schedules/maintenance", module: r54 },
-  { path: "/api/schedules/preview", module: r55 },
-  { path: "/api/secrets", module: r56 },
-  { path: "/api/secrets/{name}", module: r57 },
-  { path: "/api/secrets/{name}/access", module: r58 },
-  { path: "/api/teams/{id}/code-execution", module: r59 },
-  { path: "/api/timeline", module: r60 },
-  { path: "/api/tokens", module: r61 },
-  { path: "/api/tokens/{id}", module: r62 },
-  { path: "/api/users", module: r63 },
-  { path: "/api/users/{id}", module: r64 },
-  { path: "/api/users/{id}/sessions", module: r65 },
-  { path: "/api/workers", module: r66 },
+  { path: "/api/runs/{id}/chain", module: r36 },
+  { path: "/api/runs/{id}/rerun", module: r37 },
+  { path: "/api/runs/bulk", module: r38 },
+  { path: "/api/runs/occurrence", module: r39 },
+  { path: "/api/schedules", module: r40 },
+  { path: "/api/schedules/{id}", module: r41 },
+  { path: "/api/schedules/{id}/backfill", module: r42 },
+  { path: "/api/schedules/{id}/daily", module: r43 },
+  { path: "/api/schedules/{id}/hooks", module: r44 },
+  { path: "/api/schedules/{id}/hooks/{hookId}", module: r45 },
+  { path: "/api/schedules/{id}/hooks/{hookId}/rotate", module: r46 },
+  { path: "/api/schedules/{id}/lateness", module: r47 },
+  { path: "/api/schedules/{id}/pause", module: r48 },
+  { path: "/api/schedules/{id}/resume", module: r49 },
+  { path: "/api/schedules/{id}/silences", module: r50 },
+  { path: "/api/schedules/{id}/silences/{silenceId}", module: r51 },
+  { path: "/api/schedules/{id}/trigger", module: r52 },
+  { path: "/api/schedules/apply", module: r53 },
+  { path: "/api/schedules/export", module: r54 },
+  { path: "/api/schedules/maintenance", module: r55 },
+  { path: "/api/schedules/preview", module: r56 },
+  { path: "/api/secrets", module: r57 },
+  { path: "/api/secrets/{name}", module: r58 },
+  { path: "/api/secrets/{name}/access", module: r59 },
+  { path: "/api/teams/{id}/code-execution", module: r60 },
+  { path: "/api/timeline", module: r61 },
+  { path: "/api/tokens", module: r62 },
+  { path: "/api/tokens/{id}", module: r63 },
+  { path: "/api/users", module: r64 },
+  { path: "/api/users/{id}", module: r65 },
+  { path: "/api/users/{id}/sessions", module: r66 },
+  { path: "/api/workers", module: r67 },
 ];

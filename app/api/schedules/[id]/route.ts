@@ -58,7 +58,7 @@ export const PATCH = apiRoute(
     summary:
       "Change a schedule (send the revision you loaded; audited), or with dryRun: true see the next fires before/after and the planned runs it would supersede.",
     answer: z.union([z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }), editPreviewAnswer]),
-    errors: ["stale_revision", "name_taken"],
+    errors: ["stale_revision", "name_taken", "dependency_cycle"],
     params,
     body: scheduleUpdateSchema,
   },
@@ -75,7 +75,7 @@ export const DELETE = apiRoute(
     scope: "schedules:write",
     summary: "Delete a schedule (soft delete; audited).",
     answer: z.looseObject({ id: z.string(), deletedAt: iso, cancelledRuns: z.number() }),
-    errors: ["stale_revision"],
+    errors: ["stale_revision", "schedule_has_followers"],
     params,
     query: z.object({
       revision: z.coerce.number({ error: "revision must be a number" }).int().min(1).optional(),
