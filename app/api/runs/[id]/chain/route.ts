@@ -13,6 +13,7 @@ const occurrence = z.looseObject({ runId: z.string(), state: z.string(), planned
 export const GET = apiRoute(
   {
     access: "viewer",
+    scope: "runs:read",
     summary:
       "A run's chain: the upstream occurrences it runs after (with whether each meets its condition) and the downstream ones that wait for it.",
     answer: z.object({
