@@ -16,7 +16,9 @@ CREATE TABLE alert_channels (
   created_by text NOT NULL,
   updated_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_by text NOT NULL,
+  team_id uuid DEFAULT '00000000-0000-4000-8000-000000000001'::uuid NOT NULL,
   CONSTRAINT alert_channels_pkey PRIMARY KEY (id),
+  CONSTRAINT alert_channels_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id),
   CONSTRAINT alert_channels_type_check CHECK ((type = ANY (ARRAY['email'::text, 'pagerduty'::text, 'teams'::text, 'webhook'::text, 'slack'::text])))
 );
 
@@ -88,9 +90,12 @@ CREATE TABLE api_tokens (
   last_used_at timestamp(3) with time zone,
   revoked_at timestamp(3) with time zone,
   expires_at timestamp(3) with time zone DEFAULT (now() + '90 days'::interval) NOT NULL,
+  team_id uuid,
+  scopes text[] DEFAULT '{}'::text[] NOT NULL,
   CONSTRAINT api_tokens_created_by_fkey FOREIGN KEY (created_by) REFERENCES users(id) ON UPDATE CASCADE ON DELETE SET NULL,
   CONSTRAINT api_tokens_pkey PRIMARY KEY (id),
-  CONSTRAINT api_tokens_role CHECK ((role = ANY (ARRAY['viewer'::text, 'operator'::text, 'admin'::text])))
+  CONSTRAINT api_tokens_role CHECK ((role = ANY (ARRAY['viewer'::text, 'operator'::text, 'admin'::text]))),
+  CONSTRAINT api_tokens_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id) ON DELETE CASCADE
 );
 
 CREATE TABLE attempts (
@@ -149,8 +154,10 @@ CREATE TABLE calendars (
   created_by text,
   created_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
+  team_id uuid DEFAULT '00000000-0000-4000-8000-000000000001'::uuid NOT NULL,
   CONSTRAINT calendars_pkey PRIMARY KEY (id),
-  CONSTRAINT calendars_rules_object CHECK ((jsonb_typeof(rules) = 'object'::text))
+  CONSTRAINT calendars_rules_object CHECK ((jsonb_typeof(rules) = 'object'::text)),
+  CONSTRAINT calendars_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id)
 );
 
 CREATE TABLE concurrency_groups (
@@ -160,9 +167,11 @@ CREATE TABLE concurrency_groups (
   max_starts integer,
   per_seconds integer,
   recent_starts timestamp(3) with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+  team_id uuid DEFAULT '00000000-0000-4000-8000-000000000001'::uuid NOT NULL,
   CONSTRAINT concurrency_groups_pkey PRIMARY KEY (name),
   CONSTRAINT concurrency_groups_positive CHECK ((max_running >= 1)),
-  CONSTRAINT concurrency_groups_start_rate CHECK ((((max_starts IS NULL) AND (per_seconds IS NULL)) OR (((max_starts >= 1) AND (max_starts <= 10000)) AND ((per_seconds >= 1) AND (per_seconds <= 86400)))))
+  CONSTRAINT concurrency_groups_start_rate CHECK ((((max_starts IS NULL) AND (per_seconds IS NULL)) OR (((max_starts >= 1) AND (max_starts <= 10000)) AND ((per_seconds >= 1) AND (per_seconds <= 86400))))),
+  CONSTRAINT concurrency_groups_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id)
 );
 
 CREATE TABLE fleet_attention_minute_deltas (
@@ -497,6 +506,22 @@ CREATE TABLE schedule_calendars (
   CONSTRAINT schedule_calendars_schedule_id_fkey FOREIGN KEY (schedule_id) REFERENCES schedules(id) ON UPDATE CASCADE ON DELETE CASCADE
 );
 
+CREATE TABLE schedule_dependencies (
+  schedule_id uuid NOT NULL,
+  upstream_id uuid NOT NULL,
+  condition text NOT NULL,
+  mapping text NOT NULL,
+  mapping_timezone text,
+  "position" integer NOT NULL,
+  CONSTRAINT schedule_dependencies_condition CHECK ((condition = ANY (ARRAY['succeeded'::text, 'finished'::text, 'failed'::text]))),
+  CONSTRAINT schedule_dependencies_mapping CHECK ((mapping = ANY (ARRAY['same_time'::text, 'latest_before'::text, 'same_day'::text]))),
+  CONSTRAINT schedule_dependencies_not_self CHECK ((schedule_id <> upstream_id)),
+  CONSTRAINT schedule_dependencies_pkey PRIMARY KEY (schedule_id, upstream_id),
+  CONSTRAINT schedule_dependencies_schedule_id_fkey FOREIGN KEY (schedule_id) REFERENCES schedules(id) ON UPDATE CASCADE ON DELETE CASCADE,
+  CONSTRAINT schedule_dependencies_upstream_id_fkey FOREIGN KEY (upstream_id) REFERENCES schedules(id) ON UPDATE CASCADE ON DELETE RESTRICT,
+  CONSTRAINT schedule_dependencies_zone CHECK (((mapping = 'same_day'::text) = (mapping_timezone IS NOT NULL)))
+);
+
 CREATE TABLE schedule_hourly_outcomes (
   schedule_id uuid NOT NULL,
   hour timestamp(3) with time zone NOT NULL,
@@ -580,6 +605,8 @@ CREATE TABLE schedules (
   retention_days integer,
   starts_at timestamp(3) with time zone,
   ends_at timestamp(3) with time zone,
+  after_wait_seconds integer DEFAULT 3600 NOT NULL,
+  team_id uuid DEFAULT '00000000-0000-4000-8000-000000000001'::uuid NOT NULL,
   CONSTRAINT schedules_dates CHECK (((ends_at IS NULL) OR (starts_at IS NULL) OR (ends_at > starts_at))),
   CONSTRAINT schedules_failure_alert_threshold CHECK (((failure_alert_threshold >= 0) AND (failure_alert_threshold <= 1000))),
   CONSTRAINT schedules_maintenance_id_fkey FOREIGN KEY (maintenance_id) REFERENCES maintenance_windows(id) ON UPDATE CASCADE ON DELETE SET NULL,
@@ -589,6 +616,7 @@ CREATE TABLE schedules (
   CONSTRAINT schedules_pkey PRIMARY KEY (id),
   CONSTRAINT schedules_positive_limits CHECK (((timeout_seconds > 0) AND (grace_seconds >= 0) AND (retry_max_attempts >= 1) AND (catch_up_limit >= 0) AND (starting_deadline_seconds > 0) AND (start_jitter_ms >= 0))),
   CONSTRAINT schedules_retention_days_check CHECK (((retention_days IS NULL) OR ((retention_days >= 1) AND (retention_days <= 3650)))),
+  CONSTRAINT schedules_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id),
   CONSTRAINT schedules_webhook_format_check CHECK ((webhook_format = ANY (ARRAY['vigil'::text, 'slack'::text])))
 );
 
@@ -603,8 +631,10 @@ CREATE TABLE secrets (
   updated_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
   updated_by text NOT NULL,
   access jsonb DEFAULT '{"tags": [], "handlers": [], "schedules": []}'::jsonb NOT NULL,
+  team_id uuid DEFAULT '00000000-0000-4000-8000-000000000001'::uuid NOT NULL,
   CONSTRAINT secrets_name_format CHECK ((name ~ '^[A-Z][A-Z0-9_]{0,63}$'::text)),
-  CONSTRAINT secrets_pkey PRIMARY KEY (name)
+  CONSTRAINT secrets_pkey PRIMARY KEY (name),
+  CONSTRAINT secrets_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id)
 );
 
 CREATE TABLE sessions (
@@ -617,6 +647,33 @@ CREATE TABLE sessions (
   user_agent text,
   CONSTRAINT sessions_pkey PRIMARY KEY (id),
   CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE CASCADE
+);
+
+CREATE TABLE team_members (
+  team_id uuid NOT NULL,
+  user_id uuid NOT NULL,
+  role text NOT NULL,
+  source text DEFAULT 'manual'::text NOT NULL,
+  created_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
+  CONSTRAINT team_members_pkey PRIMARY KEY (team_id, user_id),
+  CONSTRAINT team_members_role_check CHECK ((role = ANY (ARRAY['viewer'::text, 'operator'::text, 'admin'::text, 'auditor'::text]))),
+  CONSTRAINT team_members_source_check CHECK ((source = ANY (ARRAY['manual'::text, 'sso'::text]))),
+  CONSTRAINT team_members_team_id_fkey FOREIGN KEY (team_id) REFERENCES teams(id) ON DELETE CASCADE,
+  CONSTRAINT team_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+
+CREATE TABLE teams (
+  id uuid DEFAULT gen_random_uuid() NOT NULL,
+  name text NOT NULL,
+  description text DEFAULT ''::text NOT NULL,
+  code_execution boolean DEFAULT false NOT NULL,
+  command_allow_list jsonb DEFAULT '[]'::jsonb NOT NULL,
+  worker_pool text,
+  created_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
+  created_by text DEFAULT 'system'::text NOT NULL,
+  CONSTRAINT teams_name_format CHECK ((name ~ '^[a-z][a-z0-9-]{0,62}$'::text)),
+  CONSTRAINT teams_name_key UNIQUE (name),
+  CONSTRAINT teams_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE trigger_requests (
@@ -710,6 +767,7 @@ CREATE TABLE workers (
 -- Indexes (constraints' own indexes included), by table
 CREATE UNIQUE INDEX alert_channels_name_key ON public.alert_channels USING btree (name);
 CREATE UNIQUE INDEX alert_channels_pkey ON public.alert_channels USING btree (id);
+CREATE INDEX alert_channels_team_idx ON public.alert_channels USING btree (team_id);
 CREATE INDEX alert_deliveries_alert_id_idx ON public.alert_deliveries USING btree (alert_id);
 CREATE INDEX alert_deliveries_channel_id_idx ON public.alert_deliveries USING btree (channel_id) WHERE (channel_id IS NOT NULL);
 CREATE INDEX alert_deliveries_pending_idx ON public.alert_deliveries USING btree (next_attempt_at) WHERE (state = 'pending'::text);
@@ -736,7 +794,9 @@ CREATE INDEX audit_events_search_trgm_idx ON public.audit_events USING gin (((((
 CREATE INDEX audit_events_target_type_target_id_id_idx ON public.audit_events USING btree (target_type, target_id, id DESC);
 CREATE UNIQUE INDEX calendars_name_key ON public.calendars USING btree (lower(name));
 CREATE UNIQUE INDEX calendars_pkey ON public.calendars USING btree (id);
+CREATE INDEX calendars_team_idx ON public.calendars USING btree (team_id);
 CREATE UNIQUE INDEX concurrency_groups_pkey ON public.concurrency_groups USING btree (name);
+CREATE INDEX concurrency_groups_team_idx ON public.concurrency_groups USING btree (team_id);
 CREATE UNIQUE INDEX fleet_attention_minutes_pkey ON public.fleet_attention_minutes USING btree (minute, shard);
 CREATE UNIQUE INDEX fleet_run_minutes_pkey ON public.fleet_run_minutes USING btree (minute, shard);
 CREATE UNIQUE INDEX handlers_pkey ON public.handlers USING btree (name);
@@ -780,9 +840,12 @@ CREATE INDEX runs_trouble_due_idx ON public.runs USING btree (state, due_at) WHE
 CREATE INDEX runs_trouble_updated_idx ON public.runs USING btree (updated_at) WHERE (state = ANY (ARRAY['missed'::text, 'hollow'::text, 'zombie'::text, 'failed'::text, 'timed_out'::text]));
 CREATE INDEX runs_unfinished_planned_idx ON public.runs USING btree (planned_at) INCLUDE (state, attempt, kind, reruns, lateness_ms, finished_at, duration_ms) WHERE (state = ANY (ARRAY['planned'::text, 'queued'::text, 'running'::text, 'retrying'::text]));
 CREATE INDEX runs_waiting_group_idx ON public.runs USING btree (concurrency_group, due_at) WHERE ((state = 'queued'::text) AND (wait_reason IS NOT NULL));
+CREATE INDEX runs_waiting_upstream_idx ON public.runs USING btree (due_at) WHERE ((state = 'planned'::text) AND (wait_reason = 'upstream'::text));
 CREATE INDEX schedule_calendars_calendar_id_idx ON public.schedule_calendars USING btree (calendar_id);
 CREATE UNIQUE INDEX schedule_calendars_pkey ON public.schedule_calendars USING btree (schedule_id, "position");
 CREATE UNIQUE INDEX schedule_calendars_schedule_calendar_key ON public.schedule_calendars USING btree (schedule_id, calendar_id);
+CREATE UNIQUE INDEX schedule_dependencies_pkey ON public.schedule_dependencies USING btree (schedule_id, upstream_id);
+CREATE INDEX schedule_dependencies_upstream_id_idx ON public.schedule_dependencies USING btree (upstream_id);
 CREATE INDEX schedule_hourly_outcomes_hour_idx ON public.schedule_hourly_outcomes USING btree (hour);
 CREATE UNIQUE INDEX schedule_hourly_outcomes_pkey ON public.schedule_hourly_outcomes USING btree (schedule_id, hour);
 CREATE UNIQUE INDEX schedule_last_runs_pkey ON public.schedule_last_runs USING btree (schedule_id);
@@ -795,10 +858,16 @@ CREATE UNIQUE INDEX schedules_pkey ON public.schedules USING btree (id);
 CREATE INDEX schedules_plan_cursor_idx ON public.schedules USING btree (COALESCE(planned_through, created_at), id) WHERE (deleted_at IS NULL);
 CREATE INDEX schedules_starting_deadline_idx ON public.schedules USING btree (starting_deadline_seconds) WHERE (deleted_at IS NULL);
 CREATE INDEX schedules_tags_idx ON public.schedules USING gin (tags);
+CREATE INDEX schedules_team_idx ON public.schedules USING btree (team_id);
 CREATE UNIQUE INDEX secrets_pkey ON public.secrets USING btree (name);
+CREATE INDEX secrets_team_idx ON public.secrets USING btree (team_id);
 CREATE INDEX sessions_expires_at_idx ON public.sessions USING btree (expires_at);
 CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id);
 CREATE INDEX sessions_user_id_idx ON public.sessions USING btree (user_id);
+CREATE UNIQUE INDEX team_members_pkey ON public.team_members USING btree (team_id, user_id);
+CREATE INDEX team_members_user_idx ON public.team_members USING btree (user_id);
+CREATE UNIQUE INDEX teams_name_key ON public.teams USING btree (name);
+CREATE UNIQUE INDEX teams_pkey ON public.teams USING btree (id);
 CREATE UNIQUE INDEX trigger_requests_pkey ON public.trigger_requests USING btree (schedule_id, client_key);
 CREATE INDEX trigger_url_deliveries_age_idx ON public.trigger_url_deliveries USING btree (trigger_url_id, created_at);
 CREATE UNIQUE INDEX trigger_url_deliveries_pkey ON public.trigger_url_deliveries USING btree (trigger_url_id, delivery_key);
@@ -1680,6 +1749,7 @@ CREATE TRIGGER runs_trouble_update AFTER UPDATE ON public.runs REFERENCING OLD T
 CREATE TRIGGER runs_truncate AFTER TRUNCATE ON public.runs FOR EACH STATEMENT EXECUTE FUNCTION vigil_runs_truncated();
 CREATE TRIGGER runs_update_summaries AFTER UPDATE ON public.runs REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed_new FOR EACH STATEMENT EXECUTE FUNCTION vigil_runs_update_summaries();
 CREATE TRIGGER schedule_calendars_console_schedules_version AFTER INSERT OR DELETE OR UPDATE ON public.schedule_calendars FOR EACH STATEMENT EXECUTE FUNCTION vigil_bump_console_schedules_version();
+CREATE TRIGGER schedule_dependencies_console_schedules_version AFTER INSERT OR DELETE OR UPDATE ON public.schedule_dependencies FOR EACH STATEMENT EXECUTE FUNCTION vigil_bump_console_schedules_version();
 CREATE TRIGGER schedules_console_schedules_version_insert AFTER INSERT OR DELETE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION vigil_bump_console_schedules_version();
 CREATE TRIGGER schedules_console_schedules_version_update AFTER UPDATE ON public.schedules FOR EACH ROW WHEN ((((((((((old.revision IS DISTINCT FROM new.revision) OR (old.updated_at IS DISTINCT FROM new.updated_at)) OR (old.paused_at IS DISTINCT FROM new.paused_at)) OR (old.paused_until IS DISTINCT FROM new.paused_until)) OR (old.deleted_at IS DISTINCT FROM new.deleted_at)) OR (old.enabled IS DISTINCT FROM new.enabled)) OR (old.name IS DISTINCT FROM new.name)) OR (old.tags IS DISTINCT FROM new.tags)) OR (old.maintenance_id IS DISTINCT FROM new.maintenance_id))) EXECUTE FUNCTION vigil_bump_console_schedules_version();
 CREATE TRIGGER schedules_console_version_insert AFTER INSERT OR DELETE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION vigil_bump_console_version();
