@@ -4,6 +4,8 @@ import pg from "pg";
 import { sha256Hex } from "../core/auth/authenticate";
 import type { Role } from "../core/auth/roles";
 import { createSession } from "../core/auth/sessions";
+import { addTeamMember } from "../core/teams/team-members";
+import { DEFAULT_TEAM_ID } from "../core/teams/team-roles";
 
 export async function createTestToken(databaseUrl: string, role: Role): Promise<string> {
   const token = `vgl_test_${crypto.randomBytes(16).toString("hex")}`;
@@ -36,6 +38,8 @@ export async function createTestSession(
       email,
       role,
     ]);
+    // A viewer or operator holds that role in the default team (an admin acts in every team by its global role).
+    if (role !== "admin") await addTeamMember(c, DEFAULT_TEAM_ID, rows[0].id, role);
     const { token } = await createSession(c, rows[0].id, { ip: "127.0.0.1", userAgent: "vitest" });
     return { cookie: token, userId: rows[0].id, email };
   } finally {

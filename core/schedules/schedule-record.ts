@@ -66,6 +66,9 @@ export interface Schedule {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /** The owning team (core/teams/): its id and name. */
+  teamId: string;
+  team: string;
 }
 
 export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.payload, s.trigger, s.timezone, s.enabled,
@@ -80,7 +83,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   s.revision, s.starts_at, s.ends_at, s.planned_through, s.created_by, s.created_at, s.updated_at,
   (SELECT jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'policy', sc.policy) ORDER BY sc.position)
      FROM schedule_calendars sc JOIN calendars c ON c.id = sc.calendar_id WHERE sc.schedule_id = s.id) AS calendars,
-  s.deleted_at, clock_timestamp() AS read_at`;
+  s.deleted_at, s.team_id, (SELECT t.name FROM teams t WHERE t.id = s.team_id) AS team_name, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
 export interface ScheduleRow {
@@ -131,6 +134,8 @@ export interface ScheduleRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  team_id: string;
+  team_name: string;
   read_at: Date;
 }
 
@@ -183,6 +188,8 @@ export function toSchedule(r: ScheduleRow): Schedule {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     deletedAt: r.deleted_at,
+    teamId: r.team_id,
+    team: r.team_name,
   };
 }
 

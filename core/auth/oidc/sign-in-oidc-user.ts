@@ -12,6 +12,7 @@ import { createSession, type NewSession } from "../sessions";
 import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUserRow } from "../user-record";
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
+import { syncSsoDefaultTeamRole } from "../../teams/team-members";
 import { emailSchema } from "../user-input";
 import { hasAnotherActiveAdmin } from "../update-user";
 import { getLogger } from "../../log";
@@ -98,6 +99,7 @@ export async function signInOidcUser(
       );
       if (!inserted.rows[0]) return refuse("email_taken", null);
       row = inserted.rows[0];
+      await syncSsoDefaultTeamRole(tx, row.id, role);
       await recordAudit(tx, {
         actor: sso,
         action: "user.create",
@@ -135,6 +137,7 @@ export async function signInOidcUser(
         [row.id, role, name, email, issuer, sub],
       );
       row = updated[0]!;
+      await syncSsoDefaultTeamRole(tx, row.id, role);
       const audit = (action: string, b: unknown, a: unknown) =>
         recordAudit(tx, {
           actor: sso,
