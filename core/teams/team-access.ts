@@ -5,6 +5,7 @@
 // Who holds what: the global admin (users.role = 'admin', Vigil itself) acts in every team; everyone else holds the
 // role its team_members row gives it in each team. An API token acts with its creator's team roles, capped by the
 // token's own role, and a token bound to one team acts only there (core/auth/authenticate.ts builds the Actor).
+import { createHash } from "node:crypto";
 import type { Actor, Role } from "../auth/roles";
 import { DomainError, ForbiddenError, NotFoundError } from "../errors";
 import type { TeamRole, TeamRoles } from "./team-roles";
@@ -89,8 +90,16 @@ export function narrowTeams(visible: string[] | null, picked: string | undefined
  */
 export function accessVariant(actor: Actor): string {
   const teams = visibleTeamIds(actor);
-  if (teams === null) return `${actor.role}:all`;
-  return `${actor.role}:${teams.map((t) => `${t}=${actor.teams?.[t] ?? "admin"}`).join(",")}`;
+  if (teams === null) return `${actor.role}-all`;
+  const key = teams.map((t) => `${t}=${actor.teams?.[t] ?? "admin"}`).join(",");
+  return `${actor.role}-${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+}
+
+/** The role an object of the team is shown with (a viewer there sees credential-looking payload values masked). */
+export function objectRole(actor: Actor, teamId: string): Role {
+  if (isGlobalAdmin(actor) && teamRoleOf(actor, teamId) !== null) return actor.role;
+  const role = teamRoleOf(actor, teamId);
+  return role === "operator" || role === "admin" ? (actor.role === "viewer" ? "viewer" : "operator") : "viewer";
 }
 
 /**

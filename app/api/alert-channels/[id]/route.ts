@@ -18,20 +18,28 @@ const params = z.object({ id: z.uuid() });
 const answer = z.object({ channel: alertChannelViewSchema });
 
 export const GET = apiRoute(
-  { access: "admin", params, summary: "Show one alert channel (no secret values)", answer },
+  { access: "admin", object: { kind: "alert_channel", param: "id" }, params, summary: "Show one alert channel (no secret values)", answer },
   async ({ params }) => ({
     channel: toChannelView(await getAlertChannelRowOrThrow(getPool(), params.id)),
   }),
 );
 
 export const PUT = apiRoute(
-  { access: "admin", params, body: channelInputSchema, summary: "Change an alert channel's settings, secrets or routing", answer },
+  {
+    access: "admin",
+    object: { kind: "alert_channel", param: "id" },
+    params,
+    body: channelInputSchema,
+    summary: "Change an alert channel's settings, secrets or routing",
+    answer,
+  },
   async ({ params, body, actor }) => ({ channel: await updateAlertChannel(params.id, body, actor) }),
 );
 
 export const DELETE = apiRoute(
   {
     access: "admin",
+    object: { kind: "alert_channel", param: "id" },
     params,
     summary: "Delete an alert channel and its secrets",
     answer: z.object({ id: z.string(), deleted: z.literal(true) }),

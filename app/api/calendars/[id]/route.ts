@@ -17,13 +17,20 @@ export const dynamic = "force-dynamic";
 const params = z.object({ id: z.uuid() });
 
 export const GET = apiRoute(
-  { access: "viewer", params, summary: "Read one business calendar", answer: z.object({ calendar: calendarAnswerSchema }) },
+  {
+    access: "viewer",
+    object: { kind: "calendar", param: "id" },
+    params,
+    summary: "Read one business calendar",
+    answer: z.object({ calendar: calendarAnswerSchema }),
+  },
   async ({ params }) => ({ calendar: await getCalendarOrThrow(getPool(), params.id) }),
 );
 
 export const PUT = apiRoute(
   {
     access: "operator",
+    object: { kind: "calendar", param: "id" },
     params,
     body: calendarUpdateSchema,
     summary: "Edit a business calendar; dryRun: true answers which schedules' next fires change and stores nothing",
@@ -35,6 +42,7 @@ export const PUT = apiRoute(
 export const DELETE = apiRoute(
   {
     access: "operator",
+    object: { kind: "calendar", param: "id" },
     params,
     query: z.object({ reason: z.string().max(500).optional() }),
     summary: "Delete a business calendar that no schedule follows",

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getRunTrace } from "@/core/runs/read/get-run";
+import { objectRole } from "@/core/teams/team-access";
 import { payloadForRole } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -12,12 +13,13 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    object: { kind: "run", param: "id" },
     summary: "One run's trace: the run, its events, attempts and logs.",
     answer: runTrace,
     params: z.object({ id: z.uuid() }),
   },
   async ({ params, actor }) => {
     const trace = await getRunTrace(getPool(), params.id);
-    return { ...trace, run: { ...trace.run, payload: payloadForRole(actor.role, trace.run.payload) } };
+    return { ...trace, run: { ...trace.run, payload: payloadForRole(objectRole(actor, trace.run.teamId), trace.run.payload) } };
   },
 );

@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(
   {
     access: "viewer",
+    object: { kind: "schedule", query: "scheduleId" },
     summary: "The run of a schedule planned at a given instant.",
     answer: z.object({ id: z.string() }),
     query: z.object({

@@ -17,6 +17,7 @@ const params = z.object({ name: secretNameSchema });
 export const PUT = apiRoute(
   {
     access: "admin",
+    object: { kind: "secret", param: "name" },
     summary: "Create or replace a secret's value (write-only; audited).",
     answer: z.object({ secret: secretItem, replaced: z.boolean() }),
     errors: ["secret_key_missing"],
@@ -29,6 +30,7 @@ export const PUT = apiRoute(
 export const DELETE = apiRoute(
   {
     access: "admin",
+    object: { kind: "secret", param: "name" },
     summary: "Delete a secret no schedule refers to (audited).",
     answer: z.object({ name: z.string(), deleted: z.literal(true) }),
     errors: ["secret_in_use"],

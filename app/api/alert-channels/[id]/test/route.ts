@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "alert_channel", param: "id" },
     params: z.object({ id: z.uuid() }),
     summary: "Send a test alert through a channel now and answer the outcome",
     answer: z.object({

@@ -13,6 +13,7 @@ const body = z.strictObject({ note: z.string().trim().max(500, "at most 500 char
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "alert", param: "id" },
     summary: "Acknowledge an open alert (audited); 409 when already acknowledged or resolved.",
     answer: z.object({ alert: alertItem }),
     errors: ["already_acknowledged", "already_resolved"],

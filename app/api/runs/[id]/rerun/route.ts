@@ -23,6 +23,7 @@ const rerunBodySchema = z.strictObject({
 export const GET = apiRoute(
   {
     access: "viewer",
+    object: { kind: "run", param: "id" },
     summary: "Preview a re-run: the attempt it will be, the once-effects that will not repeat, or why it is refused.",
     answer: z.looseObject({ runId: z.string(), state: z.string(), nextAttempt: z.number(), onceEffects: z.number() }),
     params: z.object({ id: z.uuid() }),
@@ -33,6 +34,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "run", param: "id" },
     summary: "Re-run a finished run as a new attempt of the same occurrence (audited).",
     answer: z.object({ runId: z.string(), attempt: z.number(), state: z.literal("retrying"), onceEffects: z.number() }),
     errors: ["run_succeeded", "run_not_rerunnable"],

@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     summary: "Backfill a schedule's fires in a past range (dry run first).",
     answer: scheduleAction.extend({ fires: z.number(), alreadyCovered: z.number() }),
     errors: ["backfill_too_large"],

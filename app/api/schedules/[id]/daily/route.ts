@@ -12,6 +12,7 @@ const query = z.strictObject({ days: z.coerce.number().int().min(1, "at least 1"
 export const GET = apiRoute(
   {
     access: "viewer",
+    object: { kind: "schedule", param: "id" },
     summary: "A schedule's daily summaries (counts and lateness per UTC day).",
     answer: z.looseObject({ scheduleId: z.string(), days: z.array(z.looseObject({})), totals: z.looseObject({}) }),
     params: z.object({ id: z.uuid() }),

@@ -19,6 +19,7 @@ const params = z.object({ id: z.uuid() });
 export const GET = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     params,
     summary: "List a schedule's trigger URLs (without secrets)",
     answer: z.object({ triggerUrls: z.array(triggerUrlListingSchema) }),
@@ -29,6 +30,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     params,
     body: triggerUrlInputSchema,
     summary: "Create a trigger URL for a schedule; its secret is answered once",

@@ -13,6 +13,7 @@ const query = z.strictObject({ hours: z.coerce.number().int().min(1, "at least 1
 export const GET = apiRoute(
   {
     access: "viewer",
+    object: { kind: "schedule", param: "id" },
     summary: "A schedule's recent lateness (the lateness chart).",
     answer: z.looseObject({
       schedule: z.looseObject({ id: z.string(), name: z.string(), latenessP95SloMs: z.number().nullable() }),

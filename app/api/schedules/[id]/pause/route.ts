@@ -11,6 +11,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     summary: "Pause a schedule, optionally until a time (audited).",
     answer: scheduleAction.extend({ held: z.number(), pausedUntil: iso.nullable() }),
     errors: ["already_paused"],

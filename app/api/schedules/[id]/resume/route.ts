@@ -12,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     summary: "Resume a paused schedule; its misfire policy decides what of the pause runs now.",
     answer: scheduleAction.extend({ recordedPaused: z.number(), misfirePolicy: z.string() }),
     errors: ["not_paused"],

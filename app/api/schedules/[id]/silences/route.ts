@@ -12,7 +12,13 @@ export const dynamic = "force-dynamic";
 const params = z.object({ id: z.uuid() });
 
 export const GET = apiRoute(
-  { access: "viewer", summary: "The alert silences in force on a schedule.", answer: z.object({ silences: z.array(silenceItem) }), params },
+  {
+    access: "viewer",
+    object: { kind: "schedule", param: "id" },
+    summary: "The alert silences in force on a schedule.",
+    answer: z.object({ silences: z.array(silenceItem) }),
+    params,
+  },
   async ({ params: p }) => ({
     silences: await listActiveSilences(getPool(), p.id!),
   }),
@@ -21,6 +27,7 @@ export const GET = apiRoute(
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     summary: "Silence one alert kind's notifications on a schedule for a while (audited).",
     answer: z.object({ silence: silenceItem }),
     params,

@@ -14,6 +14,7 @@ const params = z.object({ name: secretNameSchema });
 export const PUT = apiRoute(
   {
     access: "admin",
+    object: { kind: "secret", param: "name" },
     summary: "Replace which schedules may refer to a secret (audited).",
     answer: z.object({ secret: secretItem }),
     params,

@@ -8,6 +8,7 @@ export const dynamic = "force-dynamic";
 export const DELETE = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     params: z.object({ id: z.uuid(), hookId: z.uuid() }),
     summary: "Revoke a trigger URL",
     answer: z.object({ triggerUrl: triggerUrlListingSchema }),

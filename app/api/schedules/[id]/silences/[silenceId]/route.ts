@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export const DELETE = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     summary: "End an alert silence early (audited).",
     answer: z.object({ silence: silenceItem }),
     params: z.object({ id: z.uuid(), silenceId: z.uuid() }),

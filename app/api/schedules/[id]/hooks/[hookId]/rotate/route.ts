@@ -9,6 +9,7 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(
   {
     access: "operator",
+    object: { kind: "schedule", param: "id" },
     params: z.object({ id: z.uuid(), hookId: z.uuid() }),
     summary: "Rotate a trigger URL's secret; the new secret is answered once",
     answer: triggerUrlWithSecretSchema,
