@@ -10,7 +10,8 @@ import type { Actor, Role } from "../auth/roles";
 import { DomainError, ForbiddenError, NotFoundError } from "../errors";
 import type { TeamRole, TeamRoles } from "./team-roles";
 
-/** What an action needs in the object's team: a role that ranks at least as high, or "audit" (auditor or team admin). */
+/** What an action needs in the object's team: a role that ranks at least as high, or "audit": reading the team's audit
+ * trail, which every member does (an auditor does nothing else). */
 export type TeamNeed = "viewer" | "operator" | "admin" | "audit";
 
 const RANK: Record<TeamRole, number> = { auditor: 0, viewer: 1, operator: 2, admin: 3 };
@@ -22,7 +23,7 @@ export function isGlobalAdmin(actor: Actor): boolean {
 
 /** Whether a team role is enough for a need. */
 export function teamRoleAllows(have: TeamRole, need: TeamNeed): boolean {
-  if (need === "audit") return have === "auditor" || have === "admin";
+  if (need === "audit") return true;
   return RANK[have] >= RANK[need];
 }
 
@@ -50,7 +51,7 @@ export function assertTeamRole(actor: Actor, teamId: string, need: TeamNeed, wha
   if (!teamRoleAllows(role, need)) {
     throw new ForbiddenError(
       need === "audit"
-        ? `Reading this team's audit trail needs the auditor or admin role in the team; you are ${role} there.`
+        ? `Reading this team's audit trail needs a role in the team.`
         : `This needs the ${need} role in the ${what.toLowerCase()}'s team; you are ${role} there.`,
     );
   }
