@@ -37,11 +37,11 @@ export const GET = apiRoute(
       bearerToken: auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : null,
       sessionToken: req.cookies.get(SESSION_COOKIE)?.value,
     };
-    // The same credentials as they were checked for this request: still valid, and still the same role (a changed role
+    // The same credentials as they were checked for this request: still valid, and still the same role and team roles (a changed role
     // closes the stream too, so the tab's next one, and what the tab shows, go by the new role).
     const stillAllowed = async () => {
       const now = await authenticate(getPool(), credentials);
-      return now !== null && now.id === actor.id && now.role === actor.role;
+      return now !== null && now.id === actor.id && now.role === actor.role && accessVariant(now) === accessVariant(actor);
     };
     const expiresInMs = () => credentialsExpireInMs(getPool(), credentials);
     // Per credential (this session, or this token): one user's other sessions have their own streams.
