@@ -3,6 +3,7 @@
 // console process feeds every tab (core/console/console-change-feed.ts); the events are described in
 // core/console/change-event-stream.ts. Viewers may listen: it says only that something changed, never what.
 import { z } from "zod";
+import { accessVariant } from "@/core/teams/team-access";
 import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { ConsoleChangeFeed, getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { changeEventStream } from "@/core/console/change-event-stream";
