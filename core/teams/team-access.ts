@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Actor, Role } from "../auth/roles";
 import { DomainError, ForbiddenError, NotFoundError } from "../errors";
-import type { TeamRole, TeamRoles } from "./team-roles";
+import { DEFAULT_TEAM_ID, type TeamRole, type TeamRoles } from "./team-roles";
 
 /** What an action needs in the object's team: a role that ranks at least as high, or "audit": reading the team's audit
  * trail, which every member does (an auditor does nothing else). */
@@ -27,11 +27,20 @@ export function teamRoleAllows(have: TeamRole, need: TeamNeed): boolean {
   return RANK[have] >= RANK[need];
 }
 
+/**
+ * The actor's team roles. An actor built in code without any (a script, a CLI command acting locally, a webhook
+ * delivery's actor) acts in the default team with its role, as everything did before teams; authenticate() always
+ * fills them for a request's caller.
+ */
+function teamsOf(actor: Actor): TeamRoles {
+  return actor.teams ?? { [DEFAULT_TEAM_ID]: actor.role };
+}
+
 /** The actor's role in the team, or null when it has none there (the team's objects do not exist for it). */
 export function teamRoleOf(actor: Actor, teamId: string): TeamRole | null {
   if (actor.tokenTeamId && actor.tokenTeamId !== teamId) return null;
   if (isGlobalAdmin(actor)) return "admin";
-  return actor.teams?.[teamId] ?? null;
+  return teamsOf(actor)[teamId] ?? null;
 }
 
 /** Whether the actor may act on an object of the team with the need. */
@@ -63,7 +72,7 @@ export function assertTeamRole(actor: Actor, teamId: string, need: TeamNeed, wha
  */
 export function visibleTeamIds(actor: Actor, need: TeamNeed = "viewer"): string[] | null {
   if (isGlobalAdmin(actor)) return actor.tokenTeamId ? [actor.tokenTeamId] : null;
-  return Object.entries(actor.teams ?? {})
+  return Object.entries(teamsOf(actor))
     .filter(([id, role]) => (!actor.tokenTeamId || id === actor.tokenTeamId) && teamRoleAllows(role, need))
     .map(([id]) => id)
     .sort();
@@ -92,7 +101,7 @@ export function narrowTeams(visible: string[] | null, picked: string | undefined
 export function accessVariant(actor: Actor): string {
   const teams = visibleTeamIds(actor);
   if (teams === null) return `${actor.role}-all`;
-  const key = teams.map((t) => `${t}=${actor.teams?.[t] ?? "admin"}`).join(",");
+  const key = teams.map((t) => `${t}=${teamsOf(actor)[t]}`).join(",");
   return `${actor.role}-${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
 }
 
