@@ -224,6 +224,7 @@ export interface Operations {
       kind?: "late" | "completion_deadline" | "missed" | "hollow" | "zombie" | "failures" | "no_worker" | "planner_lag" | "no_handler_worker" | "cadence";
       limit?: number;
       cursor?: string;
+      team?: string;
     };
     body: never;
     answer: {
@@ -572,6 +573,7 @@ export interface Operations {
         summary?: string;
       }>;
       dryRun?: boolean;
+      team?: string;
     };
     answer: {
       calendar: {
@@ -1245,6 +1247,7 @@ export interface Operations {
       lateness?: "late" | "on_time";
       cursor?: string;
       limit?: number;
+      team?: string;
     };
     body: never;
     answer: {
@@ -1432,6 +1435,7 @@ export interface Operations {
       dir?: "asc" | "desc";
       offset?: number;
       limit?: number;
+      team?: string;
     };
     body: never;
     answer: {
@@ -1483,6 +1487,7 @@ export interface Operations {
     query: never;
     body: {
       name: string;
+      team?: string;
       description?: string;
       handler: string;
       payload?: {
@@ -1624,6 +1629,7 @@ export interface Operations {
     query: never;
     body: {
       name?: string;
+      team?: string;
       description?: string;
       handler?: string;
       payload?: {
@@ -2273,6 +2279,7 @@ export interface Operations {
       handler?: string;
       tag?: string;
       trouble?: "any" | "late" | "missed" | "hollow" | "failed";
+      team?: string;
     };
     body: never;
     answer: {
