@@ -13,7 +13,7 @@ import { discoverEndpoints, MUTATING, type Endpoint } from "./api-endpoints";
 import type { RouteSpec } from "../app/api/_lib/api-route";
 import type { TeamObjectKind } from "../core/teams/object-team";
 
-const db = useTestDatabase("team_access");
+useTestDatabase("team_access");
 
 // Routes that name no team object, by why. Lists are checked below for what they show; the others are about the
 // installation or the caller's own account (admin-only ones answer the operator 403 whatever the team).
