@@ -12,6 +12,8 @@ import { sha256Hex } from "../core/auth/authenticate";
 import { discoverEndpoints, MUTATING, type Endpoint } from "./api-endpoints";
 import type { RouteSpec } from "../app/api/_lib/api-route";
 import type { TeamObjectKind } from "../core/teams/object-team";
+import { teamRoleAllows, type TeamNeed } from "../core/teams/team-access";
+import type { TeamRole } from "../core/teams/team-roles";
 
 useTestDatabase("team_access");
 
@@ -68,6 +70,8 @@ const NO_TEAM_OBJECT: Record<string, string> = {
   "GET /api/timeline": "list, checked below",
   "GET /api/overview": "counts of the caller's teams",
   "GET /api/load-forecast": "fleet curve; group names of the caller's teams",
+  "GET /api/teams": "the caller's teams",
+  "POST /api/teams": "installation (global admin)",
 };
 
 type Objects = Record<TeamObjectKind, string> & { scheduleName: string; calendarName: string };
@@ -113,6 +117,7 @@ async function makeObjects(team: keyof typeof teams): Promise<Objects> {
     [`chan-${tag}`, teamId],
   );
   return {
+    team: teamId,
     schedule: scheduleId,
     run: r[0].id,
     alert: a[0].id,
@@ -199,17 +204,12 @@ describe("team access over every API route", () => {
     for (const e of endpoints) {
       const spec = (e.handler as { spec?: RouteSpec }).spec!;
       if (!spec.object) continue;
-      const need = spec.object.need ?? spec.access;
+      const need = spec.object.need ?? (spec.access as TeamNeed);
       // Global-admin routes refuse the operator at the route, whatever the team (no existence leaks either way).
-      const user: Record<"A" | "B" | "C", Expect> =
-        spec.access === "admin"
-          ? { A: 403, B: 403, C: 403 }
-          : { A: "allowed", B: need === "viewer" || need === "audit" ? "allowed" : 403, C: 404 };
-      const tok: Record<"A" | "B" | "C", Expect> = {
-        A: user.A,
-        B: spec.access === "admin" ? 403 : 404,
-        C: spec.access === "admin" ? 403 : 404,
-      };
+      const want = (role: TeamRole | null): Expect =>
+        spec.access === "admin" ? 403 : role === null ? 404 : teamRoleAllows(role, need) ? "allowed" : 403;
+      const user = { A: want("operator"), B: want("viewer"), C: want(null) };
+      const tok = { A: want("operator"), B: want(null), C: want(null) };
       for (const t of ["A", "B", "C"] as const) {
         const mine = await makeObjects(t);
         const got = verdict(await call(e, mine, { cookie }), mine[spec.object.kind]);
@@ -307,5 +307,42 @@ describe("team access over every API route", () => {
     );
     expect(shared.status).toBe(200);
     void o.A;
+  });
+  it("lets the global admin create a team and a team's admin set its members (audited); lists the caller's teams", async () => {
+    const adminToken = `vgl_test_${crypto.randomBytes(16).toString("hex")}`;
+    await q(`INSERT INTO api_tokens (name, token_hash, prefix, role) VALUES ('root', $1, $2, 'admin')`, [
+      sha256Hex(adminToken),
+      adminToken.slice(0, 12),
+    ]);
+    const teamsRoute = endpoints.find((x) => x.key === "POST /api/teams")!;
+    const made = await callRoute(teamsRoute.handler, { method: "POST", path: "/api/teams", token: adminToken, body: { name: "team-d" } });
+    expect(made.status).toBe(200);
+    const d = made.body.team.id as string;
+    const members = endpoints.find((x) => x.key === "PUT /api/teams/[id]/members")!;
+    const put = (who: { token?: string; cookie?: string }, body: unknown) =>
+      callRoute(members.handler, {
+        method: "PUT",
+        path: `/api/teams/${d}/members`,
+        params: { id: d },
+        body,
+        ...who,
+        headers: { origin: "http://localhost:3000" },
+      });
+    // Not a member of D yet: D does not exist for the user.
+    expect((await put({ cookie }, { email: "ops-a@vigil.test", role: "viewer" })).status).toBe(404);
+    const set = await put({ token: adminToken }, { email: "ops-a@vigil.test", role: "admin" });
+    expect(set.status).toBe(200);
+    expect(set.body.members).toEqual([expect.objectContaining({ email: "ops-a@vigil.test", role: "admin", source: "manual" })]);
+    // Now D's admin, the user manages D's members itself.
+    expect((await put({ cookie }, { email: "ops-a@vigil.test", role: "operator" })).status).toBe(200);
+    const { rows } = await q(`SELECT action FROM audit_events WHERE target_type = 'team' AND target_id = $1 ORDER BY id`, [d]);
+    expect(rows.map((r) => r.action)).toEqual(["team.create", "team.member_set", "team.member_set"]);
+    const list = endpoints.find((x) => x.key === "GET /api/teams")!;
+    const mine = await callRoute(list.handler, { method: "GET", path: "/api/teams", cookie });
+    expect(mine.body.teams.map((t: { name: string; yourRole: string }) => `${t.name}:${t.yourRole}`)).toEqual([
+      "team-a:operator",
+      "team-b:viewer",
+      "team-d:operator",
+    ]);
   });
 });

@@ -2262,6 +2262,76 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** The caller's teams with its role in each (every team for the global admin); members for a team's admins. */
+  getTeams: {
+    method: "GET";
+    path: "/api/teams";
+    params: never;
+    query: never;
+    body: never;
+    answer: {
+      teams: Array<{
+        id: string;
+        name: string;
+        description: string;
+        yourRole: string;
+        members: Array<{
+          userId: string;
+          email: string;
+          role: string;
+          source: string;
+          [key: string]: unknown;
+        }> | null;
+        createdAt: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
+  /** Create a team (global admin; audited). */
+  postTeams: {
+    method: "POST";
+    path: "/api/teams";
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      description?: string;
+    };
+    answer: {
+      team: {
+        id: string;
+        name: string;
+        description: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
+  /** Set or remove a member's role in a team (its admin or the global admin; audited). */
+  putTeamsByIdMembers: {
+    method: "PUT";
+    path: "/api/teams/{id}/members";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      email: string;
+      role: "viewer" | "operator" | "admin" | "auditor" | null;
+    };
+    answer: {
+      team: string;
+      members: Array<{
+        userId: string;
+        email: string;
+        role: string;
+        source: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
   getTimeline: {
     method: "GET";
@@ -2531,6 +2601,9 @@ export const OPERATIONS = {
   putSecretsByName: { method: "PUT", path: "/api/secrets/{name}", media: "application/json" },
   deleteSecretsByName: { method: "DELETE", path: "/api/secrets/{name}", media: "application/json" },
   putSecretsByNameAccess: { method: "PUT", path: "/api/secrets/{name}/access", media: "application/json" },
+  getTeams: { method: "GET", path: "/api/teams", media: "application/json" },
+  postTeams: { method: "POST", path: "/api/teams", media: "application/json" },
+  putTeamsByIdMembers: { method: "PUT", path: "/api/teams/{id}/members", media: "application/json" },
   getTimeline: { method: "GET", path: "/api/timeline", media: "application/json" },
   getTokens: { method: "GET", path: "/api/tokens", media: "application/json" },
   postTokens: { method: "POST", path: "/api/tokens", media: "application/json" },

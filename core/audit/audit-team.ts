@@ -8,6 +8,7 @@ const asUuid = (col: string) => `(CASE WHEN ${col} ~* ${UUID} THEN ${col}::uuid 
 
 /** SQL: the team id of the audit row whose target columns are `target_type` and `target_id` (null: no team). */
 export const AUDIT_TEAM_SQL = `(CASE target_type
+  WHEN 'team' THEN ${asUuid("target_id")}
   WHEN 'schedule' THEN (SELECT s.team_id FROM schedules s WHERE s.id = ${asUuid("target_id")})
   WHEN 'run' THEN (SELECT s.team_id FROM runs r JOIN schedules s ON s.id = r.schedule_id WHERE r.id = ${asUuid("target_id")})
   WHEN 'alert' THEN (SELECT s.team_id FROM alerts a JOIN schedules s ON s.id = a.schedule_id WHERE a.id = ${asUuid("target_id")})

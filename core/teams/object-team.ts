@@ -4,10 +4,11 @@ import type { Actor } from "../auth/roles";
 import type { Queryable } from "../db/pool";
 import { assertTeamRole, teamRoleOf, visibleTeamIds, type TeamNeed } from "./team-access";
 
-export type TeamObjectKind = "schedule" | "run" | "alert" | "calendar" | "secret" | "alert_channel" | "concurrency_group";
+export type TeamObjectKind = "team" | "schedule" | "run" | "alert" | "calendar" | "secret" | "alert_channel" | "concurrency_group";
 
 /** What the 404 calls the object ("Schedule x does not exist"), the same words as each object's own lookup. */
 const NOUN: Record<TeamObjectKind, string> = {
+  team: "Team",
   schedule: "Schedule",
   run: "Run",
   alert: "Alert",
@@ -19,10 +20,11 @@ const NOUN: Record<TeamObjectKind, string> = {
 
 const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 const UUID = new RegExp(UUID_PATTERN, "i");
-const KEYED_BY_UUID = new Set<TeamObjectKind>(["schedule", "run", "alert", "alert_channel"]);
+const KEYED_BY_UUID = new Set<TeamObjectKind>(["team", "schedule", "run", "alert", "alert_channel"]);
 
 // A schedule deleted (soft) keeps its team, so its runs' history stays its team's.
 const TEAM_OF_SQL: Record<TeamObjectKind, string> = {
+  team: `SELECT id AS team_id FROM teams WHERE id = $1::uuid`,
   schedule: `SELECT team_id FROM schedules WHERE id = $1::uuid`,
   run: `SELECT s.team_id FROM runs r JOIN schedules s ON s.id = r.schedule_id WHERE r.id = $1::uuid`,
   alert: `SELECT s.team_id FROM alerts a JOIN schedules s ON s.id = a.schedule_id WHERE a.id = $1::uuid`,

@@ -100,10 +100,10 @@ test("today's database moves into the default team: every object, run and audit 
     expect(chainAfter.checked).toBe(chainBefore.checked);
 
     // The operator signs in as before and acts in the default team; the admin is the global admin.
-    const { token } = await createSession(c, byRole.operator, { ip: null, userAgent: null });
+    const { token } = await createSession(c, byRole.operator!, { ip: null, userAgent: null });
     const op = (await authenticate(c, { sessionToken: token }))!;
     expect([op.role, teamRoleOf(op, DEFAULT_TEAM_ID), visibleTeamIds(op)]).toEqual(["operator", "operator", [DEFAULT_TEAM_ID]]);
-    const { token: rootToken } = await createSession(c, byRole.admin, { ip: null, userAgent: null });
+    const { token: rootToken } = await createSession(c, byRole.admin!, { ip: null, userAgent: null });
     const root = (await authenticate(c, { sessionToken: rootToken }))!;
     expect([root.role, visibleTeamIds(root)]).toEqual(["admin", null]);
   } finally {
