@@ -4,6 +4,7 @@ import pg from "pg";
 import { sha256Hex } from "../core/auth/authenticate";
 import type { Role } from "../core/auth/roles";
 import { createSession } from "../core/auth/sessions";
+import { addTeamMember } from "../core/teams/team-members";
 import { DEFAULT_TEAM_ID } from "../core/teams/team-roles";
 
 /** `scopes`: what it may do (empty: all its role allows); `teamId`: the one team it acts for; `createdBy`: a user id. */
@@ -40,10 +41,8 @@ export async function createTestSession(
       email,
       role,
     ]);
-    // Like the users that existed before teams: a viewer or operator acts in the default team with that role.
-    if (role !== "admin") {
-      await c.query(`INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3)`, [DEFAULT_TEAM_ID, rows[0].id, role]);
-    }
+    // A viewer or operator holds that role in the default team (an admin acts in every team by its global role).
+    if (role !== "admin") await addTeamMember(c, DEFAULT_TEAM_ID, rows[0].id, role);
     const { token } = await createSession(c, rows[0].id, { ip: "127.0.0.1", userAgent: "vitest" });
     return { cookie: token, userId: rows[0].id, email };
   } finally {

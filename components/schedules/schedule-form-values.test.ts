@@ -51,6 +51,8 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     recentLateness: [],
     plannedThrough: null,
     deletedAt: null,
+    teamId: "00000000-0000-4000-8000-000000000001",
+    team: "default",
   }) as ScheduleView;
 
 const anchor = "2026-01-01T00:00:07.250Z";

@@ -54,6 +54,9 @@ export function UserMenu() {
               Admin
             </Link>
           )}
+          <Link href="/teams" onClick={close} className={path.startsWith("/teams") ? "active" : ""}>
+            Teams
+          </Link>
           <Link href="/api-docs" onClick={close} className={path.startsWith("/api-docs") ? "active" : ""}>
             API
           </Link>

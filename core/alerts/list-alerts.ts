@@ -36,6 +36,8 @@ export interface ListAlertsFilter {
   kind?: AlertKind;
   /** Only alerts of schedules having every one of these tags. */
   tags?: string[];
+  /** Only alerts of these teams' schedules, and those of no schedule (a worker down concerns everyone); null: all. */
+  teamIds?: readonly string[] | null;
   limit: number;
   /** Keyset cursor from a previous page: alerts opened before this one. */
   before?: { openedAt: Date; id: string };
@@ -108,6 +110,7 @@ export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ 
         AND ($3::text IS NULL OR a.kind = $3)
         AND ($4::timestamptz IS NULL OR (a.opened_at, a.id) < ($4, $5::uuid))
         AND ($7::text[] IS NULL OR s.tags @> $7::text[])
+        AND ($8::uuid[] IS NULL OR a.schedule_id IS NULL OR s.team_id = ANY($8::uuid[]))
       ORDER BY a.opened_at DESC, a.id DESC
       LIMIT $6`,
     [
@@ -118,6 +121,7 @@ export async function listAlerts(db: Queryable, f: ListAlertsFilter): Promise<{ 
       f.before?.id ?? null,
       f.limit + 1,
       f.tags?.length ? f.tags : null,
+      f.teamIds ? [...f.teamIds] : null,
     ],
   );
   const page = rows.slice(0, f.limit).map(toAlertView);

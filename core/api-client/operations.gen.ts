@@ -224,6 +224,7 @@ export interface Operations {
       kind?: "late" | "completion_deadline" | "missed" | "hollow" | "zombie" | "failures" | "no_worker" | "planner_lag" | "no_handler_worker" | "cadence";
       limit?: number;
       cursor?: string;
+      team?: string;
     };
     body: never;
     answer: {
@@ -572,6 +573,7 @@ export interface Operations {
         summary?: string;
       }>;
       dryRun?: boolean;
+      team?: string;
     };
     answer: {
       calendar: {
@@ -1245,6 +1247,7 @@ export interface Operations {
       lateness?: "late" | "on_time";
       cursor?: string;
       limit?: number;
+      team?: string;
     };
     body: never;
     answer: {
@@ -1491,6 +1494,7 @@ export interface Operations {
       dir?: "asc" | "desc";
       offset?: number;
       limit?: number;
+      team?: string;
     };
     body: never;
     answer: {
@@ -1542,6 +1546,7 @@ export interface Operations {
     query: never;
     body: {
       name: string;
+      team?: string;
       description?: string;
       handler: string;
       payload?: {
@@ -1690,6 +1695,7 @@ export interface Operations {
     query: never;
     body: {
       name?: string;
+      team?: string;
       description?: string;
       handler?: string;
       payload?: {
@@ -2329,6 +2335,52 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** The caller's teams with its role in each (every team for the global admin); members for a team's admins. */
+  getTeams: {
+    method: "GET";
+    path: "/api/teams";
+    params: never;
+    query: never;
+    body: never;
+    answer: {
+      teams: Array<{
+        id: string;
+        name: string;
+        description: string;
+        yourRole: string;
+        members: Array<{
+          userId: string;
+          email: string;
+          role: string;
+          source: string;
+          [key: string]: unknown;
+        }> | null;
+        createdAt: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
+  /** Create a team (global admin; audited). */
+  postTeams: {
+    method: "POST";
+    path: "/api/teams";
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      description?: string;
+    };
+    answer: {
+      team: {
+        id: string;
+        name: string;
+        description: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
   /** A team's code execution and command allow-list. */
   getTeamsByIdCodeExecution: {
     method: "GET";
@@ -2373,6 +2425,30 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** Set or remove a member's role in a team (its admin or the global admin; audited). */
+  putTeamsByIdMembers: {
+    method: "PUT";
+    path: "/api/teams/{id}/members";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      email: string;
+      role: "viewer" | "operator" | "admin" | "auditor" | null;
+    };
+    answer: {
+      team: string;
+      members: Array<{
+        userId: string;
+        email: string;
+        role: string;
+        source: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
   getTimeline: {
     method: "GET";
@@ -2390,6 +2466,7 @@ export interface Operations {
       handler?: string;
       tag?: string;
       trouble?: "any" | "late" | "missed" | "hollow" | "failed";
+      team?: string;
     };
     body: never;
     answer: {
@@ -2662,8 +2739,11 @@ export const OPERATIONS = {
   putSecretsByName: { method: "PUT", path: "/api/secrets/{name}", media: "application/json" },
   deleteSecretsByName: { method: "DELETE", path: "/api/secrets/{name}", media: "application/json" },
   putSecretsByNameAccess: { method: "PUT", path: "/api/secrets/{name}/access", media: "application/json" },
+  getTeams: { method: "GET", path: "/api/teams", media: "application/json" },
+  postTeams: { method: "POST", path: "/api/teams", media: "application/json" },
   getTeamsByIdCodeExecution: { method: "GET", path: "/api/teams/{id}/code-execution", media: "application/json" },
   putTeamsByIdCodeExecution: { method: "PUT", path: "/api/teams/{id}/code-execution", media: "application/json" },
+  putTeamsByIdMembers: { method: "PUT", path: "/api/teams/{id}/members", media: "application/json" },
   getTimeline: { method: "GET", path: "/api/timeline", media: "application/json" },
   getTokens: { method: "GET", path: "/api/tokens", media: "application/json" },
   postTokens: { method: "POST", path: "/api/tokens", media: "application/json" },

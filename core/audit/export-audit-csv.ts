@@ -44,7 +44,10 @@ function row(e: AuditEventView): string {
   ]);
 }
 
-export async function* exportAuditCsv(db: Queryable, filter: AuditFilter & { mask?: boolean }): AsyncGenerator<string> {
+export async function* exportAuditCsv(
+  db: Queryable,
+  filter: AuditFilter & { mask?: boolean; teamIds?: readonly string[] | null },
+): AsyncGenerator<string> {
   yield csvRow(AUDIT_CSV_HEADER);
   const { rows } = await db.query<{ top: number }>(`SELECT COALESCE(max(id), 0) + 1 AS top FROM audit_events`);
   let cursor: string | null = String(rows[0]!.top);

@@ -3,6 +3,7 @@
 import { maskCredentials } from "../secrets/mask-credentials";
 import type { Queryable } from "../db/pool";
 import { parseTarget, type AuditFilter } from "./audit-filter";
+import { AUDIT_TEAM_SQL } from "./audit-team";
 
 // Must match the index expression in migration 20261129300000_audit_search exactly.
 export const AUDIT_SEARCH_TEXT =
@@ -69,7 +70,10 @@ export function escapeLike(text: string): string {
 }
 
 /** The WHERE clause for a filter; `beforeId` is the keyset cursor (exclusive). */
-export function auditWhere(f: AuditFilter, beforeId?: number | string): { sql: string; params: unknown[] } {
+export function auditWhere(
+  f: AuditFilter & { teamIds?: readonly string[] | null },
+  beforeId?: number | string,
+): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (v: unknown) => {
     params.push(v);
@@ -97,6 +101,8 @@ export function auditWhere(f: AuditFilter, beforeId?: number | string): { sql: s
   }
   if (f.q) conds.push(`${AUDIT_SEARCH_TEXT} ILIKE ${p(`%${escapeLike(f.q)}%`)}`);
   if (beforeId !== undefined) conds.push(`id < ${p(beforeId)}`);
+  // Per team (core/teams/team-access.ts visibleTeamIds(actor, "audit")): rows of those teams' objects only.
+  if (f.teamIds) conds.push(`${AUDIT_TEAM_SQL} = ANY(${p([...f.teamIds])}::uuid[])`);
   return { sql: conds.length ? `WHERE ${conds.join(" AND ")}` : "", params };
 }
 
@@ -107,7 +113,10 @@ export interface AuditPage {
 }
 
 /** mask: rows written before masking existed may hold plain credentials in before/after; a viewer sees them masked. */
-export async function listAudit(db: Queryable, f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean }): Promise<AuditPage> {
+export async function listAudit(
+  db: Queryable,
+  f: AuditFilter & { cursor?: string; limit?: number; mask?: boolean; teamIds?: readonly string[] | null },
+): Promise<AuditPage> {
   const limit = f.limit ?? 50;
   const where = auditWhere(f, f.cursor);
   const { rows } = await db.query<AuditRow>(

@@ -2,7 +2,8 @@
 import crypto from "node:crypto";
 import type { Queryable } from "../db/pool";
 import type { Actor, Role } from "./roles";
-import type { TeamRoles } from "../teams/team-roles";
+import { DEFAULT_TEAM_ID, type TeamRoles } from "../teams/team-roles";
+import { capTeamRoles, routeRoleOf } from "../teams/team-access";
 import { TOKEN_OWNER_ACTIVE_SQL } from "./api-token-record";
 
 export const SESSION_COOKIE = "vigil_session";
@@ -34,6 +35,30 @@ function pick(teams: TeamRoles, teamId: string): TeamRoles {
   return teams[teamId] ? { [teamId]: teams[teamId] } : {};
 }
 
+/** A user's route-level role: the global admin's, else the highest its teams give (core/teams/team-access.ts). */
+function userRole(role: Role, teams: TeamRoles): Role {
+  return role === "admin" ? "admin" : routeRoleOf(teams);
+}
+
+const ROLE_ORDER: readonly Role[] = ["viewer", "operator", "admin"];
+const lower = (a: Role, b: Role): Role => (ROLE_ORDER.indexOf(a) <= ROLE_ORDER.indexOf(b) ? a : b);
+
+/**
+ * A token's roles: an admin token of the global admin is the global admin (bound to its team when it has one); a
+ * lower token of the global admin holds its role in every team (or its one team); a token without a recorded
+ * creator (made before accounts recorded one) acts with its role in its team, else the default team; any other acts
+ * with its creator's team roles, capped at the token's role and narrowed to the token's team.
+ */
+function tokenRoles(t: { role: Role; creator_role: Role | null; teams: TeamRoles; team_id: string | null }): {
+  role: Role;
+  teams: TeamRoles;
+} {
+  if (t.role === "admin") return { role: "admin", teams: {} };
+  if (t.creator_role === null) return { role: t.role, teams: { [t.team_id ?? DEFAULT_TEAM_ID]: t.role } };
+  const teams = capTeamRoles(t.team_id ? pick(t.teams, t.team_id) : t.teams, t.role);
+  return { role: t.creator_role === "admin" ? t.role : lower(t.role, routeRoleOf(teams)), teams };
+}
+
 /** Returns the actor, or null when the credentials are missing, unknown, expired or revoked. */
 export async function authenticate(db: Queryable, c: Credentials): Promise<Actor | null> {
   if (c.bearerToken) {
@@ -42,6 +67,7 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
       name: string;
       role: Role;
       programs: boolean;
+      creator_role: Role | null;
       teams: TeamRoles;
       team_id: string | null;
       scopes: string[];
@@ -51,7 +77,10 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
       `WITH t AS (
          SELECT t.id, t.name, t.role, t.last_used_at, t.team_id, t.scopes,
                 coalesce((SELECT o.can_run_programs FROM users o WHERE o.id = t.created_by), false) AS programs,
-                ${TEAMS_OF("t.created_by")} AS teams
+                (SELECT o.role FROM users o WHERE o.id = t.created_by) AS creator_role,
+                CASE WHEN (SELECT o.role FROM users o WHERE o.id = t.created_by) = 'admin'
+                     THEN coalesce((SELECT jsonb_object_agg(x.id, t.role) FROM teams x), '{}'::jsonb)
+                     ELSE ${TEAMS_OF("t.created_by")} END AS teams
            FROM api_tokens t
           WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > clock_timestamp() AND ${TOKEN_OWNER_ACTIVE_SQL}
        ),
@@ -59,18 +88,20 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
          UPDATE api_tokens x SET last_used_at = clock_timestamp() FROM t
           WHERE x.id = t.id AND ${STALE_SQL("t.last_used_at")}
        )
-       SELECT id, name, role, programs, teams, team_id, scopes FROM t`,
+       SELECT id, name, role, programs, creator_role, teams, team_id, scopes FROM t`,
       [sha256Hex(c.bearerToken)],
     );
     const t = rows[0];
+    if (!t) return null;
+    const { role, teams } = tokenRoles(t);
     return t
       ? {
           type: "token",
           id: t.id,
           label: `token:${t.name}`,
-          role: t.role,
+          role,
           mayRunPrograms: t.programs,
-          teams: t.team_id ? pick(t.teams, t.team_id) : t.teams,
+          teams,
           tokenTeamId: t.team_id,
           scopes: t.scopes,
           ip: c.ip,
@@ -98,7 +129,7 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
           type: "user",
           id: u.id,
           label: u.email,
-          role: u.role,
+          role: userRole(u.role, u.teams),
           mayRunPrograms: u.programs,
           teams: u.teams,
           ip: c.ip,

@@ -7,6 +7,7 @@ import { hashPassword } from "./password";
 import { createUserSchema, type CreateUserInput } from "./user-input";
 import { USER_COLUMNS, toUserRecord, type UserRecord, type UserRow } from "./user-record";
 import { inTransaction } from "../db/pool";
+import { syncDefaultTeamRole } from "../teams/team-members";
 
 /** Inserts a password user and audits it (user.create) in the caller's transaction; null, nothing audited, when the email is taken. */
 export async function insertUser(
@@ -22,6 +23,7 @@ export async function insertUser(
   );
   if (!rows[0]) return null;
   const user = toUserRecord(rows[0]);
+  await syncDefaultTeamRole(tx, user.id, user.role);
   await recordAudit(tx, {
     actor: audit.actor,
     action: "user.create",

@@ -5,6 +5,7 @@ import type { Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import type { Actor } from "./roles";
+import { syncDefaultTeamRole } from "../teams/team-members";
 import { hashPassword } from "./password";
 import { updateUserSchema, type UpdateUserInput } from "./user-input";
 import { USER_COLUMNS, toUserRecord, type UserRecord, type UserRow } from "./user-record";
@@ -69,7 +70,10 @@ export async function updateUser(
     const audit = (action: string, b: unknown, a: unknown) =>
       recordAudit(tx, { actor, action, targetType: "user", targetId: id, before: b, after: a, reason: reason ?? null });
 
-    if (after.role !== before.role) await audit("user.role_change", { role: before.role }, { role: after.role });
+    if (after.role !== before.role) {
+      await syncDefaultTeamRole(tx, id, after.role);
+      await audit("user.role_change", { role: before.role }, { role: after.role });
+    }
     if (after.name !== before.name) await audit("user.rename", { name: before.name }, { name: after.name });
     if (after.canRunPrograms !== before.canRunPrograms) {
       await audit(

@@ -90,6 +90,12 @@ const fields = {
 
 export const calendarInputSchema = z.strictObject({
   ...fields,
+  /** The owning team, by name or id (core/teams/resolve-team.ts): by default the caller's only team. */
+  team: z
+    .string({ error: "Team must be a team's name or id" })
+    .min(1, { error: "Team must be a team's name or id" })
+    .max(100, { error: "Team must be a team's name or id" })
+    .optional(),
   description: fields.description.default(""),
   dates: fields.dates.default([]),
   weekdays: fields.weekdays.default([]),

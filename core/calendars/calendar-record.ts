@@ -17,12 +17,16 @@ export interface Calendar extends CalendarRules {
   updatedAt: Date;
   /** The live schedules that follow it, by name. */
   schedules: CalendarUse[];
+  /** The owning team (core/teams/): its id and name. */
+  teamId: string;
+  team: string;
 }
 
 const CALENDAR_COLUMNS = `c.id, c.name, c.description, c.timezone, c.rules, c.revision, c.created_by, c.created_at, c.updated_at,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'name', s.name, 'policy', sc.policy) ORDER BY s.name), '[]'::jsonb)
      FROM schedule_calendars sc JOIN schedules s ON s.id = sc.schedule_id
-    WHERE sc.calendar_id = c.id AND s.deleted_at IS NULL) AS schedules`;
+    WHERE sc.calendar_id = c.id AND s.deleted_at IS NULL) AS schedules,
+  c.team_id, (SELECT t.name FROM teams t WHERE t.id = c.team_id) AS team_name`;
 
 interface CalendarRow {
   id: string;
@@ -35,6 +39,8 @@ interface CalendarRow {
   created_at: Date;
   updated_at: Date;
   schedules: CalendarUse[];
+  team_id: string;
+  team_name: string;
 }
 
 function toCalendar(r: CalendarRow): Calendar {
@@ -46,12 +52,24 @@ function toCalendar(r: CalendarRow): Calendar {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     schedules: r.schedules,
+    teamId: r.team_id,
+    team: r.team_name,
   };
 }
 
 /** Every calendar, by name. */
-export async function listCalendars(db: Queryable): Promise<Calendar[]> {
-  const { rows } = await db.query<CalendarRow>(`SELECT ${CALENDAR_COLUMNS} FROM calendars c ORDER BY lower(c.name)`);
+/**
+ * teamIds: only these teams' calendars and the ones shared with them or with every team (core/teams/); null: all.
+ */
+export async function listCalendars(db: Queryable, teamIds: readonly string[] | null = null): Promise<Calendar[]> {
+  const { rows } = await db.query<CalendarRow>(
+    `SELECT ${CALENDAR_COLUMNS} FROM calendars c
+      WHERE $1::uuid[] IS NULL OR c.team_id = ANY($1::uuid[])
+         OR EXISTS (SELECT 1 FROM team_shares sh WHERE sh.kind = 'calendar' AND sh.object_key = c.id::text AND sh.owner_team_id = c.team_id
+                     AND (sh.shared_with_team_id IS NULL OR sh.shared_with_team_id = ANY($1::uuid[])))
+      ORDER BY lower(c.name)`,
+    [teamIds ? [...teamIds] : null],
+  );
   return rows.map(toCalendar);
 }
 

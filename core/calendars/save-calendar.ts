@@ -14,6 +14,7 @@ import { parseOrThrow } from "../schedules/validate-schedule-input";
 import { calendarInputSchema, calendarUpdateSchema, type CalendarInput, type CalendarUpdate } from "./calendar-input";
 import { calendarAuditView, getCalendarOrThrow, type Calendar } from "./calendar-record";
 import type { CalendarRules } from "./calendar-rules";
+import { resolveTeamForCreate } from "../teams/resolve-team";
 import { previewCalendarChange, schedulesFollowing, type CalendarChangePreview } from "./preview-calendar-change";
 
 export interface CalendarSaveResult {
@@ -40,7 +41,8 @@ export async function createParsedCalendar(
 ): Promise<CalendarSaveResult> {
   const dryRun = v.dryRun ?? false;
   return inTransaction({ tx: opts.db, dryRun }, async (tx) => {
-    const id = await insertCalendar(tx, v, actor);
+    const team = await resolveTeamForCreate(tx, actor, v.team);
+    const id = await insertCalendar(tx, v, actor, team.id);
     const calendar = await getCalendarOrThrow(tx, id);
     await recordAudit(tx, {
       actor,
@@ -53,11 +55,11 @@ export async function createParsedCalendar(
   });
 }
 
-async function insertCalendar(tx: Queryable, v: CalendarInput, actor: Actor): Promise<string> {
+async function insertCalendar(tx: Queryable, v: CalendarInput, actor: Actor, teamId: string): Promise<string> {
   try {
     const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO calendars (name, description, timezone, rules, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [v.name, v.description, v.timezone, JSON.stringify(rulesOf(v)), actor.label],
+      `INSERT INTO calendars (name, description, timezone, rules, created_by, team_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      [v.name, v.description, v.timezone, JSON.stringify(rulesOf(v)), actor.label, teamId],
     );
     return rows[0]!.id;
   } catch (err) {

@@ -39,6 +39,8 @@ export const TABLE_GRANTS: Record<string, { console: TablePrivilege[]; worker: T
   // code-execution rules and worker pool.
   teams: { console: RW, worker: R },
   team_members: { console: RW, worker: R },
+  // What a team lets other teams refer to: the console checks it when a schedule is saved; the worker never reads it.
+  team_shares: { console: RW, worker: [] },
   login_attempts: { console: RW, worker: ["SELECT", "DELETE"] },
   oidc_login_flows: { console: RW, worker: R },
   // The console encrypts new values; a worker re-encrypts under a new key (core/secrets/reencrypt-secrets.ts).

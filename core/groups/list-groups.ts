@@ -18,7 +18,8 @@ export interface GroupRow {
   schedules: number;
 }
 
-export async function listGroups(db: Queryable): Promise<GroupRow[]> {
+/** teamIds: only these teams' groups (core/teams/team-access.ts visibleTeamIds); null: every team's. */
+export async function listGroups(db: Queryable, teamIds: readonly string[] | null = null): Promise<GroupRow[]> {
   const { rows } = await db.query<{
     name: string;
     max_running: number;
@@ -41,7 +42,9 @@ export async function listGroups(db: Queryable): Promise<GroupRow[]> {
               AS waiting_rate,
             (SELECT count(*) FROM schedules s WHERE s.concurrency_group = g.name AND s.deleted_at IS NULL)::int AS schedules
        FROM concurrency_groups g
+      WHERE $1::uuid[] IS NULL OR g.team_id = ANY($1::uuid[])
       ORDER BY g.name`,
+    [teamIds ? [...teamIds] : null],
   );
   return rows.map((r) => ({
     name: r.name,

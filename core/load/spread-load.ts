@@ -3,6 +3,7 @@
 // moved schedule through the normal update path (updateSchedule: revision, validation, replan of its planned rows,
 // its own schedule.edit audit row) in one transaction, plus one schedules.spread audit row for the action; the
 // audit rows are written after the last schedule and run lock (record-audit.ts's lock order).
+import { mayInTeam } from "../teams/team-access";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudits, type AuditInput } from "../audit/record-audit";
@@ -87,7 +88,8 @@ export async function spreadLoad(input: unknown, actor: Actor, opts: { db?: Quer
   const db = opts.db ?? getPool();
   const scope = { window: v.window, by: v.by, key: v.key };
   const fleet = await readLoadFleet(db, v.window);
-  const members = fleet.schedules.filter((s) => inScope(s, scope));
+  // Only the schedules of the teams the caller operates move (the others' load is counted, not changed).
+  const members = fleet.schedules.filter((s) => inScope(s, scope) && mayInTeam(actor, s.teamId, "operator"));
   if (members.length === 0) {
     const message = `No schedule is in the ${v.by} ${v.key}`;
     throw new ValidationError(message, { key: message });
@@ -120,7 +122,7 @@ export async function spreadLoad(input: unknown, actor: Actor, opts: { db?: Quer
     const edits: { name: string; from: string; to: string }[] = [];
     for (const current of rows.map(toSchedule)) {
       // Proposed again from the locked row: an edit made since the preview is spread from what it is now.
-      if (!inScope(current, scope) || v.keep.includes(current.id)) continue;
+      if (!inScope(current, scope) || v.keep.includes(current.id) || !mayInTeam(actor, current.teamId, "operator")) continue;
       const d = proposeSpread(current.id, current.trigger);
       if (d.kind === "keep") continue;
       const patch = scheduleUpdateSchema.parse({ revision: current.revision, trigger: d.trigger });

@@ -41,6 +41,8 @@ export interface ScheduleListQuery {
   offset?: number;
   limit?: number;
   id?: string;
+  /** Only these teams' schedules (core/teams/team-access.ts visibleTeamIds); null or absent: every team. */
+  teamIds?: readonly string[] | null;
 }
 
 export interface SchedulePage {
@@ -62,6 +64,7 @@ const PAGE_SQL = `
      AND ($2::text IS NULL OR s.name ILIKE '%' || $2 || '%' OR s.handler ILIKE '%' || $2 || '%' OR s.description ILIKE '%' || $2 || '%')
      AND ($3::text[] IS NULL OR s.tags @> $3::text[])
      AND ($4::text IS NULL OR s.handler = $4)
+     AND ($10::uuid[] IS NULL OR s.team_id = ANY($10::uuid[]))
    ORDER BY
      CASE $5
        WHEN 'next_fire' THEN extract(epoch FROM (
@@ -127,6 +130,7 @@ export async function listSchedulePage(db: Queryable, query: ScheduleListQuery =
     offset,
     LAST_STATE_RANK,
     query.desc ? -1 : 1,
+    query.teamIds ? [...query.teamIds] : null,
   ]);
   const total = page[0]?.total ?? (offset > 0 ? await countSchedules(db, query) : 0);
   if (page.length === 0) return { schedules: [], total, offset, limit };
@@ -169,7 +173,7 @@ async function countSchedules(db: Queryable, query: ScheduleListQuery): Promise<
 /** The first `limit` schedules (default 1,000) by name: for callers that want a plain list. */
 export async function listSchedules(
   db: Queryable,
-  opts: { q?: string; limit?: number; id?: string; tags?: string[] } = {},
+  opts: { q?: string; limit?: number; id?: string; tags?: string[]; teamIds?: readonly string[] | null } = {},
 ): Promise<ScheduleListItem[]> {
   const { limit, ...query } = opts;
   return (await listSchedulePage(db, { ...query, limit: Math.min(limit ?? 1000, 5000) })).schedules;

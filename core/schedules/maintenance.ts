@@ -7,11 +7,12 @@
 // each), and one more audit row records the maintenance action itself. The whole action is one
 // transaction: all of the scope is paused, or nothing. A dry run does the real work and rolls it back, so a resume's
 // dry run is exactly each schedule's misfire decision at that moment (what will run, what is recorded paused).
+import { mayInTeam } from "../teams/team-access";
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { dbNow, inTransaction, type Queryable } from "../db/pool";
-import { ConflictError, ValidationError } from "../errors";
+import { ForbiddenError, ConflictError, ValidationError } from "../errors";
 import { pauseSchedulesInTransaction } from "./pause-schedule";
 import { resumeSchedulesInTransaction } from "./resume-schedule";
 import { tagSchema } from "./schedule-input";
@@ -111,6 +112,7 @@ async function startMaintenance(
     const message = `No schedule has the tag ${p.tag}`;
     throw new ValidationError(message, { tag: message });
   }
+  assertOperatorOfAll(actor, scope);
   const toPause = scope.filter((s) => !s.paused);
   const skipped: MaintenanceResult["skipped"] = scope
     .filter((s) => s.paused)
@@ -133,6 +135,19 @@ async function startMaintenance(
   return { action: "pause", dryRun: p.dryRun, tag: p.tag, maintenanceId, paused, skipped, resumed: [], count: 0 };
 }
 
+/**
+ * A maintenance window is installation-wide (every schedule, or every one with a tag): it is for a caller who operates
+ * every team whose schedules it pauses or resumes — the global admin, or an operator when all of them are its teams'.
+ */
+function assertOperatorOfAll(actor: Actor, scope: readonly Schedule[]): void {
+  const other = scope.find((s) => !mayInTeam(actor, s.teamId, "operator"));
+  if (other) {
+    throw new ForbiddenError(
+      `This maintenance window covers schedules of team ${other.team}, where you are not an operator: narrow it with a tag of your team's schedules, or ask an admin.`,
+    );
+  }
+}
+
 async function endMaintenance(
   tx: Queryable,
   p: { tag: string | null; reason: string | null; dryRun: boolean },
@@ -141,6 +156,7 @@ async function endMaintenance(
   const open = await findOpenWindow(tx, p.tag, { lock: true });
   if (!open) throw new ConflictError(`${scopeLabel(p.tag)} are not in maintenance.`, "not_in_maintenance");
   const scope = (await lockSchedules(tx, "s.deleted_at IS NULL AND s.maintenance_id = $1::uuid", [open.id])).filter((s) => s.paused);
+  assertOperatorOfAll(actor, scope);
   const results = await resumeSchedulesInTransaction(tx, scope, actor);
   const resumed: MaintenanceResult["resumed"] = scope.map((s) => {
     const r = results.get(s.id)!;

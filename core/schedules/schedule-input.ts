@@ -87,6 +87,12 @@ export function datesProblem(startsAt: string | Date | null | undefined, endsAt:
 /** Every settable field, without defaults: shared by create (with defaults) and edit (all optional). */
 const fields = {
   name: slug("Name"),
+  /** The owning team, by name or id (core/teams/resolve-team.ts): by default the caller's only team. */
+  team: z
+    .string({ error: "Team must be a team's name or id" })
+    .min(1, { error: "Team must be a team's name or id" })
+    .max(100, { error: "Team must be a team's name or id" })
+    .optional(),
   description: z.string({ error: "Description must be a string" }).max(2000, { error: "Description must be at most 2000 characters" }),
   handler: z
     .string({ error: 'Handler must be the name of a registered handler, e.g. "ledger.post"' })

@@ -73,6 +73,9 @@ export interface Schedule {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /** The owning team (core/teams/): its id and name. */
+  teamId: string;
+  team: string;
 }
 
 export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.payload, s.trigger, s.timezone, s.enabled,
@@ -93,7 +96,7 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   (SELECT jsonb_agg(jsonb_build_object('id', f.id, 'name', f.name) ORDER BY f.name)
      FROM schedule_dependencies d JOIN schedules f ON f.id = d.schedule_id WHERE d.upstream_id = s.id AND f.deleted_at IS NULL) AS followed_by,
   s.after_wait_seconds,
-  s.deleted_at, clock_timestamp() AS read_at`;
+  s.deleted_at, s.team_id, (SELECT t.name FROM teams t WHERE t.id = s.team_id) AS team_name, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
 export interface ScheduleRow {
@@ -147,6 +150,8 @@ export interface ScheduleRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  team_id: string;
+  team_name: string;
   read_at: Date;
 }
 
@@ -202,6 +207,8 @@ export function toSchedule(r: ScheduleRow): Schedule {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     deletedAt: r.deleted_at,
+    teamId: r.team_id,
+    team: r.team_name,
   };
 }
 

@@ -2,6 +2,9 @@
 // operators never silently overwrite each other. The merged result is validated like a new schedule, the
 // revision goes up, not-started runs follow the edit (replan-schedule.ts), and the change is audited with its
 // before and after — all in one transaction.
+import { resolveTeamForCreate } from "../teams/resolve-team";
+import { assertTeamRole } from "../teams/team-access";
+import { assertReferencesInTeam } from "../teams/cross-team-references";
 import type { Actor } from "../auth/roles";
 import { recordAudit, type AuditInput } from "../audit/record-audit";
 import { assertMayRunSchedules, assertMayUseHandlers } from "../auth/program-permission";
@@ -25,6 +28,7 @@ import { resolveRunAfter, writeRunAfter } from "./schedule-dependencies";
 import type { RunAfterLink } from "./run-after-input";
 
 const COLUMNS: Partial<Record<keyof ScheduleUpdate, string>> = {
+  team: "team_id",
   name: "name",
   description: "description",
   handler: "handler",
@@ -141,6 +145,12 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
       "stale_revision",
     );
   }
+  // Moving a schedule between teams takes an admin of both (resolveTeamForCreate checks the one it goes to).
+  if (patch.team !== undefined) {
+    const target = await resolveTeamForCreate(tx, actor, patch.team, "admin");
+    if (target.id !== before.teamId) assertTeamRole(actor, before.teamId, "admin", "Schedule", id);
+    patch.team = target.id;
+  }
   // A value shown masked (core/secrets/mask-credentials.ts) and sent back as is means "unchanged".
   if (patch.payload !== undefined) patch.payload = restoreMaskedValues(patch.payload, before.payload) as typeof patch.payload;
   const changed = changedFields(before, patch);
@@ -171,13 +181,20 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   );
   if (dates) throw new ValidationError(dates, { endsAt: dates });
   if (patch.concurrencyGroup !== undefined || patch.concurrencyLimit !== undefined || patch.startRateLimit !== undefined) {
-    await upsertConcurrencyGroup(tx, patch.concurrencyGroup ?? before.concurrencyGroup, patch.concurrencyLimit, patch.startRateLimit);
+    await upsertConcurrencyGroup(
+      tx,
+      patch.concurrencyGroup ?? before.concurrencyGroup,
+      patch.concurrencyLimit,
+      patch.startRateLimit,
+      patch.team ?? before.teamId,
+    );
   }
   await writeChanges(tx, before, patch, changed);
   if (calendars && changed.has("calendars")) await writeScheduleCalendars(tx, id, calendars);
   if (runAfter && changed.has("after")) await writeRunAfter(tx, id, runAfter);
   const after = await getScheduleOrThrow(tx, id);
   if (!onlyDisables) await assertMayRunSchedules(tx, actor, [id]);
+  if (["team", "payload", "calendars", "concurrencyGroup"].some((f) => changed.has(f))) await assertReferencesInTeam(tx, after);
   // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
   if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
   const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
@@ -221,7 +238,8 @@ function changedFields(before: Schedule, patch: ScheduleUpdate): Set<string> {
   for (const key of Object.keys(COLUMNS) as (keyof ScheduleUpdate)[]) {
     const next = patch[key];
     if (next === undefined) continue;
-    const prev = (before as unknown as Record<string, unknown>)[key];
+    // The patch names the team it moves to by id (resolved in applyEdit).
+    const prev = key === "team" ? before.teamId : (before as unknown as Record<string, unknown>)[key];
     if (!sameJson(next ?? null, prev ?? null)) changed.add(key);
   }
   return changed;

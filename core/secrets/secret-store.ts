@@ -41,7 +41,8 @@ export interface SecretListing {
 const refersTo = (param: string) =>
   `jsonb_path_exists(s.payload, 'strict $.**."$secret" ? (@ == $n)', jsonb_build_object('n', ${param}::text))`;
 
-export async function listSecrets(db: Queryable): Promise<SecretListing[]> {
+/** teamIds: only these teams' secrets (core/teams/team-access.ts visibleTeamIds); null: every team's. */
+export async function listSecrets(db: Queryable, teamIds: readonly string[] | null = null): Promise<SecretListing[]> {
   const { rows } = await db.query<{
     name: string;
     key_id: string;
@@ -55,7 +56,8 @@ export async function listSecrets(db: Queryable): Promise<SecretListing[]> {
     `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by, x.access,
             coalesce((SELECT jsonb_agg(jsonb_build_object('name', s.name, 'tags', s.tags, 'handler', s.handler) ORDER BY s.name)
                         FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '[]') AS used_by
-       FROM secrets x ORDER BY x.name`,
+       FROM secrets x WHERE $1::uuid[] IS NULL OR x.team_id = ANY($1::uuid[]) ORDER BY x.name`,
+    [teamIds ? [...teamIds] : null],
   );
   return rows.map((r) => {
     const access = readSecretAccess(r.access);

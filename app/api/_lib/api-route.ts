@@ -23,6 +23,8 @@ import { readJsonBody, readQuery } from "./read-input";
 import { findConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { answerOutsideContract, OUTSIDE_CONTRACT_MESSAGE } from "./contract/answer-outside-contract";
 import { assertTokenScope, type RouteScope } from "@/core/auth/token-scopes";
+import { assertObjectAccess, type TeamObjectKind } from "@/core/teams/object-team";
+import type { TeamNeed } from "@/core/teams/team-access";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -53,6 +55,12 @@ interface Spec<A extends Access, B extends z.ZodType, Q extends z.ZodType, P ext
   errors?: readonly string[];
   /** Contract grouping; by default the first path segment after /api. */
   tag?: string;
+  /**
+   * The team object the route reads or changes, named by a path parameter (or a query parameter): the caller must hold
+   * `need` (default: the route's access) in the object's team — no role there answers 404 as if it did not exist,
+   * too low a role 403 (core/teams/team-access.ts).
+   */
+  object?: { kind: TeamObjectKind; param?: string; query?: string; need?: TeamNeed };
 }
 
 /** What the contract reads from a route's handler (GET /api/openapi.json, the answer checks in tests). */
@@ -215,6 +223,12 @@ export function apiRoute<
         const parsed = spec.params.safeParse(params);
         if (!parsed.success) throw new DomainError(404, "not_found", "Nothing exists at this address: the id in the path is not valid.");
         params = parsed.data;
+      }
+      if (spec.object && actor) {
+        const o = spec.object;
+        const key = o.param ? params[o.param] : o.query ? raw[o.query] : undefined;
+        const need = o.need ?? (spec.access === "public" ? "viewer" : spec.access);
+        if (typeof key === "string" && key !== "") await assertObjectAccess(getPool(), actor, o.kind, key, need);
       }
       let query: unknown = undefined;
       if (spec.query) {

@@ -2,6 +2,7 @@
 // POST /api/alert-channels  (admin) body { name, type, settings, secrets, routing, enabled } → { channel }.
 // Types: email (SMTP), pagerduty (Events API v2), teams (Adaptive Card), webhook (Vigil JSON), slack (text).
 import { z } from "zod";
+import { visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { alertChannelViewSchema, channelInputSchema } from "@/core/alerts/channels/alert-channel-types";
@@ -16,7 +17,7 @@ export const GET = apiRoute(
     summary: "List the alert channels (no secret values)",
     answer: z.object({ channels: z.array(alertChannelViewSchema) }),
   },
-  async () => ({ channels: await listAlertChannels(getPool()) }),
+  async ({ actor }) => ({ channels: await listAlertChannels(getPool(), visibleTeamIds(actor)) }),
 );
 
 export const POST = apiRoute(

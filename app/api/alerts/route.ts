@@ -2,6 +2,7 @@
 // Newest first; each alert with its schedule's name and webhook deliveries (every attempt).
 import { alertItem } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { BadRequestError } from "@/core/errors";
@@ -18,6 +19,7 @@ const query = z.strictObject({
   kind: z.enum(ALERT_KINDS).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
   cursor: z.string().max(200).optional(),
+  team: z.uuid({ error: "team must be a team id" }).optional(),
 });
 
 export const GET = apiRoute(
@@ -29,10 +31,18 @@ export const GET = apiRoute(
     query,
     listParams: ["tag"],
   },
-  async ({ query: q }) => {
+  async ({ query: q, actor }) => {
     const before = q.cursor ? decodeAlertCursor(q.cursor) : undefined;
     if (before === null)
       throw new BadRequestError("The cursor is not one this API returned.", "invalid_query", { cursor: "unknown cursor" });
-    return listAlerts(getPool(), { state: q.state, scheduleId: q.scheduleId, tags: q.tag, kind: q.kind, limit: q.limit, before });
+    return listAlerts(getPool(), {
+      state: q.state,
+      scheduleId: q.scheduleId,
+      tags: q.tag,
+      kind: q.kind,
+      limit: q.limit,
+      before,
+      teamIds: narrowTeams(visibleTeamIds(actor), q.team),
+    });
   },
 );

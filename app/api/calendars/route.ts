@@ -3,6 +3,7 @@
 // POST /api/calendars   (operator) body: calendarInputSchema (core/calendars/calendar-input.ts) → { calendar, dryRun,
 //      effects, cancelledRuns }; dryRun: true stores nothing. 409 name_taken; 422 naming each bad field.
 import { z } from "zod";
+import { visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { calendarAnswerSchema, calendarSaveAnswerSchema } from "@/core/calendars/calendar-answer";
@@ -19,7 +20,7 @@ export const GET = apiRoute(
     summary: "List business calendars with the schedules that follow each",
     answer: z.object({ calendars: z.array(calendarAnswerSchema) }),
   },
-  async () => ({ calendars: await listCalendars(getPool()) }),
+  async ({ actor }) => ({ calendars: await listCalendars(getPool(), visibleTeamIds(actor)) }),
 );
 
 export const POST = apiRoute(

@@ -3,6 +3,7 @@
 // console process feeds every tab (core/console/console-change-feed.ts); the events are described in
 // core/console/change-event-stream.ts. Viewers may listen: it says only that something changed, never what.
 import { z } from "zod";
+import { accessVariant } from "@/core/teams/team-access";
 import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { ConsoleChangeFeed, getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { changeEventStream } from "@/core/console/change-event-stream";
@@ -38,11 +39,11 @@ export const GET = apiRoute(
       bearerToken: auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : null,
       sessionToken: req.cookies.get(SESSION_COOKIE)?.value,
     };
-    // The same credentials as they were checked for this request: still valid, and still the same role (a changed role
+    // The same credentials as they were checked for this request: still valid, and still the same role and team roles (a changed role
     // closes the stream too, so the tab's next one, and what the tab shows, go by the new role).
     const stillAllowed = async () => {
       const now = await authenticate(getPool(), credentials);
-      return now !== null && now.id === actor.id && now.role === actor.role;
+      return now !== null && now.id === actor.id && now.role === actor.role && accessVariant(now) === accessVariant(actor);
     };
     const expiresInMs = () => credentialsExpireInMs(getPool(), credentials);
     // Per credential (this session, or this token): one user's other sessions have their own streams.

@@ -1,6 +1,7 @@
 // GET /api/groups   (viewer) → { groups: [{ name, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
 //     startsInWindow (null without a rate limit), waitingForSlot, waitingForRate, schedules }] } — core/groups/list-groups.ts.
 import { z } from "zod";
+import { visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { listGroups } from "@/core/groups/list-groups";
@@ -16,5 +17,5 @@ export const GET = apiRoute(
       groups: z.array(z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable(), running: z.number() })),
     }),
   },
-  async () => ({ groups: await listGroups(getPool()) }),
+  async ({ actor }) => ({ groups: await listGroups(getPool(), visibleTeamIds(actor)) }),
 );

@@ -5,10 +5,25 @@
 //       options: { groups, tags }, plans } — core/load/load-forecast.ts. 400 invalid_query naming the field.
 //   ETag: a hash of the answer (If-None-Match → 304 without a body). Server-Timing: check (the inputs' fingerprint),
 //   read (the schedules whose rows changed: desc says how many), durations, plan, compute.
+import { assertObjectAccess } from "@/core/teams/object-team";
+import { visibleTeamIds } from "@/core/teams/team-access";
+import type { Queryable } from "@/core/db/pool";
 import { apiRoute } from "../_lib/api-route";
 import { hashedJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
-import { getLoadForecast, loadForecastSchema, loadScopeSchema, type LoadTiming } from "@/core/load/load-forecast";
+import { getLoadForecast, loadForecastSchema, loadScopeSchema, type LoadForecast, type LoadTiming } from "@/core/load/load-forecast";
+
+async function onlyVisibleGroups(db: Queryable, teamIds: string[] | null, a: LoadForecast): Promise<LoadForecast> {
+  if (teamIds === null) return a;
+  const { rows } = await db.query<{ name: string }>(`SELECT name FROM concurrency_groups WHERE team_id = ANY($1::uuid[])`, [teamIds]);
+  const mine = new Set(rows.map((r) => r.name));
+  return {
+    ...a,
+    groups: a.groups.filter((g) => mine.has(g.name)),
+    bursts: a.bursts.filter((b) => mine.has(b.group)),
+    options: { ...a.options, groups: a.options.groups.filter((g) => mine.has(g)) },
+  };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -20,9 +35,11 @@ export const GET = apiRoute(
     summary: "Due runs per minute over the next 24 hours or 7 days (fleet, group or tag), with the bursts a group limit delays",
     answer: loadForecastSchema,
   },
-  async ({ req, query }) => {
+  async ({ req, query, actor }) => {
     const t = {} as LoadTiming;
-    const answer = await getLoadForecast(getPool(), query, t);
+    if (query.by === "group" && query.key) await assertObjectAccess(getPool(), actor, "concurrency_group", query.key, "viewer");
+    // The curve counts the whole fleet (the workers are shared); the groups it names are the caller's teams' only.
+    const answer = await onlyVisibleGroups(getPool(), visibleTeamIds(actor), await getLoadForecast(getPool(), query, t));
     const timing = [
       `check;dur=${t.checkMs.toFixed(1)}`,
       `read;desc="${t.reread} rows";dur=${t.readMs.toFixed(1)}`,

@@ -2,6 +2,7 @@
 // Response: RunsOverview (core/runs/read/overview.ts; dates as ISO strings). Conditional: 304 to a current ETag.
 import { z } from "zod";
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
+import { accessVariant, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
 import { getPool } from "@/core/db/pool";
@@ -17,5 +18,13 @@ export const GET = apiRoute(
     summary: "What needs attention: counts of the last hour, running and queued runs.",
     answer: z.looseObject({ now: iso, windowMinutes: z.number(), running: z.number(), queued: z.number() }),
   },
-  async ({ req }) => conditionalJson(req, "overview", () => getRunsOverview(getPool(), ATTENTION_WINDOW_MINUTES), { clock: "attention" }),
+  async ({ req, actor }) =>
+    conditionalJson(
+      req,
+      `overview-${accessVariant(actor)}`,
+      () => getRunsOverview(getPool(), ATTENTION_WINDOW_MINUTES, visibleTeamIds(actor)),
+      {
+        clock: "attention",
+      },
+    ),
 );

@@ -12,6 +12,7 @@ import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { listRuns } from "@/core/runs/read/list-runs";
 import { RUN_STATES } from "@/core/runs/run-states";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { tagListSchema } from "@/core/schedules/schedule-input";
 
 export const dynamic = "force-dynamic";
@@ -44,10 +45,12 @@ export const GET = apiRoute(
       lateness: z.enum(["late", "on_time"], { error: "lateness must be late or on_time" }).optional(),
       cursor: z.string().max(500).optional(),
       limit: z.coerce.number().int().min(1).max(500).optional(),
+      team: z.uuid({ error: "team must be a team id" }).optional(),
     }),
   },
-  async ({ query }) =>
+  async ({ query, actor }) =>
     listRuns(getPool(), {
+      teamIds: narrowTeams(visibleTeamIds(actor), query.team),
       states: query.state,
       scheduleId: query.scheduleId,
       tags: query.tag,

@@ -17,6 +17,7 @@ import { conditionalJson } from "../_lib/conditional-json";
 import { createParsedSchedule } from "@/core/schedules/create-schedule";
 import { listSchedulePage, MAX_SCHEDULE_PAGE, SCHEDULE_SORTS } from "@/core/schedules/list-schedules";
 import { scheduleInputSchema, tagListSchema } from "@/core/schedules/schedule-input";
+import { accessVariant, narrowTeams, objectRole, visibleTeamIds } from "@/core/teams/team-access";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -36,20 +37,25 @@ export const GET = apiRoute(
       dir: z.enum(["asc", "desc"], { error: "dir must be asc or desc" }).optional(),
       offset: z.coerce.number().int().min(0).max(1_000_000).optional(),
       limit: z.coerce.number().int().min(1).max(MAX_SCHEDULE_PAGE).optional(),
+      team: z.uuid({ error: "team must be a team id" }).optional(),
     }),
   },
   async ({ req, query, actor }) =>
     conditionalJson(
       req,
-      actor.role,
+      accessVariant(actor),
       async () => {
         const page = await listSchedulePage(getPool(), {
           ...query,
+          teamIds: narrowTeams(visibleTeamIds(actor), query.team),
           tags: query.tag,
           desc: query.dir === "desc",
           limit: query.limit ?? 100,
         });
-        return { ...page, schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(actor.role, s.payload) })) };
+        return {
+          ...page,
+          schedules: page.schedules.map((s) => ({ ...s, payload: payloadForRole(objectRole(actor, s.teamId), s.payload) })),
+        };
       },
       { clock: "pauses" },
     ),

@@ -1,6 +1,7 @@
 // GET /api/secrets   (admin) → { secrets: [{ name, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
 // Names and metadata only: no answer of the API ever carries a secret's value (only workers decrypt).
 import { z } from "zod";
+import { visibleTeamIds } from "@/core/teams/team-access";
 import { secretItem } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -15,5 +16,5 @@ export const GET = apiRoute(
     summary: "Secret names and metadata (never values).",
     answer: z.object({ secrets: z.array(secretItem) }),
   },
-  async () => ({ secrets: await listSecrets(getPool()) }),
+  async ({ actor }) => ({ secrets: await listSecrets(getPool(), visibleTeamIds(actor)) }),
 );

@@ -22,6 +22,7 @@
 //   Conditional: answers 304 to an If-None-Match naming its current ETag.
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";
+import { accessVariant, narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { conditionalJson } from "../_lib/conditional-json";
 import { dbNow, getPool } from "@/core/db/pool";
@@ -59,17 +60,18 @@ export const GET = apiRoute(
       handler: z.string().max(200).optional(),
       tag: z.string().max(100).optional(),
       trouble: z.enum(TIMELINE_TROUBLE_FILTERS, { error: `trouble must be one of ${TIMELINE_TROUBLE_FILTERS.join(", ")}` }).optional(),
+      team: z.uuid({ error: "team must be a team id" }).optional(),
     }),
   },
-  async ({ req, query }) =>
+  async ({ req, query, actor }) =>
     conditionalJson(
       req,
-      "timeline",
+      `timeline-${accessVariant(actor)}`,
       async () => {
         const now = query.from && query.to ? null : await dbNow();
         const to = query.to ?? new Date(now!.getTime() + 10 * 60_000);
         const from = query.from ?? new Date(to.getTime() - 70 * 60_000);
-        return getTimeline(getPool(), { ...query, from, to });
+        return getTimeline(getPool(), { ...query, from, to, teamIds: narrowTeams(visibleTeamIds(actor), query.team) });
       },
       { clock: "pauses" },
     ),

@@ -60,8 +60,12 @@ export function toChannelView(r: AlertChannelRow): AlertChannelView {
   };
 }
 
-export async function listAlertChannels(db: Queryable): Promise<AlertChannelView[]> {
-  const { rows } = await db.query<AlertChannelRow>(`SELECT ${COLUMNS} FROM alert_channels ORDER BY name`);
+/** teamIds: only these teams' channels (core/teams/team-access.ts visibleTeamIds); null: every team's. */
+export async function listAlertChannels(db: Queryable, teamIds: readonly string[] | null = null): Promise<AlertChannelView[]> {
+  const { rows } = await db.query<AlertChannelRow>(
+    `SELECT ${COLUMNS} FROM alert_channels WHERE $1::uuid[] IS NULL OR team_id = ANY($1::uuid[]) ORDER BY name`,
+    [teamIds ? [...teamIds] : null],
+  );
   return rows.map(toChannelView);
 }
 

@@ -12,6 +12,8 @@ import { createSession, type NewSession } from "../sessions";
 import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUserRow } from "../user-record";
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
+import { syncSsoDefaultTeamRole } from "../../teams/team-members";
+import { DEFAULT_TEAM_NAME } from "../../teams/team-roles";
 import { emailSchema } from "../user-input";
 import { hasAnotherActiveAdmin } from "../update-user";
 import { getLogger } from "../../log";
@@ -70,7 +72,10 @@ export async function signInOidcUser(
   const teamRoles = mapTeamRoles(settings.teamRules, claims, verified ? email : null);
   // A person the team rules let in is a viewer outside their teams' roles when the role map names them not
   // (users.role grants nothing beyond a team's role unless it is admin).
-  let role = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim)) ?? (teamRoles.size > 0 ? "viewer" : null);
+  const mapped = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
+  let role = mapped ?? (teamRoles.size > 0 ? "viewer" : null);
+  // The role map's viewer or operator is a role in the default team; a person let in by team rules alone gets none.
+  const defaultTeamRole = () => (role === "admin" ? "admin" : (mapped ?? "none"));
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
 
@@ -105,6 +110,7 @@ export async function signInOidcUser(
       );
       if (!inserted.rows[0]) return refuse("email_taken", null);
       row = inserted.rows[0];
+      await syncSsoDefaultTeamRole(tx, row.id, defaultTeamRole());
       await recordAudit(tx, {
         actor: sso,
         action: "user.create",
@@ -142,6 +148,7 @@ export async function signInOidcUser(
         [row.id, role, name, email, issuer, sub],
       );
       row = updated[0]!;
+      await syncSsoDefaultTeamRole(tx, row.id, defaultTeamRole());
       const audit = (action: string, b: unknown, a: unknown) =>
         recordAudit(tx, {
           actor: sso,
@@ -156,7 +163,13 @@ export async function signInOidcUser(
       if (before.role !== role) await audit("user.role_change", { role: before.role }, { role, claim: settings.roleClaim });
     }
 
-    if (settings.teamRules.length > 0) await syncSsoTeamRoles(tx, row.id, teamRoles, sso, settings.name);
+    if (settings.teamRules.length > 0) {
+      // The rules rewrite every 'sso' membership: the role map's default-team role is one of them.
+      const wanted = new Map(teamRoles);
+      const inDefault = defaultTeamRole();
+      if ((inDefault === "viewer" || inDefault === "operator") && !wanted.has(DEFAULT_TEAM_NAME)) wanted.set(DEFAULT_TEAM_NAME, inDefault);
+      await syncSsoTeamRoles(tx, row.id, wanted, sso, settings.name);
+    }
     const user = toUserRecord(row);
     const session = await createSession(tx, user.id, c);
     const actor: Actor = {

@@ -4,6 +4,7 @@
 // code as the single action (cancelRun / rerunRun: one audit row and one trace event each), so one run that
 // cannot be acted on (it ended meanwhile, it succeeded) is reported per item and does not undo the others;
 // one more audit row records the bulk action itself with every item's outcome.
+import { visibleTeamIds } from "../../teams/team-access";
 import crypto from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import { z } from "zod";
@@ -75,9 +76,16 @@ export interface BulkRunActionResult {
 
 const DEFAULT_STATES = { cancel: ["queued", "running", "retrying"], rerun: ["failed"] } as const;
 
-async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>): Promise<string[]> {
+/** Only runs of the schedules of the teams where the actor is an operator (others do not exist for it). */
+const IN_TEAMS = (p: string) =>
+  `(${p}::uuid[] IS NULL OR schedule_id IN (SELECT s.id FROM schedules s WHERE s.team_id = ANY(${p}::uuid[])))`;
+
+async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>, teamIds: string[] | null): Promise<string[]> {
   if (v.runIds) {
-    const { rows } = await db.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[]) ORDER BY planned_at, id`, [v.runIds]);
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND ${IN_TEAMS("$2")} ORDER BY planned_at, id`,
+      [v.runIds, teamIds],
+    );
     return rows.map((r) => r.id);
   }
   const { rows } = await db.query<{ id: string }>(
@@ -86,6 +94,7 @@ async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>
         AND ($2::uuid IS NULL OR schedule_id = $2::uuid)
         AND ($3::timestamptz IS NULL OR planned_at >= $3::timestamptz)
         AND ($4::timestamptz IS NULL OR planned_at < $4::timestamptz)
+        AND ${IN_TEAMS("$6")}
       ORDER BY planned_at, id
       LIMIT $5`,
     [
@@ -94,6 +103,7 @@ async function selectRuns(db: Queryable, v: z.output<typeof bulkRunActionSchema>
       v.from?.toISOString() ?? null,
       v.to?.toISOString() ?? null,
       MAX_BULK_RUNS + 1,
+      teamIds,
     ],
   );
   return rows.map((r) => r.id);
@@ -105,7 +115,7 @@ export async function bulkRunAction(
   opts: { boss: PgBoss | null; db?: import("pg").Pool },
 ): Promise<BulkRunActionResult> {
   const pool = opts.db ?? getPool();
-  const ids = await selectRuns(pool, v);
+  const ids = await selectRuns(pool, v, visibleTeamIds(actor, "operator"));
   if (ids.length > MAX_BULK_RUNS) {
     throw new ValidationError(
       `More than ${MAX_BULK_RUNS} runs match; a bulk action takes at most ${MAX_BULK_RUNS}. Narrow the time range or the states and do it in parts.`,

@@ -14,6 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** getRunTrace's run row: r.* with its schedule's columns and two computed ones. */
 interface RunTraceRow extends RunRow {
   schedule_name: string;
+  team_id: string;
   start_jitter_ms: number;
   expect_records_min: number | null;
   overlap_policy: string;
@@ -24,7 +25,7 @@ interface RunTraceRow extends RunRow {
 export async function getRunTrace(db: Queryable, runId: string) {
   if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
   const { rows } = await db.query<RunTraceRow>(
-    `SELECT r.*, s.name AS schedule_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
+    `SELECT r.*, s.name AS schedule_name, s.team_id, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
             (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
             (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
        FROM runs r JOIN schedules s ON s.id = r.schedule_id
@@ -65,6 +66,8 @@ export async function getRunTrace(db: Queryable, runId: string) {
       id: r.id as string,
       scheduleId: r.schedule_id as string,
       scheduleName: r.schedule_name as string,
+      /** The schedule's team (core/teams/). */
+      teamId: r.team_id,
       kind: r.kind as string,
       state: r.state as string,
       waitReason: r.wait_reason as string | null,

@@ -51,6 +51,8 @@ export interface RunFilter {
   lateness?: LatenessClass;
   /** Only runs of schedules having every one of these tags. */
   tags?: string[];
+  /** Only runs of these teams' schedules (core/teams/team-access.ts visibleTeamIds); null or absent: every team. */
+  teamIds?: readonly string[] | null;
   cursor?: string;
   limit?: number;
 }
@@ -155,6 +157,7 @@ async function queryPhase(db: Queryable, q: PhaseQuery): Promise<RunListItem[]> 
         AND ($11::text IS NULL OR ${lateSql("r.lateness_ms", "s.start_jitter_ms")} = ($11 = 'late'))
         AND ($12::text[] IS NULL OR s.tags @> $12::text[])
         AND ($13::text IS NULL OR r.state = $13::text)
+        AND ($14::uuid[] IS NULL OR s.team_id = ANY($14::uuid[]))
       ORDER BY r.planned_at DESC, r.id DESC
       LIMIT $10`,
     [
@@ -171,6 +174,7 @@ async function queryPhase(db: Queryable, q: PhaseQuery): Promise<RunListItem[]> 
       q.lateness ?? null,
       q.tags?.length ? q.tags : null,
       q.state ?? null,
+      q.teamIds ? [...q.teamIds] : null,
     ],
   );
   return rows.map((r) => ({

@@ -29,7 +29,12 @@ export interface RunsOverview {
 const MODEL_MAX_WINDOW_MINUTES = 24 * 60;
 
 /** Counts of late, missed, hollow, zombie and failed runs whose moment (start or end) fell in the last `windowMinutes`. */
-export async function getRunsOverview(db: Queryable, windowMinutes = 60): Promise<RunsOverview> {
+/**
+ * teamIds: the counts of these teams' runs only (core/teams/team-access.ts visibleTeamIds), read from the runs
+ * themselves — the fleet model (fleet_attention_minutes) counts every team's; null: the whole fleet.
+ */
+export async function getRunsOverview(db: Queryable, windowMinutes = 60, teamIds: readonly string[] | null = null): Promise<RunsOverview> {
+  if (teamIds !== null) return getTeamRunsOverview(db, windowMinutes, teamIds);
   if (windowMinutes > MODEL_MAX_WINDOW_MINUTES) return getRunsOverviewDirect(db, windowMinutes);
   // Whole minutes from `lo` on come from the model; [since, lo) from runs.
   const { rows } = await db.query<AttentionCounts & { now: Date; running: number; queued: number }>(
@@ -75,6 +80,27 @@ export async function getRunsOverviewDirect(db: Queryable, windowMinutes = 60): 
        (SELECT count(*) FROM runs r WHERE r.state = 'queued')::int AS queued
      FROM e, LATERAL (${TROUBLE}) t`,
     [windowMinutes],
+  );
+  return toOverview(rows[0]!, windowMinutes);
+}
+
+async function getTeamRunsOverview(db: Queryable, windowMinutes: number, teamIds: readonly string[]): Promise<RunsOverview> {
+  const { rows } = await db.query<AttentionCounts & { now: Date; running: number; queued: number }>(
+    `WITH e AS (SELECT clock_timestamp() AS now, clock_timestamp() - make_interval(mins => $1) AS since),
+          ts AS (SELECT id, start_jitter_ms FROM schedules WHERE team_id = ANY($2::uuid[]))
+     SELECT e.now,
+       (SELECT count(*) FROM runs r JOIN ts s ON s.id = r.schedule_id
+         WHERE r.started_at >= e.since AND r.lateness_ms > ${LATE_AFTER_MS} AND ${lateSql("r.lateness_ms", "s.start_jitter_ms")})::int AS late,
+       t.missed, t.hollow, t.zombie, t.failed,
+       (SELECT count(*) FROM runs r JOIN ts s ON s.id = r.schedule_id WHERE r.state IN ('running', 'retrying'))::int AS running,
+       (SELECT count(*) FROM runs r JOIN ts s ON s.id = r.schedule_id WHERE r.state = 'queued')::int AS queued
+     FROM e, LATERAL (
+       SELECT count(*) FILTER (WHERE r.state = 'missed')::int AS missed, count(*) FILTER (WHERE r.state = 'hollow')::int AS hollow,
+              count(*) FILTER (WHERE r.state = 'zombie')::int AS zombie,
+              count(*) FILTER (WHERE r.state IN ('failed', 'timed_out'))::int AS failed
+         FROM runs r JOIN ts s ON s.id = r.schedule_id
+        WHERE r.state IN ('missed', 'hollow', 'zombie', 'failed', 'timed_out') AND r.updated_at >= e.since) t`,
+    [windowMinutes, [...teamIds]],
   );
   return toOverview(rows[0]!, windowMinutes);
 }

@@ -23,6 +23,8 @@ export interface TimelineLaneQuery {
   sort?: TimelineLaneSort;
   laneOffset?: number;
   laneLimit?: number;
+  /** Only these teams' schedules (core/teams/team-access.ts visibleTeamIds); null or absent: every team's. */
+  teamIds?: readonly string[] | null;
 }
 
 export interface TimelineLaneRow {
@@ -52,6 +54,7 @@ export async function listTimelineLanes(db: Queryable, q: TimelineLaneQuery): Pr
         AND ($5::text IS NULL OR s.handler = $5)
         AND ($6::text IS NULL OR s.tags @> ARRAY[$6::text])
         AND ($7::text IS NULL OR t.trouble > 0)
+        AND ($11::uuid[] IS NULL OR s.team_id = ANY($11::uuid[]))
       ORDER BY CASE WHEN $8 = 'trouble' THEN t.trouble END DESC NULLS LAST, s.name
       LIMIT $9 OFFSET $10`,
     [
@@ -65,6 +68,7 @@ export async function listTimelineLanes(db: Queryable, q: TimelineLaneQuery): Pr
       q.sort ?? "name",
       Math.max(1, Math.min(q.laneLimit ?? 50, MAX_TIMELINE_LANES)),
       Math.max(0, q.laneOffset ?? 0),
+      q.teamIds ? [...q.teamIds] : null,
     ],
   );
   return { rows, total: rows[0]?.total ?? 0 };

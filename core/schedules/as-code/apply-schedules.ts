@@ -25,6 +25,7 @@ import { SCHEDULE_COLUMNS, getScheduleOrThrow, toSchedule, type Schedule, type S
 import { sameJson, updateSchedule } from "../update-schedule";
 import { parseOrThrow } from "../validate-schedule-input";
 import { maskedPaths } from "./export-schedules";
+import { visibleTeamIds } from "../../teams/team-access";
 import { DOCUMENT_FIELDS, documentValue, parseDocument, parseEntry, prefixFields, type DocumentField } from "./schedules-document";
 
 export const applyInputSchema = z.strictObject({
@@ -78,7 +79,7 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
   orderByRunAfter(wanted);
 
   return inTransaction({ tx: opts.db, dryRun: v.dryRun }, async (tx) => {
-    const live = await lockLiveSchedules(tx);
+    const live = await lockLiveSchedules(tx, actor);
     const byName = new Map(live.map((s) => [s.name, s]));
     const result: ApplyResult = { dryRun: v.dryRun, source: v.source, changes: [], unchanged: [], notInDocument: [], leftPaused: [] };
 
@@ -143,9 +144,14 @@ export async function applySchedules(input: unknown, actor: Actor, opts: { db?: 
 }
 
 // Every live schedule, locked in name order: nothing changes under the diff while it is applied.
-async function lockLiveSchedules(tx: Queryable): Promise<(Schedule & { managedBy: string | null })[]> {
+// Only the schedules of the teams the caller operates: a file never sees, changes or prunes another team's (naming
+// one is a create that meets its name, 409 name_taken).
+async function lockLiveSchedules(tx: Queryable, actor: Actor): Promise<(Schedule & { managedBy: string | null })[]> {
+  const teams = visibleTeamIds(actor, "operator");
   const { rows } = await tx.query<ScheduleRow>(
-    `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL ORDER BY s.name FOR UPDATE OF s`,
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.deleted_at IS NULL AND ($1::uuid[] IS NULL OR s.team_id = ANY($1::uuid[]))
+      ORDER BY s.name FOR UPDATE OF s`,
+    [teams],
   );
   return rows.map(toSchedule);
 }

@@ -8,6 +8,10 @@ import { SCHEDULE_COLUMNS, toSchedule, type ScheduleRow } from "../schedule-reco
 import { DOCUMENT_VERSION, entryFromSchedule, renderDocument, type SchedulesDocument } from "./schedules-document";
 
 export interface ExportFilter {
+  /** Only these teams' schedules (core/teams/team-access.ts visibleTeamIds); null or absent: every team's. */
+  teamIds?: readonly string[] | null;
+  /** The role each schedule is shown with (a viewer of its team sees credential-looking values masked); default: role. */
+  roleFor?: (teamId: string) => Role;
   tags?: string[];
   names?: string[];
 }
@@ -24,13 +28,14 @@ export async function exportSchedules(db: Queryable, role: Role, filter: ExportF
       WHERE s.deleted_at IS NULL
         AND ($1::text[] IS NULL OR s.tags @> $1::text[])
         AND ($2::text[] IS NULL OR s.name = ANY($2::text[]))
+        AND ($3::uuid[] IS NULL OR s.team_id = ANY($3::uuid[]))
       ORDER BY s.name`,
-    [filter.tags?.length ? filter.tags : null, filter.names?.length ? filter.names : null],
+    [filter.tags?.length ? filter.tags : null, filter.names?.length ? filter.names : null, filter.teamIds ? [...filter.teamIds] : null],
   );
   const schedules: SchedulesDocument["schedules"] = {};
   const masked: string[] = [];
   for (const s of rows.map(toSchedule)) {
-    const payload = payloadForRole(role, s.payload);
+    const payload = payloadForRole(filter.roleFor ? filter.roleFor(s.teamId) : role, s.payload);
     masked.push(...maskedPaths(payload).map((p) => `schedules.${s.name}.payload${p ? `.${p}` : ""}`));
     schedules[s.name] = entryFromSchedule({ ...s, payload });
   }

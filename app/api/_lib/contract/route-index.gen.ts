@@ -59,14 +59,16 @@ import * as r56 from "@/app/api/schedules/preview/route";
 import * as r57 from "@/app/api/secrets/route";
 import * as r58 from "@/app/api/secrets/[name]/route";
 import * as r59 from "@/app/api/secrets/[name]/access/route";
-import * as r60 from "@/app/api/teams/[id]/code-execution/route";
-import * as r61 from "@/app/api/timeline/route";
-import * as r62 from "@/app/api/tokens/route";
-import * as r63 from "@/app/api/tokens/[id]/route";
-import * as r64 from "@/app/api/users/route";
-import * as r65 from "@/app/api/users/[id]/route";
-import * as r66 from "@/app/api/users/[id]/sessions/route";
-import * as r67 from "@/app/api/workers/route";
+import * as r60 from "@/app/api/teams/route";
+import * as r61 from "@/app/api/teams/[id]/code-execution/route";
+import * as r62 from "@/app/api/teams/[id]/members/route";
+import * as r63 from "@/app/api/timeline/route";
+import * as r64 from "@/app/api/tokens/route";
+import * as r65 from "@/app/api/tokens/[id]/route";
+import * as r66 from "@/app/api/users/route";
+import * as r67 from "@/app/api/users/[id]/route";
+import * as r68 from "@/app/api/users/[id]/sessions/route";
+import * as r69 from "@/app/api/workers/route";
 
 export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/alert-channels", module: r0 },
@@ -129,12 +131,14 @@ export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/secrets", module: r57 },
   { path: "/api/secrets/{name}", module: r58 },
   { path: "/api/secrets/{name}/access", module: r59 },
-  { path: "/api/teams/{id}/code-execution", module: r60 },
-  { path: "/api/timeline", module: r61 },
-  { path: "/api/tokens", module: r62 },
-  { path: "/api/tokens/{id}", module: r63 },
-  { path: "/api/users", module: r64 },
-  { path: "/api/users/{id}", module: r65 },
-  { path: "/api/users/{id}/sessions", module: r66 },
-  { path: "/api/workers", module: r67 },
+  { path: "/api/teams", module: r60 },
+  { path: "/api/teams/{id}/code-execution", module: r61 },
+  { path: "/api/teams/{id}/members", module: r62 },
+  { path: "/api/timeline", module: r63 },
+  { path: "/api/tokens", module: r64 },
+  { path: "/api/tokens/{id}", module: r65 },
+  { path: "/api/users", module: r66 },
+  { path: "/api/users/{id}", module: r67 },
+  { path: "/api/users/{id}/sessions", module: r68 },
+  { path: "/api/workers", module: r69 },
 ];

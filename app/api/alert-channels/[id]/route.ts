@@ -18,7 +18,14 @@ const params = z.object({ id: z.uuid() });
 const answer = z.object({ channel: alertChannelViewSchema });
 
 export const GET = apiRoute(
-  { access: "admin", scope: "alerts:configure", params, summary: "Show one alert channel (no secret values)", answer },
+  {
+    access: "admin",
+    scope: "alerts:configure",
+    object: { kind: "alert_channel", param: "id" },
+    params,
+    summary: "Show one alert channel (no secret values)",
+    answer,
+  },
   async ({ params }) => ({
     channel: toChannelView(await getAlertChannelRowOrThrow(getPool(), params.id)),
   }),
@@ -28,6 +35,7 @@ export const PUT = apiRoute(
   {
     access: "admin",
     scope: "alerts:configure",
+    object: { kind: "alert_channel", param: "id" },
     params,
     body: channelInputSchema,
     summary: "Change an alert channel's settings, secrets or routing",
@@ -40,6 +48,7 @@ export const DELETE = apiRoute(
   {
     access: "admin",
     scope: "alerts:configure",
+    object: { kind: "alert_channel", param: "id" },
     params,
     summary: "Delete an alert channel and its secrets",
     answer: z.object({ id: z.string(), deleted: z.literal(true) }),

@@ -3,6 +3,7 @@
 // live it evaluates the "no live worker" rule itself (one evaluator at a time, like the workers)
 // and, after answering, sends the webhooks that are due, since no alerter is running to send them.
 import { z } from "zod";
+import { visibleTeamIds } from "@/core/teams/team-access";
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { after } from "next/server";
 import { apiRoute } from "../../_lib/api-route";
@@ -30,7 +31,7 @@ export const GET = apiRoute(
       newest: z.looseObject({ id: z.string(), kind: z.string(), severity: z.string(), message: z.string(), openedAt: iso }).nullable(),
     }),
   },
-  async ({ req }) => {
+  async ({ req, actor }) => {
     const pool = getPool();
     const env = getEnv();
     if ((await countLiveWorkers(pool, env.VIGIL_WORKER_DEAD_AFTER_MS)) === 0) {
@@ -54,6 +55,6 @@ export const GET = apiRoute(
       }
     }
     // The header badge polls it on every page: an unchanged summary is a 304.
-    return hashedJson(req, await getAlertSummary(pool));
+    return hashedJson(req, await getAlertSummary(pool, visibleTeamIds(actor)));
   },
 );

@@ -20,6 +20,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "schedules:read",
+    object: { kind: "calendar", param: "id" },
     params,
     summary: "Read one business calendar",
     answer: z.object({ calendar: calendarAnswerSchema }),
@@ -31,6 +32,7 @@ export const PUT = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "calendar", param: "id" },
     params,
     body: calendarUpdateSchema,
     summary: "Edit a business calendar; dryRun: true answers which schedules' next fires change and stores nothing",
@@ -43,6 +45,7 @@ export const DELETE = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "calendar", param: "id" },
     params,
     query: z.object({ reason: z.string().max(500).optional() }),
     summary: "Delete a business calendar that no schedule follows",

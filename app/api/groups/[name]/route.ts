@@ -11,6 +11,7 @@ export const PATCH = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "concurrency_group", param: "name" },
     summary: "Change a concurrency group's limits (audited).",
     answer: z.object({ group: z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable() }) }),
     params: z.object({ name: z.string().min(1).max(80) }),

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getRunTrace } from "@/core/runs/read/get-run";
+import { objectRole } from "@/core/teams/team-access";
 import { payloadForRole } from "@/core/secrets/mask-credentials";
 
 export const dynamic = "force-dynamic";
@@ -13,12 +14,13 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "run", param: "id" },
     summary: "One run's trace: the run, its events, attempts and logs.",
     answer: runTrace,
     params: z.object({ id: z.uuid() }),
   },
   async ({ params, actor }) => {
     const trace = await getRunTrace(getPool(), params.id);
-    return { ...trace, run: { ...trace.run, payload: payloadForRole(actor.role, trace.run.payload) } };
+    return { ...trace, run: { ...trace.run, payload: payloadForRole(objectRole(actor, trace.run.teamId), trace.run.payload) } };
   },
 );

@@ -11,6 +11,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "schedule", query: "scheduleId" },
     summary: "The run of a schedule planned at a given instant.",
     answer: z.object({ id: z.string() }),
     query: z.object({

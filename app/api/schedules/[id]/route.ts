@@ -14,6 +14,7 @@ import { deleteSchedule } from "@/core/schedules/delete-schedule";
 import { getScheduleView } from "@/core/schedules/list-schedules";
 import { scheduleUpdateSchema } from "@/core/schedules/schedule-input";
 import { previewScheduleEdit, updateSchedule } from "@/core/schedules/update-schedule";
+import { objectRole } from "@/core/teams/team-access";
 import { payloadForRole, plainCredentialWarnings } from "@/core/secrets/mask-credentials";
 
 const plannedFire = z.looseObject({
@@ -41,13 +42,14 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "schedules:read",
+    object: { kind: "schedule", param: "id" },
     summary: "One schedule with its next fire, last run and recent counts.",
     answer: z.object({ schedule: scheduleListItem }),
     params,
   },
   async ({ params, actor }) => {
     const schedule = await getScheduleView(getPool(), params.id);
-    return { schedule: { ...schedule, payload: payloadForRole(actor.role, schedule.payload) } };
+    return { schedule: { ...schedule, payload: payloadForRole(objectRole(actor, schedule.teamId), schedule.payload) } };
   },
 );
 
@@ -55,6 +57,7 @@ export const PATCH = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     summary:
       "Change a schedule (send the revision you loaded; audited), or with dryRun: true see the next fires before/after and the planned runs it would supersede.",
     answer: z.union([z.object({ schedule: scheduleItem, warnings: z.array(z.unknown()) }), editPreviewAnswer]),
@@ -73,6 +76,7 @@ export const DELETE = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     summary: "Delete a schedule (soft delete; audited).",
     answer: z.looseObject({ id: z.string(), deletedAt: iso, cancelledRuns: z.number() }),
     errors: ["stale_revision", "schedule_has_followers"],

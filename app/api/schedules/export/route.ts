@@ -3,6 +3,7 @@
 //   sorted, defaults left out, no ids or revisions. YAML by default. A viewer's export has credential-looking payload
 //   values masked (listed in the YAML header and in X-Vigil-Masked); apply refuses them.
 import { z } from "zod";
+import { objectRole, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { exportSchedules, renderExport } from "@/core/schedules/as-code/export-schedules";
@@ -35,7 +36,12 @@ export const GET = apiRoute(
     }),
   },
   async ({ query, actor }) => {
-    const result = await exportSchedules(getPool(), actor.role, { tags: query.tag, names: query.name });
+    const result = await exportSchedules(getPool(), actor.role, {
+      tags: query.tag,
+      names: query.name,
+      teamIds: visibleTeamIds(actor),
+      roleFor: (teamId) => objectRole(actor, teamId),
+    });
     const text = renderExport(result, query.format);
     return new Response(text, {
       status: 200,

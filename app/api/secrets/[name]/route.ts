@@ -18,6 +18,7 @@ export const PUT = apiRoute(
   {
     access: "admin",
     scope: "secrets:write",
+    object: { kind: "secret", param: "name" },
     summary: "Create or replace a secret's value (write-only; audited).",
     answer: z.object({ secret: secretItem, replaced: z.boolean() }),
     errors: ["secret_key_missing"],
@@ -31,6 +32,7 @@ export const DELETE = apiRoute(
   {
     access: "admin",
     scope: "secrets:write",
+    object: { kind: "secret", param: "name" },
     summary: "Delete a secret no schedule refers to (audited).",
     answer: z.object({ name: z.string(), deleted: z.literal(true) }),
     errors: ["secret_in_use"],

@@ -13,6 +13,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "alerts:configure",
+    object: { kind: "alert_channel", param: "id" },
     params: z.object({ id: z.uuid() }),
     summary: "Send a test alert through a channel now and answer the outcome",
     answer: z.object({

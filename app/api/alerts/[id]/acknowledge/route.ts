@@ -14,6 +14,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "alerts:ack",
+    object: { kind: "alert", param: "id" },
     summary: "Acknowledge an open alert (audited); 409 when already acknowledged or resolved.",
     answer: z.object({ alert: alertItem }),
     errors: ["already_acknowledged", "already_resolved"],

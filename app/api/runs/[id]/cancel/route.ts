@@ -17,6 +17,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "runs:cancel",
+    object: { kind: "run", param: "id" },
     summary: "Cancel a queued, running or zombie run (audited).",
     answer: z.object({ runId: z.string(), outcome: z.enum(["cancelled", "cancel_requested"]), state: z.string() }),
     errors: ["run_finished"],

@@ -14,6 +14,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "run", param: "id" },
     summary:
       "A run's chain: the upstream occurrences it runs after (with whether each meets its condition) and the downstream ones that wait for it.",
     answer: z.object({

@@ -35,6 +35,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "run", param: "id" },
     summary: "Preview a re-run: the attempt it will be, the once-effects that will not repeat, or why it is refused.",
     answer: z.looseObject({
       runId: z.string(),
@@ -52,6 +53,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "runs:rerun",
+    object: { kind: "run", param: "id" },
     summary: "Re-run a finished run as a new attempt of the same occurrence (audited).",
     answer: z.object({
       runId: z.string(),

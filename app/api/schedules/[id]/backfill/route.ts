@@ -13,6 +13,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "runs:trigger",
+    object: { kind: "schedule", param: "id" },
     summary: "Backfill a schedule's fires in a past range (dry run first).",
     answer: scheduleAction.extend({ fires: z.number(), alreadyCovered: z.number() }),
     errors: ["backfill_too_large"],

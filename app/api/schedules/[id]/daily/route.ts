@@ -13,6 +13,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "schedule", param: "id" },
     summary: "A schedule's daily summaries (counts and lateness per UTC day).",
     answer: z.looseObject({ scheduleId: z.string(), days: z.array(z.looseObject({})), totals: z.looseObject({}) }),
     params: z.object({ id: z.uuid() }),

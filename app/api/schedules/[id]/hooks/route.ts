@@ -20,6 +20,7 @@ export const GET = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     params,
     summary: "List a schedule's trigger URLs (without secrets)",
     answer: z.object({ triggerUrls: z.array(triggerUrlListingSchema) }),
@@ -31,6 +32,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     params,
     body: triggerUrlInputSchema,
     summary: "Create a trigger URL for a schedule; its secret is answered once",

@@ -14,6 +14,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "runs:read",
+    object: { kind: "schedule", param: "id" },
     summary: "A schedule's recent lateness (the lateness chart).",
     answer: z.looseObject({
       schedule: z.looseObject({ id: z.string(), name: z.string(), latenessP95SloMs: z.number().nullable() }),

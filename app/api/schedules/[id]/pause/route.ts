@@ -12,6 +12,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     summary: "Pause a schedule, optionally until a time (audited).",
     answer: scheduleAction.extend({ held: z.number(), pausedUntil: iso.nullable() }),
     errors: ["already_paused"],

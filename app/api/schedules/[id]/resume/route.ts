@@ -13,6 +13,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     summary: "Resume a paused schedule; its misfire policy decides what of the pause runs now.",
     answer: scheduleAction.extend({ recordedPaused: z.number(), misfirePolicy: z.string() }),
     errors: ["not_paused"],

@@ -15,6 +15,7 @@ export const GET = apiRoute(
   {
     access: "viewer",
     scope: "alerts:read",
+    object: { kind: "schedule", param: "id" },
     summary: "The alert silences in force on a schedule.",
     answer: z.object({ silences: z.array(silenceItem) }),
     params,
@@ -28,6 +29,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "alerts:ack",
+    object: { kind: "schedule", param: "id" },
     summary: "Silence one alert kind's notifications on a schedule for a while (audited).",
     answer: z.object({ silence: silenceItem }),
     params,

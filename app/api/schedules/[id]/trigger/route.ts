@@ -15,6 +15,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "runs:trigger",
+    object: { kind: "schedule", param: "id" },
     summary: "Trigger a schedule now as a manual run (Idempotency-Key header honoured; audited).",
     answer: scheduleAction.extend({ runId: z.string().nullable(), replayed: z.boolean() }),
     errors: ["idempotency_key_reused"],

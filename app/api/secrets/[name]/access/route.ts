@@ -15,6 +15,7 @@ export const PUT = apiRoute(
   {
     access: "admin",
     scope: "secrets:write",
+    object: { kind: "secret", param: "name" },
     summary: "Replace which schedules may refer to a secret (audited).",
     answer: z.object({ secret: secretItem }),
     params,

@@ -20,7 +20,14 @@ const answer = z.object({
 });
 
 export const GET = apiRoute(
-  { access: "viewer", scope: "schedules:read", params, summary: "A team's code execution and command allow-list.", answer },
+  {
+    access: "viewer",
+    scope: "schedules:read",
+    object: { kind: "team", param: "id" },
+    params,
+    summary: "A team's code execution and command allow-list.",
+    answer,
+  },
   async ({ params, actor }) => ({ team: await getTeamCodeExecution(getPool(), params.id, actor) }),
 );
 
@@ -28,6 +35,7 @@ export const PUT = apiRoute(
   {
     access: "admin",
     scope: "admin",
+    object: { kind: "team", param: "id" },
     params,
     body: teamCodeExecutionInputSchema,
     summary: "Turn a team's code execution on or off and set its command allow-list (global admin, audited).",

@@ -9,6 +9,7 @@ export const DELETE = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     params: z.object({ id: z.uuid(), hookId: z.uuid() }),
     summary: "Revoke a trigger URL",
     answer: z.object({ triggerUrl: triggerUrlListingSchema }),

@@ -11,6 +11,7 @@ export const DELETE = apiRoute(
   {
     access: "operator",
     scope: "alerts:ack",
+    object: { kind: "schedule", param: "id" },
     summary: "End an alert silence early (audited).",
     answer: z.object({ silence: silenceItem }),
     params: z.object({ id: z.uuid(), silenceId: z.uuid() }),

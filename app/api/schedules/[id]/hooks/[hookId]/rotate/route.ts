@@ -10,6 +10,7 @@ export const POST = apiRoute(
   {
     access: "operator",
     scope: "schedules:write",
+    object: { kind: "schedule", param: "id" },
     params: z.object({ id: z.uuid(), hookId: z.uuid() }),
     summary: "Rotate a trigger URL's secret; the new secret is answered once",
     answer: triggerUrlWithSecretSchema,

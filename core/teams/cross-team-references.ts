@@ -1,0 +1,43 @@
+// A schedule refers only to its own team's secrets, calendars and concurrency group, or to ones their owner team
+// shares with it (team_shares): anything else is refused on save, naming the object and the team that owns it.
+// Callers run it in the save's transaction, after the write, with the schedule as stored: a refusal rolls it back.
+import type { Queryable } from "../db/pool";
+import { findSecretRefs } from "../secrets/secret-refs";
+import { CrossTeamReferenceError } from "./team-access";
+import type { Schedule } from "../schedules/schedule-record";
+
+/** A share that lets `team` (an SQL expression) use the object o (kind, key, team_id). */
+export const SHARED_WITH_SQL = (team: string) =>
+  `EXISTS (SELECT 1 FROM team_shares sh WHERE sh.owner_team_id = o.team_id AND sh.kind = o.kind AND sh.object_key = o.key
+            AND (sh.shared_with_team_id IS NULL OR sh.shared_with_team_id = ${team}))`;
+
+export async function assertReferencesInTeam(
+  db: Queryable,
+  s: Pick<Schedule, "teamId" | "payload" | "calendars" | "concurrencyGroup">,
+): Promise<void> {
+  const refs = findSecretRefs(s.payload ?? {});
+  const calendars = (s.calendars ?? []).map((c) => c.id);
+  if (refs.length === 0 && calendars.length === 0 && !s.concurrencyGroup) return;
+  const { rows } = await db.query<{ kind: string; key: string; label: string; owner: string }>(
+    `SELECT o.kind, o.key, o.label, t.name AS owner FROM (
+        SELECT 'secret' AS kind, name AS key, name AS label, team_id FROM secrets WHERE name = ANY($1::text[])
+        UNION ALL SELECT 'calendar', id::text, name, team_id FROM calendars WHERE id = ANY($2::uuid[])
+        UNION ALL SELECT 'concurrency_group', name, name, team_id FROM concurrency_groups WHERE name = $3
+      ) o JOIN teams t ON t.id = o.team_id
+     WHERE o.team_id <> $4 AND NOT ${SHARED_WITH_SQL("$4")}
+     ORDER BY o.kind, o.key`,
+    [[...new Set(refs.map((r) => r.name))], calendars, s.concurrencyGroup ?? null, s.teamId],
+  );
+  const first = rows[0];
+  if (!first) return;
+  const field = (kind: string, key: string): string => {
+    if (kind === "secret") {
+      const ref = refs.find((r) => r.name === key);
+      return ref?.path ? `payload.${ref.path}` : "payload";
+    }
+    if (kind === "calendar") return `calendars.${calendars.indexOf(key)}.calendar`;
+    return "concurrencyGroup";
+  };
+  const words: Record<string, string> = { secret: "secret", calendar: "calendar", concurrency_group: "concurrency group" };
+  throw new CrossTeamReferenceError(words[first.kind]!, first.label, first.owner, field(first.kind, first.key));
+}
