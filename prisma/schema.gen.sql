@@ -662,6 +662,21 @@ CREATE TABLE team_members (
   CONSTRAINT team_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
 );
 
+CREATE TABLE team_shares (
+  id uuid DEFAULT gen_random_uuid() NOT NULL,
+  owner_team_id uuid NOT NULL,
+  kind text NOT NULL,
+  object_key text NOT NULL,
+  shared_with_team_id uuid,
+  created_at timestamp(3) with time zone DEFAULT clock_timestamp() NOT NULL,
+  created_by text NOT NULL,
+  CONSTRAINT team_shares_kind_check CHECK ((kind = ANY (ARRAY['secret'::text, 'calendar'::text, 'concurrency_group'::text]))),
+  CONSTRAINT team_shares_once UNIQUE NULLS NOT DISTINCT (owner_team_id, kind, object_key, shared_with_team_id),
+  CONSTRAINT team_shares_owner_team_id_fkey FOREIGN KEY (owner_team_id) REFERENCES teams(id) ON DELETE CASCADE,
+  CONSTRAINT team_shares_pkey PRIMARY KEY (id),
+  CONSTRAINT team_shares_shared_with_team_id_fkey FOREIGN KEY (shared_with_team_id) REFERENCES teams(id) ON DELETE CASCADE
+);
+
 CREATE TABLE teams (
   id uuid DEFAULT gen_random_uuid() NOT NULL,
   name text NOT NULL,
@@ -866,6 +881,9 @@ CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id);
 CREATE INDEX sessions_user_id_idx ON public.sessions USING btree (user_id);
 CREATE UNIQUE INDEX team_members_pkey ON public.team_members USING btree (team_id, user_id);
 CREATE INDEX team_members_user_idx ON public.team_members USING btree (user_id);
+CREATE INDEX team_shares_object_idx ON public.team_shares USING btree (kind, object_key);
+CREATE UNIQUE INDEX team_shares_once ON public.team_shares USING btree (owner_team_id, kind, object_key, shared_with_team_id) NULLS NOT DISTINCT;
+CREATE UNIQUE INDEX team_shares_pkey ON public.team_shares USING btree (id);
 CREATE UNIQUE INDEX teams_name_key ON public.teams USING btree (name);
 CREATE UNIQUE INDEX teams_pkey ON public.teams USING btree (id);
 CREATE UNIQUE INDEX trigger_requests_pkey ON public.trigger_requests USING btree (schedule_id, client_key);

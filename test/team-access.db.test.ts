@@ -296,6 +296,17 @@ describe("team access over every API route", () => {
     );
     expect([crossRef.status, crossRef.body.error.code]).toEqual([422, "cross_team_reference"]);
     expect(crossRef.body.error.message).toContain("team-b");
+    // Nor may it run after another team's schedule (run-after chains stay inside a team).
+    const chained = await post(
+      {
+        ...base,
+        name: `z-${crypto.randomBytes(3).toString("hex")}`,
+        after: [{ schedule: o.B.schedule, condition: "succeeded", mapping: "same_time" }],
+      },
+      { cookie },
+    );
+    expect([chained.status, chained.body.error.code]).toEqual([422, "cross_team_reference"]);
+    expect(chained.body.error.fields).toHaveProperty(["after.0.schedule"]);
     // Shared by its owner team, the group may be used.
     await q(
       `INSERT INTO team_shares (owner_team_id, kind, object_key, shared_with_team_id, created_by) VALUES ($1, 'concurrency_group', $2, $3, 't')`,

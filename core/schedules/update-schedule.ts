@@ -194,7 +194,7 @@ async function applyEdit(tx: Queryable, id: string, patch: ScheduleUpdate, actor
   if (runAfter && changed.has("after")) await writeRunAfter(tx, id, runAfter);
   const after = await getScheduleOrThrow(tx, id);
   if (!onlyDisables) await assertMayRunSchedules(tx, actor, [id]);
-  if (["team", "payload", "calendars", "concurrencyGroup"].some((f) => changed.has(f))) await assertReferencesInTeam(tx, after);
+  if (["team", "payload", "calendars", "concurrencyGroup", "after"].some((f) => changed.has(f))) await assertReferencesInTeam(tx, after);
   // A rename, a tag or handler change can lose a secret's permission as surely as a new reference.
   if (["name", "tags", "handler", "payload"].some((f) => changed.has(f))) await assertScheduleMayUseSecrets(tx, after, after.payload);
   const rateChanged = !sameJson(after.startRateLimit ?? null, before.startRateLimit ?? null);
