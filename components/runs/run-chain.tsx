@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { RunStatePill } from "../ui/run-state-pill";
 import { runChainQuery, type RunChainView } from "./runs-queries";
+import { formatInZone } from "../ui/time-format";
 
 const VERDICT: Record<RunChainView["upstream"][number]["verdict"], string> = {
   met: "condition met",
@@ -42,7 +43,7 @@ export function RunChain({ runId }: { runId: string }) {
                 {u.run ? (
                   <>
                     <Link href={`/runs/${u.run.runId}`} data-testid="upstream-run-link">
-                      occurrence of {new Date(u.run.plannedAt).toLocaleString()}
+                      occurrence of {formatInZone(u.run.plannedAt)}
                     </Link>{" "}
                     <RunStatePill state={u.run.state} />
                   </>
@@ -72,7 +73,7 @@ export function RunChain({ runId }: { runId: string }) {
                       <Link href={`/schedules/${d.scheduleId}`}>{d.scheduleName}</Link>{" "}
                       <span className="muted small">(after it {d.condition})</span> —{" "}
                       <Link href={`/runs/${r.runId}`} data-testid="downstream-run-link">
-                        occurrence of {new Date(r.plannedAt).toLocaleString()}
+                        occurrence of {formatInZone(r.plannedAt)}
                       </Link>{" "}
                       <RunStatePill state={r.state} />
                       {r.waitReason === "upstream" && <span className="muted small"> waiting for it</span>}
