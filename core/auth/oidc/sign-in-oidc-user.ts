@@ -13,7 +13,6 @@ import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUser
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
 import { syncSsoDefaultTeamRole } from "../../teams/team-members";
-import { DEFAULT_TEAM_NAME } from "../../teams/team-roles";
 import { emailSchema } from "../user-input";
 import { hasAnotherActiveAdmin } from "../update-user";
 import { getLogger } from "../../log";
@@ -74,8 +73,12 @@ export async function signInOidcUser(
   // (users.role grants nothing beyond a team's role unless it is admin).
   const mapped = mapRole(settings.roleMap, claimValues(claims, settings.roleClaim));
   let role = mapped ?? (teamRoles.size > 0 ? "viewer" : null);
-  // The role map's viewer or operator is a role in the default team; a person let in by team rules alone gets none.
-  const defaultTeamRole = () => (role === "admin" ? "admin" : (mapped ?? "none"));
+  // Without team rules the role map's viewer or operator is the person's role in the default team (as the global role
+  // was before teams); with them the rules alone give team roles and the role map only decides who may sign in.
+  const teamsByRules = settings.teamRules.length > 0;
+  const syncDefaultTeam = async (tx: Queryable, userId: string) => {
+    if (!teamsByRules) await syncSsoDefaultTeamRole(tx, userId, role === "admin" ? "admin" : (mapped ?? "none"));
+  };
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
 
@@ -110,7 +113,7 @@ export async function signInOidcUser(
       );
       if (!inserted.rows[0]) return refuse("email_taken", null);
       row = inserted.rows[0];
-      await syncSsoDefaultTeamRole(tx, row.id, defaultTeamRole());
+      await syncDefaultTeam(tx, row.id);
       await recordAudit(tx, {
         actor: sso,
         action: "user.create",
@@ -148,7 +151,7 @@ export async function signInOidcUser(
         [row.id, role, name, email, issuer, sub],
       );
       row = updated[0]!;
-      await syncSsoDefaultTeamRole(tx, row.id, defaultTeamRole());
+      await syncDefaultTeam(tx, row.id);
       const audit = (action: string, b: unknown, a: unknown) =>
         recordAudit(tx, {
           actor: sso,
@@ -163,13 +166,7 @@ export async function signInOidcUser(
       if (before.role !== role) await audit("user.role_change", { role: before.role }, { role, claim: settings.roleClaim });
     }
 
-    if (settings.teamRules.length > 0) {
-      // The rules rewrite every 'sso' membership: the role map's default-team role is one of them.
-      const wanted = new Map(teamRoles);
-      const inDefault = defaultTeamRole();
-      if ((inDefault === "viewer" || inDefault === "operator") && !wanted.has(DEFAULT_TEAM_NAME)) wanted.set(DEFAULT_TEAM_NAME, inDefault);
-      await syncSsoTeamRoles(tx, row.id, wanted, sso, settings.name);
-    }
+    if (teamsByRules) await syncSsoTeamRoles(tx, row.id, teamRoles, sso, settings.name);
     const user = toUserRecord(row);
     const session = await createSession(tx, user.id, c);
     const actor: Actor = {
