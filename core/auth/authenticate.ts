@@ -94,20 +94,18 @@ export async function authenticate(db: Queryable, c: Credentials): Promise<Actor
     const t = rows[0];
     if (!t) return null;
     const { role, teams } = tokenRoles(t);
-    return t
-      ? {
-          type: "token",
-          id: t.id,
-          label: `token:${t.name}`,
-          role,
-          mayRunPrograms: t.programs,
-          teams,
-          tokenTeamId: t.team_id,
-          scopes: t.scopes,
-          ip: c.ip,
-          userAgent: c.userAgent,
-        }
-      : null;
+    return {
+      type: "token",
+      id: t.id,
+      label: `token:${t.name}`,
+      role,
+      mayRunPrograms: t.programs,
+      teams,
+      tokenTeamId: t.team_id,
+      scopes: t.scopes,
+      ip: c.ip,
+      userAgent: c.userAgent,
+    };
   }
   if (c.sessionToken) {
     const { rows } = await db.query<{ id: string; email: string; role: Role; programs: boolean; teams: TeamRoles }>(
