@@ -215,7 +215,11 @@ export function hitTest(
 
 /** The bucket of a summarised lane at time `t` (within `toleranceMs` of its edges), or null. */
 export function hitBucket(lane: TimelineLane, t: number, toleranceMs: number): TimelineBucket | null {
-  const bs = lane.buckets;
+  return bucketAt(lane.buckets, t, toleranceMs);
+}
+
+/** The bucket of sorted, disjoint `bs` covering `t` within `toleranceMs` of its edges (binary search), or null. */
+function bucketAt<B extends { start: number; end: number }>(bs: readonly B[], t: number, toleranceMs: number): B | null {
   let lo = 0;
   let hi = bs.length;
   while (lo < hi) {
@@ -246,16 +250,7 @@ export function hitForecast(lane: TimelineLane, t: number, toleranceMs: number):
 
 /** The forecast bucket of a lane at time `t` (within `toleranceMs` of its edges), or null. */
 export function hitForecastBucket(lane: TimelineLane, t: number, toleranceMs: number): ForecastBucket | null {
-  const bs = lane.forecastBuckets;
-  let lo = 0;
-  let hi = bs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (bs[mid]!.end < t - toleranceMs) lo = mid + 1;
-    else hi = mid;
-  }
-  const b = bs[lo];
-  return b && b.start <= t + toleranceMs ? b : null;
+  return bucketAt(lane.forecastBuckets, t, toleranceMs);
 }
 
 /**

@@ -40,6 +40,25 @@ export const PASS_GAP_MARGIN = 600;
 const num = (v: unknown): number => Number(v ?? 0);
 const when = (v: unknown): string => (typeof v === "string" ? v.replace(/\.\d+(?=[Z+-])/, "").replace("T", " ") : String(v));
 
+/**
+ * The bad runs of each configured schedule (`configured`, an SQL condition on s): scheduled, first-try runs planned
+ * after `since` (and after the schedule's watermark) up to now that meet `bad` (an SQL condition on r and s).
+ */
+function recentRunsPerSchedule(since: string, bad: string, configured: string): string {
+  return `
+    SELECT s.id AS schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
+      FROM schedules s
+      LEFT JOIN seen w ON w.schedule_id = s.id
+     CROSS JOIN LATERAL (
+       SELECT r.id, r.planned_at FROM runs r
+        WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
+          AND r.planned_at > greatest(${since}, w.mark)
+          AND r.planned_at <= now()
+          AND ${bad}
+        OFFSET 0) r
+     WHERE s.deleted_at IS NULL AND ${configured}`;
+}
+
 export const lateMaxRule: RunAlertRule = {
   id: "late:max",
   kind: "late",
@@ -50,20 +69,13 @@ export const lateMaxRule: RunAlertRule = {
   // starting after its watermark; OFFSET 0 keeps Postgres from flattening it into one scan of every
   // run (measured at 1.4 M runs: 2.9 s flattened, 0.4 s per schedule with a 1 h margin).
   lookbackSeconds: PASS_GAP_MARGIN,
-  badSql: `
-    SELECT s.id AS schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
-      FROM schedules s
-      LEFT JOIN seen w ON w.schedule_id = s.id
-     CROSS JOIN LATERAL (
-       SELECT r.id, r.planned_at FROM runs r
-        WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
-          AND r.planned_at > greatest(now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond', w.mark)
-          AND r.planned_at <= now()
-          AND (r.lateness_ms > s.lateness_max_ms
-               OR (r.started_at IS NULL AND r.state IN ('planned', 'queued')
-                   AND now() > r.planned_at + s.lateness_max_ms * interval '1 millisecond'))
-        OFFSET 0) r
-     WHERE s.deleted_at IS NULL AND s.lateness_max_ms IS NOT NULL`,
+  badSql: recentRunsPerSchedule(
+    "now() - make_interval(secs => $1) - s.lateness_max_ms * interval '1 millisecond'",
+    `(r.lateness_ms > s.lateness_max_ms
+      OR (r.started_at IS NULL AND r.state IN ('planned', 'queued')
+          AND now() > r.planned_at + s.lateness_max_ms * interval '1 millisecond'))`,
+    "s.lateness_max_ms IS NOT NULL",
+  ),
   detailSql: `jsonb_build_object('rule', 'max', 'plannedAt', r.planned_at, 'limitMs', s.lateness_max_ms,
                 'started', r.started_at IS NOT NULL,
                 'latenessMs', coalesce(r.lateness_ms, (extract(epoch FROM now() - r.planned_at) * 1000)::bigint))`,
@@ -83,21 +95,14 @@ export const completionDeadlineRule: RunAlertRule = {
   prefix: "completion_deadline:",
   // Likewise: a run turns bad at planned + deadline, finished or not.
   lookbackSeconds: PASS_GAP_MARGIN,
-  badSql: `
-    SELECT s.id AS schedule_id, r.id AS run_id, r.planned_at AS mark, NULL::jsonb AS extra
-      FROM schedules s
-      LEFT JOIN seen w ON w.schedule_id = s.id
-     CROSS JOIN LATERAL (
-       SELECT r.id, r.planned_at FROM runs r
-        WHERE r.schedule_id = s.id AND r.kind <> 'backfill' AND r.reruns = 0
-          AND r.planned_at > greatest(now() - make_interval(secs => $1 + s.completion_deadline_seconds), w.mark)
-          AND r.planned_at <= now()
-          AND ((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'excluded', 'missed')
-                AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
-            OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
-                AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))
-        OFFSET 0) r
-     WHERE s.deleted_at IS NULL AND s.completion_deadline_seconds IS NOT NULL`,
+  badSql: recentRunsPerSchedule(
+    "now() - make_interval(secs => $1 + s.completion_deadline_seconds)",
+    `((r.finished_at IS NOT NULL AND r.state NOT IN ('cancelled', 'skipped_overlap', 'paused', 'excluded', 'missed')
+       AND r.finished_at > r.planned_at + make_interval(secs => s.completion_deadline_seconds))
+      OR (r.finished_at IS NULL AND r.state IN ('planned', 'queued', 'running', 'retrying')
+          AND now() > r.planned_at + make_interval(secs => s.completion_deadline_seconds)))`,
+    "s.completion_deadline_seconds IS NOT NULL",
+  ),
   detailSql: `jsonb_build_object('plannedAt', r.planned_at, 'deadlineSeconds', s.completion_deadline_seconds,
                 'finished', r.finished_at IS NOT NULL, 'state', r.state,
                 'gapMs', (extract(epoch FROM coalesce(r.finished_at, now()) - r.planned_at) * 1000)::bigint)`,

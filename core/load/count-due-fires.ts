@@ -15,7 +15,7 @@
 import type { CalendarLink } from "../calendars/calendar-rules";
 import { firePlanOf, planFires, type FirePlanSchedule } from "../schedules/fire-plan";
 import { MAX_FIRE_TIMES } from "../schedules/fire-time";
-import type { Schedule } from "../schedules/schedule-record";
+import { RUN_SETTING_FIELDS, type Schedule } from "../schedules/schedule-record";
 
 export const MINUTE_MS = 60_000;
 
@@ -49,27 +49,7 @@ const NOT_PLAN_INPUT = new Set<string>([
   "payload",
   "triggerDescription",
   "enabled",
-  "overlapPolicy",
-  "misfirePolicy",
-  "catchUpLimit",
-  "startingDeadlineSeconds",
-  "timeoutSeconds",
-  "graceSeconds",
-  "retryMaxAttempts",
-  "retryBaseSeconds",
-  "retryMaxSeconds",
-  "concurrencyGroup",
-  "concurrencyLimit",
-  "startRateLimit",
-  "startJitterMs",
-  "expectRecordsMin",
-  "latenessP95SloMs",
-  "latenessMaxMs",
-  "completionDeadlineSeconds",
-  "failureAlertThreshold",
-  "retentionDays",
-  "webhookUrl",
-  "webhookFormat",
+  ...RUN_SETTING_FIELDS,
   "tags",
   "maintenanceId",
   "managedBy",

@@ -78,6 +78,35 @@ export interface Schedule {
   team: string;
 }
 
+/**
+ * The settings that say how a schedule's runs execute and are reported, not when it fires: the schedules document
+ * carries them (core/schedules/as-code/schedules-document.ts) and the load forecast's plan key leaves them out
+ * (core/load/count-due-fires.ts).
+ */
+export const RUN_SETTING_FIELDS = [
+  "overlapPolicy",
+  "misfirePolicy",
+  "catchUpLimit",
+  "startingDeadlineSeconds",
+  "timeoutSeconds",
+  "graceSeconds",
+  "retryMaxAttempts",
+  "retryBaseSeconds",
+  "retryMaxSeconds",
+  "concurrencyGroup",
+  "concurrencyLimit",
+  "startRateLimit",
+  "startJitterMs",
+  "expectRecordsMin",
+  "latenessP95SloMs",
+  "latenessMaxMs",
+  "completionDeadlineSeconds",
+  "failureAlertThreshold",
+  "retentionDays",
+  "webhookUrl",
+  "webhookFormat",
+] as const satisfies readonly (keyof Schedule)[];
+
 export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.payload, s.trigger, s.timezone, s.enabled,
   s.paused_at, s.paused_by, s.pause_reason, s.paused_until, s.overlap_policy, s.misfire_policy, s.catch_up_limit,
   s.starting_deadline_seconds, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.retry_base_seconds,

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { ValidationError, fieldErrorsFromZod, type FieldErrors } from "../../errors";
 import { sameJson } from "../update-schedule";
 import { scheduleInputSchema, type ScheduleInput } from "../schedule-input";
-import type { Schedule } from "../schedule-record";
+import { RUN_SETTING_FIELDS, type Schedule } from "../schedule-record";
 import { calendarReferences } from "../../calendars/schedule-calendar-links";
 import { runAfterReferences } from "../schedule-dependencies";
 
@@ -38,27 +38,7 @@ export const DOCUMENT_FIELDS = [
   "payload",
   "trigger",
   "tags",
-  "overlapPolicy",
-  "misfirePolicy",
-  "catchUpLimit",
-  "startingDeadlineSeconds",
-  "timeoutSeconds",
-  "graceSeconds",
-  "retryMaxAttempts",
-  "retryBaseSeconds",
-  "retryMaxSeconds",
-  "concurrencyGroup",
-  "concurrencyLimit",
-  "startRateLimit",
-  "startJitterMs",
-  "expectRecordsMin",
-  "latenessP95SloMs",
-  "latenessMaxMs",
-  "completionDeadlineSeconds",
-  "failureAlertThreshold",
-  "retentionDays",
-  "webhookUrl",
-  "webhookFormat",
+  ...RUN_SETTING_FIELDS,
   "startsAt",
   "endsAt",
   "calendars",
