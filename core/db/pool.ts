@@ -108,7 +108,7 @@ let hotPathPool: pg.Pool | undefined;
 
 /**
  * This process's own hot-path pool (createHotPathPool: every statement on the generic plan), for its one-statement
- * paths outside the worker: a manual trigger's statement (core/schedules/insert-triggered-run.ts). On the main pool
+ * paths outside the worker: a manual trigger's statement (core/runs/plan/insert-triggered-run.ts). On the main pool
  * that statement (five CTEs, pg-boss's insert among them) was planned afresh on every call — the plan cache kept
  * choosing a custom plan — which cost ~0.3–1 ms of CPU on the trigger's way to its NOTIFY (issue 16).
  */

@@ -11,7 +11,7 @@ export const DUE_CHANNEL = "vigil_due";
  * NOTIFY 'vigil_due' payload: "<due epoch ms> <handler>[ <job id>]". A dispatcher arms a timer for the due time and,
  * when it fires, fetches from that handler's queue (if it serves it). A payload without a handler (an older
  * sender) means "some queue": the dispatcher then fetches from all of its queues. A job id (a manual trigger's
- * single job, core/schedules/insert-triggered-run.ts) lets a dispatcher take that job by primary key and claim its
+ * single job, core/runs/plan/insert-triggered-run.ts) lets a dispatcher take that job by primary key and claim its
  * run in one statement (worker/claim-notified-job.ts); a dispatcher that ignores it fetches as usual.
  */
 export function dueNotice(dueAt: Date, handler: string): string {

@@ -4,7 +4,7 @@ import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import type { Queryable } from "../db/pool";
 import { ConflictError } from "../errors";
-import { recordRunEvents } from "../runs/record-run-event";
+import { endUnstartedRuns } from "../runs/operate/end-unstarted-runs";
 import { auditView } from "./create-schedule";
 import { inTransaction } from "../db/pool";
 import { getScheduleOrThrow } from "./schedule-record";
@@ -34,17 +34,7 @@ export async function deleteSchedule(
       `UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING deleted_at`,
       [id],
     );
-    const { rows: cancelled } = await tx.query<{ id: string }>(
-      `WITH target AS (SELECT id FROM runs WHERE schedule_id = $1 AND state IN ('planned', 'queued') FOR UPDATE SKIP LOCKED)
-       UPDATE runs r SET state = 'cancelled', wait_reason = NULL, updated_at = clock_timestamp()
-         FROM target WHERE r.id = target.id
-       RETURNING r.id`,
-      [id],
-    );
-    await recordRunEvents(
-      tx,
-      cancelled.map((r) => ({ runId: r.id, type: "cancelled" as const, message: `schedule ${before.name} was deleted by ${actor.label}` })),
-    );
+    const cancelled = await endUnstartedRuns(tx, id, `schedule ${before.name} was deleted by ${actor.label}`);
     await recordAudit(tx, {
       actor,
       action: "schedule.delete",

@@ -9,7 +9,7 @@ import type { Actor } from "../auth/roles";
 import { recordAudits } from "../audit/record-audit";
 import { inTransaction, dbNow, type Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
-import { recordRunEvents } from "../runs/record-run-event";
+import { holdQueuedRuns } from "../runs/operate/hold-queued-runs";
 import { getScheduleOrThrow, type Schedule } from "./schedule-record";
 
 export const pauseInputSchema = z.strictObject({
@@ -94,28 +94,8 @@ export async function pauseSchedulesInTransaction(
       WHERE id = ANY($1::uuid[])`,
     [ids, actor.label, p.reason, p.until?.toISOString() ?? null, p.maintenanceId ?? null],
   );
-  const { rows } = await tx.query<{ id: string; schedule_id: string }>(
-    `WITH held AS (
-       SELECT id FROM runs
-        WHERE schedule_id = ANY($1::uuid[]) AND state = 'queued' AND kind IN ('scheduled', 'backfill')
-          FOR UPDATE SKIP LOCKED
-     )
-     UPDATE runs r SET state = 'planned', updated_at = clock_timestamp(),
-            wait_reason = CASE WHEN r.kind = 'backfill' THEN 'backfill' ELSE NULL END
-       FROM held WHERE r.id = held.id
-     RETURNING r.id, r.schedule_id`,
-    [ids],
-  );
+  const rows = await holdQueuedRuns(tx, ids, `held: schedule paused by ${actor.label} (${p.reason})`);
   for (const r of rows) held.set(r.schedule_id, held.get(r.schedule_id)! + 1);
-  await recordRunEvents(
-    tx,
-    rows.map((r) => ({
-      runId: r.id,
-      type: "paused" as const,
-      message: `held: schedule paused by ${actor.label} (${p.reason})`,
-      data: { held: true },
-    })),
-  );
   await recordAudits(
     tx,
     schedules.map((s) => ({

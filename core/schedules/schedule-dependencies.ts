@@ -6,6 +6,7 @@ import type { Queryable } from "../db/pool";
 import { ConflictError, ValidationError } from "../errors";
 import type { RunAfterInput, RunAfterLink } from "./run-after-input";
 import { isUuid } from "./schedule-record";
+import { followUpstreamLinks } from "../runs/chain/follow-upstream-links";
 
 const LINKS_LOCK = "vigil_schedule_dependencies";
 
@@ -39,13 +40,7 @@ export async function resolveRunAfter(tx: Queryable, scheduleId: string | null, 
 export async function writeRunAfter(tx: Queryable, scheduleId: string, links: readonly RunAfterLink[]): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [LINKS_LOCK]);
   await tx.query(`DELETE FROM schedule_dependencies WHERE schedule_id = $1`, [scheduleId]);
-  // Occurrences already planned and not yet enqueued follow the links from now on: they wait, or no longer do.
-  await tx.query(
-    `UPDATE runs SET wait_reason = CASE WHEN $2 THEN 'upstream' END, updated_at = clock_timestamp()
-      WHERE schedule_id = $1 AND kind = 'scheduled' AND state = 'planned'
-        AND wait_reason IS NOT DISTINCT FROM CASE WHEN $2 THEN NULL ELSE 'upstream' END`,
-    [scheduleId, links.length > 0],
-  );
+  await followUpstreamLinks(tx, scheduleId, links.length > 0);
   if (links.length === 0) return;
   await tx.query(
     `INSERT INTO schedule_dependencies (schedule_id, upstream_id, condition, mapping, mapping_timezone, position)

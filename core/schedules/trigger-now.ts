@@ -16,8 +16,9 @@ import { inTransaction, dbNow, getHotPathPool, getPool, type Queryable } from ".
 import { ValidationError } from "../errors";
 import { validateHandlerPayload } from "../handlers/handler-registry";
 import { assertScheduleMayUseSecrets } from "../secrets/check-secret-access";
+import { overrideRunPayload } from "../runs/plan/override-run-payload";
 import { insertOccurrences, occurrenceKey } from "../runs/plan/plan-occurrences";
-import { insertTriggeredRun, triggerRunInOneStatement } from "./insert-triggered-run";
+import { insertTriggeredRun, triggerRunInOneStatement } from "../runs/plan/insert-triggered-run";
 import { notifyPlanner } from "./notify-planner";
 import type { ActionResult } from "./pause-schedule";
 import { getScheduleOrThrow } from "./schedule-record";
@@ -93,7 +94,7 @@ export async function triggerNow(
     } else {
       now = await dbNow(tx);
       await insertOccurrences(tx, schedule.id, "manual", [{ id: runId, plannedAt: now, dueAt: now, idempotencyKey: key }], planned);
-      if (payload !== undefined) await tx.query(`UPDATE runs SET payload = $2 WHERE id = $1`, [runId, JSON.stringify(payload)]);
+      if (payload !== undefined) await overrideRunPayload(tx, runId, payload);
     }
     await recordAudit(tx, {
       actor,

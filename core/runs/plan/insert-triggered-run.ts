@@ -7,14 +7,14 @@
 // while its schedule is paused. Overlap, group and rate rules are the claim's to decide, as for every run.
 import crypto from "node:crypto";
 import type { PgBoss } from "pg-boss";
-import type { Queryable } from "../db/pool";
-import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../audit/record-audit";
-import { NotFoundError } from "../errors";
-import { ensureRunQueues, runQueueFor } from "../queue/boss";
-import { jobIdFor } from "../queue/job-id";
-import { sendRunJobs, jobExpireSeconds, OPERATOR_PRIORITY } from "../queue/send-run-job";
-import { DUE_CHANNEL, runJobData } from "../queue/send-run-job";
-import { ASYNC_COMMIT_SQL, canFlushWal, flushWal } from "../db/flush-wal";
+import type { Queryable } from "../../db/pool";
+import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../../audit/record-audit";
+import { NotFoundError } from "../../errors";
+import { ensureRunQueues, runQueueFor } from "../../queue/boss";
+import { jobIdFor } from "../../queue/job-id";
+import { sendRunJobs, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
+import { DUE_CHANNEL, runJobData } from "../../queue/send-run-job";
+import { ASYNC_COMMIT_SQL, canFlushWal, flushWal } from "../../db/flush-wal";
 
 export interface TriggeredRun {
   id: string;
