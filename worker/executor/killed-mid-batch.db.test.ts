@@ -51,6 +51,8 @@ describe("a worker SIGKILLed mid-batch", () => {
       retryMaxAttempts: 2,
       retryBaseSeconds: 1,
       retryMaxSeconds: 1,
+      // Long enough that the batch's own timeout cannot end it first while worker B starts on a loaded machine.
+      timeoutSeconds: 300,
     });
     // Hold the destination account: every posting of the batch is mid-transaction when the worker dies.
     const blocker = new pg.Client({ connectionString: db.url });
