@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { usePoolAndBoss, useTestDatabase } from "../test/db";
 import { enqueueRun, insertRun, insertSchedule } from "../test/run-fixtures";
 import { jobIdFor } from "../core/queue/job-id";
-import { runQueueFor } from "../core/queue/boss";
+import { ensureRunQueues, runQueueFor } from "../core/queue/boss";
 import { claimNotifiedJob } from "./claim-notified-job";
 import { JobSettler } from "./executor/job-settler";
 
@@ -131,6 +131,34 @@ describe("Vigil moves pg-boss jobs exactly as the installed pg-boss does", () =>
       "complete",
       { before: bossActive, after: bossCompleted },
       { before: vigilActive, after: vigilCompleted, from: settleFrom, to: settleTo },
+    );
+  });
+
+  it("a job taken again after a failed attempt (pg-boss's retry) moves as boss.fetch moves it: retry_count counts the new take", async () => {
+    // Vigil's own jobs never come back (retryLimit 0), but the take-by-key keeps pg-boss's rule for one that does.
+    const queue = runQueueFor("demo.sleep");
+    await ensureRunQueues(h.boss, ["demo.sleep"]);
+    const ids = [] as string[];
+    for (let i = 0; i < 2; i++) ids.push((await h.boss.send(queue, { n: i }, { retryLimit: 1, retryDelay: 0 }))!);
+    expect(await h.boss.fetch(queue, { batchSize: 2 })).toHaveLength(2);
+    await h.boss.fail(queue, ids);
+    const waiting = await Promise.all(ids.map(jobRow));
+    for (const w of waiting) expect(w).toMatchObject({ state: "retry", retry_count: 0 });
+
+    const fetched = await h.boss.fetch(queue, { batchSize: 1 });
+    expect(fetched).toHaveLength(1);
+    const bossId = fetched[0]!.id;
+    const vigilId = ids.find((i) => i !== bossId)!;
+    const bossTaken = await jobRow(bossId);
+    expect(bossTaken.retry_count, "pg-boss counts the second take").toBe(1);
+    const from = await dbNow();
+    const taken = await claimNotifiedJob(h.pool, queue, vigilId, "drift-worker");
+    const to = await dbNow();
+    expect(taken, "Vigil's take-by-key took the job").toMatchObject({ job: { id: vigilId } });
+    expectSameMove(
+      "fetch again",
+      { before: waiting[ids.indexOf(bossId)]!, after: bossTaken },
+      { before: waiting[ids.indexOf(vigilId)]!, after: await jobRow(vigilId), from, to },
     );
   });
 });
