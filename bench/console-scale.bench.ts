@@ -1,4 +1,4 @@
-// The console at fleet scale (issue 17): seeds SMALL (50) and then LARGE (1,000) schedules × HOURS (7) of
+// The console at fleet scale: seeds SMALL (50) and then LARGE (1,000) schedules × HOURS (7) of
 // one-a-minute history, the way e2e/timeline-perf.spec.ts seeds them, against the production console build
 // (no worker: what is measured is the console's own cost), and prints at both sizes with the ratio:
 //   - each polled read (p50/p95 and answer size): the timeline as the page asks for it (last 6 h + next 1 h,

@@ -1,4 +1,4 @@
-// Execution engine figures, each against a target (issue 4) and, for throughput, against a baseline
+// Execution engine figures, each against a target and, for throughput, against a baseline
 // measured in the same run on the same database:
 //  1. full-path throughput of no-op runs (queued occurrence → pg-boss job → claim → isolated thread →
 //     outcome recorded) on 2 worker processes, vs raw pg-boss send+work of no-op jobs (one job per

@@ -1,4 +1,4 @@
-// The fleet load forecast at scale (issue 25): GET /api/load-forecast at 10,000 schedules (goal: p95 < 1 s), for the
+// The fleet load forecast at scale: GET /api/load-forecast at 10,000 schedules (goal: p95 < 1 s), for the
 // whole fleet over 24 h and 7 days, one concurrency group and one tag. The fleet is a mix an operator would recognise:
 // hourly and daily crons at fixed or varied minutes in three zones, */5 and */15 crons, intervals of 45 s to 2 h
 // created at random moments (every one a different phase), one-offs; 30 % in 20 concurrency groups, with three

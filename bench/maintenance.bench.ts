@@ -1,4 +1,4 @@
-// Maintenance mode at scale (issue 15, item 5): pause every schedule in one action and resume them with the
+// Maintenance mode at scale: pause every schedule in one action and resume them with the
 // combined misfire dry run first, at 1,000 schedules. Each schedule holds one queued run when paused, and the
 // pause is made to have lasted 10 minutes before the resume, so the resume plans 20 fires per schedule (every
 // 30 s) and settles them by the schedule's misfire policy (skip, run_once, catch_up of 3, in turn).

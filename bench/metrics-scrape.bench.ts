@@ -1,4 +1,4 @@
-// Where a /api/metrics scrape's time goes (issue 17), at SMALL (50) and then LARGE (1,000) schedules × HOURS (7) of
+// Where a /api/metrics scrape's time goes, at SMALL (50) and then LARGE (1,000) schedules × HOURS (7) of
 // one-a-minute history seeded the way console-scale.bench.ts seeds it: each database read of collectMetrics timed on
 // its own (median of SAMPLES, each after a warm-up), then the whole collectMetrics, prom-client's rendering of the
 // registry and the answer's size. The 90-day totals are timed uncached (the console reuses them for a minute).

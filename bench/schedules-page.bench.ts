@@ -1,4 +1,4 @@
-// The schedules page at scale (issue 15, item 8): GET /api/schedules for one page of 50, at 5,000 schedules with
+// The schedules page at scale: GET /api/schedules for one page of 50, at 5,000 schedules with
 // history, against a bare indexed SELECT of the same 50 schedule rows, in the same run, as a ratio. Each read
 // pattern the page makes is timed: the first page by name, a middle page, a search, a tag filter, and the two
 // sorts that need the read models (most trouble first, worst last outcome first), plus a 304 poll.

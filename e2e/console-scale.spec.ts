@@ -1,4 +1,4 @@
-// The console at fleet scale (issues 15 and 17), in Chromium against the real console: the schedules page pages,
+// The console at fleet scale, in Chromium against the real console: the schedules page pages,
 // searches and sorts on the server with its controls in the URL; the timeline summarises a dense window instead
 // of truncating it, zooms from the summary into single runs, pages its lanes and sorts them most trouble first.
 // History is seeded in bulk SQL (test/seed-history.ts, the shape e2e/timeline-perf.spec.ts uses).

@@ -12,7 +12,7 @@ test("the Workers page shows the retention settings; a schedule sets its own run
   await expect(settings).toContainText("VIGIL_RETENTION_ONCE_MARKERS_DAYS");
   await expect(settings).toContainText("Audit trail");
   await expect(settings).toContainText(/run_events: \d+ day partitions/);
-  // The pass's WAL settings and the server's that its WAL meets (issue 14 (b)).
+  // The pass's WAL settings and the server's that its WAL meets.
   await expect(settings.getByTestId("retention-wal")).toContainText("synchronous_commit off");
   // Its batches wait for gaps between the schedules' firings (VIGIL_RETENTION_YIELD_TO_RUNS, on by default).
   await expect(settings.getByTestId("retention-pacing")).toContainText("in a gap between the schedules' firings");

@@ -1,4 +1,4 @@
-// npm run backup / npm run restore with DATABASE_URL (issue 13, item 8): the path that runs the standard pg_dump and
+// npm run backup / npm run restore with DATABASE_URL: the path that runs the standard pg_dump and
 // pg_restore against the operator's own server. The machine's client programs are PostgreSQL 15's, which refuse the
 // embedded 18, so the server here is the machine's packaged PostgreSQL of pg_dump's own major version (CI installs
 // it). Backup while Vigil's schema holds schedules, runs and a hash-chained audit trail; a non-empty database is

@@ -1,4 +1,4 @@
-// npm run backup / npm run restore (issue 13, item 8) on the embedded database, under load: a real worker fires
+// npm run backup / npm run restore on the embedded database, under load: a real worker fires
 // four schedules every second while the backup is taken; the backup is restored into a fresh folder, and the
 // restored database has exactly the schedules, runs and audit rows the backup's stop point had, an intact audit
 // chain, and starts as `npm start` would start it. Restoring over it again is refused without --force.

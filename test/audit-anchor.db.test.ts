@@ -1,4 +1,4 @@
-// The audit anchor (issue 13, item 7): a truncation of the newest audit rows by a superuser (triggers disabled)
+// The audit anchor: a truncation of the newest audit rows by a superuser (triggers disabled)
 // leaves a chain that still links up — plain verify says ok — but verification against an anchor published
 // before the truncation fails with a message that says what is missing. And a real worker publishes the anchor.
 import { execFile } from "node:child_process";

@@ -40,5 +40,3 @@ export const TOPIC_QUERY_KEYS: Record<ChangeTopic, readonly string[]> = {
   workers: ["workers", "handlers", "health", "alerts", "queue-summary"],
   health: ["health"],
 };
-
-export const LIVE_QUERY_KEYS: ReadonlySet<string> = new Set(Object.values(TOPIC_QUERY_KEYS).flat());

@@ -21,7 +21,7 @@ export interface Credentials {
 
 /**
  * "Last used" / "last seen" are written at most once a minute per token or session: a request that writes
- * nothing commits without waiting for a disk flush, which every API call paid before (issue 16: the trigger's
+ * nothing commits without waiting for a disk flush, which every API call paid before (the trigger's
  * latency through the API). The Admin page shows these times to the minute anyway.
  */
 const TOUCH_EVERY_SECONDS = 60;

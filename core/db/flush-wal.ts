@@ -1,4 +1,4 @@
-// "Commit now, wait for the disk after the others were told" (issue 16, latency of one run). A statement whose
+// "Commit now, wait for the disk after the others were told": the latency of one run. A statement whose
 // commit wakes another process (a NOTIFY, delivered at commit) may commit without waiting for the WAL flush
 // (synchronous_commit = off, set for its own transaction) and then call flushWal before it answers its caller:
 // the listener starts at once instead of one disk flush later, and the caller still hears back only once the

@@ -41,7 +41,7 @@ let pool: pg.Pool | undefined;
  * Connections a pool keeps open however long they idle (pg-pool closes the others after 10 s). Opening one costs a
  * backend start, authentication and cold caches — tens of ms on a busy machine, against ~1 ms for a statement — and
  * the named statements prepared on it. Without it, a run triggered after a quiet spell paid that twice on its way to
- * its handler: the console's trigger statement and the dispatcher's claim each opened a connection (issue 16).
+ * its handler: the console's trigger statement and the dispatcher's claim each opened a connection.
  */
 export const WARM_CONNECTIONS = 1;
 
@@ -72,7 +72,7 @@ export function survivesLostConnections(p: pg.Pool, label: string): void {
  * (synchronous_commit = off): a fetch only marks jobs active, and it is followed by the run's claim, a durable
  * commit whose flush writes the fetch's WAL before it (WAL is flushed in order). A crash that loses a fetch
  * therefore loses the claim after it too, and the job is simply delivered again — nothing started on a fetch
- * alone. It saves one disk flush on the way from a due run to its handler (issue 16, latency of one run).
+ * alone. It saves one disk flush on the way from a due run to its handler.
  */
 export function createFetchPool(connectionString: string, max: number): pg.Pool {
   const p = new pg.Pool({
@@ -110,7 +110,7 @@ let hotPathPool: pg.Pool | undefined;
  * This process's own hot-path pool (createHotPathPool: every statement on the generic plan), for its one-statement
  * paths outside the worker: a manual trigger's statement (core/runs/plan/insert-triggered-run.ts). On the main pool
  * that statement (five CTEs, pg-boss's insert among them) was planned afresh on every call — the plan cache kept
- * choosing a custom plan — which cost ~0.3–1 ms of CPU on the trigger's way to its NOTIFY (issue 16).
+ * choosing a custom plan — which cost ~0.3–1 ms of CPU on the trigger's way to its NOTIFY.
  */
 export function getHotPathPool(): pg.Pool {
   hotPathPool ??= createHotPathPool(requireDatabaseUrl(), Math.min(2, getEnv().VIGIL_DB_POOL_MAX));

@@ -1,4 +1,4 @@
-// A run triggered after a quiet spell must not wait for new connections on its way to its handler (issue 16): the
+// A run triggered after a quiet spell must not wait for new connections on its way to its handler: the
 // console's pool (the trigger statement) and the worker's hot-path pool (the claim) keep a connection open past
 // pg-pool's idle timeout, and a statement after the pause runs on that same backend.
 import { afterAll, describe, expect, it } from "vitest";

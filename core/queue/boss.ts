@@ -19,10 +19,6 @@ export function runQueueFor(handler: string): string {
   return RUN_QUEUE_PREFIX + handler;
 }
 
-export function handlerOfQueue(queue: string): string | null {
-  return queue.startsWith(RUN_QUEUE_PREFIX) ? queue.slice(RUN_QUEUE_PREFIX.length) : null;
-}
-
 const known = new WeakMap<PgBoss, Set<string>>();
 
 /**

@@ -179,8 +179,8 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   // next batch moves on: the pass dirties each page of runs and attempts about once. Per schedule (phase 2's order)
   // a batch touched a page per run and the same pages again in later batches — a day's runs and attempts
   // (≈ 0.5 GB at 1,000 schedules a minute) cycled through shared_buffers about once per 30 schedules, pushing the
-  // workers' hot pages out and writing the same pages back over and over while starts got late (issue 14, bench
-  // (b)). Walked past and not deleted: unfinished runs, and the runs of the schedules that keep theirs longer
+  // workers' hot pages out and writing the same pages back over and over while starts got late (measured
+  // by the retention bench). Walked past and not deleted: unfinished runs, and the runs of the schedules that keep theirs longer
   // (phase 2 deletes those in their own time) — again by every pass, a cost that grows with how much such
   // schedules keep below the common horizon.
   let cursor: Date | null = null;

@@ -1,4 +1,4 @@
-// What the retention pass does to the WAL the workers' commits wait behind (issue 14, bench (b)): its own statements
+// What the retention pass does to the WAL the workers' commits wait behind: its own statements
 // run with synchronous_commit off (its commits never wait on a flush; the workers' commits then flush less of its
 // WAL), and the runs step can bound the WAL it writes per second.
 import { afterAll, beforeAll, expect, test } from "vitest";

@@ -33,9 +33,6 @@ export const TERMINAL_STATES: readonly RunState[] = [
   "zombie",
 ];
 
-/** Runs that hold or are about to hold a slot: a new occurrence overlaps them. */
-export const ACTIVE_STATES: readonly RunState[] = ["running", "retrying"];
-
 export const CANCELLABLE_STATES: readonly RunState[] = ["planned", "queued", "running", "retrying", "zombie"];
 
 /** What the console's header and the runs filter call "failed": the handler failed, or it was killed at its timeout. */

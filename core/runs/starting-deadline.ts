@@ -11,8 +11,3 @@
 export function startingDeadlinePassedSql(run = "r", schedule = "s", now = "clock_timestamp()"): string {
   return `(${now} > ${run}.due_at + make_interval(secs => ${schedule}.starting_deadline_seconds))`;
 }
-
-/** The same rule for values already read from the database (now must be the database's time). */
-export function startingDeadlinePassed(dueAt: Date, startingDeadlineSeconds: number, now: Date): boolean {
-  return now.getTime() > dueAt.getTime() + startingDeadlineSeconds * 1000;
-}

@@ -1,9 +1,9 @@
-// A top-of-the-hour fan-out (issue 16) on two real workers, through the one-round-trip claim and outcome paths
+// A top-of-the-hour fan-out on two real workers, through the one-round-trip claim and outcome paths
 // (claim-free-runs.ts, finish-free-runs.ts) and the locked ones they hand over to: thousands of runs due at the
 // same instant must keep every guarantee exact — no two attempts of a 'skip' schedule alive at once, no group
 // above its limit, a second delivery of a job never runs the handler again, and every run ends in one outcome.
 // 2,000 runs by default so the suite stays quick on a shared 2-core machine; VIGIL_FANOUT_TEST_RUNS=10000 runs the
-// issue's full 10,000 (passed in 82 s on this machine at load ~5).
+// fan-out benchmark's full 10,000 (passed in 82 s on this machine at load ~5).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { PgBoss } from "pg-boss";

@@ -80,7 +80,7 @@ describe("GET /api/metrics", () => {
     for (const [state, n] of Object.entries({ succeeded: 2, hollow: 1, missed: 1, failed: 1, zombie: 1, running: 1, queued: 1 })) {
       expect(sample(m.get("vigil_runs"), "vigil_runs", { state })).toBe(n);
     }
-    // Fleet-wide families carry no schedule label (bounded cardinality, issue 17).
+    // Fleet-wide families carry no schedule label (bounded cardinality).
     expect(m.get("vigil_runs")?.samples.every((x) => !("schedule" in x.labels))).toBe(true);
     // Per schedule: trouble counters (read with increase()), kept by the runs triggers; no worker folded them here.
     for (const name of ["vigil_runs_failed_total", "vigil_runs_late_total", "vigil_runs_missed_total", "vigil_runs_hollow_total"]) {

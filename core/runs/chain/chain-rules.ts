@@ -19,32 +19,6 @@ export const CONDITION_STATES: Record<ChainCondition, readonly RunState[]> = {
   failed: ["failed", "timed_out", "zombie"],
 };
 
-export const CONDITION_TEXT: Record<ChainCondition, string> = {
-  succeeded: "succeeded",
-  finished: "finished (whatever its outcome)",
-  failed: "failed",
-};
-
-export const MAPPING_TEXT: Record<ChainMapping, string> = {
-  same_time: "its occurrence planned at the same time",
-  latest_before: "its latest occurrence planned at or before this one",
-  same_day: "its latest occurrence planned on the same calendar day",
-};
-
-export interface ChainLink {
-  upstreamId: string;
-  upstreamName: string;
-  condition: ChainCondition;
-  mapping: ChainMapping;
-  mappingTimezone: string | null;
-}
-
-/** "after ledger-close succeeded (its occurrence planned at the same time)". */
-export function describeLink(l: Pick<ChainLink, "upstreamName" | "condition" | "mapping" | "mappingTimezone">): string {
-  const zone = l.mapping === "same_day" ? ` in ${l.mappingTimezone}` : "";
-  return `after ${l.upstreamName} ${CONDITION_TEXT[l.condition]} (${MAPPING_TEXT[l.mapping]}${zone})`;
-}
-
 /**
  * SQL: the bounds of the upstream occurrences a link maps a downstream occurrence to, as `lo` and `hi` (inclusive)
  * timestamptz expressions; the mapped occurrence is the latest scheduled one between them. `dep` aliases a

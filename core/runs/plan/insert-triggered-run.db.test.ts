@@ -1,4 +1,4 @@
-// The one-statement trigger commits without waiting for the disk so the dispatchers hear it sooner (issue 16), but
+// The one-statement trigger commits without waiting for the disk so the dispatchers hear it sooner, but
 // its caller must still get the answer only once the run is on disk: an operator told "triggered" must not lose the
 // run (and its audit row) to a crash a moment later.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// A manual trigger's run, enqueued by the trigger's own transaction (issue 16, latency of one run): the run row
+// A manual trigger's run, enqueued by the trigger's own transaction, for the latency of one run: the run row
 // goes in already 'queued' with its 'planned' and 'enqueued' events and the dispatchers' wake-up (NOTIFY
 // 'vigil_due', delivered at commit) in ONE statement, and its pg-boss job in the next, so no planner hop
 // (NOTIFY → planner tick → enqueue transaction → NOTIFY) stands between the operator's click and a dispatcher.

@@ -7,7 +7,7 @@
 // run is its schedule and planned instant (find-occurrence.ts).
 // Superseded occurrences (cancelled by a re-plan, replaced at the same instant) are left out.
 //
-// At fleet scale (issue 17) the window is read one page of lanes at a time (timeline-lanes.ts), and when those
+// At fleet scale the window is read one page of lanes at a time (timeline-lanes.ts), and when those
 // lanes hold more runs than the chart can draw apart (more than one per SUMMARY_PX_PER_RUN pixels of its width,
 // which the client sends), the answer is a summary instead of runs: per lane and per time bucket a few pixels
 // wide, the counts by state, the worst state, how many started late and the largest lateness. The whole window
