@@ -2449,6 +2449,108 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** A team's shares: what it shares with other teams and what they share with it. */
+  getTeamsByIdShares: {
+    method: "GET";
+    path: "/api/teams/{id}/shares";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      team: string;
+      given: Array<{
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      }>;
+      received: Array<{
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      }>;
+      targets: Array<{
+        id: string;
+        name: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
+  /** Share a calendar, secret or concurrency group of the team with another team or every team (its admin; audited). */
+  postTeamsByIdShares: {
+    method: "POST";
+    path: "/api/teams/{id}/shares";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      kind: "calendar" | "secret" | "concurrency_group";
+      object: string;
+      withTeam: string | null;
+    };
+    answer: {
+      share: {
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
+  /** Revoke one of the team's shares (its admin; audited). */
+  deleteTeamsByIdSharesByShareId: {
+    method: "DELETE";
+    path: "/api/teams/{id}/shares/{shareId}";
+    params: {
+      id: string;
+      shareId: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      share: {
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
   getTimeline: {
     method: "GET";
@@ -2744,6 +2846,9 @@ export const OPERATIONS = {
   getTeamsByIdCodeExecution: { method: "GET", path: "/api/teams/{id}/code-execution", media: "application/json" },
   putTeamsByIdCodeExecution: { method: "PUT", path: "/api/teams/{id}/code-execution", media: "application/json" },
   putTeamsByIdMembers: { method: "PUT", path: "/api/teams/{id}/members", media: "application/json" },
+  getTeamsByIdShares: { method: "GET", path: "/api/teams/{id}/shares", media: "application/json" },
+  postTeamsByIdShares: { method: "POST", path: "/api/teams/{id}/shares", media: "application/json" },
+  deleteTeamsByIdSharesByShareId: { method: "DELETE", path: "/api/teams/{id}/shares/{shareId}", media: "application/json" },
   getTimeline: { method: "GET", path: "/api/timeline", media: "application/json" },
   getTokens: { method: "GET", path: "/api/tokens", media: "application/json" },
   postTokens: { method: "POST", path: "/api/tokens", media: "application/json" },
