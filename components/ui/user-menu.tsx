@@ -78,6 +78,9 @@ export function UserMenu() {
           Admin
         </Link>
       )}
+      <Link href="/teams" className={path.startsWith("/teams") ? "active" : ""}>
+        Teams
+      </Link>
       <Link href="/api-docs" className={path.startsWith("/api-docs") ? "active" : ""}>
         API
       </Link>

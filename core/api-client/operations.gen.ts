@@ -325,6 +325,7 @@ export interface Operations {
       from?: string;
       to?: string;
       q?: string;
+      team?: string;
       cursor?: string;
       limit?: number;
     };
@@ -352,6 +353,7 @@ export interface Operations {
       from?: string;
       to?: string;
       q?: string;
+      team?: string;
     };
     body: never;
     answer: string;
@@ -436,7 +438,7 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
-  /** Who the caller is: user or API token, role. */
+  /** Who the caller is: user or API token, role, and its role in each of its teams. */
   getAuthMe: {
     method: "GET";
     path: "/api/auth/me";
@@ -450,6 +452,13 @@ export interface Operations {
         label: string;
         role: string;
         mayRunPrograms: boolean;
+        globalAdmin: boolean;
+        teams: Array<{
+          id: string;
+          name: string;
+          role: string;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -545,6 +554,13 @@ export interface Operations {
           policy: "skip" | "shift_previous" | "shift_next";
           [key: string]: unknown;
         }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       }>;
       [key: string]: unknown;
@@ -603,6 +619,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -677,6 +700,13 @@ export interface Operations {
           policy: "skip" | "shift_previous" | "shift_next";
           [key: string]: unknown;
         }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -737,6 +767,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -830,6 +867,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -1195,7 +1239,9 @@ export interface Operations {
     method: "GET";
     path: "/api/overview";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       now: string;
@@ -1255,6 +1301,7 @@ export interface Operations {
         id: string;
         scheduleId: string;
         scheduleName: string;
+        teamId: string;
         kind: string;
         state: "planned" | "queued" | "running" | "retrying" | "succeeded" | "failed" | "timed_out" | "cancelled" | "skipped_overlap" | "missed" | "paused" | "excluded" | "hollow" | "zombie";
         handler: string;
