@@ -17,6 +17,7 @@ import {
   type CalendarFormValues,
 } from "./calendar-form-values";
 import { CalendarRuleFields } from "./calendar-rule-fields";
+import { TeamSelect } from "../teams/team-select";
 import { calendarQuery, type CalendarImportView, type CalendarSaveView, type CalendarView } from "./calendars-queries";
 import Link from "next/link";
 
@@ -56,6 +57,7 @@ function CalendarForm({
     setValues((v) => ({ ...v, ...patch }));
     setErrors({});
   };
+  const onTeam = (team: string) => set({ team });
 
   function fail(err: unknown) {
     if (err instanceof ApiError) {
@@ -175,6 +177,7 @@ function CalendarForm({
                 <input value={values.timezone} onChange={(e) => set({ timezone: e.target.value })} autoComplete="off" />
               </FormField>
             </div>
+            {!calendar && <TeamSelect value={values.team} onChange={onTeam} error={errors["team"]} purpose="create" />}
             <FormField label="Description" error={errors["description"]} hint="Optional: what it blocks and who keeps it.">
               <input value={values.description} onChange={(e) => set({ description: e.target.value })} autoComplete="off" />
             </FormField>
