@@ -197,3 +197,18 @@ test("buttons follow the role in the object's team: Pause on team A's schedule, 
   await expect(page.getByTestId("edit-schedule")).toHaveCount(0);
   await page.screenshot({ path: "artifacts/screenshots/teams-buttons-team-b.png" });
 });
+
+test("the global admin's header keeps to one row at 1,440 px with the team switcher and the Teams link", async () => {
+  await admin.setViewportSize({ width: 1440, height: 800 });
+  await admin.goto("/schedules");
+  await expect(admin.getByTestId("team-switcher")).toBeVisible();
+  await expect(admin.getByTestId("user-menu").getByRole("link", { name: "Teams" })).toBeVisible();
+  const rows = await admin.locator("header.topbar").evaluate((header) => {
+    const items = [...header.children].filter((c) => c.getBoundingClientRect().width > 0);
+    const tops = items.map((c) => c.getBoundingClientRect().top);
+    return { spread: Math.max(...tops) - Math.min(...tops), right: Math.max(...items.map((c) => c.getBoundingClientRect().right)) };
+  });
+  await admin.screenshot({ path: "artifacts/screenshots/teams-header-admin-1440.png", clip: { x: 0, y: 0, width: 1440, height: 120 } });
+  expect(rows.spread, JSON.stringify(rows)).toBeLessThan(12);
+  expect(rows.right, JSON.stringify(rows)).toBeLessThanOrEqual(1440);
+});
