@@ -10,6 +10,8 @@ import { getPool } from "@/core/db/pool";
 import * as shares from "@/app/api/teams/[id]/shares/route";
 import * as share from "@/app/api/teams/[id]/shares/[shareId]/route";
 import * as schedules from "@/app/api/schedules/route";
+import * as audit from "@/app/api/audit/route";
+import * as overview from "@/app/api/overview/route";
 
 const db = useTestDatabase("team_shares");
 const ORIGIN = { origin: "http://localhost:3000" };
@@ -179,5 +181,22 @@ describe("team shares (GET/POST /api/teams/:id/shares, DELETE /api/teams/:id/sha
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.share.sharedWithTeam).toBeNull();
     expect((await saveFollowingA("shared-with-all")).status).toBe(200);
+  });
+
+  it("narrows the audit trail and the overview to one of the caller's teams with ?team= (the console's team switcher)", async () => {
+    const actions = async (who: Who, team: string) => {
+      const res = await callRoute(audit.GET, { path: `/api/audit?team=${team}&limit=200`, cookie: who.cookie });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.events.map((e: { action: string }) => e.action) as string[];
+    };
+    // The share rows are team A's: its admin sees them narrowed to A; B's operator sees none narrowed to B, and
+    // nothing at all when it names a team it does not belong to.
+    expect(await actions(adminA, team.A)).toEqual(expect.arrayContaining(["team.share", "team.unshare"]));
+    expect(await actions(operatorB, team.B)).not.toContain("team.share");
+    expect(await actions(operatorB, team.A)).toEqual([]);
+    const mine = await callRoute(overview.GET, { path: `/api/overview?team=${team.B}`, cookie: operatorB.cookie });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    const bad = await callRoute(overview.GET, { path: `/api/overview?team=nope`, cookie: operatorB.cookie });
+    expect(bad.status).toBe(400);
   });
 });
