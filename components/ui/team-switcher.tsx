@@ -7,12 +7,19 @@ import { usePathname } from "next/navigation";
 import { meQuery } from "./me-query";
 import { usePickedTeam, usePickTeam } from "./use-picked-team";
 
+/** Whether the header shows the switcher: the caller belongs to two teams or more. */
+export function useShowsTeamSwitcher(): boolean {
+  const { data } = useQuery(meQuery());
+  return (data?.actor.teams.length ?? 0) >= 2;
+}
+
 export function TeamSwitcher() {
   const path = usePathname();
   const { data } = useQuery(meQuery());
+  const shown = useShowsTeamSwitcher();
   const picked = usePickedTeam();
   const pick = usePickTeam();
-  if (path.startsWith("/login") || !data || data.actor.teams.length < 2) return null;
+  if (path.startsWith("/login") || !data || !shown) return null;
   return (
     <label className="team-switcher" title="Show the lists of one team only">
       <span className="sr-only">Team</span>
