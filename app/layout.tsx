@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
 import Link from "next/link";
 import "./globals.css";
 import { Providers } from "./providers";
@@ -8,6 +8,7 @@ import { HealthPill } from "@/components/ui/health-pill";
 import { AttentionIndicator } from "@/components/ui/attention-indicator";
 import { AlertsBadge } from "@/components/ui/alerts-badge";
 import { UserMenu } from "@/components/ui/user-menu";
+import { TeamSwitcher } from "@/components/ui/team-switcher";
 import { DisplayPreferences } from "@/components/ui/display-preferences";
 import { applyStoredThemeScript } from "@/components/ui/theme-script";
 import { MaintenanceBanner } from "@/components/schedules/maintenance-banner";
@@ -29,6 +30,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                 Vigil
               </Link>
               <Nav />
+              <Suspense fallback={null}>
+                <TeamSwitcher />
+              </Suspense>
               <AlertsBadge />
               <AttentionIndicator />
               <HealthPill />

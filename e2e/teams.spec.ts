@@ -1,7 +1,9 @@
 // Teams in the console: an operator of team A sees only A's schedules, cannot save a schedule that refers to team B's
-// secret (the form says which team owns it), and sees B's calendar once B shares it with A. The teams, memberships and
-// objects are made through the real API by the E2E admin; the secret's and the share's team rows through SQL (the
-// console has no form for those yet). Real console, real worker, real Postgres (e2e/global-setup.ts).
+// secret (the form says which team owns it), and sees B's calendar read-only once B shares it with A on the Teams page.
+// A user who is operator of A and viewer of B narrows the schedules list with the header's team switcher, and sees
+// Pause on A's schedule but not on B's. The teams, memberships and objects are made through the real API by the E2E
+// admin (the secret's team row through SQL); the share through the Teams page's form. Real console, real worker, real
+// Postgres (e2e/global-setup.ts).
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import pg from "pg";
 import { sameOrigin } from "./same-origin";
@@ -9,6 +11,7 @@ import { sameOrigin } from "./same-origin";
 const suffix = Date.now().toString(36);
 const PASSWORD = "teams-e2e-password-123";
 const EMAIL = `e2e-team-a-${suffix}@vigil.test`;
+const EMAIL_AB = `e2e-team-ab-${suffix}@vigil.test`;
 const YEARLY = { kind: "cron", cron: "0 0 1 1 *", timezone: "UTC" };
 const names = {
   a: `tm-a-${suffix}`,
@@ -35,10 +38,20 @@ async function adminPage(browser: Browser, baseURL: string): Promise<Page> {
 }
 
 let operator: Page;
+let operatorAViewerB: Page;
+let admin: Page;
+const ids = { a: "", b: "", scheduleA: "", scheduleB: "", calendarB: "" };
+
+async function signIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const res = await context.request.post("/api/auth/login", { headers: sameOrigin(), data: { email, password: PASSWORD } });
+  expect(res.status(), await res.text()).toBe(200);
+  return context.newPage();
+}
 
 test.beforeAll(async ({ browser, baseURL }) => {
   test.setTimeout(120_000);
-  const admin = await adminPage(browser, baseURL!);
+  admin = await adminPage(browser, baseURL!);
   const post = async (url: string, data: unknown, method: "post" | "put" = "post") => {
     const res = await admin.request[method](url, { headers: sameOrigin(), data });
     expect(res.status(), `${url}: ${await res.text()}`).toBe(200);
@@ -52,22 +65,31 @@ test.beforeAll(async ({ browser, baseURL }) => {
   const { teams } = await (await admin.request.get("/api/teams")).json();
   const defaultTeam = teams.find((t: { name: string }) => t.name === "default").id;
   await post(`/api/teams/${defaultTeam}/members`, { email: EMAIL, role: null }, "put");
+  // Operator of A, viewer of B, nothing else.
+  await post("/api/users", { email: EMAIL_AB, password: PASSWORD, role: "viewer" });
+  await post(`/api/teams/${a}/members`, { email: EMAIL_AB, role: "operator" }, "put");
+  await post(`/api/teams/${b}/members`, { email: EMAIL_AB, role: "viewer" }, "put");
+  await post(`/api/teams/${defaultTeam}/members`, { email: EMAIL_AB, role: null }, "put");
 
-  await post("/api/schedules", { name: names.scheduleA, team: names.a, handler: "demo.noop", trigger: YEARLY });
-  await post("/api/schedules", { name: names.scheduleB, team: names.b, handler: "demo.noop", trigger: YEARLY });
+  ids.a = a;
+  ids.b = b;
+  ids.scheduleA = (
+    await post("/api/schedules", { name: names.scheduleA, team: names.a, handler: "demo.noop", trigger: YEARLY })
+  ).schedule.id;
+  ids.scheduleB = (
+    await post("/api/schedules", { name: names.scheduleB, team: names.b, handler: "demo.noop", trigger: YEARLY })
+  ).schedule.id;
   await post(`/api/secrets/${names.secretB}`, { value: "team-b-only" }, "put");
   await sql(`UPDATE secrets SET team_id = $2 WHERE name = $1`, [names.secretB, b]);
   const calendar = await post("/api/calendars", { name: names.calendarB, team: names.b, timezone: "UTC", dates: ["2030-12-25"] });
-  await sql(
-    `INSERT INTO team_shares (owner_team_id, kind, object_key, shared_with_team_id, created_by) VALUES ($1, 'calendar', $2, $3, 'e2e')`,
-    [b, calendar.calendar.id, a],
-  );
-  await admin.close();
+  ids.calendarB = calendar.calendar.id;
 
-  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
-  const res = await context.request.post("/api/auth/login", { headers: sameOrigin(), data: { email: EMAIL, password: PASSWORD } });
-  expect(res.status(), await res.text()).toBe(200);
-  operator = await context.newPage();
+  operator = await signIn(browser, baseURL!, EMAIL);
+  operatorAViewerB = await signIn(browser, baseURL!, EMAIL_AB);
+});
+
+test.afterAll(async () => {
+  await admin?.close();
 });
 
 test("a team-A operator sees only team A's schedules", async () => {
@@ -98,12 +120,100 @@ test("a schedule referring to another team's secret is refused on save, naming t
   expect(list.schedules).toHaveLength(0);
 });
 
-test("team B's calendar, shared with team A, is on the operator's Calendars page", async () => {
+test("before the share, team B's calendar is not on team A's operator's Calendars page", async () => {
+  await operator.goto("/calendars");
+  await expect(operator.getByRole("heading", { name: "Calendars" }).first()).toBeVisible();
+  await expect(operator.getByText(names.calendarB)).toHaveCount(0);
+});
+
+test("team B's admin shares B's calendar with team A on the Teams page (audited)", async () => {
+  await admin.goto("/teams");
+  const card = admin.locator(`[data-testid="team-card"][data-team="${names.b}"]`);
+  const form = card.getByTestId("share-form");
+  await form.getByTestId("share-kind").locator("select").selectOption("calendar");
+  await form.getByTestId("share-object").locator("select").selectOption({ label: names.calendarB });
+  await form
+    .getByTestId("share-with")
+    .locator("select")
+    .selectOption({ label: `team ${names.a}` });
+  await form.getByTestId("share-submit").click();
+  const given = card.getByTestId("shares-given");
+  await expect(given.locator(`[data-testid="share-row"][data-object="${names.calendarB}"]`)).toContainText(names.a);
+  await card.scrollIntoViewIfNeeded();
+  await card.screenshot({ path: "artifacts/screenshots/teams-share-form.png" });
+  // Received on A's side, and audited.
+  const shares = await (await admin.request.get(`/api/teams/${ids.a}/shares`)).json();
+  expect(shares.received.map((s: { objectName: string }) => s.objectName)).toContain(names.calendarB);
+  const audit = await (await admin.request.get(`/api/audit?action=team.share&target=team:${ids.b}`)).json();
+  expect(audit.events.length).toBeGreaterThan(0);
+});
+
+test("team B's calendar, shared with team A, is on the operator's Calendars page, read-only", async () => {
   await operator.goto("/calendars");
   await expect(operator.getByText(names.calendarB)).toBeVisible();
   await operator.screenshot({ path: "artifacts/screenshots/teams-shared-calendar.png", fullPage: true });
+  await operator.goto(`/calendars/${ids.calendarB}`);
+  await expect(operator.getByTestId("calendar-team")).toContainText(`Team ${names.b}`);
+  await expect(operator.getByTestId("calendar-shared-with")).toContainText(names.a);
+  await expect(operator.getByTestId("calendar-read-only")).toBeVisible();
+  await expect(operator.getByTestId("save-calendar")).toHaveCount(0);
+  await expect(operator.getByTestId("calendar-name").locator("input")).toBeDisabled();
+  await operator.screenshot({ path: "artifacts/screenshots/teams-shared-calendar-read-only.png", fullPage: true });
+  // The API agrees: reading is allowed, changing is not.
+  const change = await operator.request.delete(`/api/calendars/${ids.calendarB}`, { headers: sameOrigin() });
+  expect([403, 404]).toContain(change.status());
   await operator.goto("/teams");
   await expect(operator.getByTestId("team-card")).toHaveCount(1);
   await expect(operator.getByTestId("team-card")).toContainText(`${names.a}`);
   await operator.screenshot({ path: "artifacts/screenshots/teams-page.png", fullPage: true });
+});
+
+test("the header's team switcher narrows the schedules list to one team, and the Teams link is in the header", async () => {
+  const page = operatorAViewerB;
+  await page.goto(`/schedules?q=${suffix}`);
+  await expect(page.getByText(names.scheduleA)).toBeVisible();
+  await expect(page.getByText(names.scheduleB)).toBeVisible();
+  // In two teams, the switcher takes the account links' room: Teams is in the account drop-down.
+  await page.getByTestId("user-menu").locator("summary").first().click();
+  await expect(page.getByTestId("user-menu").getByRole("link", { name: "Teams" })).toBeVisible();
+  await page.getByTestId("user-menu").locator("summary").first().click();
+  await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(page).toHaveURL(new RegExp(`team=${ids.a}`));
+  await expect(page.getByText(names.scheduleB)).toHaveCount(0);
+  await expect(page.getByText(names.scheduleA)).toBeVisible();
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher.png" });
+  // The pick is remembered: the Runs page is narrowed too, and "All teams" widens again.
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await expect(page.getByText(names.scheduleB)).toBeVisible();
+});
+
+test("buttons follow the role in the object's team: Pause on team A's schedule, none on team B's (viewer there)", async () => {
+  const page = operatorAViewerB;
+  await page.goto(`/schedules/${ids.scheduleA}`);
+  await expect(page.getByTestId("pause-schedule")).toBeVisible();
+  await expect(page.getByTestId("trigger-now")).toBeVisible();
+  await page.screenshot({ path: "artifacts/screenshots/teams-buttons-team-a.png" });
+  await page.goto(`/schedules/${ids.scheduleB}`);
+  await expect(page.getByRole("heading", { name: names.scheduleB })).toBeVisible();
+  await expect(page.getByTestId("pause-schedule")).toHaveCount(0);
+  await expect(page.getByTestId("trigger-now")).toHaveCount(0);
+  await expect(page.getByTestId("edit-schedule")).toHaveCount(0);
+  await page.screenshot({ path: "artifacts/screenshots/teams-buttons-team-b.png" });
+});
+
+test("the global admin's header keeps to one row at 1,440 px with the team switcher; Teams is in the account menu", async () => {
+  await admin.setViewportSize({ width: 1440, height: 800 });
+  await admin.goto("/schedules");
+  await expect(admin.getByTestId("team-switcher")).toBeVisible();
+  await expect(admin.getByTestId("user-menu-label")).toBeVisible();
+  const rows = await admin.locator("header.topbar").evaluate((header) => {
+    const items = [...header.children].filter((c) => c.getBoundingClientRect().width > 0);
+    const tops = items.map((c) => c.getBoundingClientRect().top);
+    return { spread: Math.max(...tops) - Math.min(...tops), right: Math.max(...items.map((c) => c.getBoundingClientRect().right)) };
+  });
+  expect(rows.spread, JSON.stringify(rows)).toBeLessThan(12);
+  expect(rows.right, JSON.stringify(rows)).toBeLessThanOrEqual(1440);
+  await admin.getByTestId("user-menu").locator("summary").first().click();
+  await expect(admin.getByTestId("user-menu").getByRole("link", { name: "Teams" })).toBeVisible();
+  await admin.screenshot({ path: "artifacts/screenshots/teams-header-admin-1440.png", clip: { x: 0, y: 0, width: 1440, height: 360 } });
 });

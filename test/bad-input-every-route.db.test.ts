@@ -24,6 +24,7 @@ const NO_BODY = new Set([
   "POST /api/alert-channels/[id]/test",
   "DELETE /api/schedules/[id]/hooks/[hookId]",
   "POST /api/schedules/[id]/hooks/[hookId]/rotate",
+  "DELETE /api/teams/[id]/shares/[shareId]",
 ]);
 // Routes that read a form body on purpose (the sign-in form without JavaScript): a form without an Origin naming
 // this console is refused by the same-origin check instead of the media type.

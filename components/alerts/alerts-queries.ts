@@ -24,6 +24,8 @@ export interface AlertFilters {
   scheduleId?: string;
   /** Alerts of schedules with this tag. */
   tag?: string;
+  /** One of the caller's teams (the header's team switcher). */
+  team?: string;
 }
 
 export const alertsQuery = (f: AlertFilters) =>
@@ -34,6 +36,7 @@ export const alertsQuery = (f: AlertFilters) =>
         state: f.state,
         ...(f.scheduleId ? { scheduleId: f.scheduleId } : {}),
         ...(f.tag ? { tag: f.tag } : {}),
+        ...(f.team ? { team: f.team } : {}),
       });
       return fetchJson<{ alerts: AlertView[]; nextCursor: string | null }>(`/api/alerts?${q}`);
     },

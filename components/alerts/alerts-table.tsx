@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
 import { useCan } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { AcknowledgeButton } from "./acknowledge-button";
 import { AlertSeverityPill, alertKindLabel } from "./alert-severity-pill";
 import { alertsQuery, type AlertDeliveryView, type AlertFilters, type AlertView } from "./alerts-queries";
@@ -48,7 +49,8 @@ function Status({ a, now }: { a: AlertView; now: number }) {
 export function AlertsTable({ filters, hideSchedule = false }: { filters: AlertFilters; hideSchedule?: boolean }) {
   const now = useNow();
   const canOperate = useCan("operate");
-  const { data, error, isLoading } = useQuery(alertsQuery(filters));
+  const team = usePickedTeam();
+  const { data, error, isLoading } = useQuery(alertsQuery({ ...filters, team }));
   if (isLoading) return <p className="muted">Loading alerts…</p>;
   if (error) return <p className="error">Could not load alerts: {error.message}</p>;
   const alerts = data?.alerts ?? [];

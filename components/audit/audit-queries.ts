@@ -80,11 +80,13 @@ export function filterToParams(f: AuditFilterValues): URLSearchParams {
   return p;
 }
 
-export const auditQuery = (filter: AuditFilterValues) =>
+/** `team`: one of the caller's teams (the header's team switcher). */
+export const auditQuery = (filter: AuditFilterValues, team?: string) =>
   infiniteQueryOptions({
-    queryKey: ["audit", filter],
+    queryKey: ["audit", filter, team ?? null],
     queryFn: ({ pageParam }) => {
       const p = filterToParams(filter);
+      if (team) p.set("team", team);
       p.set("limit", "50");
       if (pageParam) p.set("cursor", pageParam);
       return fetchJson<AuditPage>(`/api/audit?${p}`);

@@ -2,6 +2,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { ApiError } from "../ui/fetch-json";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { AuditFilters } from "./audit-filters";
 import { AuditTable } from "./audit-table";
 import { VerifyPanel } from "./verify-panel";
@@ -13,7 +14,8 @@ export function AuditView() {
   const router = useRouter();
   const path = usePathname();
   const filter = filterFromParams(new URLSearchParams(params.toString()));
-  const q = useInfiniteQuery(auditQuery(filter));
+  const team = usePickedTeam();
+  const q = useInfiniteQuery(auditQuery(filter, team));
   const events = q.data?.pages.flatMap((p) => p.events) ?? [];
   const qs = filterToParams(filter).toString();
   const apply = (f: AuditFilterValues) => {

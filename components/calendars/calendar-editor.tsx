@@ -17,6 +17,7 @@ import {
   type CalendarFormValues,
 } from "./calendar-form-values";
 import { CalendarRuleFields } from "./calendar-rule-fields";
+import { TeamSelect } from "../teams/team-select";
 import { calendarQuery, type CalendarImportView, type CalendarSaveView, type CalendarView } from "./calendars-queries";
 import Link from "next/link";
 
@@ -41,7 +42,8 @@ function CalendarForm({
 }) {
   const router = useRouter();
   const qc = useQueryClient();
-  const canEdit = useCan("operate");
+  // A calendar another team shares with the caller's is read-only here: only its own team's operators change it.
+  const canEdit = useCan("operate", calendar?.teamId);
   const [values, setValues] = useState<CalendarFormValues>(calendar ? formFromCalendar(calendar) : DEFAULT_CALENDAR_FORM);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
@@ -55,6 +57,7 @@ function CalendarForm({
     setValues((v) => ({ ...v, ...patch }));
     setErrors({});
   };
+  const onTeam = (team: string) => set({ team });
 
   function fail(err: unknown) {
     if (err instanceof ApiError) {
@@ -146,13 +149,14 @@ function CalendarForm({
           )}
         </div>
       )}
+      {calendar && <CalendarTeamLine calendar={calendar} canEdit={canEdit} />}
       {notice && (
         <div className="banner ok" role="status" data-testid="calendar-notice">
           {notice}
         </div>
       )}
       <div className="form-columns">
-        <div>
+        <fieldset disabled={!canEdit} className="plain-fieldset" data-testid="calendar-fields">
           <fieldset className="fieldset">
             <legend>Calendar</legend>
             <div className="grid-2">
@@ -173,6 +177,7 @@ function CalendarForm({
                 <input value={values.timezone} onChange={(e) => set({ timezone: e.target.value })} autoComplete="off" />
               </FormField>
             </div>
+            {!calendar && <TeamSelect value={values.team} onChange={onTeam} error={errors["team"]} purpose="create" />}
             <FormField label="Description" error={errors["description"]} hint="Optional: what it blocks and who keeps it.">
               <input value={values.description} onChange={(e) => set({ description: e.target.value })} autoComplete="off" />
             </FormField>
@@ -185,7 +190,7 @@ function CalendarForm({
             </FormField>
           </fieldset>
           <CalendarRuleFields values={values} set={set} errors={errors} />
-        </div>
+        </fieldset>
         <aside className="form-aside">
           {calendar && (
             <section className="card">
@@ -226,5 +231,18 @@ function CalendarForm({
         </div>
       )}
     </form>
+  );
+}
+
+/** Its team, and whom the team shares it with; for a caller who cannot change it (another team's calendar shared with
+ * theirs, or a viewer), that it is read-only. */
+function CalendarTeamLine({ calendar, canEdit }: { calendar: CalendarView; canEdit: boolean }) {
+  const shared = calendar.sharedWith.map((s) => s.team ?? "every team");
+  return (
+    <p className="muted" data-testid="calendar-team">
+      Team <strong>{calendar.team}</strong>
+      {shared.length > 0 && <span data-testid="calendar-shared-with"> · Shared with {shared.join(", ")}</span>}
+      {!canEdit && <span data-testid="calendar-read-only"> · read-only for you</span>}
+    </p>
   );
 }

@@ -11,6 +11,8 @@ export interface CalendarFormValues {
   datesText: string;
   windows: { weekdays: number[]; start: string; end: string }[];
   ranges: { start: string; end: string; summary?: string }[];
+  /** A new calendar's team id ("" = the caller's only team); an edit keeps the calendar's team. */
+  team: string;
 }
 
 export const DEFAULT_CALENDAR_FORM: CalendarFormValues = {
@@ -21,6 +23,7 @@ export const DEFAULT_CALENDAR_FORM: CalendarFormValues = {
   datesText: "",
   windows: [],
   ranges: [],
+  team: "",
 };
 
 export function datesFromText(text: string): string[] {
@@ -39,6 +42,7 @@ export function calendarBodyFromForm(v: CalendarFormValues): Record<string, unkn
     dates: datesFromText(v.datesText),
     windows: v.windows,
     ranges: v.ranges,
+    ...(v.team ? { team: v.team } : {}),
   };
 }
 
@@ -51,6 +55,7 @@ export function formFromCalendar(c: CalendarView): CalendarFormValues {
     datesText: c.dates.join("\n"),
     windows: c.windows,
     ranges: c.ranges,
+    team: "",
   };
 }
 

@@ -105,7 +105,7 @@ export function RunTrace({ runId }: { runId: string }) {
   const [rerunOpen, setRerunOpen] = useState(false);
   const [againOpen, setAgainOpen] = useState(false);
   const [againResult, setAgainResult] = useState<{ runId: string | null; replayed: boolean } | null>(null);
-  const canOperate = useCan("operate");
+  const canOperate = useCan("operate", q.data?.run.teamId ?? "unknown");
   if (q.isLoading) return <p className="muted">Loading run…</p>;
   if (q.error)
     return (

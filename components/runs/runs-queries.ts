@@ -22,6 +22,8 @@ export interface RunFilters {
   /** Runs of schedules with this tag (the API takes several, comma-separated). */
   tag?: string;
   limit?: number;
+  /** One of the caller's teams (the header's team switcher). */
+  team?: string;
 }
 
 export interface RunsPage {

@@ -8,7 +8,8 @@ import { waitingHint, waitingText } from "@/core/runs/waiting-text";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatClock, formatDuration, formatInZone, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
-import { useCan } from "../ui/use-can";
+import { useCanIn } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { CancelRunDialog } from "./cancel-run-dialog";
 import { cancelStage } from "./cancel-stage";
 import { RerunDialog } from "./rerun-dialog";
@@ -33,11 +34,12 @@ interface Props {
 export function RunsTable({ filters, hideSchedule, limit }: Props) {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
-  const q = useQuery({ ...runsQuery(limit ? { ...filters, limit } : filters, cursor), placeholderData: (prev) => prev });
+  const team = usePickedTeam();
+  const q = useQuery({ ...runsQuery({ ...filters, team, ...(limit ? { limit } : {}) }, cursor), placeholderData: (prev) => prev });
   const now = useNow(1000);
   const [cancelling, setCancelling] = useState<RunView | null>(null);
   const [rerunning, setRerunning] = useState<RunView | null>(null);
-  const canOperate = useCan("operate");
+  const canOperateIn = useCanIn("operate");
 
   if (q.isLoading) return <p className="muted">Loading runs…</p>;
   if (q.error) return <p className="error">Could not load runs: {q.error.message}</p>;
@@ -138,12 +140,12 @@ export function RunsTable({ filters, hideSchedule, limit }: Props) {
                   </td>
                   <td className="mono small">{r.workerId ?? "—"}</td>
                   <td>
-                    {canOperate && canCancel && (
+                    {canOperateIn(r.teamId) && canCancel && (
                       <button type="button" className="danger small-button" onClick={() => setCancelling(r)} data-testid="cancel-run">
                         Cancel
                       </button>
                     )}
-                    {canOperate && (RERUNNABLE_STATES as readonly string[]).includes(r.state) && (
+                    {canOperateIn(r.teamId) && (RERUNNABLE_STATES as readonly string[]).includes(r.state) && (
                       <button type="button" className="small-button" onClick={() => setRerunning(r)} data-testid="rerun-run">
                         ⟳ Re-run
                       </button>

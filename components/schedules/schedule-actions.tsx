@@ -19,9 +19,9 @@ type Dialog = "pause" | "resume" | "backfill" | "delete" | "trigger" | null;
 const localToIso = (v: string) => (v ? new Date(v).toISOString() : "");
 
 /** Pause, resume (with a dry-run count first), trigger now, backfill (range → count → confirm) and delete: for
- * operators and admins; a viewer sees none of them. */
+ * operators and admins of the schedule's team; a viewer there sees none of them. */
 export function ScheduleActions({ schedule }: { schedule: ScheduleView }) {
-  const canOperate = useCan("operate");
+  const canOperate = useCan("operate", schedule.teamId);
   return canOperate ? <OperatorScheduleActions schedule={schedule} /> : null;
 }
 

@@ -61,6 +61,10 @@ export interface ScheduleFormValues {
   /** Schedules it runs after, in order, by name (core/runs/chain/). */
   after: RunAfterValue[];
   waitDeadlineSeconds: string;
+  /** The owning team's id ("" = let the API pick the caller's only team); an edit sends it only when it changed (a move). */
+  team: string;
+  /** Its name, shown on an edit. */
+  teamName: string;
 }
 
 export const DEFAULT_FORM: ScheduleFormValues = {
@@ -104,6 +108,8 @@ export const DEFAULT_FORM: ScheduleFormValues = {
   calendars: [],
   after: [],
   waitDeadlineSeconds: "3600",
+  team: "",
+  teamName: "",
 };
 
 /** A trigger as the API takes it (core/schedules/trigger.ts). */
@@ -180,6 +186,7 @@ export function scheduleBodyFromForm(v: ScheduleFormValues): Record<string, unkn
       ...(l.mapping === "same_day" ? { mappingTimezone: l.mappingTimezone ?? "" } : {}),
     })),
     waitDeadlineSeconds: num(v.waitDeadlineSeconds),
+    ...(v.team ? { team: v.team } : {}),
   };
 }
 
@@ -269,6 +276,8 @@ export function formFromSchedule(s: ScheduleView): ScheduleFormValues {
       ...(l.mappingTimezone ? { mappingTimezone: l.mappingTimezone } : {}),
     })),
     waitDeadlineSeconds: text(s.waitDeadlineSeconds),
+    team: s.teamId,
+    teamName: s.team,
   };
 }
 

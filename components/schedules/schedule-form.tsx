@@ -22,6 +22,7 @@ import { alertSettingsQuery } from "../alerts/alerts-queries";
 import { TriggerBuilder } from "./trigger-builder";
 import { ScheduleCalendarsFieldset } from "../calendars/schedule-calendars-fieldset";
 import { RunAfterFieldset } from "./run-after-fieldset";
+import { TeamSelect } from "../teams/team-select";
 
 interface Props {
   mode: "create" | "edit";
@@ -70,6 +71,7 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
     });
   }, []);
 
+  const onTeam = useCallback((team: string) => set({ team }), [set]);
   const trigger = useMemo(() => triggerFromForm(values), [values]);
   const errors = { ...previewErrors, ...serverErrors };
   const onPreviewErrors = useCallback((f: Record<string, string>) => setPreviewErrors(f), []);
@@ -173,6 +175,14 @@ export function ScheduleForm({ mode, initial, scheduleId, revision, onReload }: 
                 <input value={values.description} onChange={(e) => set({ description: e.target.value })} autoComplete="off" />
               </FormField>
             </div>
+            <TeamSelect
+              value={values.team}
+              onChange={onTeam}
+              error={errors["team"]}
+              purpose={mode === "create" ? "create" : "move"}
+              currentTeamId={initial?.team}
+              currentTeamName={initial?.teamName}
+            />
             <FormField
               label="Tags"
               testId="field-tags"

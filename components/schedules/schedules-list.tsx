@@ -5,6 +5,7 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { SCHEDULE_SORTS, type ScheduleSort } from "@/core/schedules/schedule-sorts";
 import { useCan } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { schedulesPageQuery, type ScheduleListParams } from "./schedules-queries";
 import { SchedulesTable } from "./schedules-table";
 
@@ -65,7 +66,8 @@ export function SchedulesList() {
   }, [text, tag]);
 
   const { page, size, ...api } = p;
-  const q = useQuery({ ...schedulesPageQuery(api), placeholderData: keepPreviousData });
+  const team = usePickedTeam();
+  const q = useQuery({ ...schedulesPageQuery({ ...api, team }), placeholderData: keepPreviousData });
   const data = q.data;
   const pages = data ? Math.max(1, Math.ceil(data.total / size)) : 1;
   const filtered = Boolean(p.q || p.tag);

@@ -66,6 +66,8 @@ export interface ScheduleListParams {
   dir?: "asc" | "desc";
   offset?: number;
   limit?: number;
+  /** One of the caller's teams (the header's team switcher). */
+  team?: string;
 }
 
 export function schedulesUrl(p: ScheduleListParams): string {

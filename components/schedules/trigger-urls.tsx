@@ -10,6 +10,7 @@ import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
 import { formatInZone } from "../ui/time-format";
 import { useCan } from "../ui/use-can";
+import { scheduleQuery } from "./schedules-queries";
 import { triggerUrlCurlExample } from "./trigger-url-example";
 
 const triggerUrlsQuery = (scheduleId: string) =>
@@ -213,7 +214,8 @@ function TriggerUrlRow({ t, onRotated }: { t: TriggerUrlListing; onRotated: (t: 
 }
 
 export function TriggerUrls({ scheduleId }: { scheduleId: string }) {
-  const canOperate = useCan("operate");
+  const schedule = useQuery(scheduleQuery(scheduleId));
+  const canOperate = useCan("operate", schedule.data?.schedule.teamId ?? "unknown");
   const q = useQuery({ ...triggerUrlsQuery(scheduleId), enabled: canOperate });
   const qc = useQueryClient();
   const [shown, setShown] = useState<(TriggerUrlWithSecret & { rotated: boolean }) | null>(null);

@@ -1,11 +1,13 @@
 "use client";
 // The Teams page: the caller's teams with its role in each; a team's admin (and the global admin) sees the members
-// and sets or removes a member's role (PUT /api/teams/:id/members, audited).
+// and sets or removes a member's role (PUT /api/teams/:id/members, audited), and shares the team's objects with
+// other teams (team-shares-section.tsx).
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { teamsQuery, type TeamRow } from "./teams-queries";
 import { TeamCodeExecutionSection } from "./team-code-execution-section";
+import { TeamSharesSection } from "./team-shares-section";
 import { useCan } from "../ui/use-can";
 
 const ROLES = ["viewer", "operator", "admin", "auditor"] as const;
@@ -57,6 +59,7 @@ function TeamCard({ team }: { team: TeamRow }) {
           <MemberForm teamId={team.id} />
         </>
       )}
+      <TeamSharesSection teamId={team.id} canEdit={team.yourRole === "admin"} />
       <TeamCodeExecutionSection teamId={team.id} canEdit={globalAdmin} />
     </section>
   );

@@ -10,3 +10,13 @@ export const teamsQuery = () =>
     queryKey: ["teams"],
     queryFn: () => fetchJson<{ teams: TeamRow[] }>("/api/teams"),
   });
+
+/** A share of GET /api/teams/:id/shares — core/teams/team-shares.ts TeamShareView. */
+export type TeamShareRow = Jsonify<import("@/core/teams/team-shares").TeamShareView>;
+export type TeamSharesView = Jsonify<import("@/core/teams/team-shares").TeamSharesView>;
+
+export const teamSharesQuery = (teamId: string) =>
+  queryOptions({
+    queryKey: ["teams", teamId, "shares"],
+    queryFn: () => fetchJson<TeamSharesView>(`/api/teams/${teamId}/shares`),
+  });

@@ -7,6 +7,7 @@ import { useElementWidth } from "../ui/use-element-width";
 import { TimelineLegend } from "./timeline-legend";
 import { countByOutcome, FORECAST_BUCKET, laneOccurrences, TIMELINE_OUTCOMES, withProposed } from "./timeline-model";
 import { timelineQuery } from "./timeline-queries";
+import { usePickedTeam } from "../ui/use-picked-team";
 import {
   DEFAULT_WINDOW,
   fittedDefaultWindow,
@@ -89,7 +90,8 @@ export function TimelineView({
   const measured = useElementWidth(wrap);
   // In 50 px steps: a resize by a few pixels asks for the same answer.
   const width = measured > 0 ? Math.max(200, Math.floor((measured - NON_PLOT_PX) / 50) * 50) : 0;
-  const lanes: TimelineLaneView = { ...filters, width, laneOffset, laneLimit: LANES_PER_PAGE };
+  const team = usePickedTeam();
+  const lanes: TimelineLaneView = { ...filters, team, width, laneOffset, laneLimit: LANES_PER_PAGE };
   const q = useQuery({
     ...timelineQuery(win, lanes),
     enabled: width > 0,

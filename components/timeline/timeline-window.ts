@@ -92,6 +92,8 @@ export interface TimelineLaneView {
   tag?: string;
   handler?: string;
   trouble?: "any" | "late" | "missed" | "hollow" | "failed";
+  /** One of the caller's teams (the header's team switcher). */
+  team?: string;
 }
 
 /** The API address of a resolved window and a page of lanes. */

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { FAILED_STATES } from "@/core/runs/run-states";
 import { overviewQuery, type AttentionCounts } from "./overview-queries";
+import { usePickedTeam } from "./use-picked-team";
 
 const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: string; title: string }[] = [
   { key: "zombie", label: "zombie", icon: "☠", href: "/runs?state=zombie", title: "zombie" },
@@ -14,7 +15,8 @@ const ITEMS: { key: keyof AttentionCounts; label: string; icon: string; href: st
 
 /** Header badge: anything failed (or timed out), late, missed, hollow or zombie in the last hour, each linking to those runs. */
 export function AttentionIndicator() {
-  const { data, isError } = useQuery(overviewQuery());
+  const team = usePickedTeam();
+  const { data, isError } = useQuery(overviewQuery(team));
   if (isError || !data) return null;
   const hits = ITEMS.filter((i) => data.lastHour[i.key] > 0);
   if (hits.length === 0) {

@@ -3,8 +3,22 @@
 import { queryOptions } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "./fetch-json";
 
+/** A team the signed-in actor belongs to, with its role there (every team, as admin, for the global admin). */
+export interface MeTeam {
+  id: string;
+  name: string;
+  role: "viewer" | "operator" | "admin" | "auditor";
+}
+
 export interface Me {
-  actor: { type: "user" | "token"; id: string | null; label: string; role: "viewer" | "operator" | "admin" };
+  actor: {
+    type: "user" | "token";
+    id: string | null;
+    label: string;
+    role: "viewer" | "operator" | "admin";
+    globalAdmin: boolean;
+    teams: MeTeam[];
+  };
 }
 
 export const meQuery = () =>

@@ -9,10 +9,11 @@ export type { AttentionCounts } from "@/core/runs/read/overview";
 /** GET /api/overview — core/runs/read/overview.ts getRunsOverview, dates as ISO text. */
 export type OverviewView = Jsonify<RunsOverview>;
 
-export const overviewQuery = () =>
+/** `team`: one of the caller's teams (the header's team switcher). */
+export const overviewQuery = (team?: string) =>
   queryOptions({
-    queryKey: ["overview"],
+    queryKey: ["overview", team ?? null],
     // Polled by every page's header: an unchanged answer is a 304 (app/api/_lib/conditional-json.ts).
-    queryFn: () => fetchJsonConditional<OverviewView>("/api/overview"),
+    queryFn: () => fetchJsonConditional<OverviewView>(team ? `/api/overview?team=${encodeURIComponent(team)}` : "/api/overview"),
     refetchInterval: livePoll(2000),
   });

@@ -2,10 +2,12 @@
 // The console's one answer to "may the signed-in user do this?": controls that the API would refuse with 403
 // are not drawn at all. It reads the role from /api/auth/me and compares it with core's role order, so the
 // console and the API share one ranking (the API still checks every call; this only keeps the screen honest).
+// On an object of a team (a schedule, a run, a calendar) pass its team id: the control then follows the role in THAT
+// team (an operator of A who is a viewer of B sees Pause on A's schedules, not on B's); without one, the highest role.
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { roleAllows, type Role } from "@/core/auth/roles";
-import { meQuery } from "./me-query";
+import { meQuery, type Me } from "./me-query";
 
 /** What a control needs: read (viewer), operate on schedules, runs and alerts (operator), administer (admin). */
 export type Capability = "read" | "operate" | "administer";
@@ -17,10 +19,36 @@ export function roleFor(capability: Capability): Role {
   return needs[capability];
 }
 
-/** True once the signed-in actor's role allows `capability`; false while unknown, so nothing flashes up and vanishes. */
-export function useCan(capability: Capability): boolean {
+/** The role that counts for an object of the team: the global admin's everywhere, else the role held in that team
+ * (an auditor's counts as none: it reads the audit trail only). */
+function roleInTeam(me: Me, teamId: string): Role | null {
+  if (me.actor.globalAdmin) return "admin";
+  const role = (me.actor.teams ?? []).find((t) => t.id === teamId)?.role;
+  return role === undefined || role === "auditor" ? null : role;
+}
+
+/** Whether the actor may do `capability` (on an object of team `teamId`, when given). */
+export function meCan(me: Me | null | undefined, capability: Capability, teamId?: string | null): boolean {
+  if (!me) return false;
+  // A team's admin is an operator at the routes but administers its own team (members, shares).
+  if (!teamId) return roleAllows(me.actor.role, needs[capability]);
+  const role = roleInTeam(me, teamId);
+  return role !== null && roleAllows(role, needs[capability]);
+}
+
+/**
+ * True once the signed-in actor's role allows `capability` — on an object of team `teamId`, the role in that team;
+ * false while unknown, so nothing flashes up and vanishes.
+ */
+export function useCan(capability: Capability, teamId?: string | null): boolean {
   const { data } = useQuery(meQuery());
-  return data ? roleAllows(data.actor.role, needs[capability]) : false;
+  return meCan(data, capability, teamId);
+}
+
+/** The same check for many objects at once (a list's rows): a function of the row's team id. */
+export function useCanIn(capability: Capability): (teamId: string | null | undefined) => boolean {
+  const { data } = useQuery(meQuery());
+  return (teamId) => meCan(data, capability, teamId);
 }
 
 /** A whole page that needs a role: its children for those who have it, a plain explanation for those who do not. */

@@ -8,9 +8,12 @@ import { meQuery } from "./me-query";
 import { useCan } from "./use-can";
 import { DisplayToggles } from "./display-preferences";
 import { useMediaQuery } from "./use-media-query";
+import { useShowsTeamSwitcher } from "./team-switcher";
 
 /** Below this width the account controls fold into one drop-down, so the header keeps to one row (globals.css). */
 const COMPACT_HEADER = "(max-width: 1399px)";
+/** The same with the team switcher in the header: it takes the room of the account links. */
+const COMPACT_HEADER_WITH_SWITCHER = "(max-width: 1599px)";
 
 /** Who is signed in, with an admin link for admins, the API reference, the time zone and theme choices and a sign-out button. */
 export function UserMenu() {
@@ -18,7 +21,10 @@ export function UserMenu() {
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
   const canAdminister = useCan("administer");
-  const compact = useMediaQuery(COMPACT_HEADER);
+  const switcher = useShowsTeamSwitcher();
+  const narrow = useMediaQuery(COMPACT_HEADER);
+  const narrowWithSwitcher = useMediaQuery(COMPACT_HEADER_WITH_SWITCHER);
+  const compact = narrow || (switcher && narrowWithSwitcher);
   const menu = useRef<HTMLDetailsElement>(null);
   if (path.startsWith("/login")) return null;
   if (data === undefined) return <div className="user-menu" aria-busy="true" />;
@@ -78,6 +84,9 @@ export function UserMenu() {
           Admin
         </Link>
       )}
+      <Link href="/teams" className={path.startsWith("/teams") ? "active" : ""}>
+        Teams
+      </Link>
       <Link href="/api-docs" className={path.startsWith("/api-docs") ? "active" : ""}>
         API
       </Link>

@@ -325,6 +325,7 @@ export interface Operations {
       from?: string;
       to?: string;
       q?: string;
+      team?: string;
       cursor?: string;
       limit?: number;
     };
@@ -352,6 +353,7 @@ export interface Operations {
       from?: string;
       to?: string;
       q?: string;
+      team?: string;
     };
     body: never;
     answer: string;
@@ -436,7 +438,7 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
-  /** Who the caller is: user or API token, role. */
+  /** Who the caller is: user or API token, role, and its role in each of its teams. */
   getAuthMe: {
     method: "GET";
     path: "/api/auth/me";
@@ -450,6 +452,13 @@ export interface Operations {
         label: string;
         role: string;
         mayRunPrograms: boolean;
+        globalAdmin: boolean;
+        teams: Array<{
+          id: string;
+          name: string;
+          role: string;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -545,6 +554,13 @@ export interface Operations {
           policy: "skip" | "shift_previous" | "shift_next";
           [key: string]: unknown;
         }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       }>;
       [key: string]: unknown;
@@ -603,6 +619,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -677,6 +700,13 @@ export interface Operations {
           policy: "skip" | "shift_previous" | "shift_next";
           [key: string]: unknown;
         }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
+          [key: string]: unknown;
+        }>;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -737,6 +767,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -830,6 +867,13 @@ export interface Operations {
           id: string;
           name: string;
           policy: "skip" | "shift_previous" | "shift_next";
+          [key: string]: unknown;
+        }>;
+        teamId: string;
+        team: string;
+        sharedWith: Array<{
+          teamId: string | null;
+          team: string | null;
           [key: string]: unknown;
         }>;
         [key: string]: unknown;
@@ -1195,7 +1239,9 @@ export interface Operations {
     method: "GET";
     path: "/api/overview";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       now: string;
@@ -1255,6 +1301,7 @@ export interface Operations {
         id: string;
         scheduleId: string;
         scheduleName: string;
+        teamId: string;
         kind: string;
         state: "planned" | "queued" | "running" | "retrying" | "succeeded" | "failed" | "timed_out" | "cancelled" | "skipped_overlap" | "missed" | "paused" | "excluded" | "hollow" | "zombie";
         handler: string;
@@ -2449,6 +2496,108 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
+  /** A team's shares: what it shares with other teams and what they share with it. */
+  getTeamsByIdShares: {
+    method: "GET";
+    path: "/api/teams/{id}/shares";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      team: string;
+      given: Array<{
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      }>;
+      received: Array<{
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      }>;
+      targets: Array<{
+        id: string;
+        name: string;
+        [key: string]: unknown;
+      }>;
+      [key: string]: unknown;
+    };
+  };
+  /** Share a calendar, secret or concurrency group of the team with another team or every team (its admin; audited). */
+  postTeamsByIdShares: {
+    method: "POST";
+    path: "/api/teams/{id}/shares";
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      kind: "calendar" | "secret" | "concurrency_group";
+      object: string;
+      withTeam: string | null;
+    };
+    answer: {
+      share: {
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
+  /** Revoke one of the team's shares (its admin; audited). */
+  deleteTeamsByIdSharesByShareId: {
+    method: "DELETE";
+    path: "/api/teams/{id}/shares/{shareId}";
+    params: {
+      id: string;
+      shareId: string;
+    };
+    query: never;
+    body: never;
+    answer: {
+      share: {
+        id: string;
+        kind: "calendar" | "secret" | "concurrency_group";
+        objectKey: string;
+        objectName: string | null;
+        ownerTeamId: string;
+        ownerTeam: string;
+        sharedWithTeamId: string | null;
+        sharedWithTeam: string | null;
+        createdAt: string;
+        createdBy: string;
+        [key: string]: unknown;
+      };
+      [key: string]: unknown;
+    };
+  };
   /** The timeline: runs or per-bucket summaries of a window, by schedule lane (compact arrays). */
   getTimeline: {
     method: "GET";
@@ -2744,6 +2893,9 @@ export const OPERATIONS = {
   getTeamsByIdCodeExecution: { method: "GET", path: "/api/teams/{id}/code-execution", media: "application/json" },
   putTeamsByIdCodeExecution: { method: "PUT", path: "/api/teams/{id}/code-execution", media: "application/json" },
   putTeamsByIdMembers: { method: "PUT", path: "/api/teams/{id}/members", media: "application/json" },
+  getTeamsByIdShares: { method: "GET", path: "/api/teams/{id}/shares", media: "application/json" },
+  postTeamsByIdShares: { method: "POST", path: "/api/teams/{id}/shares", media: "application/json" },
+  deleteTeamsByIdSharesByShareId: { method: "DELETE", path: "/api/teams/{id}/shares/{shareId}", media: "application/json" },
   getTimeline: { method: "GET", path: "/api/timeline", media: "application/json" },
   getTokens: { method: "GET", path: "/api/tokens", media: "application/json" },
   postTokens: { method: "POST", path: "/api/tokens", media: "application/json" },

@@ -18,6 +18,8 @@ export const auditFilterShape = {
   from: optional(z.iso.datetime({ offset: true, message: "Give an ISO time, e.g. 2026-11-29T10:00:00Z." })),
   to: optional(z.iso.datetime({ offset: true, message: "Give an ISO time, e.g. 2026-11-29T12:00:00Z." })),
   q: optional(z.string().trim().min(3, "Search for at least 3 characters.").max(200, "Use at most 200 characters.")),
+  /** One of the caller's teams (the console's team switcher): the route narrows to it (core/teams/team-access.ts narrowTeams). */
+  team: optional(z.uuid({ error: "team must be a team id" })),
 };
 
 const fromBeforeTo = (f: { from?: string; to?: string }) => !f.from || !f.to || new Date(f.from) <= new Date(f.to);

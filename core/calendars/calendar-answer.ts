@@ -18,6 +18,10 @@ export const calendarAnswerSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   schedules: z.array(use),
+  teamId: z.string(),
+  team: z.string(),
+  /** The teams its team shares it with (team null: every team). */
+  sharedWith: z.array(z.object({ teamId: z.string().nullable(), team: z.string().nullable() })),
 });
 
 const fire = z.object({ nominalAt: z.string(), plannedAt: z.string(), fate: z.string(), reason: z.string().nullable() });

@@ -20,13 +20,18 @@ export interface Calendar extends CalendarRules {
   /** The owning team (core/teams/): its id and name. */
   teamId: string;
   team: string;
+  /** The teams its team shares it with (team null: every team); they see it read-only and their schedules may follow it. */
+  sharedWith: { teamId: string | null; team: string | null }[];
 }
 
 const CALENDAR_COLUMNS = `c.id, c.name, c.description, c.timezone, c.rules, c.revision, c.created_by, c.created_at, c.updated_at,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'name', s.name, 'policy', sc.policy) ORDER BY s.name), '[]'::jsonb)
      FROM schedule_calendars sc JOIN schedules s ON s.id = sc.schedule_id
     WHERE sc.calendar_id = c.id AND s.deleted_at IS NULL) AS schedules,
-  c.team_id, (SELECT t.name FROM teams t WHERE t.id = c.team_id) AS team_name`;
+  c.team_id, (SELECT t.name FROM teams t WHERE t.id = c.team_id) AS team_name,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object('teamId', sh.shared_with_team_id, 'team', w.name) ORDER BY w.name NULLS FIRST), '[]'::jsonb)
+     FROM team_shares sh LEFT JOIN teams w ON w.id = sh.shared_with_team_id
+    WHERE sh.kind = 'calendar' AND sh.object_key = c.id::text AND sh.owner_team_id = c.team_id) AS shared_with`;
 
 interface CalendarRow {
   id: string;
@@ -41,6 +46,7 @@ interface CalendarRow {
   schedules: CalendarUse[];
   team_id: string;
   team_name: string;
+  shared_with: { teamId: string | null; team: string | null }[];
 }
 
 function toCalendar(r: CalendarRow): Calendar {
@@ -54,6 +60,7 @@ function toCalendar(r: CalendarRow): Calendar {
     schedules: r.schedules,
     teamId: r.team_id,
     team: r.team_name,
+    sharedWith: r.shared_with,
   };
 }
 

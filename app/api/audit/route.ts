@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { visibleTeamIds } from "@/core/teams/team-access";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -19,5 +19,6 @@ export const GET = apiRoute(
     }),
     query: auditListQuerySchema,
   },
-  async ({ query, actor }) => listAudit(getPool(), { ...query, mask: actor.role === "viewer", teamIds: visibleTeamIds(actor, "audit") }),
+  async ({ query, actor }) =>
+    listAudit(getPool(), { ...query, mask: actor.role === "viewer", teamIds: narrowTeams(visibleTeamIds(actor, "audit"), query.team) }),
 );

@@ -11,6 +11,8 @@ export interface RunListItem {
   id: string;
   scheduleId: string;
   scheduleName: string;
+  /** The schedule's team (core/teams/): the console's buttons on the row follow the caller's role there. */
+  teamId: string;
   kind: string;
   state: string;
   waitReason: string | null;
@@ -107,6 +109,7 @@ interface RunListRow extends Omit<
   "payload" | "timeout_seconds" | "grace_seconds" | "wakes" | "result" | "created_at" | "updated_at"
 > {
   schedule_name: string;
+  team_id: string;
   start_jitter_ms: number;
   last_event_type: string | null;
 }
@@ -141,7 +144,7 @@ async function queryPhaseByState(db: Queryable, q: PhaseQuery): Promise<RunListI
 
 async function queryPhase(db: Queryable, q: PhaseQuery): Promise<RunListItem[]> {
   const { rows } = await db.query<RunListRow>(
-    `SELECT r.id, r.schedule_id, s.name AS schedule_name, r.kind, r.state, r.wait_reason, r.concurrency_group, r.handler, r.planned_at, r.due_at,
+    `SELECT r.id, r.schedule_id, s.name AS schedule_name, s.team_id, r.kind, r.state, r.wait_reason, r.concurrency_group, r.handler, r.planned_at, r.due_at,
             r.enqueued_at, r.started_at, r.heartbeat_at, r.finished_at, r.next_attempt_at, r.lateness_ms, s.start_jitter_ms, r.duration_ms,
             r.attempt, r.max_attempts, r.reruns, r.worker_id, r.records, r.error, r.idempotency_key, r.cancel_requested_at,
             r.cancel_requested_by, r.cancel_reason,
@@ -181,6 +184,7 @@ async function queryPhase(db: Queryable, q: PhaseQuery): Promise<RunListItem[]> 
     id: r.id,
     scheduleId: r.schedule_id,
     scheduleName: r.schedule_name,
+    teamId: r.team_id,
     kind: r.kind,
     state: r.state,
     waitReason: r.wait_reason,

@@ -11,6 +11,7 @@ export const runItem = z.looseObject({
   id: z.string(),
   scheduleId: z.string(),
   scheduleName: z.string(),
+  teamId: z.string(),
   kind: z.string(),
   state: z.enum(RUN_STATES),
   handler: z.string(),

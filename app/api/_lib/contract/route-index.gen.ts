@@ -62,13 +62,15 @@ import * as r59 from "@/app/api/secrets/[name]/access/route";
 import * as r60 from "@/app/api/teams/route";
 import * as r61 from "@/app/api/teams/[id]/code-execution/route";
 import * as r62 from "@/app/api/teams/[id]/members/route";
-import * as r63 from "@/app/api/timeline/route";
-import * as r64 from "@/app/api/tokens/route";
-import * as r65 from "@/app/api/tokens/[id]/route";
-import * as r66 from "@/app/api/users/route";
-import * as r67 from "@/app/api/users/[id]/route";
-import * as r68 from "@/app/api/users/[id]/sessions/route";
-import * as r69 from "@/app/api/workers/route";
+import * as r63 from "@/app/api/teams/[id]/shares/route";
+import * as r64 from "@/app/api/teams/[id]/shares/[shareId]/route";
+import * as r65 from "@/app/api/timeline/route";
+import * as r66 from "@/app/api/tokens/route";
+import * as r67 from "@/app/api/tokens/[id]/route";
+import * as r68 from "@/app/api/users/route";
+import * as r69 from "@/app/api/users/[id]/route";
+import * as r70 from "@/app/api/users/[id]/sessions/route";
+import * as r71 from "@/app/api/workers/route";
 
 export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/alert-channels", module: r0 },
@@ -134,11 +136,13 @@ export const ROUTE_MODULES: readonly { path: string; module: object }[] = [
   { path: "/api/teams", module: r60 },
   { path: "/api/teams/{id}/code-execution", module: r61 },
   { path: "/api/teams/{id}/members", module: r62 },
-  { path: "/api/timeline", module: r63 },
-  { path: "/api/tokens", module: r64 },
-  { path: "/api/tokens/{id}", module: r65 },
-  { path: "/api/users", module: r66 },
-  { path: "/api/users/{id}", module: r67 },
-  { path: "/api/users/{id}/sessions", module: r68 },
-  { path: "/api/workers", module: r69 },
+  { path: "/api/teams/{id}/shares", module: r63 },
+  { path: "/api/teams/{id}/shares/{shareId}", module: r64 },
+  { path: "/api/timeline", module: r65 },
+  { path: "/api/tokens", module: r66 },
+  { path: "/api/tokens/{id}", module: r67 },
+  { path: "/api/users", module: r68 },
+  { path: "/api/users/{id}", module: r69 },
+  { path: "/api/users/{id}/sessions", module: r70 },
+  { path: "/api/workers", module: r71 },
 ];

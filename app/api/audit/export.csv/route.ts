@@ -1,7 +1,7 @@
 // The filtered audit trail as a CSV download, streamed. Exporting is itself recorded: who took a
 // copy of the trail, and of which part of it.
 import { z } from "zod";
-import { visibleTeamIds } from "@/core/teams/team-access";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getLogger } from "@/core/log";
@@ -22,7 +22,11 @@ export const GET = apiRoute(
   },
   async ({ query, actor }) => {
     await recordAudit(getPool(), { actor: actor, action: "audit.export", targetType: "audit", after: { filter: query } });
-    const rows = exportAuditCsv(getPool(), { ...query, mask: actor.role === "viewer", teamIds: visibleTeamIds(actor, "audit") });
+    const rows = exportAuditCsv(getPool(), {
+      ...query,
+      mask: actor.role === "viewer",
+      teamIds: narrowTeams(visibleTeamIds(actor, "audit"), query.team),
+    });
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
