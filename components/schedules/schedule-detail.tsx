@@ -173,6 +173,8 @@ export function ScheduleDetail({ id }: { id: string }) {
                 </dd>
               </>
             )}
+            <dt>Team</dt>
+            <dd data-testid="schedule-team">{s.team}</dd>
             <dt>Handler</dt>
             <dd>
               <HandlerName name={s.handler} />

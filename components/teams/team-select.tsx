@@ -8,6 +8,7 @@ import { useQuery } from "@tanstack/react-query";
 import { FormField } from "../ui/form-field";
 import { meQuery } from "../ui/me-query";
 import { meCan, type Capability } from "../ui/use-can";
+import { DEFAULT_TEAM_ID } from "@/core/teams/team-roles";
 
 interface Props {
   value: string;
@@ -27,11 +28,19 @@ export function TeamSelect({ value, onChange, error, purpose, currentTeamId, cur
   const mayMove = purpose === "move" && currentTeamId !== undefined && meCan(me, "administer", currentTeamId);
   const options =
     purpose === "create" || mayMove ? teams : currentTeamId ? [{ id: currentTeamId, name: currentTeamName ?? currentTeamId }] : [];
-  const only = purpose === "create" && teams.length === 1 ? teams[0]!.id : null;
-  // One team to create in: it is the default, picked without asking.
+  // One team to create in: it is the default, picked without asking. The global admin's default is the default team
+  // (where the API puts an object that names none), shown picked rather than left to a blank choice.
+  const preset =
+    purpose !== "create"
+      ? null
+      : teams.length === 1
+        ? teams[0]!.id
+        : me?.actor.globalAdmin
+          ? (teams.find((t) => t.id === DEFAULT_TEAM_ID)?.id ?? null)
+          : null;
   useEffect(() => {
-    if (only && value === "") onChange(only);
-  }, [only, value, onChange]);
+    if (preset && value === "") onChange(preset);
+  }, [preset, value, onChange]);
   const hint =
     purpose === "create"
       ? "The team it belongs to: its members see it, its operators change it."
