@@ -12,6 +12,7 @@ export interface Operations {
       channels: Array<{
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -58,11 +59,13 @@ export interface Operations {
         tags?: Array<string>;
       };
       enabled?: boolean;
+      team?: string;
     };
     answer: {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -99,6 +102,7 @@ export interface Operations {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -147,11 +151,13 @@ export interface Operations {
         tags?: Array<string>;
       };
       enabled?: boolean;
+      team?: string;
     };
     answer: {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -2287,6 +2293,7 @@ export interface Operations {
         tags?: Array<string>;
         handlers?: Array<string>;
       };
+      team?: string;
       [key: string]: unknown;
     };
     answer: {

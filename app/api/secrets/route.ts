@@ -1,4 +1,5 @@
-// GET /api/secrets   (admin) → { secrets: [{ name, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
+// GET /api/secrets   (a team's admin) → { secrets: [{ name, team, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
+// The secrets of the teams where the caller is admin (every team's for the global admin): who manages them sees them.
 // Names and metadata only: no answer of the API ever carries a secret's value (only workers decrypt).
 import { z } from "zod";
 import { visibleTeamIds } from "@/core/teams/team-access";
@@ -11,10 +12,11 @@ export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(
   {
-    access: "admin",
+    // A team admin's route role is operator (core/teams/team-access.ts routeRoleOf); the list keeps to its admin teams.
+    access: "operator",
     scope: "secrets:write",
     summary: "Secret names and metadata (never values).",
     answer: z.object({ secrets: z.array(secretItem) }),
   },
-  async ({ actor }) => ({ secrets: await listSecrets(getPool(), visibleTeamIds(actor)) }),
+  async ({ actor }) => ({ secrets: await listSecrets(getPool(), visibleTeamIds(actor, "admin")) }),
 );
