@@ -8,6 +8,7 @@ import { meQuery } from "./me-query";
 import { useCan } from "./use-can";
 import { DisplayToggles } from "./display-preferences";
 import { useMediaQuery } from "./use-media-query";
+import { useAdminTeams } from "../teams/admin-team-select";
 
 /** Below this width the account controls fold into one drop-down, so the header keeps to one row (globals.css). */
 const COMPACT_HEADER = "(max-width: 1399px)";
@@ -18,6 +19,8 @@ export function UserMenu() {
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
   const canAdminister = useCan("administer");
+  // A team's admin reaches the Admin page too: it manages its teams' secrets there.
+  const adminTeams = useAdminTeams(Boolean(data) && !canAdminister);
   const compact = useMediaQuery(COMPACT_HEADER);
   const menu = useRef<HTMLDetailsElement>(null);
   if (path.startsWith("/login")) return null;
@@ -49,7 +52,7 @@ export function UserMenu() {
           <span>
             Signed in as {label} <span className="pill muted">{role}</span>
           </span>
-          {canAdminister && (
+          {(canAdminister || adminTeams.length > 0) && (
             <Link href="/admin" onClick={close} className={path.startsWith("/admin") ? "active" : ""}>
               Admin
             </Link>
@@ -73,7 +76,7 @@ export function UserMenu() {
       <span title={`Signed in as ${label} (${role})`}>
         <span data-testid="user-menu-label">{label}</span> <span className="pill muted user-role">{role}</span>
       </span>
-      {canAdminister && (
+      {(canAdminister || adminTeams.length > 0) && (
         <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>
           Admin
         </Link>

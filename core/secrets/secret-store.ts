@@ -146,7 +146,7 @@ export async function setSecret(
         name,
         team: team.name,
         access,
-        summary: `secret ${name} of team ${team.name} ${replaced ? "replaced" : "set"} by ${actor.label}`,
+        summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`,
         value: "(never recorded)",
       },
     });
@@ -184,13 +184,21 @@ export async function setSecretAccess(
       targetType: "secret",
       targetId: name,
       before: { access: before, team: row.team },
-      after: { access, team: row.team, summary: `secret ${name} of team ${row.team} may now be used by ${describeSecretAccess(access)} (set by ${actor.label})` },
+      after: {
+        access,
+        team: row.team,
+        summary: `secret ${name} may now be used by ${describeSecretAccess(access)} (set by ${actor.label})`,
+      },
     });
     return { secret: (await listSecrets(tx)).find((s) => s.name === name)! };
   });
 }
 
-async function findSecretRow(db: Queryable, name: string, lock: boolean): Promise<{ access: SecretAccess; teamId: string; team: string } | null> {
+async function findSecretRow(
+  db: Queryable,
+  name: string,
+  lock: boolean,
+): Promise<{ access: SecretAccess; teamId: string; team: string } | null> {
   const { rows } = await db.query<{ access: unknown; team_id: string; team: string }>(
     `SELECT x.access, x.team_id, t.name AS team FROM secrets x JOIN teams t ON t.id = x.team_id WHERE x.name = $1${lock ? " FOR UPDATE OF x" : ""}`,
     [name],
@@ -220,7 +228,7 @@ export async function deleteSecret(name: string, actor: Actor, opts: { db?: Quer
       targetType: "secret",
       targetId: name,
       before: { name, team: row.team },
-      after: { summary: `secret ${name} of team ${row.team} deleted by ${actor.label}` },
+      after: { summary: `secret ${name} deleted by ${actor.label}` },
     });
     return { name, deleted: true as const };
   };

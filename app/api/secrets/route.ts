@@ -3,6 +3,7 @@
 // Names and metadata only: no answer of the API ever carries a secret's value (only workers decrypt).
 import { z } from "zod";
 import { visibleTeamIds } from "@/core/teams/team-access";
+import { ForbiddenError } from "@/core/errors";
 import { secretItem } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -18,5 +19,9 @@ export const GET = apiRoute(
     summary: "Secret names and metadata (never values).",
     answer: z.object({ secrets: z.array(secretItem) }),
   },
-  async ({ actor }) => ({ secrets: await listSecrets(getPool(), visibleTeamIds(actor, "admin")) }),
+  async ({ actor }) => {
+    const teams = visibleTeamIds(actor, "admin");
+    if (teams !== null && teams.length === 0) throw new ForbiddenError("Secrets are managed by a team's admins; you are admin of no team.");
+    return { secrets: await listSecrets(getPool(), teams) };
+  },
 );
