@@ -2403,6 +2403,7 @@ export interface Operations {
         team: string;
         codeExecution: boolean;
         commandAllowList: Array<Array<string>>;
+        workerPool: string | null;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -2419,6 +2420,7 @@ export interface Operations {
     body: {
       codeExecution?: boolean;
       commandAllowList?: Array<Array<string>>;
+      workerPool?: string | null;
       reason?: string;
     };
     answer: {
@@ -2427,6 +2429,7 @@ export interface Operations {
         team: string;
         codeExecution: boolean;
         commandAllowList: Array<Array<string>>;
+        workerPool: string | null;
         [key: string]: unknown;
       };
       [key: string]: unknown;
