@@ -72,6 +72,9 @@ export const envSchema = z.object({
   VIGIL_HANDLERS: z.string().default(""),
   // Which of its loaded handlers a worker serves: comma-separated names or patterns ("payouts.*"); all by default.
   VIGIL_SERVE: z.string().default("*"),
+  // The worker pool a worker serves (core/queue/worker-pool.ts): only the runs of the teams assigned that pool; empty:
+  // only the runs of the teams without a pool.
+  VIGIL_WORKER_POOL: z.string().default(""),
   // Programs on the worker's host (shell.command and handlers marked runsPrograms): "allow" runs them as the
   // unprivileged VIGIL_JOB_USER (a system user the worker creates when missing; a worker not running as root
   // serves none); "refuse" serves none; "same-user" runs them as the worker's own user, which lets a job

@@ -2,10 +2,9 @@
 // secret (the form says which team owns it), and sees B's calendar read-only once B shares it with A on the Teams page.
 // A user who is operator of A and viewer of B narrows the schedules list with the header's team switcher, and sees
 // Pause on A's schedule but not on B's. The teams, memberships and objects are made through the real API by the E2E
-// admin (the secret's team row through SQL); the share through the Teams page's form. Real console, real worker, real
+// admin; the share through the Teams page's form. Real console, real worker, real
 // Postgres (e2e/global-setup.ts).
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import pg from "pg";
 import { sameOrigin } from "./same-origin";
 
 const suffix = Date.now().toString(36);
@@ -22,16 +21,6 @@ const names = {
   calendarB: `team-b-holidays-${suffix}`,
   formSchedule: `e2e-team-a-form-${suffix}`,
 };
-
-async function sql(text: string, params: unknown[]): Promise<void> {
-  const c = new pg.Client({ connectionString: process.env.VIGIL_E2E_DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(text, params);
-  } finally {
-    await c.end();
-  }
-}
 
 async function adminPage(browser: Browser, baseURL: string): Promise<Page> {
   return browser.newPage({ baseURL, storageState: test.info().project.use.storageState });
@@ -79,8 +68,7 @@ test.beforeAll(async ({ browser, baseURL }) => {
   ids.scheduleB = (
     await post("/api/schedules", { name: names.scheduleB, team: names.b, handler: "demo.noop", trigger: YEARLY })
   ).schedule.id;
-  await post(`/api/secrets/${names.secretB}`, { value: "team-b-only" }, "put");
-  await sql(`UPDATE secrets SET team_id = $2 WHERE name = $1`, [names.secretB, b]);
+  await post(`/api/secrets/${names.secretB}`, { value: "team-b-only", team: names.b }, "put");
   const calendar = await post("/api/calendars", { name: names.calendarB, team: names.b, timezone: "UTC", dates: ["2030-12-25"] });
   ids.calendarB = calendar.calendar.id;
 

@@ -55,7 +55,7 @@ const NO_TEAM_OBJECT: Record<string, string> = {
   "POST /api/schedules/maintenance": "refused when it covers a team the caller does not operate",
   "POST /api/runs/bulk": "only the caller's operator teams' runs",
   "POST /api/load-forecast/spread": "moves only the caller's operator teams' schedules",
-  "POST /api/alert-channels": "installation (global admin)",
+  "POST /api/alert-channels": "creates in a team where the caller is admin (team field)",
   "GET /api/secrets": "list, checked below",
   "GET /api/schedules": "list, checked below",
   "GET /api/schedules/export": "list, checked below",

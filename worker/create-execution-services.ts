@@ -21,7 +21,8 @@ export function createExecutionServices(opts: {
   boss: PgBoss;
   workerId: string;
   connectionString: string;
-  /** The handlers this worker serves (its dispatcher fetches only their queues) and what its threads load. */
+  /** The queue keys of the handlers this worker serves, in its pool (core/queue/worker-pool.ts runQueueKey): its
+   * dispatcher fetches only their queues. */
   handlers: readonly string[];
   threadData: ThreadData;
   env: Env;

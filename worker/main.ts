@@ -12,6 +12,7 @@ import { ensureRunQueues, startBoss } from "../core/queue/boss";
 import { describeHandler } from "../core/handlers/advertised-handler";
 import { advertiseHandlers } from "../core/handlers/advertise-handlers";
 import { HandlerLoadError, loadHandlers, type LoadedHandler } from "./handlers/load-handlers";
+import { runQueueKey } from "../core/queue/worker-pool";
 import { parseWorkerOptions, servesHandler, WorkerOptionsError, WORKER_USAGE } from "./worker-options";
 import { printUsageIfAsked } from "../core/cli/print-usage";
 import { resolveJobIdentity, type JobIdentity } from "./handlers/shell/job-identity";
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const superuser = await superuserWarning(pool, "worker");
   if (superuser) log.warn(superuser);
 
-  await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY);
+  await registerWorker(pool, identity, env.VIGIL_WORKER_CONCURRENCY, options.pool);
   await advertiseHandlers(
     pool,
     identity.id,
@@ -54,15 +55,17 @@ async function main(): Promise<void> {
   );
   await reencryptUnderCurrentKey(pool, env, log, identity.id);
   const handlers = served.map((h) => h.def.name);
+  // Its handlers' queues in its pool (core/queue/worker-pool.ts): the only ones its dispatcher fetches from.
+  const queueKeys = handlers.map((h) => runQueueKey(h, options.pool));
   const boss = await startBoss({ connectionString: requireDatabaseUrl(), log });
-  await ensureRunQueues(boss, handlers);
+  await ensureRunQueues(boss, queueKeys);
 
   const execution = createExecutionServices({
     pool,
     boss,
     workerId: identity.id,
     connectionString: requireDatabaseUrl(),
-    handlers,
+    handlers: queueKeys,
     threadData: {
       handlerSources: options.handlerSources,
       cwd: process.cwd(),
@@ -137,7 +140,10 @@ async function main(): Promise<void> {
     started.push(s);
   }
   const custom = served.filter((h) => !h.builtin).map((h) => h.def.name);
-  log.info({ host: identity.host, pid: identity.pid, version: identity.version, handlers: handlers.length, custom }, "worker started");
+  log.info(
+    { host: identity.host, pid: identity.pid, version: identity.version, handlers: handlers.length, custom, pool: options.pool },
+    "worker started",
+  );
   if (jobIdentity.mode === "refused") log.warn({ reason: jobIdentity.reason }, "program handlers (shell.command…) are not served");
   else if (jobIdentity.mode === "same-user")
     log.warn("program jobs run as this worker's own user (VIGIL_WORKER_PROGRAMS=same-user): they can read its environment and files");

@@ -59,6 +59,8 @@ export const sessionsQuery = () =>
 /** A secret as the console sees it: its name and who changed it when — never its value (write-only). */
 export interface SecretView {
   name: string;
+  /** The owning team's name. */
+  team: string;
   keyId: string;
   createdAt: string;
   createdBy: string;

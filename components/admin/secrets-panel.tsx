@@ -8,19 +8,21 @@ import { FormField } from "../ui/form-field";
 import { formatInZone } from "../ui/time-format";
 import { secretsQuery, type SecretView } from "./admin-queries";
 import { AccessFields, EditAccessForm, accessRule, accessText } from "./secret-access-fields";
+import { AdminTeamSelect } from "../teams/admin-team-select";
 
 function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: () => void }) {
   const qc = useQueryClient();
   const [name, setName] = useState(fixedName ?? "");
   const [value, setValue] = useState("");
   const [access, setAccess] = useState(accessText());
+  const [team, setTeam] = useState("");
   const [saved, setSaved] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: () =>
       fetchJson<{ replaced: boolean }>(`/api/secrets/${encodeURIComponent(name)}`, {
         method: "PUT",
         // A replaced value keeps its rule (edited apart, with "Access…").
-        json: fixedName ? { value } : { value, access: accessRule(access) },
+        json: fixedName ? { value } : { value, access: accessRule(access), ...(team ? { team } : {}) },
       }),
     onSuccess: (r) => {
       setSaved(`${name} ${r.replaced ? "replaced" : "set"}`);
@@ -61,6 +63,7 @@ function SetSecretForm({ name: fixedName, onDone }: { name?: string; onDone?: ()
           <input type="password" value={value} onChange={(e) => setValue(e.target.value)} autoComplete="new-password" />
         </FormField>
       </div>
+      {!fixedName && <AdminTeamSelect value={team} onChange={setTeam} error={fields.team} testId="secret-team" />}
       {!fixedName && <AccessFields value={access} onChange={setAccess} fields={fields} />}
       {save.error && !Object.keys(fields).length && !notFound && (
         <p className="error" role="alert">
@@ -91,6 +94,7 @@ function SecretRow({ secret }: { secret: SecretView }) {
       <td>
         <code>{secret.name}</code>
       </td>
+      <td data-testid={`secret-team-${secret.name}`}>{secret.team}</td>
       <td className="muted">{secret.usedBy.length ? secret.usedBy.join(", ") : "no schedule"}</td>
       <td data-testid={`secret-access-${secret.name}`}>
         {secret.accessSummary}
@@ -145,6 +149,7 @@ export function SecretsPanel() {
         <thead>
           <tr>
             <th>Name</th>
+            <th>Team</th>
             <th>Used by</th>
             <th>May be used by</th>
             <th>Last changed</th>
@@ -157,7 +162,7 @@ export function SecretsPanel() {
           ))}
           {data && data.secrets.length === 0 && (
             <tr>
-              <td colSpan={5} className="muted">
+              <td colSpan={6} className="muted">
                 No secrets yet.
               </td>
             </tr>

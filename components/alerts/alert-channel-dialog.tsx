@@ -10,6 +10,7 @@ import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
 import { schedulesQuery } from "../schedules/schedules-queries";
 import type { AlertChannelView } from "./alerts-queries";
+import { AdminTeamSelect } from "../teams/admin-team-select";
 
 const list = (s: string) =>
   s
@@ -38,6 +39,7 @@ export function AlertChannelDialog({ channel, onClose }: { channel: AlertChannel
   const [scheduleIds, setScheduleIds] = useState<string[]>(channel?.routing.scheduleIds ?? []);
   const [tags, setTags] = useState((channel?.routing.tags ?? []).join(", "));
   const [enabled, setEnabled] = useState(channel?.enabled ?? true);
+  const [team, setTeam] = useState("");
   const secretField = ALERT_CHANNEL_TYPE_INFO[type].secrets[0]!;
   const secretStored = channel?.secrets[secretField] === true;
 
@@ -57,6 +59,8 @@ export function AlertChannelDialog({ channel, onClose }: { channel: AlertChannel
         secrets: secret ? { [secretField]: secret } : {},
         routing: { kinds, scheduleIds, tags: list(tags) },
         enabled,
+        // A channel stays in its team; a new one goes into the team chosen (or the caller's only admin team).
+        ...(!channel && team ? { team } : {}),
       };
       return channel
         ? fetchJson(`/api/alert-channels/${channel.id}`, { method: "PUT", json })
@@ -100,6 +104,13 @@ export function AlertChannelDialog({ channel, onClose }: { channel: AlertChannel
             ))}
           </select>
         </FormField>
+        {channel ? (
+          <FormField label="Team" hint="A channel stays in its team; it takes only that team's alerts.">
+            <input value={channel.team} readOnly data-testid="channel-team" />
+          </FormField>
+        ) : (
+          <AdminTeamSelect value={team} onChange={setTeam} error={err("team")} testId="channel-team" />
+        )}
       </div>
       {type === "email" && (
         <>

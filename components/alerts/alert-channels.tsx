@@ -1,7 +1,7 @@
 "use client";
 // The Alerts page's "Channels" section: where alerts go besides each schedule's webhook (email, PagerDuty, Teams,
 // webhook, Slack), what each one takes, and a "Send a test alert" button that answers whether it arrived.
-// Operators see the channels and can test them; admins create, edit and delete them.
+// Operators see their teams' channels and can test them; a team's admins create, edit and delete its channels.
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ALERT_KIND_INFO, isAlertKind } from "@/core/alerts/alert-kinds";
@@ -9,6 +9,7 @@ import { ALERT_CHANNEL_TYPE_INFO } from "@/core/alerts/channels/alert-channel-ty
 import { fetchJson } from "../ui/fetch-json";
 import { useCan } from "../ui/use-can";
 import { AlertChannelDialog } from "./alert-channel-dialog";
+import { useAdminTeams } from "../teams/admin-team-select";
 import { alertChannelsQuery, type AlertChannelView } from "./alerts-queries";
 
 interface TestOutcome {
@@ -54,7 +55,8 @@ function TestButton({ channel }: { channel: AlertChannelView }) {
 
 export function AlertChannels() {
   const canOperate = useCan("operate");
-  const canAdminister = useCan("administer");
+  const adminTeams = useAdminTeams(canOperate);
+  const manages = (team: string) => adminTeams.some((t) => t.name === team);
   const client = useQueryClient();
   const { data, error } = useQuery({ ...alertChannelsQuery(), enabled: canOperate });
   const [editing, setEditing] = useState<AlertChannelView | "new" | null>(null);
@@ -68,7 +70,7 @@ export function AlertChannels() {
     <section className="card alert-channels" data-testid="alert-channels" id="channels">
       <div className="row">
         <h2>Channels</h2>
-        {canAdminister && (
+        {adminTeams.length > 0 && (
           <button type="button" className="small-button" onClick={() => setEditing("new")} data-testid="new-channel">
             New channel
           </button>
@@ -86,6 +88,7 @@ export function AlertChannels() {
           <thead>
             <tr>
               <th>Name</th>
+              <th>Team</th>
               <th>Type</th>
               <th>Routing</th>
               <th>State</th>
@@ -98,13 +101,14 @@ export function AlertChannels() {
             {channels.map((c) => (
               <tr key={c.id} data-testid="alert-channel" data-name={c.name}>
                 <td>{c.name}</td>
+                <td data-testid="alert-channel-team">{c.team}</td>
                 <td>{ALERT_CHANNEL_TYPE_INFO[c.type].label}</td>
                 <td className="small">{routingText(c)}</td>
                 <td>{c.enabled ? <span className="pill ok">enabled</span> : <span className="pill muted">disabled</span>}</td>
                 <td>
                   <span className="row">
                     <TestButton channel={c} />
-                    {canAdminister && (
+                    {manages(c.team) && (
                       <>
                         <button type="button" className="link-button" onClick={() => setEditing(c)} data-testid="edit-channel">
                           Edit

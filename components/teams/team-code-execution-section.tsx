@@ -1,6 +1,7 @@
 "use client";
 // A team's code execution on the Teams page: whether its schedules may run programs on a worker host, and the argv
-// patterns (one JSON array per line) they may run. Every member reads it; a global admin changes it.
+// patterns (one JSON array per line) they may run, and the worker pool its runs execute on. Every member reads it; a
+// global admin changes it.
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiError, fetchJson } from "../ui/fetch-json";
@@ -11,6 +12,7 @@ export interface TeamCodeExecutionView {
   team: string;
   codeExecution: boolean;
   commandAllowList: string[][];
+  workerPool: string | null;
 }
 
 export const teamCodeExecutionQuery = (teamId: string) =>
@@ -42,12 +44,13 @@ function CodeExecutionForm({ view, canEdit }: { view: TeamCodeExecutionView; can
   const qc = useQueryClient();
   const [enabled, setEnabled] = useState(view.codeExecution);
   const [text, setText] = useState(toLines(view.commandAllowList));
+  const [pool, setPool] = useState(view.workerPool ?? "");
   const [lineError, setLineError] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: (list: string[][]) =>
       fetchJson<{ team: TeamCodeExecutionView }>(`/api/teams/${view.teamId}/code-execution`, {
         method: "PUT",
-        json: { codeExecution: enabled, commandAllowList: list },
+        json: { codeExecution: enabled, commandAllowList: list, workerPool: pool.trim() || null },
       }),
     onSuccess: (r) => qc.setQueryData(teamCodeExecutionQuery(view.teamId).queryKey, r),
   });
@@ -79,7 +82,15 @@ function CodeExecutionForm({ view, canEdit }: { view: TeamCodeExecutionView; can
           style={{ fontFamily: "var(--mono, monospace)" }}
         />
       </FormField>
-      {save.error && !listError && (
+      <FormField
+        label="Worker pool"
+        hint="Its runs execute only on workers started with this pool (--pool NAME); empty: on the workers started without one."
+        error={fields.workerPool}
+        testId="team-worker-pool"
+      >
+        <input value={pool} disabled={!canEdit} onChange={(e) => setPool(e.target.value)} placeholder="none" autoComplete="off" />
+      </FormField>
+      {save.error && !listError && !fields.workerPool && (
         <p className="error" role="alert">
           {save.error.message}
         </p>

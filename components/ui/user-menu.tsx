@@ -9,6 +9,7 @@ import { useCan } from "./use-can";
 import { DisplayToggles } from "./display-preferences";
 import { useMediaQuery } from "./use-media-query";
 import { useShowsTeamSwitcher } from "./team-switcher";
+import { useAdminTeams } from "../teams/admin-team-select";
 
 /** Below this width the account controls fold into one drop-down, so the header keeps to one row (globals.css). */
 const COMPACT_HEADER = "(max-width: 1399px)";
@@ -21,6 +22,8 @@ export function UserMenu() {
   const { data } = useQuery(meQuery());
   const [busy, setBusy] = useState(false);
   const canAdminister = useCan("administer");
+  // A team's admin reaches the Admin page too: it manages its teams' secrets there.
+  const adminTeams = useAdminTeams(Boolean(data) && !canAdminister);
   const switcher = useShowsTeamSwitcher();
   const narrow = useMediaQuery(COMPACT_HEADER);
   const narrowWithSwitcher = useMediaQuery(COMPACT_HEADER_WITH_SWITCHER);
@@ -55,7 +58,7 @@ export function UserMenu() {
           <span>
             Signed in as {label} <span className="pill muted">{role}</span>
           </span>
-          {canAdminister && (
+          {(canAdminister || adminTeams.length > 0) && (
             <Link href="/admin" onClick={close} className={path.startsWith("/admin") ? "active" : ""}>
               Admin
             </Link>
@@ -79,7 +82,7 @@ export function UserMenu() {
       <span title={`Signed in as ${label} (${role})`}>
         <span data-testid="user-menu-label">{label}</span> <span className="pill muted user-role">{role}</span>
       </span>
-      {canAdminister && (
+      {(canAdminister || adminTeams.length > 0) && (
         <Link href="/admin" className={path.startsWith("/admin") ? "active" : ""}>
           Admin
         </Link>

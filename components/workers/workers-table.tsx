@@ -38,6 +38,7 @@ export function WorkersTable() {
             <th>Running</th>
             <th>Planner lag</th>
             <th>Handlers</th>
+            <th>Pool</th>
           </tr>
         </thead>
         <tbody>
@@ -62,6 +63,12 @@ export function WorkersTable() {
                 {w.handlers.length === 0
                   ? "—"
                   : `${w.handlers.length}: ${w.handlers.filter((h) => !BUILTIN.has(h)).join(", ") || "built-ins"}`}
+              </td>
+              <td
+                data-testid="worker-pool"
+                title="Teams assigned this pool run only here; a worker without one serves the teams without a pool."
+              >
+                {w.pool ?? <span className="muted">none</span>}
               </td>
             </tr>
           ))}

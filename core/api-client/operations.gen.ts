@@ -12,6 +12,7 @@ export interface Operations {
       channels: Array<{
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -58,11 +59,13 @@ export interface Operations {
         tags?: Array<string>;
       };
       enabled?: boolean;
+      team?: string;
     };
     answer: {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -99,6 +102,7 @@ export interface Operations {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -147,11 +151,13 @@ export interface Operations {
         tags?: Array<string>;
       };
       enabled?: boolean;
+      team?: string;
     };
     answer: {
       channel: {
         id: string;
         name: string;
+        team: string;
         type: "email" | "pagerduty" | "teams" | "webhook" | "slack";
         settings: {
           [key: string]: unknown;
@@ -2334,6 +2340,7 @@ export interface Operations {
         tags?: Array<string>;
         handlers?: Array<string>;
       };
+      team?: string;
       [key: string]: unknown;
     };
     answer: {
@@ -2443,6 +2450,7 @@ export interface Operations {
         team: string;
         codeExecution: boolean;
         commandAllowList: Array<Array<string>>;
+        workerPool: string | null;
         [key: string]: unknown;
       };
       [key: string]: unknown;
@@ -2459,6 +2467,7 @@ export interface Operations {
     body: {
       codeExecution?: boolean;
       commandAllowList?: Array<Array<string>>;
+      workerPool?: string | null;
       reason?: string;
     };
     answer: {
@@ -2467,6 +2476,7 @@ export interface Operations {
         team: string;
         codeExecution: boolean;
         commandAllowList: Array<Array<string>>;
+        workerPool: string | null;
         [key: string]: unknown;
       };
       [key: string]: unknown;

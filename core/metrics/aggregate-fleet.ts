@@ -51,7 +51,7 @@ const SQL = `
 
 export async function aggregateFleet(db: Queryable, windowSeconds: number): Promise<FleetAggregate> {
   const { rows } = await db.query<
-    Omit<AggregateRow, "schedule"> & {
+    Omit<AggregateRow, "schedule" | "team" | "team_id"> & {
       schedule: string | null;
       fleet: number;
       missed: number;

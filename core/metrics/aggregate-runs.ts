@@ -20,6 +20,9 @@ export interface HistogramCounts {
 
 export interface ScheduleRunAggregate {
   schedule: string;
+  /** The schedule's team's name (the `team` label) and id (for a per-team scrape). */
+  team: string;
+  teamId: string;
   byState: Map<string, number>;
   retries: number;
   lateness: HistogramCounts;
@@ -33,7 +36,7 @@ export function negatedBoundsMs(bounds: readonly number[]): number[] {
 }
 
 const SQL = `
-  SELECT s.name AS schedule, g.*
+  SELECT s.name AS schedule, t.name AS team, s.team_id, g.*
     FROM (
       SELECT x.schedule_id, x.state,
              width_bucket(-x.lat, $2::float8[]) AS lat_k, width_bucket(-x.gap, $3::float8[]) AS gap_k, width_bucket(-x.dur, $3::float8[]) AS dur_k,
@@ -50,11 +53,13 @@ const SQL = `
            WHERE r.planned_at > now() - make_interval(secs => $1) AND r.planned_at <= now()
              AND r.schedule_id IN (SELECT t.id FROM schedules t WHERE t.tags @> ARRAY[$4::text])) x
        GROUP BY 1, 2, 3, 4, 5) g
-    JOIN schedules s ON s.id = g.schedule_id`;
+    JOIN schedules s ON s.id = g.schedule_id JOIN teams t ON t.id = s.team_id`;
 
 /** A row of SQL: one (schedule, state, buckets) group; a bucket is null where its value is null for the whole group. */
 export interface AggregateRow {
   schedule: string;
+  team: string;
+  team_id: string;
   schedule_id: string;
   state: string;
   lat_k: number | null;
@@ -94,6 +99,8 @@ export async function aggregateRuns(db: Queryable, windowSeconds: number, tag: s
     if (!a) {
       a = {
         schedule: r.schedule,
+        team: r.team,
+        teamId: r.team_id,
         byState: new Map(),
         retries: 0,
         lateness: empty(LATENESS_BUCKETS.length),

@@ -5,6 +5,9 @@
 // aggregates cover a bounded window (runs planned in the last hour by default). The fleet-wide figures come from a
 // per-minute read model (read-fleet-runs.ts) and the per-schedule trouble counters from one row per schedule
 // (get-schedule-trouble-counters.ts), so a scrape reads neither the window's runs nor its troubled ones.
+// Every series about a schedule also carries its team's name (`team`: as many values as teams, a handful), and a
+// scrape by a caller who sees only some teams (core/teams/team-access.ts visibleTeamIds: a team member, a token bound
+// to a team) gets only those teams' schedule series. The fleet-wide series are installation totals without names.
 import { Gauge, Registry } from "prom-client";
 import type { Queryable } from "../db/pool";
 import { ALERT_KINDS, ALERT_KIND_INFO } from "../alerts/alert-kinds";
@@ -26,6 +29,8 @@ export const METRICS_DETAIL_TAG = "metrics:detail";
 interface Options {
   deadAfterMs: number;
   windowSeconds?: number;
+  /** Only these teams' schedule series; null or absent: every team's. */
+  teamIds?: readonly string[] | null;
 }
 
 /** Fleet figures from the per-minute read model when the window fits in it, else aggregated over the window's runs. */
@@ -41,15 +46,17 @@ function gauge(reg: Registry, name: string, help: string, labelNames: string[] =
 export async function collectMetrics(db: Queryable, opts: Options): Promise<ScrapeRegistry> {
   const started = performance.now();
   const windowSeconds = opts.windowSeconds ?? METRICS_WINDOW_SECONDS;
-  const [fleet, trouble, detail, zombies, queue, alerts, daily] = await Promise.all([
+  const teamIds = opts.teamIds ?? null;
+  const visible = (teamId: string | null) => teamIds === null || (teamId !== null && teamIds.includes(teamId));
+  const [fleet, allTrouble, allDetail, zombies, queue, alerts, daily] = await Promise.all([
     readFleet(db, windowSeconds),
     getScheduleTroubleCounters(db),
     aggregateRuns(db, windowSeconds, METRICS_DETAIL_TAG),
-    db.query<{ schedule: string; n: number }>(
-      `SELECT s.name AS schedule, count(*)::int AS n
-         FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id
+    db.query<{ schedule: string; team: string; team_id: string; n: number }>(
+      `SELECT s.name AS schedule, t.name AS team, s.team_id, count(*)::int AS n
+         FROM run_events e JOIN runs r ON r.id = e.run_id JOIN schedules s ON s.id = r.schedule_id JOIN teams t ON t.id = s.team_id
         WHERE e.type = 'zombie_detected' AND e.at > now() - make_interval(secs => $1)
-        GROUP BY s.name`,
+        GROUP BY s.name, t.name, s.team_id`,
       [windowSeconds],
     ),
     getQueueSummary(db, opts.deadAfterMs),
@@ -61,6 +68,8 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
     getDailyTotals(db, METRICS_DETAIL_TAG),
   ]);
 
+  const trouble = teamIds === null ? allTrouble : allTrouble.filter((t) => visible(t.team_id));
+  const detail = allDetail.filter((a) => visible(a.teamId));
   const reg = new ScrapeRegistry();
   const window = `planned in the last ${windowSeconds >= 3600 ? `${+(windowSeconds / 3600).toFixed(2)} h` : `${windowSeconds} s`}`;
   gauge(reg, "vigil_metrics_window_seconds", "Window of the per-run aggregates (runs planned within it)").set(windowSeconds);
@@ -78,7 +87,7 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
       help: `${help}, by schedule (every live schedule; read with increase())`,
       type: "counter",
       labelName: "schedule",
-      samples: trouble.map((t) => ({ label: t.schedule, value: pick(t) })),
+      samples: trouble.map((t) => ({ label: t.schedule, team: t.team, value: pick(t) })),
     });
   perSchedule("vigil_runs_missed_total", "Occurrences that became missed (never started before their deadline)", (t) => t.missed);
   perSchedule("vigil_runs_hollow_total", "Runs that became hollow (succeeded without the expected records)", (t) => t.hollow);
@@ -96,8 +105,8 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
     new PrecomputedGauge({
       name: "vigil_runs_zombie",
       help: `Zombie detections (worker lost mid-run) in the window, by schedule (only schedules with any)`,
-      labelNames: ["schedule"],
-      samples: zombies.rows.map((r) => ({ labels: { schedule: r.schedule }, value: r.n })),
+      labelNames: ["schedule", "team"],
+      samples: zombies.rows.filter((r) => visible(r.team_id)).map((r) => ({ labels: { schedule: r.schedule, team: r.team }, value: r.n })),
     }),
   );
 
@@ -124,23 +133,25 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
   // Opt-in detail for schedules tagged METRICS_DETAIL_TAG.
   const detailState = gauge(reg, "vigil_schedule_runs", `Runs ${window}, by schedule and state (schedules tagged ${METRICS_DETAIL_TAG})`, [
     "schedule",
+    "team",
     "state",
   ]);
   const detailRetries = gauge(reg, "vigil_schedule_run_retries", `Retry attempts ${window}, by schedule (tagged ${METRICS_DETAIL_TAG})`, [
     "schedule",
+    "team",
   ]);
   for (const a of detail) {
-    for (const [state, n] of a.byState) detailState.set({ schedule: a.schedule, state }, n);
-    detailRetries.set({ schedule: a.schedule }, a.retries);
+    for (const [state, n] of a.byState) detailState.set({ schedule: a.schedule, team: a.team, state }, n);
+    detailRetries.set({ schedule: a.schedule, team: a.team }, a.retries);
   }
   const histogram = (name: string, help: string, bounds: number[], pick: (a: (typeof detail)[number]) => HistogramCounts) =>
     reg.registerMetric(
       new PrecomputedHistogram({
         name,
         help,
-        labelNames: ["schedule"],
+        labelNames: ["schedule", "team"],
         buckets: bounds,
-        series: detail.filter((a) => pick(a).count > 0).map((a) => ({ labels: { schedule: a.schedule }, ...pick(a) })),
+        series: detail.filter((a) => pick(a).count > 0).map((a) => ({ labels: { schedule: a.schedule, team: a.team }, ...pick(a) })),
       }),
     );
   histogram(
@@ -198,13 +209,13 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
     reg,
     "vigil_runs_90d",
     `Runs planned in the 90 UTC days before today, by schedule and outcome (schedules tagged ${METRICS_DETAIL_TAG})`,
-    ["schedule", "outcome"],
+    ["schedule", "team", "outcome"],
   );
   const dailyMax = gauge(
     reg,
     "vigil_run_start_lateness_90d_max_seconds",
     `Largest start lateness in the 90 days before today, by schedule (tagged ${METRICS_DETAIL_TAG})`,
-    ["schedule"],
+    ["schedule", "team"],
   );
   for (const outcome of outcomes)
     fleet90.set(
@@ -212,9 +223,10 @@ export async function collectMetrics(db: Queryable, opts: Options): Promise<Scra
       daily.reduce((n, r) => n + r[outcome], 0),
     );
   for (const r of daily) {
-    if (r.schedule === null) continue;
-    for (const outcome of outcomes) daily90.set({ schedule: r.schedule, outcome }, r[outcome]);
-    if (r.lateness_max_ms !== null) dailyMax.set({ schedule: r.schedule }, r.lateness_max_ms / 1000);
+    if (r.schedule === null || !visible(r.team_id)) continue;
+    const labels = { schedule: r.schedule, team: r.team ?? "" };
+    for (const outcome of outcomes) daily90.set({ ...labels, outcome }, r[outcome]);
+    if (r.lateness_max_ms !== null) dailyMax.set(labels, r.lateness_max_ms / 1000);
   }
 
   gauge(reg, "vigil_metrics_scrape_duration_seconds", "Time this scrape spent querying the database").set(

@@ -7,6 +7,9 @@ import type { Queryable } from "../db/pool";
 
 export interface DailyTotalsRow {
   schedule: string | null;
+  /** The schedule's team (null on the fleet-wide row). */
+  team: string | null;
+  team_id: string | null;
   total: number;
   on_time: number;
   late: number;
@@ -21,12 +24,13 @@ export interface DailyTotalsRow {
 export const DAILY_TOTALS_MAX_AGE_MS = 60_000;
 
 const SQL = `
-  SELECT CASE WHEN s.tags @> ARRAY[$1::text] THEN s.name END AS schedule, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time,
+  SELECT CASE WHEN s.tags @> ARRAY[$1::text] THEN s.name END AS schedule,
+         CASE WHEN s.tags @> ARRAY[$1::text] THEN t.name END AS team, CASE WHEN s.tags @> ARRAY[$1::text] THEN s.team_id END AS team_id, sum(d.total)::int AS total, sum(d.on_time)::int AS on_time,
          sum(d.late)::int AS late, sum(d.failed)::int AS failed, sum(d.missed)::int AS missed, sum(d.skipped)::int AS skipped,
          sum(d.hollow)::int AS hollow, max(d.lateness_max_ms) AS lateness_max_ms
-    FROM run_daily_summaries d JOIN schedules s ON s.id = d.schedule_id
+    FROM run_daily_summaries d JOIN schedules s ON s.id = d.schedule_id JOIN teams t ON t.id = s.team_id
    WHERE s.deleted_at IS NULL AND d.day >= (now() AT TIME ZONE 'UTC')::date - 90
-   GROUP BY 1`;
+   GROUP BY 1, 2, 3`;
 
 // Per database handle (the console's one pool; a test's own pool gets its own), then per tag.
 const cache = new WeakMap<object, Map<string, { at: number; rows: DailyTotalsRow[] }>>();

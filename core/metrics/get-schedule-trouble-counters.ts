@@ -7,6 +7,9 @@ import type { Queryable } from "../db/pool";
 
 export interface ScheduleTroubleCounters {
   schedule: string;
+  /** The schedule's team's name (the `team` label) and id (for a per-team scrape). */
+  team: string;
+  team_id: string;
   missed: number;
   hollow: number;
   failed: number;
@@ -16,10 +19,11 @@ export interface ScheduleTroubleCounters {
 // The pending deltas are few (a fold every 2 s) and summed on their own; the counters are joined as they are (no
 // aggregate over 1,000 bigint rows: sum(bigint) is numeric arithmetic, ×3 the cost of the join).
 const SQL = `
-  SELECT s.name AS schedule, (coalesce(c.missed, 0) + coalesce(d.missed, 0))::float8 AS missed,
+  SELECT s.name AS schedule, t.name AS team, s.team_id, (coalesce(c.missed, 0) + coalesce(d.missed, 0))::float8 AS missed,
          (coalesce(c.hollow, 0) + coalesce(d.hollow, 0))::float8 AS hollow, (coalesce(c.failed, 0) + coalesce(d.failed, 0))::float8 AS failed,
          (coalesce(c.late, 0) + coalesce(d.late, 0))::float8 AS late
     FROM schedules s
+    JOIN teams t ON t.id = s.team_id
     LEFT JOIN schedule_trouble_counters c ON c.schedule_id = s.id
     LEFT JOIN (SELECT schedule_id, sum(missed) AS missed, sum(hollow) AS hollow, sum(failed) AS failed, sum(late) AS late
                  FROM schedule_trouble_deltas GROUP BY schedule_id) d ON d.schedule_id = s.id

@@ -8,6 +8,8 @@ import { Registry } from "prom-client";
 export interface LabelledSample {
   /** The value of the family's one label. */
   label: string;
+  /** The value of the second label `team`, when the family has it (the schedule's team). */
+  team?: string;
   value: number;
 }
 
@@ -20,11 +22,12 @@ const escapeLabelValue = (s: string) => (NEEDS_ESCAPE.test(s) ? s.replace(/\\/g,
 export class ScrapeRegistry extends Registry {
   private readonly textFamilies: string[] = [];
 
-  /** A family of `type` with one label (`labelName`), one sample per entry of `samples`. */
+  /** A family of `type` with one label (`labelName`) and `team` where a sample has one, one sample per entry of `samples`. */
   addTextFamily(opts: { name: string; help: string; type: "counter" | "gauge"; labelName: string; samples: LabelledSample[] }): void {
     let text = `# HELP ${opts.name} ${escapeHelp(opts.help)}\n# TYPE ${opts.name} ${opts.type}`;
     const prefix = `\n${opts.name}{${opts.labelName}="`;
-    for (const s of opts.samples) text += prefix + escapeLabelValue(s.label) + '"} ' + s.value;
+    for (const s of opts.samples)
+      text += prefix + escapeLabelValue(s.label) + (s.team === undefined ? '"} ' : '",team="' + escapeLabelValue(s.team) + '"} ') + s.value;
     this.textFamilies.push(text);
   }
 

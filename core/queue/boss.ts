@@ -4,6 +4,8 @@
 // Routing: one pg-boss queue per handler ("vigil-run.<handler>"). A worker fetches only from the queues
 // of the handlers it serves, so two workers with different handler sets never take each other's runs,
 // and a run whose handler no live worker serves waits in its queue (visible, alerted) until one starts.
+// A team assigned a worker pool has its runs in "vigil-run.<handler>/<pool>" (worker-pool.ts): only that pool's
+// workers fetch them. Both forms start with RUN_QUEUE_PREFIX.
 import { PgBoss } from "pg-boss";
 import type { Logger } from "../log";
 import pg from "pg";
@@ -14,9 +16,12 @@ import { QUEUE_ROLE } from "../db/grants";
 export const LEGACY_RUN_QUEUE = "vigil-run";
 export const RUN_QUEUE_PREFIX = "vigil-run.";
 
-/** The queue of a handler's run jobs. Handler names (core/handlers/define-handler.ts) are valid queue names. */
-export function runQueueFor(handler: string): string {
-  return RUN_QUEUE_PREFIX + handler;
+/**
+ * The queue of a handler's run jobs, by its queue key (worker-pool.ts runQueueKey: the handler, with "/<pool>" for a
+ * pool's runs). Handler names (core/handlers/define-handler.ts) and pool names are valid queue names.
+ */
+export function runQueueFor(queueKey: string): string {
+  return RUN_QUEUE_PREFIX + queueKey;
 }
 
 const known = new WeakMap<PgBoss, Set<string>>();
@@ -26,11 +31,11 @@ const known = new WeakMap<PgBoss, Set<string>>();
  * retries runs of handlers it does not serve), so it is cached per client: after the first call per
  * handler it costs nothing.
  */
-export async function ensureRunQueues(boss: PgBoss, handlers: Iterable<string>): Promise<void> {
+export async function ensureRunQueues(boss: PgBoss, queueKeys: Iterable<string>): Promise<void> {
   let have = known.get(boss);
   if (!have) known.set(boss, (have = new Set()));
-  for (const handler of new Set(handlers)) {
-    const name = runQueueFor(handler);
+  for (const key of new Set(queueKeys)) {
+    const name = runQueueFor(key);
     if (have.has(name)) continue;
     if (!(await boss.getQueue(name))) {
       await boss

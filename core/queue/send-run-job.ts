@@ -4,18 +4,20 @@ import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import { jobIdFor } from "./job-id";
 import { ensureRunQueues, runQueueFor } from "./boss";
+import { findRunPools, runQueueKey } from "./worker-pool";
 
 export const DUE_CHANNEL = "vigil_due";
 
 /**
- * NOTIFY 'vigil_due' payload: "<due epoch ms> <handler>[ <job id>]". A dispatcher arms a timer for the due time and,
+ * NOTIFY 'vigil_due' payload: "<due epoch ms> <queue key>[ <job id>]", the queue key being the handler, with
+ * "/<pool>" for a pool's run (worker-pool.ts); a dispatcher serves the keys of its handlers in its pool. A dispatcher arms a timer for the due time and,
  * when it fires, fetches from that handler's queue (if it serves it). A payload without a handler (an older
  * sender) means "some queue": the dispatcher then fetches from all of its queues. A job id (a manual trigger's
  * single job, core/runs/plan/insert-triggered-run.ts) lets a dispatcher take that job by primary key and claim its
  * run in one statement (worker/claim-notified-job.ts); a dispatcher that ignores it fetches as usual.
  */
-export function dueNotice(dueAt: Date, handler: string): string {
-  return `${dueAt.getTime()} ${handler}`;
+export function dueNotice(dueAt: Date, queueKey: string): string {
+  return `${dueAt.getTime()} ${queueKey}`;
 }
 
 export function parseDueNotice(payload: string): { dueMs: number; handler: string | null; jobId: string | null } {
@@ -68,8 +70,10 @@ export async function sendRunJob(
   job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number; priority?: number },
 ): Promise<string | null> {
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
-  await ensureRunQueues(boss, [job.handler]);
-  const sent = await boss.send(runQueueFor(job.handler), runJobData(job), {
+  // The run's team's pool, where the job is sent (worker-pool.ts).
+  const key = runQueueKey(job.handler, (await findRunPools(tx, [job.runId])).get(job.runId));
+  await ensureRunQueues(boss, [key]);
+  const sent = await boss.send(runQueueFor(key), runJobData(job), {
     id,
     startAfter: job.dueAt,
     priority: job.priority ?? duePriority(job.dueAt),
@@ -78,7 +82,7 @@ export async function sendRunJob(
     db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
   });
   // Delivered at commit: dispatchers re-arm their timers for this due time.
-  await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, dueNotice(job.dueAt, job.handler)]);
+  await tx.query("SELECT pg_notify($1, $2)", [DUE_CHANNEL, dueNotice(job.dueAt, key)]);
   return sent;
 }
 
@@ -95,16 +99,16 @@ export async function sendRunJobs(
   opts: { notify?: boolean } = {},
 ): Promise<void> {
   if (jobs.length === 0) return;
-  const byHandler = new Map<string, typeof jobs>();
-  for (const j of jobs) {
-    const batch = byHandler.get(j.handler);
+  const byKey = new Map<string, typeof jobs>();
+  for (const j of await withQueueKeys(tx, jobs)) {
+    const batch = byKey.get(j.queueKey);
     if (batch) batch.push(j);
-    else byHandler.set(j.handler, [j]);
+    else byKey.set(j.queueKey, [j]);
   }
-  await ensureRunQueues(boss, byHandler.keys());
-  for (const [handler, batch] of byHandler) {
+  await ensureRunQueues(boss, byKey.keys());
+  for (const [key, batch] of byKey) {
     await boss.insert(
-      runQueueFor(handler),
+      runQueueFor(key),
       batch.map((j) => ({
         id: jobIdFor(j.runId, j.attempt, j.wake),
         data: runJobData(j),
@@ -117,10 +121,22 @@ export async function sendRunJobs(
     );
   }
   if (opts.notify === false) return;
-  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, dueNotices(jobs)]);
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, await dueNotices(tx, jobs)]);
 }
 
-/** One NOTIFY 'vigil_due' payload per distinct (due time, handler) of these jobs. */
-export function dueNotices(jobs: { dueAt: Date; handler: string }[]): string[] {
-  return [...new Set(jobs.map((j) => dueNotice(j.dueAt, j.handler)))];
+/** The jobs with the queue key each goes to: its handler, in its run's team's pool (one read for all of them). */
+async function withQueueKeys<J extends { runId: string; handler: string }>(
+  tx: Queryable,
+  jobs: J[],
+): Promise<(J & { queueKey: string })[]> {
+  const pools = await findRunPools(
+    tx,
+    jobs.map((j) => j.runId),
+  );
+  return jobs.map((j) => ({ ...j, queueKey: runQueueKey(j.handler, pools.get(j.runId)) }));
+}
+
+/** One NOTIFY 'vigil_due' payload per distinct (due time, queue key) of these jobs. */
+export async function dueNotices(tx: Queryable, jobs: { runId: string; dueAt: Date; handler: string }[]): Promise<string[]> {
+  return [...new Set((await withQueueKeys(tx, jobs)).map((j) => dueNotice(j.dueAt, j.queueKey)))];
 }

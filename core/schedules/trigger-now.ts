@@ -7,6 +7,7 @@
 // the handler's schema like a schedule's payload). A client that may retry the POST sends an Idempotency-Key:
 // the key is kept per schedule with a hash of the request, so a repeat returns the run the first request
 // created (replayed: true) and the same key with a different request is refused.
+import { findSchedulePool } from "../queue/worker-pool";
 import crypto from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import { z } from "zod";
@@ -120,6 +121,8 @@ interface TriggerTarget {
   handler: string;
   timeoutSeconds: number;
   graceSeconds: number;
+  /** Its team's worker pool (core/queue/worker-pool.ts): the queue its job goes to. */
+  pool: string | null;
 }
 
 /**
@@ -144,6 +147,7 @@ async function triggerInOneStatement(id: string, reason: string, actor: Actor, b
         handler: s.handler,
         timeoutSeconds: s.timeoutSeconds,
         graceSeconds: s.graceSeconds,
+        pool: await findSchedulePool(getPool(), s.id),
       };
     }
     const runId = crypto.randomUUID();

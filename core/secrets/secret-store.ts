@@ -9,6 +9,7 @@ import { requireSecretKey } from "../env";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { encryptSecretValue } from "./secret-crypto";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RULE } from "./secret-refs";
+import { findTeam, resolveTeamForCreate, type TeamRef } from "../teams/resolve-team";
 import { NO_ACCESS, describeSecretAccess, mayUseSecret, readSecretAccess, secretAccessSchema, type SecretAccess } from "./secret-access";
 
 export const MIN_SECRET_LENGTH = 4;
@@ -22,6 +23,8 @@ export const secretValueSchema = z
 
 export interface SecretListing {
   name: string;
+  /** The team that owns it (its admins manage it; only its schedules may refer to it unless shared). */
+  team: string;
   createdAt: Date;
   createdBy: string;
   updatedAt: Date;
@@ -45,6 +48,7 @@ const refersTo = (param: string) =>
 export async function listSecrets(db: Queryable, teamIds: readonly string[] | null = null): Promise<SecretListing[]> {
   const { rows } = await db.query<{
     name: string;
+    team: string;
     key_id: string;
     created_at: Date;
     created_by: string;
@@ -53,16 +57,18 @@ export async function listSecrets(db: Queryable, teamIds: readonly string[] | nu
     access: unknown;
     used_by: { name: string; tags: string[]; handler: string }[];
   }>(
-    `SELECT x.name, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by, x.access,
+    `SELECT x.name, t.name AS team, x.key_id, x.created_at, x.created_by, x.updated_at, x.updated_by, x.access,
             coalesce((SELECT jsonb_agg(jsonb_build_object('name', s.name, 'tags', s.tags, 'handler', s.handler) ORDER BY s.name)
                         FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("x.name")}), '[]') AS used_by
-       FROM secrets x WHERE $1::uuid[] IS NULL OR x.team_id = ANY($1::uuid[]) ORDER BY x.name`,
+       FROM secrets x JOIN teams t ON t.id = x.team_id
+      WHERE $1::uuid[] IS NULL OR x.team_id = ANY($1::uuid[]) ORDER BY x.name`,
     [teamIds ? [...teamIds] : null],
   );
   return rows.map((r) => {
     const access = readSecretAccess(r.access);
     return {
       name: r.name,
+      team: r.team,
       keyId: r.key_id,
       createdAt: r.created_at,
       createdBy: r.created_by,
@@ -77,6 +83,32 @@ export async function listSecrets(db: Queryable, teamIds: readonly string[] | nu
 }
 
 /**
+ * Where a secret is written: a new one goes into the team given (`teamId`, an alert channel's), else the team the
+ * caller named (`team`, a name or id) or its only team where it is admin (core/teams/resolve-team.ts); an existing
+ * one stays in its team — naming another is refused, a secret does not move between teams.
+ */
+export interface SecretWriteOptions {
+  db?: Queryable;
+  access?: SecretAccess;
+  team?: string;
+  teamId?: string;
+}
+
+async function teamForWrite(tx: Queryable, actor: Actor, existingTeamId: string | null, opts: SecretWriteOptions): Promise<TeamRef> {
+  if (existingTeamId !== null) {
+    const team = (await findTeam(tx, existingTeamId))!;
+    const named = opts.team === undefined ? null : await findTeam(tx, opts.team);
+    if (opts.team !== undefined && named?.id !== team.id) {
+      const message = `This secret belongs to team ${team.name}; a secret does not move between teams.`;
+      throw new ValidationError(message, { team: message }, "secret_team_fixed");
+    }
+    return team;
+  }
+  if (opts.teamId !== undefined) return (await findTeam(tx, opts.teamId))!;
+  return resolveTeamForCreate(tx, actor, opts.team, "admin");
+}
+
+/**
  * Creates or replaces a secret's value. A new secret takes the rule given (no schedule may use it without one);
  * a replaced value keeps its rule unless one is given. Answers its listing (without the value).
  */
@@ -84,21 +116,24 @@ export async function setSecret(
   name: string,
   value: string,
   actor: Actor,
-  opts: { db?: Queryable; access?: SecretAccess } = {},
+  opts: SecretWriteOptions = {},
 ): Promise<{ secret: SecretListing; replaced: boolean }> {
   if (!SECRET_NAME_PATTERN.test(name)) throw new ValidationError("Not a secret name.", { name: `A secret name uses ${SECRET_NAME_RULE}` });
   const v = secretValueSchema.safeParse(value);
   if (!v.success) throw new ValidationError("The value cannot be stored.", { value: v.error.issues[0]!.message });
   const enc = encryptSecretValue(requireSecretKey(), name, v.data);
   const run = async (tx: Queryable) => {
-    const before = await findAccess(tx, name, true);
+    const existing = await findSecretRow(tx, name, true);
+    const before = existing?.access ?? null;
+    const team = await teamForWrite(tx, actor, existing?.teamId ?? null, opts);
     const access = opts.access ?? before ?? NO_ACCESS;
     const { rows } = await tx.query<{ replaced: boolean }>(
-      `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by, access) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+      `INSERT INTO secrets (name, ciphertext, iv, auth_tag, key_id, created_by, updated_by, access, team_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)
        ON CONFLICT (name) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, auth_tag = excluded.auth_tag,
          key_id = excluded.key_id, updated_at = clock_timestamp(), updated_by = excluded.updated_by, access = excluded.access
        RETURNING (xmax <> 0) AS replaced`,
-      [name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId, actor.label, JSON.stringify(access)],
+      [name, enc.ciphertext, enc.iv, enc.authTag, enc.keyId, actor.label, JSON.stringify(access), team.id],
     );
     const replaced = rows[0]!.replaced;
     await recordAudit(tx, {
@@ -106,9 +141,10 @@ export async function setSecret(
       action: replaced ? "secret.replace" : "secret.set",
       targetType: "secret",
       targetId: name,
-      ...(before ? { before: { access: before } } : {}),
+      ...(before ? { before: { access: before, team: team.name } } : {}),
       after: {
         name,
+        team: team.name,
         access,
         summary: `secret ${name} ${replaced ? "replaced" : "set"} by ${actor.label}`,
         value: "(never recorded)",
@@ -134,8 +170,9 @@ export async function setSecretAccess(
   }
   const access = parsed.data;
   return inTransaction({ tx: opts.db }, async (tx) => {
-    const before = await findAccess(tx, name, true);
-    if (!before) throw new NotFoundError("Secret", name);
+    const row = await findSecretRow(tx, name, true);
+    if (!row) throw new NotFoundError("Secret", name);
+    const before = row.access;
     await tx.query(`UPDATE secrets SET access = $2, updated_at = clock_timestamp(), updated_by = $3 WHERE name = $1`, [
       name,
       JSON.stringify(access),
@@ -146,23 +183,34 @@ export async function setSecretAccess(
       action: "secret.access",
       targetType: "secret",
       targetId: name,
-      before: { access: before },
-      after: { access, summary: `secret ${name} may now be used by ${describeSecretAccess(access)} (set by ${actor.label})` },
+      before: { access: before, team: row.team },
+      after: {
+        access,
+        team: row.team,
+        summary: `secret ${name} may now be used by ${describeSecretAccess(access)} (set by ${actor.label})`,
+      },
     });
     return { secret: (await listSecrets(tx)).find((s) => s.name === name)! };
   });
 }
 
-async function findAccess(db: Queryable, name: string, lock: boolean): Promise<SecretAccess | null> {
-  const { rows } = await db.query<{ access: unknown }>(`SELECT access FROM secrets WHERE name = $1${lock ? " FOR UPDATE" : ""}`, [name]);
-  return rows[0] ? readSecretAccess(rows[0].access) : null;
+async function findSecretRow(
+  db: Queryable,
+  name: string,
+  lock: boolean,
+): Promise<{ access: SecretAccess; teamId: string; team: string } | null> {
+  const { rows } = await db.query<{ access: unknown; team_id: string; team: string }>(
+    `SELECT x.access, x.team_id, t.name AS team FROM secrets x JOIN teams t ON t.id = x.team_id WHERE x.name = $1${lock ? " FOR UPDATE OF x" : ""}`,
+    [name],
+  );
+  return rows[0] ? { access: readSecretAccess(rows[0].access), teamId: rows[0].team_id, team: rows[0].team } : null;
 }
 
 /** Deletes a secret no live schedule refers to (409 naming the schedules otherwise). */
 export async function deleteSecret(name: string, actor: Actor, opts: { db?: Queryable } = {}): Promise<{ name: string; deleted: true }> {
   const run = async (tx: Queryable) => {
-    const { rows } = await tx.query<{ name: string }>(`SELECT name FROM secrets WHERE name = $1 FOR UPDATE`, [name]);
-    if (!rows[0]) throw new NotFoundError("Secret", name);
+    const row = await findSecretRow(tx, name, true);
+    if (!row) throw new NotFoundError("Secret", name);
     const { rows: users } = await tx.query<{ name: string }>(
       `SELECT s.name FROM schedules s WHERE s.deleted_at IS NULL AND ${refersTo("$1")} ORDER BY s.name`,
       [name],
@@ -179,7 +227,7 @@ export async function deleteSecret(name: string, actor: Actor, opts: { db?: Quer
       action: "secret.delete",
       targetType: "secret",
       targetId: name,
-      before: { name },
+      before: { name, team: row.team },
       after: { summary: `secret ${name} deleted by ${actor.label}` },
     });
     return { name, deleted: true as const };

@@ -1,5 +1,6 @@
 // A team's code execution: whether its schedules may run programs on a worker host at all, and the command lines
-// (argv patterns, core/auth/command-allow-list.ts) they may run. A global admin changes it (audited); the team's
+// (argv patterns, core/auth/command-allow-list.ts) they may run, and the worker pool its runs execute on
+// (core/queue/worker-pool.ts; null: the workers without a pool). A global admin changes it (audited); the team's
 // members read it. core/auth/program-permission.ts enforces it on every path that stores or runs a program.
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
@@ -8,15 +9,18 @@ import { isGlobalAdminIn } from "../auth/program-permission";
 import { recordAudit } from "../audit/record-audit";
 import { inTransaction, type Queryable } from "../db/pool";
 import { ForbiddenError, NotFoundError } from "../errors";
+import { workerPoolSchema } from "../queue/worker-pool";
 
 export const teamCodeExecutionInputSchema = z
   .strictObject({
     codeExecution: z.boolean({ error: "codeExecution must be true or false" }).optional(),
     commandAllowList: commandAllowListSchema.optional(),
+    /** The worker pool the team's runs execute on; null: the workers without a pool. */
+    workerPool: workerPoolSchema.nullable().optional(),
     reason: z.string().trim().max(500, { error: "reason must be at most 500 characters" }).optional(),
   })
-  .refine((v) => v.codeExecution !== undefined || v.commandAllowList !== undefined, {
-    message: "Change at least one of codeExecution or commandAllowList.",
+  .refine((v) => v.codeExecution !== undefined || v.commandAllowList !== undefined || v.workerPool !== undefined, {
+    message: "Change at least one of codeExecution, commandAllowList or workerPool.",
   });
 export type TeamCodeExecutionInput = z.infer<typeof teamCodeExecutionInputSchema>;
 
@@ -26,6 +30,8 @@ export interface TeamCodeExecution {
   codeExecution: boolean;
   /** Empty: any command the program permission allows. */
   commandAllowList: CommandAllowList;
+  /** The worker pool its runs execute on; null: the workers started without a pool. */
+  workerPool: string | null;
 }
 
 interface Row {
@@ -33,6 +39,7 @@ interface Row {
   name: string;
   code_execution: boolean;
   command_allow_list: CommandAllowList;
+  worker_pool: string | null;
 }
 
 const toView = (r: Row): TeamCodeExecution => ({
@@ -40,12 +47,13 @@ const toView = (r: Row): TeamCodeExecution => ({
   team: r.name,
   codeExecution: r.code_execution,
   commandAllowList: r.command_allow_list,
+  workerPool: r.worker_pool,
 });
 
 /** A team the actor is no member of is "not found" (its existence is not told), unless the actor is a global admin. */
 async function findVisibleTeam(db: Queryable, teamId: string, actor: Actor, lock: boolean): Promise<Row> {
   const { rows } = await db.query<Row>(
-    `SELECT id, name, code_execution, command_allow_list FROM teams WHERE id = $1${lock ? " FOR UPDATE" : ""}`,
+    `SELECT id, name, code_execution, command_allow_list, worker_pool FROM teams WHERE id = $1${lock ? " FOR UPDATE" : ""}`,
     [teamId],
   );
   const row = rows[0];
@@ -66,12 +74,19 @@ export async function setTeamCodeExecution(
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = toView(await findVisibleTeam(tx, teamId, actor, true));
     if (!(await isGlobalAdminIn(tx, actor, teamId))) {
-      throw new ForbiddenError(`Only a global admin changes team ${before.team}'s code execution and command allow-list.`);
+      throw new ForbiddenError(`Only a global admin changes team ${before.team}'s code execution, command allow-list and worker pool.`);
     }
     const { rows } = await tx.query<Row>(
-      `UPDATE teams SET code_execution = COALESCE($2, code_execution), command_allow_list = COALESCE($3::jsonb, command_allow_list)
-        WHERE id = $1 RETURNING id, name, code_execution, command_allow_list`,
-      [teamId, input.codeExecution ?? null, input.commandAllowList ? JSON.stringify(input.commandAllowList) : null],
+      `UPDATE teams SET code_execution = COALESCE($2, code_execution), command_allow_list = COALESCE($3::jsonb, command_allow_list),
+              worker_pool = CASE WHEN $4 THEN $5 ELSE worker_pool END
+        WHERE id = $1 RETURNING id, name, code_execution, command_allow_list, worker_pool`,
+      [
+        teamId,
+        input.codeExecution ?? null,
+        input.commandAllowList ? JSON.stringify(input.commandAllowList) : null,
+        input.workerPool !== undefined,
+        input.workerPool ?? null,
+      ],
     );
     const after = toView(rows[0]!);
     await recordAudit(tx, {
@@ -79,8 +94,8 @@ export async function setTeamCodeExecution(
       action: "team.code_execution_change",
       targetType: "team",
       targetId: teamId,
-      before: { codeExecution: before.codeExecution, commandAllowList: before.commandAllowList },
-      after: { codeExecution: after.codeExecution, commandAllowList: after.commandAllowList },
+      before: { codeExecution: before.codeExecution, commandAllowList: before.commandAllowList, workerPool: before.workerPool },
+      after: { codeExecution: after.codeExecution, commandAllowList: after.commandAllowList, workerPool: after.workerPool },
       reason: input.reason,
     });
     return after;

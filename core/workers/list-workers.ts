@@ -18,6 +18,8 @@ export interface WorkerRow {
   plannerLagMs: number | null;
   /** The handlers it advertised (core/handlers/advertise-handlers.ts), by name. */
   handlers: string[];
+  /** The worker pool it serves (core/queue/worker-pool.ts); null: the teams without a pool. */
+  pool: string | null;
 }
 
 export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { limit?: number } = {}): Promise<WorkerRow[]> {
@@ -35,9 +37,10 @@ export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { li
     age_ms: number;
     running: number;
     handlers: string[];
+    pool: string | null;
   }>(
     `SELECT w.id, w.host, w.pid, w.version, w.capacity, w.state, w.started_at, w.heartbeat_at, w.stopped_at,
-            w.planner_lag_ms,
+            w.planner_lag_ms, w.info->>'pool' AS pool,
             (extract(epoch FROM clock_timestamp() - w.heartbeat_at) * 1000)::int AS age_ms,
             (SELECT count(*) FROM runs r WHERE r.worker_id = w.id AND r.state = 'running')::int AS running,
             coalesce((SELECT array_agg(wh.handler ORDER BY wh.handler) FROM worker_handlers wh WHERE wh.worker_id = w.id), '{}') AS handlers
@@ -57,6 +60,7 @@ export async function listWorkers(db: Queryable, deadAfterMs: number, opts: { li
     startedAt: r.started_at,
     heartbeatAt: r.heartbeat_at,
     stoppedAt: r.stopped_at,
+    pool: r.pool,
     heartbeatAgeMs: r.age_ms,
     live: r.stopped_at === null && r.state !== "stopped" && r.age_ms <= deadAfterMs,
     running: r.running,

@@ -16,11 +16,12 @@ export function newWorkerIdentity(version: string): WorkerIdentity {
   return { id: `${host}-${process.pid}-${crypto.randomBytes(3).toString("hex")}`, host, pid: process.pid, version };
 }
 
-export async function registerWorker(db: Queryable, w: WorkerIdentity, capacity: number): Promise<void> {
+/** `pool`: the worker pool it serves (core/queue/worker-pool.ts), kept in its info for the Workers page. */
+export async function registerWorker(db: Queryable, w: WorkerIdentity, capacity: number, pool: string | null = null): Promise<void> {
   await db.query(
-    `INSERT INTO workers (id, host, pid, version, capacity, state)
-     VALUES ($1, $2, $3, $4, $5, 'running')`,
-    [w.id, w.host, w.pid, w.version, capacity],
+    `INSERT INTO workers (id, host, pid, version, capacity, state, info)
+     VALUES ($1, $2, $3, $4, $5, 'running', jsonb_build_object('pool', $6::text))`,
+    [w.id, w.host, w.pid, w.version, capacity, pool],
   );
 }
 

@@ -1,5 +1,7 @@
 // GET  /api/alert-channels  (operator) → { channels: [channel] } — secrets only as set / not set, never a value.
-// POST /api/alert-channels  (admin) body { name, type, settings, secrets, routing, enabled } → { channel }.
+// POST /api/alert-channels  (team admin) body { name, type, settings, secrets, routing, enabled, team? } → { channel }:
+//      in the team named (name or id), where the caller must be admin (default: its only such team; 422
+//      team_required naming them when it has several). A channel takes only its team's alerts.
 // Types: email (SMTP), pagerduty (Events API v2), teams (Adaptive Card), webhook (Vigil JSON), slack (text).
 import { z } from "zod";
 import { visibleTeamIds } from "@/core/teams/team-access";
@@ -22,11 +24,13 @@ export const GET = apiRoute(
 
 export const POST = apiRoute(
   {
-    access: "admin",
+    // A team admin's route role is operator; the team check (admin there) is resolveTeamForCreate's.
+    access: "operator",
     scope: "alerts:configure",
     body: channelInputSchema,
     summary: "Create an alert channel (email, PagerDuty, Teams, webhook, Slack) with its routing",
     answer: z.object({ channel: alertChannelViewSchema }),
+    errors: ["team_required", "unknown_team", "channel_name_taken"],
   },
   async ({ body, actor }) => ({ channel: await createAlertChannel(body, actor) }),
 );

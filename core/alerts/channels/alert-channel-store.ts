@@ -6,6 +6,7 @@ import { recordAudit } from "../../audit/record-audit";
 import { inTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { deleteSecret, setSecret } from "../../secrets/secret-store";
+import { findTeam, resolveTeamForCreate } from "../../teams/resolve-team";
 import {
   ALERT_CHANNEL_TYPE_INFO,
   CHANNEL_SETTINGS_SCHEMAS,
@@ -23,6 +24,9 @@ export type ChannelSecretRefs = Partial<Record<ChannelSecretField, string>>;
 export interface AlertChannelRow {
   id: string;
   name: string;
+  team_id: string;
+  /** The owning team's name. */
+  team: string;
   type: AlertChannelType;
   settings: Record<string, unknown>;
   secret_refs: ChannelSecretRefs;
@@ -36,7 +40,7 @@ export interface AlertChannelRow {
   updated_by: string;
 }
 
-const COLUMNS = `id, name, type, settings, secret_refs, kinds, schedule_ids, tags, enabled, created_at, created_by, updated_at, updated_by`;
+const COLUMNS = `id, name, team_id, (SELECT t.name FROM teams t WHERE t.id = team_id) AS team, type, settings, secret_refs, kinds, schedule_ids, tags, enabled, created_at, created_by, updated_at, updated_by`;
 
 const SECRET_SUFFIX: Record<ChannelSecretField, string> = { password: "PASSWORD", routingKey: "ROUTING_KEY", url: "URL" };
 
@@ -48,6 +52,7 @@ export function toChannelView(r: AlertChannelRow): AlertChannelView {
   return {
     id: r.id,
     name: r.name,
+    team: r.team,
     type: r.type,
     settings: r.settings,
     secrets: Object.fromEntries(ALERT_CHANNEL_TYPE_INFO[r.type].secrets.map((f) => [f, Boolean(r.secret_refs[f])])),
@@ -89,11 +94,13 @@ export function parseChannelSettings(type: AlertChannelType, settings: unknown):
   );
 }
 
-async function checkScheduleIds(db: Queryable, routing: ChannelRouting): Promise<void> {
+/** Routing names only the channel's team's schedules: another team's are as unknown as ones that do not exist. */
+async function checkScheduleIds(db: Queryable, routing: ChannelRouting, teamId: string): Promise<void> {
   if (routing.scheduleIds.length === 0) return;
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM schedules WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`, [
-    routing.scheduleIds,
-  ]);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM schedules WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND team_id = $2`,
+    [routing.scheduleIds, teamId],
+  );
   const unknown = routing.scheduleIds.filter((id) => !rows.some((r) => r.id === id));
   if (unknown.length > 0)
     throw new ValidationError("Routing names schedules that do not exist.", { "routing.scheduleIds": unknown.join(", ") });
@@ -105,7 +112,7 @@ async function checkScheduleIds(db: Queryable, routing: ChannelRouting): Promise
  */
 async function storeSecrets(
   tx: Queryable,
-  id: string,
+  channel: { id: string; teamId: string },
   type: AlertChannelType,
   input: ChannelInput,
   before: ChannelSecretRefs,
@@ -115,8 +122,8 @@ async function storeSecrets(
   for (const field of ALERT_CHANNEL_TYPE_INFO[type].secrets) {
     const value = input.secrets[field];
     if (value !== undefined) {
-      const name = channelSecretName(id, field);
-      await setSecret(name, value, actor, { db: tx });
+      const name = channelSecretName(channel.id, field);
+      await setSecret(name, value, actor, { db: tx, teamId: channel.teamId });
       refs[field] = name;
     } else if (before[field]) refs[field] = before[field];
   }
@@ -137,29 +144,33 @@ function uniqueName<T>(p: Promise<T>, name: string): Promise<T> {
   });
 }
 
+/** The columns a create and an update both write, in the order of $2… of their statements. */
+function channelValues(input: ChannelInput, settings: ChannelSettings, refs: ChannelSecretRefs, actor: Actor): unknown[] {
+  return [
+    input.name,
+    JSON.stringify(settings),
+    JSON.stringify(refs),
+    input.routing.kinds,
+    input.routing.scheduleIds,
+    input.routing.tags,
+    input.enabled,
+    actor.label,
+  ];
+}
+
 export async function createAlertChannel(input: ChannelInput, actor: Actor, opts: { db?: Queryable } = {}): Promise<AlertChannelView> {
   const settings = parseChannelSettings(input.type, input.settings);
   return inTransaction({ tx: opts.db }, async (tx) => {
-    await checkScheduleIds(tx, input.routing);
+    const team = await resolveTeamForCreate(tx, actor, input.team, "admin");
+    await checkScheduleIds(tx, input.routing, team.id);
     const { rows: ids } = await tx.query<{ id: string }>(`SELECT gen_random_uuid() AS id`);
     const id = ids[0]!.id;
-    const refs = await storeSecrets(tx, id, input.type, input, {}, actor);
+    const refs = await storeSecrets(tx, { id, teamId: team.id }, input.type, input, {}, actor);
     const { rows } = await uniqueName(
       tx.query<AlertChannelRow>(
-        `INSERT INTO alert_channels (id, name, type, settings, secret_refs, kinds, schedule_ids, tags, enabled, created_by, updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${COLUMNS}`,
-        [
-          id,
-          input.name,
-          input.type,
-          JSON.stringify(settings),
-          JSON.stringify(refs),
-          input.routing.kinds,
-          input.routing.scheduleIds,
-          input.routing.tags,
-          input.enabled,
-          actor.label,
-        ],
+        `INSERT INTO alert_channels (id, name, settings, secret_refs, kinds, schedule_ids, tags, enabled, created_by, updated_by, type, team_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11) RETURNING ${COLUMNS}`,
+        [id, ...channelValues(input, settings, refs, actor), input.type, team.id],
       ),
       input.name,
     );
@@ -179,25 +190,19 @@ export async function updateAlertChannel(
     const before = await getAlertChannelRowOrThrow(tx, id, true);
     if (input.type !== before.type)
       throw new ValidationError("A channel's type cannot change: create another channel.", { type: `this channel is ${before.type}` });
+    if (input.team !== undefined && (await findTeam(tx, input.team))?.id !== before.team_id) {
+      const message = `This channel belongs to team ${before.team}; a channel does not move between teams.`;
+      throw new ValidationError(message, { team: message }, "channel_team_fixed");
+    }
     const settings = parseChannelSettings(input.type, input.settings);
-    await checkScheduleIds(tx, input.routing);
-    const refs = await storeSecrets(tx, id, input.type, input, before.secret_refs, actor);
+    await checkScheduleIds(tx, input.routing, before.team_id);
+    const refs = await storeSecrets(tx, { id, teamId: before.team_id }, input.type, input, before.secret_refs, actor);
     const { rows } = await uniqueName(
       tx.query<AlertChannelRow>(
         `UPDATE alert_channels SET name = $2, settings = $3, secret_refs = $4, kinds = $5, schedule_ids = $6, tags = $7, enabled = $8,
                 updated_at = clock_timestamp(), updated_by = $9
           WHERE id = $1 RETURNING ${COLUMNS}`,
-        [
-          id,
-          input.name,
-          JSON.stringify(settings),
-          JSON.stringify(refs),
-          input.routing.kinds,
-          input.routing.scheduleIds,
-          input.routing.tags,
-          input.enabled,
-          actor.label,
-        ],
+        [id, ...channelValues(input, settings, refs, actor)],
       ),
       input.name,
     );
@@ -234,6 +239,7 @@ export async function deleteAlertChannel(id: string, actor: Actor, opts: { db?: 
 /** What the audit trail keeps of a channel: the view (secrets only as set / not set). */
 const auditView = (v: AlertChannelView) => ({
   name: v.name,
+  team: v.team,
   type: v.type,
   settings: v.settings,
   secrets: v.secrets,

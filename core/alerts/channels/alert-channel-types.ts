@@ -99,6 +99,9 @@ export const channelInputSchema = z.strictObject({
   secrets: channelSecretsInputSchema.default({}),
   routing: channelRoutingSchema.default({ kinds: [], scheduleIds: [], tags: [] }),
   enabled: z.boolean().default(true),
+  /** The team a new channel goes into (name or id; default: the caller's only team where it is admin). A channel
+   * routes only its team's alerts and those about no schedule; it does not move between teams. */
+  team: z.string({ error: "team must be a team's name or id" }).min(1).optional(),
 });
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
@@ -106,6 +109,7 @@ export type ChannelInput = z.infer<typeof channelInputSchema>;
 export const alertChannelViewSchema = z.object({
   id: z.string(),
   name: z.string(),
+  team: z.string(),
   type: z.enum(ALERT_CHANNEL_TYPES),
   settings: z.record(z.string(), z.unknown()),
   secrets: z.record(z.string(), z.boolean()),

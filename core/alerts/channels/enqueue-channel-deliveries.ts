@@ -2,7 +2,8 @@
 // Routing: the channel's kinds (none listed: every kind) and its schedules or tags (neither listed: every
 // schedule, and the alerts about no schedule — no live worker, planner behind). A kind an operator silenced on a
 // schedule goes to no channel either (alert-silences.ts). "acknowledged" goes only to the PagerDuty channels the
-// alert's opening was queued for, so the incident there is acknowledged too.
+// alert's opening was queued for, so the incident there is acknowledged too. A channel takes only its own team's
+// alerts (and those about no schedule): one team's incidents never reach another team's pager.
 import type { Queryable } from "../../db/pool";
 import type { AlertEvent } from "../alert-kinds";
 import { SILENCE_ACTIVE } from "../alert-silences";
@@ -19,7 +20,7 @@ export async function enqueueChannelDeliveries(db: Queryable, alertIds: string[]
      SELECT a.id, $2, 'channel:' || c.name, c.id
        FROM alerts a
        LEFT JOIN schedules s ON s.id = a.schedule_id
-       JOIN alert_channels c ON c.enabled AND ${routed}
+       JOIN alert_channels c ON c.enabled AND (a.schedule_id IS NULL OR s.team_id = c.team_id) AND ${routed}
       WHERE a.id = ANY($1::uuid[])
         AND NOT EXISTS (SELECT 1 FROM alert_silences x WHERE x.schedule_id = a.schedule_id AND x.kind = a.kind AND ${SILENCE_ACTIVE})`,
     [alertIds, event],

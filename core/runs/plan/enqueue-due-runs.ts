@@ -141,7 +141,7 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
       rows.map((r, i) => JSON.stringify({ dueAt: r.due_at.toISOString(), wake: wakes[i] })),
       dueNow ? "enqueued to run now (catch-up or backfill, one at a time)" : "",
       DUE_CHANNEL,
-      dueNotices(jobs),
+      await dueNotices(tx, jobs),
     ],
   );
 }

@@ -11,6 +11,7 @@ import type { Queryable } from "../../db/pool";
 import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../../audit/record-audit";
 import { NotFoundError } from "../../errors";
 import { ensureRunQueues, runQueueFor } from "../../queue/boss";
+import { runQueueKey, runQueueKeySql } from "../../queue/worker-pool";
 import { jobIdFor } from "../../queue/job-id";
 import { sendRunJobs, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import { DUE_CHANNEL, runJobData } from "../../queue/send-run-job";
@@ -45,7 +46,7 @@ const INSERT_TRIGGERED_RUN_SQL = `
     SELECT id, 'enqueued', 1, '', jsonb_build_object('dueAt', ${ISO_MS("due_at")}, 'wake', 0) FROM ins
   )
   SELECT ins.id, ins.handler, ins.due_at, ins.timeout_seconds, ins.grace_seconds,
-         pg_notify($7, round(extract(epoch FROM ins.due_at) * 1000)::bigint || ' ' || ins.handler) IS NULL AS notified
+         pg_notify($7, round(extract(epoch FROM ins.due_at) * 1000)::bigint || ' ' || ${runQueueKeySql("ins.handler", "s.team_id")}) IS NULL AS notified
     FROM ins JOIN schedules s ON s.id = $2`;
 
 /**
@@ -114,7 +115,8 @@ export async function triggerRunInOneStatement(
   boss: PgBoss,
   run: {
     id: string;
-    schedule: { id: string; handler: string; timeoutSeconds: number; graceSeconds: number };
+    /** pool: the schedule's team's worker pool as the caller read it (the statement checks it still holds). */
+    schedule: { id: string; handler: string; timeoutSeconds: number; graceSeconds: number; pool: string | null };
     idempotencyKey: string;
     message: string;
     data: Record<string, unknown>;
@@ -122,7 +124,8 @@ export async function triggerRunInOneStatement(
   },
 ): Promise<TriggeredRun | null> {
   const jobId = jobIdFor(run.id, 1, 0);
-  const job = await pgBossInsertStatement(boss, run.schedule.handler, {
+  const queueKey = runQueueKey(run.schedule.handler, run.schedule.pool);
+  const job = await pgBossInsertStatement(boss, queueKey, {
     id: jobId,
     data: runJobData({ runId: run.id, attempt: 1 }),
     priority: OPERATOR_PRIORITY,
@@ -141,6 +144,7 @@ export async function triggerRunInOneStatement(
              s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
         FROM schedules s, t
        WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4 AND s.timeout_seconds = $20 AND s.grace_seconds = $21
+         AND (SELECT tp.worker_pool FROM teams tp WHERE tp.id = s.team_id) IS NOT DISTINCT FROM $24::text
          FOR KEY SHARE OF s
       RETURNING id, handler, due_at
     ),
@@ -156,7 +160,7 @@ export async function triggerRunInOneStatement(
       VALUES (${Array.from({ length: 11 }, (_, i) => (i === AFTER ? `$${a + i}::jsonb || (SELECT jsonb_build_object('plannedAt', ${ISO_MS("due_at")}) FROM ins)` : `$${a + i}`)).join(", ")})
     )
     SELECT (SELECT due_at FROM ins) AS due_at, 1 / (SELECT count(*) FROM ins)::int AS one,
-           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || handler || ' ' || $22::text) FROM ins) IS NULL AS notified,
+           (SELECT pg_notify($7, round(extract(epoch FROM due_at) * 1000)::bigint || ' ' || $23::text || ' ' || $22::text) FROM ins) IS NULL AS notified,
            ${asyncCommit ? ASYNC_COMMIT_SQL : "NULL"} AS commit_mode`;
   try {
     // Named: each connection parses and plans this five-CTE statement once per queue, not on every trigger.
@@ -177,6 +181,8 @@ export async function triggerRunInOneStatement(
         run.schedule.timeoutSeconds,
         run.schedule.graceSeconds,
         jobId,
+        queueKey,
+        run.schedule.pool,
       ],
     });
     if (asyncCommit) await flushWal(db);
@@ -194,12 +200,12 @@ export async function triggerRunInOneStatement(
  */
 async function pgBossInsertStatement(
   boss: PgBoss,
-  handler: string,
+  queueKey: string,
   job: Record<string, unknown>,
 ): Promise<{ text: string; param: unknown } | null> {
-  await ensureRunQueues(boss, [handler]);
+  await ensureRunQueues(boss, [queueKey]);
   let recorded: { text: string; values: unknown[] } | null = null;
-  await boss.insert(runQueueFor(handler), [job as never], {
+  await boss.insert(runQueueFor(queueKey), [job as never], {
     db: {
       executeSql: async (text: string, values?: unknown[]) => {
         recorded = { text, values: values ?? [] };

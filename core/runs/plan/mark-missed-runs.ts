@@ -4,6 +4,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { runQueueFor } from "../../queue/boss";
+import { findRunPools, runQueueKey } from "../../queue/worker-pool";
 import { jobIdFor } from "../../queue/job-id";
 import { systemActor } from "../../auth/roles";
 import { recordAudits } from "../../audit/record-audit";
@@ -179,12 +180,18 @@ export async function applyMisfireDecisions(tx: Queryable, items: readonly Sched
   // Jobs of queued runs that will not start from them: cancelled with the decision, so that after downtime a
   // dispatcher does not spend its first seconds claiming and suppressing a backlog of them.
   const staleJobs = new Map<string, string[]>();
+  const pools = boss
+    ? await findRunPools(
+        tx,
+        items.flatMap(({ decision: d }) => [...d.missed, ...d.rescue, ...d.paused]),
+      )
+    : new Map();
   for (const { decision: d, pending } of items) {
     const byId = new Map(pending.map((r) => [r.id, r]));
     for (const id of [...d.missed, ...d.rescue, ...d.paused]) {
       const r = byId.get(id);
       if (!r?.jobId || !r.handler) continue;
-      const queue = runQueueFor(r.handler);
+      const queue = runQueueFor(runQueueKey(r.handler, pools.get(id)));
       staleJobs.set(queue, [...(staleJobs.get(queue) ?? []), r.jobId]);
     }
   }

@@ -8,6 +8,7 @@ import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../db/pool";
 import { runQueueFor } from "../../queue/boss";
+import { findRunPools, runQueueKey } from "../../queue/worker-pool";
 import { jobIdFor } from "../../queue/job-id";
 import { lockRunScope } from "../locks/lock-run-scope";
 import { wakeRuns } from "../locks/wake-waiting-runs";
@@ -54,10 +55,14 @@ export async function rekickStalledRuns(pool: pg.Pool, boss: PgBoss, opts: Stall
   if (candidates.length === 0) return [];
 
   const expected = new Map(candidates.map((c) => [jobIdFor(c.id, c.attempt + 1, c.wakes), c]));
+  const pools = await findRunPools(
+    pool,
+    candidates.map((c) => c.id),
+  );
   const { rows: jobs } = await pool.query<{ id: string; live: boolean }>(
     `SELECT id::text, (state IN ('created', 'retry') OR (state = 'active' AND started_on > now() - make_interval(secs => $3::float8 / 1000.0))) AS live
        FROM pgboss.job WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[])`,
-    [[...new Set(candidates.map((c) => runQueueFor(c.handler)))], [...expected.keys()], opts.unclaimedMs],
+    [[...new Set(candidates.map((c) => runQueueFor(runQueueKey(c.handler, pools.get(c.id)))))], [...expected.keys()], opts.unclaimedMs],
   );
   const live = new Set(jobs.filter((j) => j.live).map((j) => j.id));
   const stalled = [...expected.entries()].filter(([jobId]) => !live.has(jobId)).map(([, c]) => c);

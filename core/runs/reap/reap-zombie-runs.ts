@@ -8,6 +8,7 @@ import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../../db/pool";
 import { runQueueFor } from "../../queue/boss";
+import { findRunPools, runQueueKey } from "../../queue/worker-pool";
 import { jobIdFor } from "../../queue/job-id";
 import { recordAudit } from "../../audit/record-audit";
 import { systemActor } from "../../auth/roles";
@@ -87,7 +88,7 @@ async function reapOne(
     [runId, run.attempt, why],
   );
   await boss.fail(
-    runQueueFor(run.handler),
+    runQueueFor(runQueueKey(run.handler, (await findRunPools(tx, [runId])).get(runId))),
     jobIdFor(runId, run.attempt, run.wakes),
     { error: why },
     {

@@ -1,6 +1,7 @@
-// GET    /api/alert-channels/:id  (admin) → { channel }
-// PUT    /api/alert-channels/:id  (admin) body as POST /api/alert-channels → { channel }; a secret left out keeps its value.
-// DELETE /api/alert-channels/:id  (admin) → { id, deleted } — its secrets and queued deliveries go with it.
+// GET    /api/alert-channels/:id  (admin of its team) → { channel }
+// PUT    /api/alert-channels/:id  (admin of its team) body as POST /api/alert-channels → { channel }; a secret left out
+//        keeps its value; `team`, when given, must be the channel's own (channels do not move between teams).
+// DELETE /api/alert-channels/:id  (admin of its team) → { id, deleted } — its secrets and queued deliveries go with it.
 import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -19,9 +20,9 @@ const answer = z.object({ channel: alertChannelViewSchema });
 
 export const GET = apiRoute(
   {
-    access: "admin",
+    access: "operator",
     scope: "alerts:configure",
-    object: { kind: "alert_channel", param: "id" },
+    object: { kind: "alert_channel", param: "id", need: "admin" },
     params,
     summary: "Show one alert channel (no secret values)",
     answer,
@@ -33,22 +34,23 @@ export const GET = apiRoute(
 
 export const PUT = apiRoute(
   {
-    access: "admin",
+    access: "operator",
     scope: "alerts:configure",
-    object: { kind: "alert_channel", param: "id" },
+    object: { kind: "alert_channel", param: "id", need: "admin" },
     params,
     body: channelInputSchema,
     summary: "Change an alert channel's settings, secrets or routing",
     answer,
+    errors: ["channel_team_fixed", "channel_name_taken"],
   },
   async ({ params, body, actor }) => ({ channel: await updateAlertChannel(params.id, body, actor) }),
 );
 
 export const DELETE = apiRoute(
   {
-    access: "admin",
+    access: "operator",
     scope: "alerts:configure",
-    object: { kind: "alert_channel", param: "id" },
+    object: { kind: "alert_channel", param: "id", need: "admin" },
     params,
     summary: "Delete an alert channel and its secrets",
     answer: z.object({ id: z.string(), deleted: z.literal(true) }),

@@ -1,4 +1,4 @@
-// PUT /api/secrets/:name/access   (admin) body { access: { schedules, tags, handlers } } → { secret } — replaces which
+// PUT /api/secrets/:name/access   (the secret's team admin) body { access: { schedules, tags, handlers } } → { secret } — replaces which
 //     schedules may refer to the secret (named, or carrying one of the tags; if handlers are listed, only with one of
 //     them). Audited with the rule before and after; the value is never involved. Schedules saved before keep their
 //     reference, but their runs fail (naming the rule) until the rule or the schedule changes.
@@ -13,9 +13,9 @@ const params = z.object({ name: secretNameSchema });
 
 export const PUT = apiRoute(
   {
-    access: "admin",
+    access: "operator",
     scope: "secrets:write",
-    object: { kind: "secret", param: "name" },
+    object: { kind: "secret", param: "name", need: "admin" },
     summary: "Replace which schedules may refer to a secret (audited).",
     answer: z.object({ secret: secretItem }),
     params,

@@ -1,7 +1,8 @@
 // GET /api/teams/:id/code-execution   (a member of the team, or a global admin) → { team: { teamId, team, codeExecution,
 //   commandAllowList } }: whether the team's schedules may run programs on a worker host, and which command lines.
-// PUT (global admin) body: { codeExecution?, commandAllowList?: argv patterns, reason? } → the same, audited as
-//   team.code_execution_change. 404 for a team the caller is no member of; 422 naming a bad pattern.
+// PUT (global admin) body: { codeExecution?, commandAllowList?: argv patterns, workerPool?: name | null, reason? } → the
+//   same, audited as team.code_execution_change. 404 for a team the caller is no member of; 422 naming a bad pattern.
+//   workerPool: the team's runs execute only on workers started with that pool (--pool); null: on those without one.
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -16,6 +17,7 @@ const answer = z.object({
     team: z.string(),
     codeExecution: z.boolean(),
     commandAllowList: z.array(z.array(z.string())),
+    workerPool: z.string().nullable(),
   }),
 });
 
