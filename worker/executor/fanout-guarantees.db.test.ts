@@ -86,7 +86,15 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
             boss,
             jobs
               .slice(i, i + 500)
-              .map(({ r, wake }) => ({ runId: r.id, handler: r.handler, attempt: 1, wake, dueAt: at, expireInSeconds: 120 })),
+              .map(({ r, wake }) => ({
+                runId: r.id,
+                handler: r.handler,
+                attempt: 1,
+                wake,
+                dueAt: at,
+                timeoutSeconds: 60,
+                graceSeconds: 0,
+              })),
           ),
         pool,
       );
