@@ -847,8 +847,11 @@ CREATE UNIQUE INDEX runs_pkey ON public.runs USING btree (id);
 CREATE INDEX runs_planned_at_idx ON public.runs USING btree (planned_at);
 CREATE INDEX runs_retrying_next_idx ON public.runs USING btree (next_attempt_at) WHERE (state = 'retrying'::text);
 CREATE INDEX runs_running_idx ON public.runs USING btree (worker_id) WHERE (state = 'running'::text);
-CREATE INDEX runs_schedule_id_planned_at_idx ON public.runs USING btree (schedule_id, planned_at);
-CREATE UNIQUE INDEX runs_schedule_planned_key ON public.runs USING btree (schedule_id, planned_at) WHERE ((kind = 'scheduled'::text) AND (idempotency_key !~~ 'superseded:%'::text) AND (state <> 'excluded'::text));
+CREATE UNIQUE INDEX runs_schedule_planned_key ON public.runs USING btree (schedule_id, planned_at, (
+CASE
+    WHEN ((kind = 'scheduled'::text) AND (idempotency_key !~~ 'superseded:%'::text) AND (state <> 'excluded'::text)) THEN true
+    ELSE NULL::boolean
+END));
 CREATE INDEX runs_state_due_at_idx ON public.runs USING btree (state, due_at) WHERE (state = ANY (ARRAY['planned'::text, 'queued'::text, 'retrying'::text]));
 CREATE INDEX runs_state_planned_idx ON public.runs USING btree (state, planned_at, id) WHERE (state <> ALL (ARRAY['planned'::text, 'queued'::text, 'running'::text, 'succeeded'::text]));
 CREATE INDEX runs_trouble_due_idx ON public.runs USING btree (state, due_at) WHERE (state = ANY (ARRAY['missed'::text, 'hollow'::text, 'zombie'::text]));

@@ -5,7 +5,7 @@ import pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../core/db/pool";
 import { startBoss } from "../core/queue/boss";
-import { sendRunJob, jobExpireSeconds } from "../core/queue/send-run-job";
+import { sendRunJob } from "../core/queue/send-run-job";
 import { sendRunJobs } from "../core/queue/send-run-job";
 
 export interface ScheduleFixture {
@@ -92,7 +92,8 @@ export async function enqueueRun(pool: pg.Pool, boss: PgBoss, runId: string): Pr
         handler: r.handler,
         attempt: 1,
         dueAt: r.due_at,
-        expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+        timeoutSeconds: r.timeout_seconds,
+        graceSeconds: r.grace_seconds,
       });
       await c.query(`INSERT INTO run_events (run_id, type, message) VALUES ($1, 'enqueued', 'test enqueue')`, [runId]);
     }
@@ -133,7 +134,8 @@ export async function createRuns(
             attempt: 1,
             wake: 0,
             dueAt: r.due_at,
-            expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+            timeoutSeconds: r.timeout_seconds,
+            graceSeconds: r.grace_seconds,
           })),
         ),
       pool,

@@ -10,7 +10,7 @@ import { startWorker, type TestWorker } from "../test/worker-process";
 import { waitFor } from "../test/wait-for";
 import { insertSchedule, startTestBoss } from "../test/run-fixtures";
 import { withTransaction } from "../core/db/pool";
-import { sendRunJobs, jobExpireSeconds } from "../core/queue/send-run-job";
+import { sendRunJobs } from "../core/queue/send-run-job";
 
 const db = useTestDatabase("backlog_order");
 const SCHEDULES = 4;
@@ -59,7 +59,8 @@ async function queueBacklog(scheduleIds: string[]): Promise<void> {
           attempt: 1,
           wake: 0,
           dueAt: r.due_at,
-          expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+          timeoutSeconds: r.timeout_seconds,
+          graceSeconds: r.grace_seconds,
         })),
       );
     }, pool);

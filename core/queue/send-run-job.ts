@@ -27,8 +27,11 @@ export function parseDueNotice(payload: string): { dueMs: number; handler: strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace. */
-export function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: number }): number {
+/**
+ * pg-boss job expiration for an attempt: a backstop well past the run's own timeout and grace (the run's copy of
+ * its schedule's settings). Only runJobOptions uses it: every path that sends a run job goes through there.
+ */
+function jobExpireSeconds(run: { timeoutSeconds: number; graceSeconds: number }): number {
   return run.timeoutSeconds + run.graceSeconds + 60;
 }
 
@@ -64,21 +67,52 @@ export function runJobData(job: RunJobData): RunJobData {
   return { runId: job.runId, attempt: job.attempt };
 }
 
-export async function sendRunJob(
-  tx: Queryable,
-  boss: PgBoss,
-  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number; priority?: number },
-): Promise<string | null> {
-  const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
+/**
+ * One attempt's job: its run and attempt, its queue's handler, when it is due, and the run's timeout and grace
+ * (its expiry follows from them). `wake` numbers a re-sent job of the same attempt (jobIdFor); `priority` defaults
+ * to the due order (duePriority).
+ */
+export type RunJob = RunJobData & {
+  handler: string;
+  dueAt: Date;
+  timeoutSeconds: number;
+  graceSeconds: number;
+  wake?: number;
+  priority?: number;
+};
+
+/**
+ * The pg-boss options of a run job, the one place that decides them for every sender (planner, trigger, retry,
+ * re-run, wake, rate-limit hold-back): its id, data, start, priority, expiry, and no pg-boss retry (a retry is a new
+ * attempt with its own job, decided by the run's own rules). `dueAt: null`: due at the database's clock when the job
+ * is inserted (pg-boss's default start), for a job inserted by the same statement that creates its run; its
+ * priority is then the caller's.
+ */
+export function runJobOptions(job: Omit<RunJob, "dueAt"> & ({ dueAt: Date } | { dueAt: null; priority: number })): {
+  id: string;
+  data: RunJobData;
+  startAfter?: Date;
+  priority: number;
+  expireInSeconds: number;
+  retryLimit: number;
+} {
+  return {
+    id: jobIdFor(job.runId, job.attempt, job.wake ?? 0),
+    data: runJobData(job),
+    ...(job.dueAt ? { startAfter: job.dueAt } : {}),
+    priority: job.priority ?? duePriority(job.dueAt!),
+    expireInSeconds: jobExpireSeconds(job),
+    retryLimit: 0,
+  };
+}
+
+export async function sendRunJob(tx: Queryable, boss: PgBoss, job: RunJob): Promise<string | null> {
+  const { data, ...options } = runJobOptions(job);
   // The run's team's pool, where the job is sent (worker-pool.ts).
   const key = runQueueKey(job.handler, (await findRunPools(tx, [job.runId])).get(job.runId));
   await ensureRunQueues(boss, [key]);
-  const sent = await boss.send(runQueueFor(key), runJobData(job), {
-    id,
-    startAfter: job.dueAt,
-    priority: job.priority ?? duePriority(job.dueAt),
-    expireInSeconds: job.expireInSeconds,
-    retryLimit: 0,
+  const sent = await boss.send(runQueueFor(key), data, {
+    ...options,
     db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) },
   });
   // Delivered at commit: dispatchers re-arm their timers for this due time.
@@ -88,14 +122,14 @@ export async function sendRunJob(
 
 /**
  * The batch form of sendRunJob for the planner, which enqueues hundreds of runs per tick, and
- * the claim's start-rate limit (its held-back runs' wake jobs): the same job ids (jobIdFor), data, startAfter and expiry, in one INSERT (pg-boss insert ends in
+ * the claim's start-rate limit (its held-back runs' wake jobs): the same job options (runJobOptions), in one INSERT (pg-boss insert ends in
  * ON CONFLICT DO NOTHING, so a repeated job is a no-op) on the caller's transaction, and one NOTIFY 'vigil_due'
  * per due time so dispatchers arm their timers, delivered at commit (unless `notify: false`: the caller sends them).
  */
 export async function sendRunJobs(
   tx: Queryable,
   boss: PgBoss,
-  jobs: (RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake: number; priority?: number })[],
+  jobs: (RunJob & { wake: number })[],
   opts: { notify?: boolean } = {},
 ): Promise<void> {
   if (jobs.length === 0) return;
@@ -109,14 +143,7 @@ export async function sendRunJobs(
   for (const [key, batch] of byKey) {
     await boss.insert(
       runQueueFor(key),
-      batch.map((j) => ({
-        id: jobIdFor(j.runId, j.attempt, j.wake),
-        data: runJobData(j),
-        startAfter: j.dueAt,
-        priority: j.priority ?? duePriority(j.dueAt),
-        expireInSeconds: j.expireInSeconds,
-        retryLimit: 0,
-      })),
+      batch.map((j) => runJobOptions(j)),
       { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
     );
   }

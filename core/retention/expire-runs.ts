@@ -1,4 +1,4 @@
-// Finished runs older than their schedule's retention go, in small batches by index (runs_schedule_id_planned_at_idx),
+// Finished runs older than their schedule's retention go, in small batches by index (runs_schedule_planned_key: schedule, planned_at),
 // each batch its own short transaction; their attempts go with them (attempts_run_id_fkey cascades), their events
 // and log lines with the day partitions (expire-partitions.ts). `runs` is not partitioned: see migration
 // 20261202500000_retention_partitions for why.
@@ -217,7 +217,7 @@ export async function expireRuns(db: pg.PoolClient | pg.Client, o: ExpireRunsOpt
   // Phase 2, per schedule: the schedules that keep runs longer than the common horizon (their whole range below
   // their own cutoff), and those that keep them shorter (between the common cutoff and their own).
   // One statement deletes up to batchSize runs across these schedules (each schedule's range of
-  // runs_schedule_id_planned_at_idx below its own cutoff, in turn, until the batch is full), in its own short
+  // runs_schedule_planned_key (schedule, planned_at) below its own cutoff, in turn, until the batch is full), in its own short
   // transaction, and is repeated until a batch comes back short: a statement per schedule cost a round trip and a
   // run of the runs triggers each, 1,000 a pass (the bench's runs step was ×5.8 a plain 5,000-run DELETE).
   // Each statement starts at the last schedule the previous one reached (RETURNING its position): the schedules

@@ -8,6 +8,7 @@
 import { loadScheduleCalendars } from "../calendars/calendar-rules";
 import type { Queryable } from "../db/pool";
 import { recordRunEvents } from "../runs/record-run-event";
+import { snapshotAssignments } from "../runs/schedule-snapshot";
 import { firePlanOf, planFires, SHIFT_LOOKBACK_MS } from "./fire-plan";
 import type { Schedule } from "./schedule-record";
 
@@ -93,8 +94,7 @@ export async function replanAfterEdit(
       `WITH target AS (
          SELECT id FROM runs WHERE schedule_id = $1 AND state IN ('planned', 'queued') FOR UPDATE SKIP LOCKED
        )
-       UPDATE runs r SET handler = s.handler, payload = s.payload, timeout_seconds = s.timeout_seconds,
-              grace_seconds = s.grace_seconds, max_attempts = s.retry_max_attempts, concurrency_group = s.concurrency_group,
+       UPDATE runs r SET ${snapshotAssignments("s")},
               due_at = CASE WHEN $2 AND r.state = 'planned' AND r.kind = 'scheduled' AND r.planned_at > clock_timestamp()
                             THEN r.planned_at + make_interval(secs => floor(random() * (s.start_jitter_ms + 1)) / 1000.0)
                             ELSE r.due_at END,

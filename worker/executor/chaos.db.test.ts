@@ -61,7 +61,8 @@ async function planPostings(): Promise<void> {
   const c = await pool.connect();
   try {
     await c.query("BEGIN");
-    for (const r of rows) await sendRunJob(c, boss, { runId: r.id, handler: r.handler, attempt: 1, dueAt: r.due_at, expireInSeconds: 80 });
+    for (const r of rows)
+      await sendRunJob(c, boss, { runId: r.id, handler: r.handler, attempt: 1, dueAt: r.due_at, timeoutSeconds: 20, graceSeconds: 0 });
     await c.query("COMMIT");
   } finally {
     c.release();

@@ -103,7 +103,15 @@ describe("execution basics", () => {
     // A second job for the same attempt, as a lost acknowledgement or a second enqueue would produce.
     const c = await pool.connect();
     try {
-      await sendRunJob(c, boss, { runId: id, handler: "ledger.post", attempt: 1, wake: 9, dueAt: rows[0].due_at, expireInSeconds: 60 });
+      await sendRunJob(c, boss, {
+        runId: id,
+        handler: "ledger.post",
+        attempt: 1,
+        wake: 9,
+        dueAt: rows[0].due_at,
+        timeoutSeconds: 0,
+        graceSeconds: 0,
+      });
     } finally {
       c.release();
     }

@@ -84,9 +84,15 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
           sendRunJobs(
             tx,
             boss,
-            jobs
-              .slice(i, i + 500)
-              .map(({ r, wake }) => ({ runId: r.id, handler: r.handler, attempt: 1, wake, dueAt: at, expireInSeconds: 120 })),
+            jobs.slice(i, i + 500).map(({ r, wake }) => ({
+              runId: r.id,
+              handler: r.handler,
+              attempt: 1,
+              wake,
+              dueAt: at,
+              timeoutSeconds: 60,
+              graceSeconds: 0,
+            })),
           ),
         pool,
       );

@@ -11,9 +11,9 @@ import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { insertRun, insertSchedule, runEvents, startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 import { withTransaction } from "../../core/db/pool";
-import { runQueueFor } from "../../core/queue/boss";
+import { ensureRunQueues, runQueueFor } from "../../core/queue/boss";
 import { jobIdFor } from "../../core/queue/job-id";
-import { sendRunJobs } from "../../core/queue/send-run-job";
+import { runJobOptions } from "../../core/queue/send-run-job";
 
 const db = useTestDatabase("exec_killed_batch");
 const BATCH = 4;
@@ -68,10 +68,16 @@ describe("a worker SIGKILLed mid-batch", () => {
           `UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) RETURNING id, handler, due_at`,
           [ids],
         );
-        await sendRunJobs(
-          tx,
-          boss,
-          rows.map((r) => ({ runId: r.id, handler: r.handler, attempt: 1, wake: 0, dueAt: r.due_at, expireInSeconds: EXPIRE_S })),
+        // The run's own options, but an expiry of seconds (a run's expiry is its timeout + grace + 60 s): pg-boss
+        // expires the dead worker's jobs within the test's time.
+        await ensureRunQueues(boss, [rows[0].handler]);
+        await boss.insert(
+          runQueueFor(rows[0].handler),
+          rows.map((r) => ({
+            ...runJobOptions({ runId: r.id, handler: r.handler, attempt: 1, dueAt: r.due_at, timeoutSeconds: 300, graceSeconds: 0 }),
+            expireInSeconds: EXPIRE_S,
+          })),
+          { db: { executeSql: async (text: string, values?: unknown[]) => tx.query(text, values as unknown[]) } },
         );
       }, pool);
       await waitFor(

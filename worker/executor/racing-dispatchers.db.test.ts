@@ -11,7 +11,7 @@ import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
 import { startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 import { withTransaction } from "../../core/db/pool";
-import { sendRunJobs, jobExpireSeconds } from "../../core/queue/send-run-job";
+import { sendRunJobs } from "../../core/queue/send-run-job";
 import { aggregateFleet } from "../../core/metrics/aggregate-fleet";
 import { readFleetRuns } from "../../core/metrics/read-fleet-runs";
 import { getScheduleTroubleCounters } from "../../core/metrics/get-schedule-trouble-counters";
@@ -72,7 +72,8 @@ async function fanOut(prefix: string, perSchedule: number): Promise<{ id: string
             attempt: 1,
             wake: 0,
             dueAt: r.due_at,
-            expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+            timeoutSeconds: r.timeout_seconds,
+            graceSeconds: r.grace_seconds,
           })),
         ),
       pool,

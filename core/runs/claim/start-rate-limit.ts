@@ -15,7 +15,7 @@
 // other queued run past its deadline.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
+import { sendRunJobs } from "../../queue/send-run-job";
 import type { LockedGroup, LockedRun, StartRate } from "../locks/lock-run-scope";
 
 export type { StartRate };
@@ -144,7 +144,8 @@ export async function applyStartRates(
       attempt: r.attempt + 1,
       wake: r.wakes,
       dueAt: r.next_attempt_at,
-      expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+      timeoutSeconds: r.timeout_seconds,
+      graceSeconds: r.grace_seconds,
     })),
   );
 }

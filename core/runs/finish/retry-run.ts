@@ -4,7 +4,7 @@
 // previous attempt is certainly dead (thread terminated, sessions terminated, or fenced).
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
+import { sendRunJob } from "../../queue/send-run-job";
 import { recordRunEvent } from "../record-run-event";
 import { retryDelayMs, type RetryPolicy } from "./retry-backoff";
 
@@ -34,7 +34,8 @@ export async function scheduleRetry(
     handler: run.handler,
     attempt: run.attempt + 1,
     dueAt: nextAttemptAt,
-    expireInSeconds: jobExpireSeconds(run),
+    timeoutSeconds: run.timeoutSeconds,
+    graceSeconds: run.graceSeconds,
   });
   await recordRunEvent(tx, {
     runId: run.id,

@@ -4,7 +4,7 @@
 // simply waits again, so waking one too many is harmless and waking none is caught by the reaper.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
-import { sendRunJob, jobExpireSeconds } from "../../queue/send-run-job";
+import { sendRunJob } from "../../queue/send-run-job";
 import { recordRunEvents } from "../record-run-event";
 import { type LockedGroup } from "./lock-run-scope";
 
@@ -67,7 +67,8 @@ export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], wh
       attempt: r.attempt + 1,
       wake: r.wakes,
       dueAt: r.now,
-      expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+      timeoutSeconds: r.timeout_seconds,
+      graceSeconds: r.grace_seconds,
     });
   }
   await recordRunEvents(

@@ -15,7 +15,7 @@ import { assertMayRunSchedules, assertMayUseHandlers } from "../../auth/program-
 import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
-import { sendRunJob, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
+import { sendRunJob, OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import { lockRunScope, type LockedRun } from "../locks/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
@@ -176,7 +176,8 @@ export async function rerunRunInTransaction(
     attempt: nextAttempt,
     dueAt: rows[0]!.now,
     priority: OPERATOR_PRIORITY,
-    expireInSeconds: jobExpireSeconds(run),
+    timeoutSeconds: run.timeoutSeconds,
+    graceSeconds: run.graceSeconds,
   });
   // Before the audit row: it comes after the last run lock (record-audit.ts's lock order).
   const downstream = opts.withDownstream ? await rerunDownstream(tx, runId, actor, reason) : undefined;

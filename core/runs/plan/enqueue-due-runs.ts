@@ -5,7 +5,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Queryable } from "../../db/pool";
-import { DUE_CHANNEL, dueNotices, sendRunJobs, jobExpireSeconds } from "../../queue/send-run-job";
+import { DUE_CHANNEL, dueNotices, sendRunJobs } from "../../queue/send-run-job";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 
@@ -118,7 +118,8 @@ async function enqueueLocked(tx: Queryable, boss: PgBoss, rows: DueRow[], dueNow
     attempt: r.attempt + 1,
     wake: wakes[i]!,
     dueAt: r.due_at,
-    expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+    timeoutSeconds: r.timeout_seconds,
+    graceSeconds: r.grace_seconds,
   }));
   await sendRunJobs(tx, boss, jobs, { notify: false });
   // The runs' state, their 'enqueued' events and the dispatchers' wake-up (delivered at commit) in one statement:

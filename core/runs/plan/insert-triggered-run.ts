@@ -12,10 +12,9 @@ import { AUDIT_COLUMNS, auditValues, type AuditInput } from "../../audit/record-
 import { NotFoundError } from "../../errors";
 import { ensureRunQueues, runQueueFor } from "../../queue/boss";
 import { runQueueKey, runQueueKeySql } from "../../queue/worker-pool";
-import { jobIdFor } from "../../queue/job-id";
-import { sendRunJobs, jobExpireSeconds, OPERATOR_PRIORITY } from "../../queue/send-run-job";
-import { DUE_CHANNEL, runJobData } from "../../queue/send-run-job";
+import { DUE_CHANNEL, OPERATOR_PRIORITY, runJobOptions, sendRunJobs } from "../../queue/send-run-job";
 import { ASYNC_COMMIT_SQL, canFlushWal, flushWal } from "../../db/flush-wal";
+import { snapshotColumns, snapshotValues } from "../schedule-snapshot";
 
 export interface TriggeredRun {
   id: string;
@@ -31,10 +30,8 @@ const AFTER = 7;
 const INSERT_TRIGGERED_RUN_SQL = `
   WITH t AS (SELECT clock_timestamp() AS now),
   ins AS (
-    INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, handler, payload,
-                      timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-    SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', s.handler, coalesce($4::jsonb, s.payload),
-           s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+    INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, ${snapshotColumns()})
+    SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', ${snapshotValues("s", { payload: "coalesce($4::jsonb, s.payload)" })}
       FROM schedules s, t
      WHERE s.id = $2
     RETURNING id, handler, due_at, timeout_seconds, grace_seconds, concurrency_group
@@ -86,7 +83,8 @@ export async function insertTriggeredRun(
         wake: 0,
         dueAt: r.due_at,
         priority: OPERATOR_PRIORITY,
-        expireInSeconds: jobExpireSeconds({ timeoutSeconds: r.timeout_seconds, graceSeconds: r.grace_seconds }),
+        timeoutSeconds: r.timeout_seconds,
+        graceSeconds: r.grace_seconds,
       },
     ],
     { notify: false },
@@ -123,25 +121,26 @@ export async function triggerRunInOneStatement(
     audit: AuditInput;
   },
 ): Promise<TriggeredRun | null> {
-  const jobId = jobIdFor(run.id, 1, 0);
   const queueKey = runQueueKey(run.schedule.handler, run.schedule.pool);
-  const job = await pgBossInsertStatement(boss, queueKey, {
-    id: jobId,
-    data: runJobData({ runId: run.id, attempt: 1 }),
+  const options = runJobOptions({
+    runId: run.id,
+    attempt: 1,
+    handler: run.schedule.handler,
+    dueAt: null,
     priority: OPERATOR_PRIORITY,
-    expireInSeconds: jobExpireSeconds(run.schedule),
-    retryLimit: 0,
+    timeoutSeconds: run.schedule.timeoutSeconds,
+    graceSeconds: run.schedule.graceSeconds,
   });
+  const jobId = options.id;
+  const job = await pgBossInsertStatement(boss, queueKey, options);
   if (!job) return null;
   const asyncCommit = await canFlushWal(db);
   const a = 9; // first audit parameter
   const text = `
     WITH t AS (SELECT clock_timestamp() AS now),
     ins AS (
-      INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, handler, payload,
-                        timeout_seconds, grace_seconds, max_attempts, concurrency_group)
-      SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', s.handler, s.payload,
-             s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+      INSERT INTO runs (id, schedule_id, kind, planned_at, due_at, enqueued_at, idempotency_key, state, ${snapshotColumns()})
+      SELECT $1, s.id, 'manual', t.now, t.now, t.now, $3, 'queued', ${snapshotValues("s")}
         FROM schedules s, t
        WHERE s.id = $2 AND s.deleted_at IS NULL AND s.handler = $4 AND s.timeout_seconds = $20 AND s.grace_seconds = $21
          AND (SELECT tp.worker_pool FROM teams tp WHERE tp.id = s.team_id) IS NOT DISTINCT FROM $24::text

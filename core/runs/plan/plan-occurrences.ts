@@ -3,6 +3,7 @@
 // of planners, retries or crashed ticks produce each occurrence once.
 import type { Queryable } from "../../db/pool";
 import { computeNextFireTimes } from "../../schedules/compute-next-fire-times";
+import { snapshotColumns, snapshotValues } from "../schedule-snapshot";
 import { FATES_WITH_A_ROW, planFires, type FirePlanSchedule, type PlannedFire } from "../../schedules/fire-plan";
 import { MAX_FIRE_TIMES } from "../../schedules/fire-time";
 import type { RunKind } from "../run-states";
@@ -76,12 +77,12 @@ export async function insertOccurrencesOfSchedules(
   const base = opts.recordPaused ? "paused" : "planned";
   const { rows } = await db.query<{ id: string; schedule_id: string; planned_at: Date }>(
     `WITH ins AS (
-       INSERT INTO runs (id, schedule_id, kind, planned_at, nominal_at, due_at, idempotency_key, state, wait_reason, handler,
-                         payload, timeout_seconds, grace_seconds, max_attempts, concurrency_group)
+       INSERT INTO runs (id, schedule_id, kind, planned_at, nominal_at, due_at, idempotency_key, state, wait_reason,
+                         ${snapshotColumns()})
        SELECT coalesce(p.id, gen_random_uuid()), s.id, $1, p.planned_at, p.nominal_at, p.due_at, p.key, p.state,
               coalesce($6, CASE WHEN $1 = 'scheduled' AND p.state = 'planned'
                                  AND EXISTS (SELECT 1 FROM schedule_dependencies d WHERE d.schedule_id = s.id) THEN 'upstream' END),
-              s.handler, s.payload, s.timeout_seconds, s.grace_seconds, s.retry_max_attempts, s.concurrency_group
+              ${snapshotValues("s")}
          FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::text[], $9::uuid[], $10::timestamptz[], $11::text[],
                      $12::text[]) AS p(schedule_id, planned_at, due_at, key, id, nominal_at, state, message)
          JOIN schedules s ON s.id = p.schedule_id
