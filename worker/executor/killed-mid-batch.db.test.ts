@@ -103,9 +103,14 @@ describe("a worker SIGKILLed mid-batch", () => {
       await a.kill();
 
       // pg-boss's expiry, as its supervisor runs it (every minute in the workers; called here so the test need not wait).
+      // A pass expires a queue's jobs only when it claims the queue's monitor interval, which a worker's own pass may
+      // have just claimed: the claim is handed back first, so this pass is the one that runs.
       await waitFor(
         "pg-boss to expire the dead worker's jobs",
         async () => {
+          await pool.query(`UPDATE pgboss.queue SET monitor_on = NULL, monitor_claim_on = NULL WHERE name = $1`, [
+            runQueueFor("ledger.post"),
+          ]);
           await boss.supervise(runQueueFor("ledger.post"));
           const { rows } = await pool.query(
             `SELECT count(*)::int AS n FROM pgboss.job WHERE id = ANY($1::uuid[]) AND state = 'failed' AND output::text LIKE '%job timed out%'`,
