@@ -128,31 +128,40 @@ describe("a dispatcher hearing a NOTIFY that names its job", () => {
     });
     const s = await insertSchedule(h.pool, { handler: "demo.noop" });
     await ensureRunQueues(h.boss, ["demo.noop"]);
-    const runId = await insertRun(h.pool, s, { inMs: 0 });
-    const jobId = jobIdFor(runId, 1);
-    // The run and its job are due now (start_after = now); the NOTIFY naming the job says "due in 30 s", as an estimate
-    // of the database clock that lags the real one would read a trigger's notice. The claim's statement, not the
-    // estimate, decides whether the job is due.
-    await withTransaction(async (c) => {
-      await c.query(`UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1`, [runId]);
-      await h.boss.send(runQueueFor("demo.noop"), runJobData({ runId, attempt: 1 }), {
-        id: jobId,
-        retryLimit: 0,
-        expireInSeconds: 400,
-        db: { executeSql: async (text: string, values?: unknown[]) => c.query(text, values as unknown[]) },
+    // The worker also polls its queues every second; on a loaded machine that poll can fetch the job before the notice
+    // arrives, and then the job was not the notice's to take. Such a round proves nothing either way, so it is tried
+    // again (at most three times); a dispatcher that deferred the notice to its clock estimate never takes it.
+    let takenByKey = false;
+    for (let round = 0; round < 3 && !takenByKey; round++) {
+      const runId = await insertRun(h.pool, s, { inMs: 0 });
+      const jobId = jobIdFor(runId, 1);
+      // The run and its job are due now (start_after = now); the NOTIFY naming the job says "due in 30 s", as an
+      // estimate of the database clock that lags the real one would read a trigger's notice. The claim's statement,
+      // not the estimate, decides whether the job is due.
+      await withTransaction(async (c) => {
+        await c.query(`UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = $1`, [runId]);
+        await h.boss.send(runQueueFor("demo.noop"), runJobData({ runId, attempt: 1 }), {
+          id: jobId,
+          retryLimit: 0,
+          expireInSeconds: 400,
+          db: { executeSql: async (text: string, values?: unknown[]) => c.query(text, values as unknown[]) },
+        });
+        await c.query(
+          `SELECT pg_notify($1, (round(extract(epoch FROM clock_timestamp()) * 1000) + 30000)::bigint || ' demo.noop ' || $2)`,
+          [DUE_CHANNEL, jobId],
+        );
+      }, h.pool);
+      await waitFor("the run to start", async () => ["running", "succeeded"].includes((await runState(h.pool, runId)).state), {
+        timeoutMs: 15_000,
       });
-      await c.query(`SELECT pg_notify($1, (round(extract(epoch FROM clock_timestamp()) * 1000) + 30000)::bigint || ' demo.noop ' || $2)`, [
-        DUE_CHANNEL,
-        jobId,
-      ]);
-    }, h.pool);
-    await waitFor("the run to start", async () => ["running", "succeeded"].includes((await runState(h.pool, runId)).state), {
-      timeoutMs: 15_000,
-    });
-    const takes = worker.logs
-      .filter((l) => l.startsWith(LATENCY_TRACE_PREFIX))
-      .map((l) => JSON.parse(l.slice(LATENCY_TRACE_PREFIX.length)) as { hop: string; runIds?: string[] })
-      .filter((e) => e.hop === "take_notified" && e.runIds?.includes(jobId));
-    expect(takes).toHaveLength(1);
+      const hops = worker.logs
+        .filter((l) => l.startsWith(LATENCY_TRACE_PREFIX))
+        .map((l) => JSON.parse(l.slice(LATENCY_TRACE_PREFIX.length)) as { hop: string; runIds?: string[] })
+        .filter((e) => e.runIds?.includes(jobId) || e.runIds?.includes(runId));
+      const takes = hops.filter((e) => e.hop === "take_notified");
+      expect(takes.length).toBeLessThanOrEqual(1);
+      takenByKey = takes.length === 1;
+    }
+    expect(takenByKey).toBe(true);
   }, 180_000);
 });
