@@ -32,11 +32,13 @@ beforeAll(async () => {
                             (ARRAY['planned', 'queued', 'running', 'retrying'])[1 + n % 4] AS st) x
       WHERE s.name LIKE 'sig-%'`,
   );
+  // And 40 finished runs each (the unfinished ones are a small part of a real runs table).
   await pool.query(
     `INSERT INTO runs (schedule_id, kind, planned_at, due_at, idempotency_key, state, handler, timeout_seconds, grace_seconds,
                        started_at, finished_at)
-     SELECT s.id, 'manual', t, t, 'sig-done:' || s.id, 'succeeded', 'demo.noop', 60, 5, t, t
-       FROM schedules s, LATERAL (SELECT clock_timestamp() - interval '1 minute' AS t) x WHERE s.name LIKE 'sig-%'`,
+     SELECT s.id, 'manual', t, t, 'sig-done:' || s.id || ':' || n, 'succeeded', 'demo.noop', 60, 5, t, t
+       FROM schedules s, generate_series(1, 40) n, LATERAL (SELECT clock_timestamp() - make_interval(mins => n) AS t) x
+      WHERE s.name LIKE 'sig-%'`,
   );
   await pool.query(`ANALYZE runs; ANALYZE schedules; ANALYZE schedule_last_runs`);
 }, 120_000);
