@@ -451,4 +451,43 @@ describe("per team: a subscriber hears of runs, schedules and alerts only in the
       await pool.end();
     }
   });
+  it("a team's change held by a transaction open past maxSettleMs is named to that team once it commits", async () => {
+    const feed = new ConsoleChangeFeed({
+      connectionString: db.url,
+      deadAfterMs: 10_000,
+      tickMs: 100,
+      minIntervalMs: 100,
+      maxSettleMs: 300,
+    });
+    feeds.push(feed);
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const teamA = (
+        await pool.query<{ id: string }>(`INSERT INTO teams (name) VALUES ($1) RETURNING id`, [`feed-long-${Date.now().toString(36)}`])
+      ).rows[0]!.id;
+      const scheduleA = await insertSchedule(pool, { handler: "demo.noop" });
+      await pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [scheduleA, teamA]);
+      const admin: ChangeTopic[][] = [];
+      const a: ChangeTopic[][] = [];
+      feed.subscribe((t) => admin.push(t));
+      feed.subscribe((t) => a.push(t), undefined, [teamA]);
+      await firstRead(feed, admin, a);
+      await quiet(feed, admin);
+      a.length = admin.length = 0;
+      const c = await pool.connect();
+      try {
+        await c.query("BEGIN");
+        await insertRun(c as unknown as pg.Client, scheduleA);
+        // Named anyway after maxSettleMs (unsettled): the admin hears runs; A's row is not visible yet.
+        await waitFor("the unsettled change to be named to the admin", () => admin.some((t) => t.includes("runs")));
+        expect(a.flat()).not.toContain("runs");
+        await c.query("COMMIT");
+      } finally {
+        c.release();
+      }
+      await waitFor("A to hear its run once it committed", () => a.some((t) => t.includes("runs")));
+    } finally {
+      await pool.end();
+    }
+  });
 });
