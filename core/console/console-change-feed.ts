@@ -16,6 +16,12 @@
 // A transaction open longer than maxSettleMs does not hold the feed back: the change is named anyway, marked
 // unsettled (its answers are not shared).
 //
+// Per team: runs, schedules, attention and alerts concern team-owned objects. Each subscriber registers with the teams
+// it sees (null: every team, the global admin); when one of these topics is to be named, one more statement reads it per
+// team (readTeamSignatures, after the change settled, so it sees what the signatures saw) and each subscriber is told
+// only if it changed in one of its teams or in what everyone sees (EVERY_TEAM). A change the per-team read could not
+// see yet (named unsettled, its transaction still open) is read per team again once that transaction has ended.
+//
 // The version the console's reads share (sharedVersion): the settled signatures each topic had when it was last
 // named. Every tab that refetches after a message asks with the same version, so the console process computes the
 // answer once and hands it to all of them (app/api/_lib/conditional-json.ts). A write made through this console
