@@ -4,6 +4,8 @@
 //   event: ping    data: {}                       every PING_MS, so the tab can tell a silent stream from a dead one
 //   event: bye     data: {}                       before the server closes the stream after MAX_LIFETIME_MS
 //   event: bye     data: {"reason":"credentials"} before it closes a stream whose credentials no longer hold
+// A stream names runs, schedules, attention and alerts only when they changed in a team its caller sees (or in what
+// everyone sees: a maintenance window, an alert about no schedule); a changed team role closes it (stillAllowed).
 // A stream is authenticated when it opens, and again whenever the feed hears that some credentials were revoked or
 // changed (a sign-out elsewhere, an account disabled, a role changed: `stillAllowed`), and when they expire
 // (`expiresInMs`: a session or token reaching its expiry writes nothing, so nothing is heard): one whose credentials
@@ -24,6 +26,8 @@ export function changeEventStream(
     stillAllowed?: () => Promise<boolean>;
     /** How long until the credentials expire (database clock), null if unknown: checked again then. */
     expiresInMs?: () => Promise<number | null>;
+    /** The teams the stream's caller sees (visibleTeamIds; null: every team): team topics are named for these alone. */
+    teams?: readonly string[] | null;
     /** Called once when the stream ends, however it ends (its slot is given back). */
     onClose?: () => void;
   } = {},
@@ -86,7 +90,7 @@ export function changeEventStream(
             }
           });
       };
-      const unsubscribe = feed.subscribe((topics) => send("change", { topics }), recheck);
+      const unsubscribe = feed.subscribe((topics) => send("change", { topics }), recheck, opts.teams ?? null);
       const ping = setInterval(() => send("ping", {}), opts.pingMs ?? CHANGE_STREAM_PING_MS);
       const lifetime = setTimeout(() => {
         send("bye", {});

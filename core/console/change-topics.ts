@@ -9,3 +9,16 @@
 //   health    — the database went down or came back, or the fleet gained or lost its last live worker
 export const CHANGE_TOPICS = ["runs", "schedules", "attention", "alerts", "workers", "health"] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
+
+// Per team: runs, schedules, attention and alerts concern team-owned objects (a schedule's team, an alert's schedule's),
+// so the change feed names them to a subscriber only when they changed in one of the teams it sees
+// (console-change-feed.ts, read-change-signatures.ts readTeamSignatures); workers and health are the fleet's, named to all.
+export const TEAM_TOPICS = ["runs", "schedules", "attention", "alerts"] as const satisfies readonly ChangeTopic[];
+export type TeamTopic = (typeof TEAM_TOPICS)[number];
+
+/** The key of what every subscriber sees in a team topic (a maintenance window, an alert about no schedule). */
+export const EVERY_TEAM = "*";
+
+export function isTeamTopic(topic: ChangeTopic): topic is TeamTopic {
+  return (TEAM_TOPICS as readonly ChangeTopic[]).includes(topic);
+}

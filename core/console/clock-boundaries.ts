@@ -20,7 +20,9 @@ export type ClockPart = "attention" | "pauses";
 // statement_timestamp(), not clock_timestamp(): a volatile bound cannot be an index condition (the scan would start
 // at the index's oldest entry and filter its way up); the statement's start is the same instant to a millisecond.
 const NOW = "statement_timestamp()";
-const since = `${NOW} - make_interval(mins => ${ATTENTION_WINDOW_MINUTES})`;
+/** The start of the header's window, as an index condition. */
+export const ATTENTION_SINCE_SQL = `${NOW} - make_interval(mins => ${ATTENTION_WINDOW_MINUTES})`;
+const since = ATTENTION_SINCE_SQL;
 
 export const CLOCK_SQL: Record<ClockPart, string> = {
   // The oldest troubled run and the oldest late start still counted by the header (overview.ts): when the clock

@@ -5,7 +5,7 @@ import { waitFor } from "@/test/wait-for";
 import { ConsoleChangeFeed } from "./console-change-feed";
 import { getConsoleVersion } from "./console-version";
 import { getRunsOverview } from "../runs/read/overview";
-import { insertSchedule } from "@/test/run-fixtures";
+import { insertRun, insertSchedule } from "@/test/run-fixtures";
 import type { ChangeTopic } from "./change-topics";
 
 const db = useTestDatabase("console_change_feed");
@@ -373,5 +373,121 @@ describe("what the feed names, and when", () => {
       const v3 = await waitFor("a shared version again", () => feed.sharedVersion(["runs", "schedules", "attention"]));
       expect(v3).not.toBe(v2);
     });
+  });
+});
+
+describe("per team: a subscriber hears of runs, schedules and alerts only in the teams it sees", () => {
+  it("team A's subscriber hears nothing of team B's run, schedule or alert, and hears its own; the global admin hears both", async () => {
+    const feed = new ConsoleChangeFeed({ connectionString: db.url, deadAfterMs: 10_000, retryMaxMs: 500, tickMs: 150, minIntervalMs: 150 });
+    feeds.push(feed);
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const team = async (name: string) =>
+        (await pool.query<{ id: string }>(`INSERT INTO teams (name) VALUES ($1) RETURNING id`, [`${name}-${Date.now().toString(36)}`]))
+          .rows[0]!.id;
+      const [teamA, teamB] = [await team("feed-a"), await team("feed-b")];
+      const schedule = async (teamId: string) => {
+        const id = await insertSchedule(pool, { handler: "demo.noop" });
+        await pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [id, teamId]);
+        return id;
+      };
+      const [scheduleA, scheduleB] = [await schedule(teamA), await schedule(teamB)];
+      const admin: ChangeTopic[][] = [];
+      const a: ChangeTopic[][] = [];
+      const b: ChangeTopic[][] = [];
+      feed.subscribe((t) => admin.push(t));
+      feed.subscribe((t) => a.push(t), undefined, [teamA]);
+      feed.subscribe((t) => b.push(t), undefined, [teamB]);
+      await firstRead(feed, admin, a, b);
+      await quiet(feed, admin);
+      a.length = b.length = admin.length = 0;
+      const heard = (h: ChangeTopic[][], t: ChangeTopic) => h.some((x) => x.includes(t));
+      // Each change is named to every subscriber concerned in one message, so once B has heard it A would have too.
+      const onlyB = async (what: string, topic: ChangeTopic, change: () => Promise<unknown>) => {
+        a.length = b.length = admin.length = 0;
+        await change();
+        await waitFor(`B and the admin to hear ${what} as ${topic}`, () => heard(b, topic) && heard(admin, topic));
+        expect(a.flat(), `A heard of ${what}`).not.toContain(topic);
+      };
+      const alsoA = async (what: string, topic: ChangeTopic, change: () => Promise<unknown>) => {
+        a.length = 0;
+        await change();
+        await waitFor(`A to hear ${what} as ${topic}`, () => heard(a, topic));
+      };
+
+      await onlyB("B's new run", "runs", () => insertRun(pool, scheduleB));
+      await alsoA("A's new run", "runs", () => insertRun(pool, scheduleA));
+      await onlyB("B's run starting", "runs", () =>
+        pool.query(`UPDATE runs SET state = 'running', started_at = clock_timestamp() WHERE schedule_id = $1`, [scheduleB]),
+      );
+      await onlyB("B's schedule paused", "schedules", () =>
+        pool.query(`UPDATE schedules SET paused_at = clock_timestamp(), paused_by = 'test' WHERE id = $1`, [scheduleB]),
+      );
+      await alsoA("A's schedule paused", "schedules", () =>
+        pool.query(`UPDATE schedules SET paused_at = clock_timestamp(), paused_by = 'test' WHERE id = $1`, [scheduleA]),
+      );
+      const alert = (scheduleId: string | null) =>
+        pool.query(
+          `INSERT INTO alerts (kind, schedule_id, dedupe_key, severity, message) VALUES ('missed', $1, gen_random_uuid()::text, 'warning', 'test')`,
+          [scheduleId],
+        );
+      await onlyB("B's alert", "alerts", () => alert(scheduleB));
+      await onlyB("B's alert resolved", "alerts", () =>
+        pool.query(`UPDATE alerts a SET resolved_at = clock_timestamp() FROM schedules s WHERE s.id = a.schedule_id AND s.team_id = $1`, [
+          teamB,
+        ]),
+      );
+      await alsoA("A's alert", "alerts", () => alert(scheduleA));
+      // An alert about no schedule is everyone's (every alert list shows it).
+      await alsoA("an alert about no schedule", "alerts", () => alert(null));
+
+      // A change no team's rows show (the console version bumped alone): the admin hears runs, A and B nothing.
+      await quiet(feed, admin);
+      a.length = b.length = admin.length = 0;
+      await pool.query(`SELECT nextval('vigil_console_version')`);
+      await waitFor("the admin to hear runs", () => heard(admin, "runs"));
+      expect([...a.flat(), ...b.flat()]).not.toContain("runs");
+    } finally {
+      await pool.end();
+    }
+  });
+  it("a team's change held by a transaction open past maxSettleMs is named to that team once it commits", async () => {
+    const feed = new ConsoleChangeFeed({
+      connectionString: db.url,
+      deadAfterMs: 10_000,
+      tickMs: 100,
+      minIntervalMs: 100,
+      maxSettleMs: 300,
+    });
+    feeds.push(feed);
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const teamA = (
+        await pool.query<{ id: string }>(`INSERT INTO teams (name) VALUES ($1) RETURNING id`, [`feed-long-${Date.now().toString(36)}`])
+      ).rows[0]!.id;
+      const scheduleA = await insertSchedule(pool, { handler: "demo.noop" });
+      await pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [scheduleA, teamA]);
+      const admin: ChangeTopic[][] = [];
+      const a: ChangeTopic[][] = [];
+      feed.subscribe((t) => admin.push(t));
+      feed.subscribe((t) => a.push(t), undefined, [teamA]);
+      await firstRead(feed, admin, a);
+      await quiet(feed, admin);
+      a.length = admin.length = 0;
+      const c = await pool.connect();
+      try {
+        await c.query("BEGIN");
+        await insertRun(c as unknown as pg.Client, scheduleA);
+        // Named anyway after maxSettleMs (unsettled): the admin hears runs; A's row is not visible yet.
+        await waitFor("the unsettled change to be named to the admin", () => admin.some((t) => t.includes("runs")));
+        expect(a.flat()).not.toContain("runs");
+        await c.query("COMMIT");
+      } finally {
+        c.release();
+      }
+      await waitFor("A to hear its run once it committed", () => a.some((t) => t.includes("runs")));
+    } finally {
+      await pool.end();
+    }
   });
 });

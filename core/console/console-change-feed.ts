@@ -16,6 +16,12 @@
 // A transaction open longer than maxSettleMs does not hold the feed back: the change is named anyway, marked
 // unsettled (its answers are not shared).
 //
+// Per team: runs, schedules, attention and alerts concern team-owned objects. Each subscriber registers with the teams
+// it sees (null: every team, the global admin); when one of these topics is to be named, one more statement reads it per
+// team (readTeamSignatures, after the change settled, so it sees what the signatures saw) and each subscriber is told
+// only if it changed in one of its teams or in what everyone sees (EVERY_TEAM). A change the per-team read could not
+// see yet (named unsettled, its transaction still open) is read per team again once that transaction has ended.
+//
 // The version the console's reads share (sharedVersion): the settled signatures each topic had when it was last
 // named. Every tab that refetches after a message asks with the same version, so the console process computes the
 // answer once and hands it to all of them (app/api/_lib/conditional-json.ts). A write made through this console
@@ -34,10 +40,19 @@
 // have gone by unheard).
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { CHANGE_TOPICS, type ChangeTopic } from "./change-topics";
-import { readChangeSignatures, runningTransactions, type ChangeSignatures } from "./read-change-signatures";
+import { CHANGE_TOPICS, EVERY_TEAM, isTeamTopic, type ChangeTopic, type TeamTopic } from "./change-topics";
+import {
+  readChangeSignatures,
+  readTeamSignatures,
+  runningTransactions,
+  type ChangeSignatures,
+  type TeamSignatures,
+} from "./read-change-signatures";
 
 export type ChangeSubscriber = (topics: ChangeTopic[]) => void;
+
+/** Per team topic named: the teams (or EVERY_TEAM) in which it changed since it was last named. */
+type ChangedTeams = Map<TeamTopic, Set<string>>;
 
 /** The channel the auth triggers notify (migration 20261204200000_console_feed_gaps). */
 export const AUTH_CHANGED_CHANNEL = "vigil_auth_changed";
@@ -74,7 +89,8 @@ let feedsCreated = 0;
 const SETTLE_RECHECK_MS = 150;
 
 export class ConsoleChangeFeed {
-  private readonly subscribers = new Set<ChangeSubscriber>();
+  /** Each subscriber and the teams it sees (null: every team, the global admin). */
+  private readonly subscribers = new Map<ChangeSubscriber, ReadonlySet<string> | null>();
   private readonly credentialWatchers = new Map<ChangeSubscriber, () => void>();
   private client: pg.Client | null = null;
   /** The latest settled read (and whether it was settled, or named anyway after maxSettleMs). */
@@ -83,6 +99,12 @@ export class ConsoleChangeFeed {
   private candidate: { signatures: ChangeSignatures; waitsFor: string[]; since: number } | null = null;
   /** Per topic: the stable signature when it was last named, and whether that one was settled. */
   private readonly named = new Map<ChangeTopic, { signature: string; settled: boolean }>();
+  /** Per team topic: the per-team signatures (readTeamSignatures) when it was last named. */
+  private readonly teamNamed: TeamSignatures = new Map();
+  /** Team topics named unsettled: read per team again once the transactions they waited for have ended. */
+  private teamRecheck: { topics: Set<TeamTopic>; waitsFor: string[] } | null = null;
+  /** The transactions the last unsettled promotion gave up waiting for. */
+  private unsettledWaitsFor: string[] = [];
   private state: FeedDatabaseState = "unknown";
   private timer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -169,9 +191,13 @@ export class ConsoleChangeFeed {
     else this.schedule(0);
   }
 
-  /** `onCredentialsChanged`: some credentials were revoked or changed (whose is not said): check yours again. */
-  subscribe(fn: ChangeSubscriber, onCredentialsChanged?: () => void): () => void {
-    this.subscribers.add(fn);
+  /**
+   * `onCredentialsChanged`: some credentials were revoked or changed (whose is not said): check yours again.
+   * `teams`: the teams the subscriber sees (visibleTeamIds; null: every team): runs, schedules, attention and alerts
+   * are named to it only when they changed in one of them (or in what every subscriber sees); workers and health always.
+   */
+  subscribe(fn: ChangeSubscriber, onCredentialsChanged?: () => void, teams: readonly string[] | null = null): () => void {
+    this.subscribers.set(fn, teams === null ? null : new Set(teams));
     if (onCredentialsChanged) this.credentialWatchers.set(fn, onCredentialsChanged);
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
@@ -198,6 +224,8 @@ export class ConsoleChangeFeed {
     this.stable = null;
     this.candidate = null;
     this.named.clear();
+    this.teamNamed.clear();
+    this.teamRecheck = null;
     this.localWriteAt = null;
     this.state = "unknown";
     this.pending.clear();
@@ -214,8 +242,8 @@ export class ConsoleChangeFeed {
     this.timer.unref?.();
   }
 
-  /** Names the changed topics whose window has passed; the others wait in `pending` for a later tick. */
-  private emitCoalesced(changed: readonly ChangeTopic[], urgent: boolean): void {
+  /** The changed topics whose window has passed, to be named now; the others wait in `pending` for a later tick. */
+  private dueTopics(changed: readonly ChangeTopic[], urgent: boolean): ChangeTopic[] {
     for (const t of changed) this.pending.add(t);
     const now = performance.now();
     const busy = this.busy;
@@ -226,19 +254,53 @@ export class ConsoleChangeFeed {
       const interval = (t === "runs" && busy) || t === "attention" ? this.busyIntervalMs : this.minIntervalMs;
       return now - (this.lastEmitted.get(t) ?? -Infinity) >= interval;
     });
-    for (const t of due) {
-      this.pending.delete(t);
-      this.lastEmitted.set(t, now);
-    }
-    this.emit(due);
+    for (const t of due) this.pending.delete(t);
+    return due;
   }
 
-  private emit(topics: ChangeTopic[]): void {
+  /**
+   * Reads the team topics among `topics` per team and says in which teams each changed since it was last named
+   * (every team's when it was never named: the feed's first read, or the first after the database came back).
+   */
+  private async changedTeams(client: pg.Client, topics: readonly ChangeTopic[]): Promise<ChangedTeams> {
+    const teamTopics = topics.filter(isTeamTopic);
+    const now = await readTeamSignatures(client, teamTopics);
+    const changed: ChangedTeams = new Map();
+    for (const t of teamTopics) {
+      const before = this.teamNamed.get(t);
+      const after = now.get(t)!;
+      const teams = new Set<string>();
+      if (!before) teams.add(EVERY_TEAM);
+      else for (const k of new Set([...before.keys(), ...after.keys()])) if (before.get(k) !== after.get(k)) teams.add(k);
+      changed.set(t, teams);
+      this.teamNamed.set(t, after);
+    }
+    return changed;
+  }
+
+  /** Names `topics`: to each subscriber those that changed in a team it sees (`teams`, changedTeams; the rest to all). */
+  private emitNamed(topics: ChangeTopic[], teams: ChangedTeams, coalesced: boolean): void {
     if (topics.length === 0) return;
-    for (const t of topics) if (this.stable) this.named.set(t, { signature: this.stable.signatures[t], settled: this.stable.settled });
-    for (const fn of [...this.subscribers]) {
+    // Named unsettled: a transaction still open may hold a team's change the per-team read could not see yet.
+    if (this.stable && !this.stable.settled && teams.size > 0) {
+      const recheck = new Set([...(this.teamRecheck?.topics ?? []), ...teams.keys()]);
+      this.teamRecheck = { topics: recheck, waitsFor: this.unsettledWaitsFor };
+    }
+    // A topic's window runs from when it is named (after the per-team read), not from when it was found due.
+    const now = performance.now();
+    if (coalesced) for (const t of topics) this.lastEmitted.set(t, now);
+    this.emit(topics, teams);
+  }
+
+  private emit(topics: ChangeTopic[], changedTeams?: ChangedTeams, rename = true): void {
+    if (topics.length === 0) return;
+    if (rename)
+      for (const t of topics) if (this.stable) this.named.set(t, { signature: this.stable.signatures[t], settled: this.stable.settled });
+    for (const [fn, sees] of [...this.subscribers]) {
+      const mine = sees === null ? topics : topics.filter((t) => concerns(changedTeams, t, sees));
+      if (mine.length === 0) continue;
       try {
-        fn(topics);
+        fn(mine);
       } catch {
         // A subscriber whose stream is gone unsubscribes itself; one failing never keeps the others from hearing.
       }
@@ -284,7 +346,7 @@ export class ConsoleChangeFeed {
   }
 
   /** Reads the signatures; returns the stable (settled) read before and after this one. */
-  private async read(client: pg.Client): Promise<{ before: ChangeSignatures | null; after: ChangeSignatures | null }> {
+  private async read(client: pg.Client): Promise<{ before: ChangeSignatures | null; after: ChangeSignatures | null; running: string[] }> {
     const before = this.stable?.signatures ?? null;
     const read = await readChangeSignatures(client, this.opts.deadAfterMs);
     const now = performance.now();
@@ -293,7 +355,10 @@ export class ConsoleChangeFeed {
     // The waiting read is settled once none of the transactions running just after it still is.
     const c = this.candidate;
     if (c && !c.waitsFor.some((x) => read.running.includes(x))) this.promote(c.signatures, true);
-    else if (c && now - c.since > this.maxSettleMs) this.promote(c.signatures, false);
+    else if (c && now - c.since > this.maxSettleMs) {
+      this.unsettledWaitsFor = c.waitsFor;
+      this.promote(c.signatures, false);
+    }
     const latest = this.candidate?.signatures ?? this.stable?.signatures;
     if (!latest || CHANGE_TOPICS.some((t) => latest[t] !== read.signatures[t])) {
       const waitsFor = await runningTransactions(client);
@@ -301,13 +366,30 @@ export class ConsoleChangeFeed {
       else this.candidate = { signatures: read.signatures, waitsFor, since: this.candidate?.since ?? now };
     }
     this.reads++;
-    return { before, after: this.stable?.signatures ?? null };
+    return { before, after: this.stable?.signatures ?? null, running: read.running };
   }
 
   private promote(signatures: ChangeSignatures, settled: boolean): void {
     this.stable = { signatures, settled };
     this.candidate = null;
     if (this.named.size === 0) for (const t of CHANGE_TOPICS) this.named.set(t, { signature: signatures[t], settled });
+  }
+
+  /**
+   * Team topics named unsettled (a transaction open longer than maxSettleMs): once the transactions they waited for
+   * have ended, read them per team again and name them to the subscribers of the teams whose change they now show
+   * (the named version is left as it is: still unsettled, not shared).
+   */
+  private async recheckTeams(client: pg.Client, running: readonly string[]): Promise<void> {
+    const r = this.teamRecheck;
+    if (!r || r.waitsFor.some((x) => running.includes(x))) return;
+    this.teamRecheck = null;
+    const teams = await this.changedTeams(client, [...r.topics]);
+    this.emit(
+      [...teams].filter(([, changed]) => changed.size > 0).map(([t]) => t),
+      teams,
+      false,
+    );
   }
 
   private async tick(): Promise<void> {
@@ -322,28 +404,34 @@ export class ConsoleChangeFeed {
     let next = this.tickMs;
     try {
       this.client ??= await this.connect();
-      const { before, after } = await this.read(this.client);
+      const client = this.client;
+      const { before, after, running } = await this.read(client);
       if (!this.running) return;
       const wasDown = this.state === "down";
+      // A local write is named at once, not after the topic's window (its writer waits to see it).
+      const urgent = writeAt !== null && tick > writeAt;
+      let topics: ChangeTopic[];
+      const all = wasDown || (before === null && after !== null);
+      if (all || (before === null && after !== null)) {
+        // Came back: everything may have changed while it was down, and the tabs' reads failed meanwhile: all at once.
+        // Or the first settled read since the feed started (or came back): there is nothing to compare it with, and
+        // what changed between a tab's hello (when it refetched) and this read, or between a first read that had to
+        // wait and this one, was named to nobody. A run triggered and finished in that moment stayed unseen until the
+        // safety net. So every topic, once.
+        this.pending.clear();
+        topics = [...CHANGE_TOPICS];
+      } else topics = this.dueTopics(before && after ? CHANGE_TOPICS.filter((t) => before[t] !== after[t]) : [], urgent);
+      // Per team before anything is said (and before the feed says it is up again): one more statement, when named.
+      const teams = topics.length > 0 ? await this.changedTeams(client, topics) : new Map<TeamTopic, Set<string>>();
+      if (!this.running) return;
       this.state = "up";
       this.failures = 0;
       // A read waiting to settle is checked again soon: the writers it waits for are short transactions.
       if (this.candidate) next = Math.min(next, SETTLE_RECHECK_MS);
-      // A local write is named at once, not after the topic's window (its writer waits to see it).
-      const urgent = writeAt !== null && tick > writeAt;
-      if (wasDown) {
-        // Everything may have changed while it was down, and the tabs' reads failed meanwhile: all at once.
-        this.pending.clear();
-        this.emit([...CHANGE_TOPICS]);
-        this.credentialsChanged();
-      } else if (before === null && after !== null) {
-        // The first settled read since the feed started (or came back): there is nothing to compare it with, and what
-        // changed between a tab's hello (when it refetched) and this read, or between a first read that had to wait
-        // and this one, was named to nobody. A run triggered and finished in that moment stayed unseen until the
-        // safety net. So every topic, once.
-        this.pending.clear();
-        this.emit([...CHANGE_TOPICS]);
-      } else this.emitCoalesced(before && after ? CHANGE_TOPICS.filter((t) => before[t] !== after[t]) : [], urgent);
+      this.emitNamed(topics, teams, !all);
+      if (wasDown) this.credentialsChanged();
+      else await this.recheckTeams(client, running);
+      if (!this.running) return;
       if (urgent && this.localWriteAt === writeAt) {
         // Named once settled: until then the write's reads are not shared (they read the database's own version).
         if (this.candidate === null && this.pending.size === 0) this.localWriteAt = null;
@@ -359,6 +447,8 @@ export class ConsoleChangeFeed {
       this.candidate = null;
       this.stable = null;
       this.named.clear();
+      this.teamNamed.clear();
+      this.teamRecheck = null;
       if (this.state !== "down") {
         this.state = "down";
         this.opts.onDatabaseLost?.(err);
@@ -387,4 +477,13 @@ export function getConsoleChangeFeed(create: () => ConsoleChangeFeed): ConsoleCh
 /** The process's feed if one was created (a change stream was opened here), without creating it. */
 export function findConsoleChangeFeed(): ConsoleChangeFeed | undefined {
   return (globalThis as { [GLOBAL_KEY]?: ConsoleChangeFeed })[GLOBAL_KEY];
+}
+
+/** Whether topic `t`, named with `changedTeams`, concerns a subscriber who sees `sees`. */
+function concerns(changedTeams: ChangedTeams | undefined, t: ChangeTopic, sees: ReadonlySet<string>): boolean {
+  const changed = isTeamTopic(t) ? changedTeams?.get(t) : undefined;
+  if (!changed) return true;
+  if (changed.has(EVERY_TEAM)) return true;
+  for (const team of changed) if (sees.has(team)) return true;
+  return false;
 }

@@ -5,6 +5,11 @@
 // While this console process's change feed is reading (a change stream is open here), the version is the feed's
 // shared one instead (what runs, schedules and the header's clock showed when last named: no database read at all),
 // and the answer itself is computed once per version and URL for every tab that asks (shared-answers.ts).
+//
+// The feed's version is every team's: it moves when any team's runs or schedules change, though the change stream
+// names a topic only to the callers of the teams it changed in. So an answer filtered by the caller's teams must say
+// so in `variant` (accessVariant: the role and the set of visible teams): callers with the same teams share it, and
+// no other caller is handed it.
 import { createHash } from "node:crypto";
 import type { NextRequest } from "next/server";
 import type { ClockPart } from "@/core/console/clock-boundaries";

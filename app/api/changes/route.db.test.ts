@@ -10,19 +10,27 @@ import { systemActor } from "@/core/auth/roles";
 import { waitFor } from "@/test/wait-for";
 import { getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { getEnv } from "@/core/env";
+import { insertRun, insertSchedule } from "@/test/run-fixtures";
 import * as changesRoute from "./route";
 
 const db = useTestDatabase("changes_route");
 
-async function bumpConsoleVersion() {
+let scheduleId: Promise<string> | null = null;
+
+/** A run of the default team's schedule changes (the test callers are of the default team: a stream names only its teams'). */
+async function changeARun() {
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
-  await c.query(`SELECT nextval('vigil_console_version')`);
-  await c.end();
+  try {
+    await insertRun(c, await (scheduleId ??= insertSchedule(c, { handler: "demo.noop" })));
+  } finally {
+    await c.end();
+  }
 }
 
 describe("GET /api/changes", () => {
   it("streams server-sent events to a viewer: hello at once, then the topics that changed", async () => {
+    await changeARun(); // the schedule exists before the stream opens: the change below is a run's alone
     const viewer = await createTestToken(db.url, "viewer");
     const abort = new AbortController();
     const req = new NextRequest(new URL("/api/changes", "http://localhost:3000"), {
@@ -51,10 +59,57 @@ describe("GET /api/changes", () => {
       throw new Error("the route did not create the feed");
     });
     await waitFor("the route's feed to read", () => feed.database === "up");
-    await bumpConsoleVersion();
+    await changeARun();
     await readUntil('event: change\ndata: {"topics":["runs"]}');
     abort.abort();
     await reader.cancel();
+  });
+
+  it("names a team's runs only to the streams of callers who see that team", async () => {
+    await changeARun();
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const other = await c
+      .query<{ id: string }>(`INSERT INTO teams (name) VALUES ('changes-other') RETURNING id`)
+      .then((r) => r.rows[0]!.id)
+      .finally(() => c.end());
+    const open = async (token: string) => {
+      const abort = new AbortController();
+      const req = new NextRequest(new URL("/api/changes", "http://localhost:3000"), {
+        headers: { authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      });
+      const res = await changesRoute.GET(req, { params: Promise.resolve({}) });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      const s = { text: "" };
+      void (async () => {
+        for (;;) {
+          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+          if (done) break;
+          s.text += decoder.decode(value, { stream: true });
+        }
+      })();
+      await waitFor("hello", () => s.text.includes("event: hello"));
+      return { s, close: () => (abort.abort(), reader.cancel().catch(() => undefined)) };
+    };
+    const mine = await open(await createTestToken(db.url, "viewer"));
+    const theirs = await open(await createTestToken(db.url, "viewer", { teamId: other }));
+    try {
+      const feed = getConsoleChangeFeed(() => {
+        throw new Error("the route did not create the feed");
+      });
+      await waitFor("the route's feed to read", () => feed.database === "up");
+      const [mineAt, theirsAt] = [mine.s.text.length, theirs.s.text.length];
+      await changeARun();
+      // Both streams are told by the same message: once the default team's viewer has it, the other would have too.
+      await waitFor("the default team's viewer to hear runs", () => mine.s.text.slice(mineAt).includes('"runs"'));
+      expect(theirs.s.text.slice(theirsAt)).not.toContain('"runs"');
+    } finally {
+      await mine.close();
+      await theirs.close();
+    }
   });
 
   it("refuses a caller without a session or token", async () => {
@@ -131,7 +186,7 @@ describe("GET /api/changes", () => {
       try {
         await expectClosedSoonAfter(() => endUserSessions(alice.userId, systemActor("test")), a.stream);
         // Bob's stream heard the same notification, checked, and stays.
-        await sql(`SELECT nextval('vigil_console_version')`);
+        await changeARun();
         await waitFor("bob to still hear changes", () => b.stream.text.includes("event: change"));
         expect(b.stream.ended).toBe(false);
       } finally {

@@ -1,9 +1,10 @@
 // GET /api/changes → text/event-stream: which topics (runs, alerts, workers, health) changed, at most once a second
 // each, so an open console reloads what changed instead of polling everything every 2 s. One database connection per
 // console process feeds every tab (core/console/console-change-feed.ts); the events are described in
-// core/console/change-event-stream.ts. Viewers may listen: it says only that something changed, never what.
+// core/console/change-event-stream.ts. Viewers may listen: it says only that something changed, never what, and of
+// runs, schedules and alerts only in the caller's teams.
 import { z } from "zod";
-import { accessVariant } from "@/core/teams/team-access";
+import { accessVariant, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute, warnDatabaseUnavailable } from "../_lib/api-route";
 import { ConsoleChangeFeed, getConsoleChangeFeed } from "@/core/console/console-change-feed";
 import { changeEventStream } from "@/core/console/change-event-stream";
@@ -51,7 +52,7 @@ export const GET = apiRoute(
     const release = takeChangeStreamSlot(slotKey, getEnv().VIGIL_CHANGE_STREAMS_PER_SESSION);
     let stream: ReadableStream<Uint8Array>;
     try {
-      stream = changeEventStream(feed(), req.signal, { stillAllowed, expiresInMs, onClose: release });
+      stream = changeEventStream(feed(), req.signal, { stillAllowed, expiresInMs, teams: visibleTeamIds(actor), onClose: release });
     } catch (err) {
       release();
       throw err;
