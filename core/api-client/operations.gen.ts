@@ -941,6 +941,8 @@ export interface Operations {
     answer: {
       groups: Array<{
         name: string;
+        teamId: string;
+        team: string;
         concurrencyLimit: number | null;
         running: number;
         [key: string]: unknown;
@@ -960,6 +962,8 @@ export interface Operations {
     answer: {
       group: {
         name: string;
+        teamId: string;
+        team: string;
         concurrencyLimit: number | null;
         [key: string]: unknown;
       };
