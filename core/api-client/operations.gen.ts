@@ -1344,6 +1344,8 @@ export interface Operations {
         id: string;
         scheduleId: string;
         scheduleName: string;
+        teamId: string;
+        team: string;
         kind: string;
         state: "planned" | "queued" | "running" | "retrying" | "succeeded" | "failed" | "timed_out" | "cancelled" | "skipped_overlap" | "missed" | "paused" | "excluded" | "hollow" | "zombie";
         attempt: number;
