@@ -1518,6 +1518,7 @@ export interface Operations {
       states?: Array<string>;
       from?: string;
       to?: string;
+      team?: string;
       runIds?: Array<string>;
     };
     answer: {
