@@ -239,7 +239,11 @@ function CalendarForm({
  * theirs, or a viewer), that it is read-only. */
 function CalendarTeamLine({ calendar, canEdit }: { calendar: CalendarView; canEdit: boolean }) {
   const { data: me } = useQuery(meQuery());
-  const refusal = teamRoleRefusal(me, "operate", { id: calendar.teamId, name: calendar.team }, "editing");
+  // A member of the calendar's team hears which role editing needs; anyone else sees it because it is shared.
+  const member = me?.actor.teams.some((t) => t.id === calendar.teamId) ?? false;
+  const refusal = member
+    ? teamRoleRefusal(me, "operate", { id: calendar.teamId, name: calendar.team }, "editing")
+    : `team ${calendar.team} shares it with yours; only its operators change it.`;
   const shared = calendar.sharedWith.map((s) => s.team ?? "every team");
   return (
     <p className="muted" data-testid="calendar-team">
