@@ -150,12 +150,13 @@ test("a viewer walks the console and is offered no control the API would refuse"
   await expect(page.getByLabel("Initial password")).toHaveCount(0);
 
   // Typing the address of a form a viewer cannot save explains why instead of failing on save.
-  for (const [url, what] of [
-    ["/schedules/new", "create schedules"],
-    [`/schedules/${fx.schedule.id}/edit`, "edit schedules"],
+  // An existing schedule's edit page names the role in the schedule's team (the Users page's role is the default team's).
+  for (const [url, why] of [
+    ["/schedules/new", "You need the operator role to create schedules"],
+    [`/schedules/${fx.schedule.id}/edit`, "You are a viewer in team default; editing needs operator."],
   ] as const) {
     await page.goto(url);
-    await expect(page.getByTestId("needs-role")).toContainText(`You need the operator role to ${what}`);
+    await expect(page.getByTestId("needs-role")).toContainText(why);
     await expect(page.locator("form")).toHaveCount(0);
   }
   await page.screenshot({ path: "artifacts/screenshots/viewer-edit-refused.png", fullPage: true });

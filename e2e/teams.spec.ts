@@ -2,7 +2,8 @@
 // secret (the form says which team owns it), and sees B's calendar read-only once B shares it with A on the Teams page.
 // A user who is operator of A and viewer of B narrows the schedules list with the header's team switcher, and sees
 // Pause on A's schedule but not on B's. The teams, memberships and objects are made through the real API by the E2E
-// admin; the share through the Teams page's form. Real console, real worker, real
+// admin; the share through the Teams page's form. The switcher also narrows the Runs and Audit pages (and the audit
+// export); the edit page and the run page follow the role in the object's team. Real console, real worker, real
 // Postgres (e2e/global-setup.ts).
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { sameOrigin } from "./same-origin";
@@ -20,6 +21,10 @@ const names = {
   secretB: `TEAM_B_TOKEN_${suffix.toUpperCase()}`,
   calendarB: `team-b-holidays-${suffix}`,
   formSchedule: `e2e-team-a-form-${suffix}`,
+  groupB: `team-b-group-${suffix}`,
+  // Both teams' schedules carry it: the Runs page filtered on it shows only this file's runs.
+  tag: `teams-e2e-${suffix}`,
+  reason: `teams-e2e-switch-${suffix}`,
 };
 
 async function adminPage(browser: Browser, baseURL: string): Promise<Page> {
@@ -29,7 +34,7 @@ async function adminPage(browser: Browser, baseURL: string): Promise<Page> {
 let operator: Page;
 let operatorAViewerB: Page;
 let admin: Page;
-const ids = { a: "", b: "", scheduleA: "", scheduleB: "", calendarB: "" };
+const ids = { a: "", b: "", scheduleA: "", scheduleB: "", calendarB: "", runA: "", runB: "" };
 
 async function signIn(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
@@ -63,11 +68,21 @@ test.beforeAll(async ({ browser, baseURL }) => {
   ids.a = a;
   ids.b = b;
   ids.scheduleA = (
-    await post("/api/schedules", { name: names.scheduleA, team: names.a, handler: "demo.noop", trigger: YEARLY })
+    await post("/api/schedules", { name: names.scheduleA, team: names.a, handler: "demo.noop", trigger: YEARLY, tags: [names.tag] })
   ).schedule.id;
   ids.scheduleB = (
-    await post("/api/schedules", { name: names.scheduleB, team: names.b, handler: "demo.noop", trigger: YEARLY })
+    await post("/api/schedules", {
+      name: names.scheduleB,
+      team: names.b,
+      handler: "demo.noop",
+      trigger: YEARLY,
+      tags: [names.tag],
+      concurrencyGroup: names.groupB,
+    })
   ).schedule.id;
+  // A run of each (audited as schedule.trigger with the reason the Audit page searches for).
+  ids.runA = (await post(`/api/schedules/${ids.scheduleA}/trigger`, { reason: names.reason })).runId;
+  ids.runB = (await post(`/api/schedules/${ids.scheduleB}/trigger`, { reason: names.reason })).runId;
   await post(`/api/secrets/${names.secretB}`, { value: "team-b-only", team: names.b }, "put");
   const calendar = await post("/api/calendars", { name: names.calendarB, team: names.b, timezone: "UTC", dates: ["2030-12-25"] });
   ids.calendarB = calendar.calendar.id;
@@ -134,6 +149,22 @@ test("team B's admin shares B's calendar with team A on the Teams page (audited)
   expect(shares.received.map((s: { objectName: string }) => s.objectName)).toContain(names.calendarB);
   const audit = await (await admin.request.get(`/api/audit?action=team.share&target=team:${ids.b}`)).json();
   expect(audit.events.length).toBeGreaterThan(0);
+
+  // Secrets and concurrency groups are picked from the team's own, by name (never a value).
+  await form.getByTestId("share-kind").locator("select").selectOption("secret");
+  const objectSelect = form.getByTestId("share-object").locator("select");
+  await expect(objectSelect.locator("option", { hasText: names.secretB })).toHaveCount(1);
+  await objectSelect.selectOption({ label: names.secretB });
+  await expect(card).not.toContainText("team-b-only");
+  await card.screenshot({ path: "artifacts/screenshots/teams-share-form-secret.png" });
+  await form.getByTestId("share-kind").locator("select").selectOption("concurrency_group");
+  await objectSelect.selectOption({ label: names.groupB });
+  await form
+    .getByTestId("share-with")
+    .locator("select")
+    .selectOption({ label: `team ${names.a}` });
+  await form.getByTestId("share-submit").click();
+  await expect(given.locator(`[data-testid="share-row"][data-object="${names.groupB}"]`)).toContainText(names.a);
 });
 
 test("team B's calendar, shared with team A, is on the operator's Calendars page, read-only", async () => {
@@ -143,7 +174,7 @@ test("team B's calendar, shared with team A, is on the operator's Calendars page
   await operator.goto(`/calendars/${ids.calendarB}`);
   await expect(operator.getByTestId("calendar-team")).toContainText(`Team ${names.b}`);
   await expect(operator.getByTestId("calendar-shared-with")).toContainText(names.a);
-  await expect(operator.getByTestId("calendar-read-only")).toBeVisible();
+  await expect(operator.getByTestId("calendar-read-only")).toContainText(`team ${names.b} shares it with yours`);
   await expect(operator.getByTestId("save-calendar")).toHaveCount(0);
   await expect(operator.getByTestId("calendar-name").locator("input")).toBeDisabled();
   await operator.screenshot({ path: "artifacts/screenshots/teams-shared-calendar-read-only.png", fullPage: true });
@@ -187,6 +218,51 @@ test("buttons follow the role in the object's team: Pause on team A's schedule, 
   await expect(page.getByTestId("trigger-now")).toHaveCount(0);
   await expect(page.getByTestId("edit-schedule")).toHaveCount(0);
   await page.screenshot({ path: "artifacts/screenshots/teams-buttons-team-b.png" });
+
+  // The edit page too: the form for A's schedule; for B's, a page naming the team and the role editing needs.
+  await page.goto(`/schedules/${ids.scheduleA}/edit`);
+  await expect(page.getByTestId("save-schedule")).toBeVisible();
+  await expect(page.getByTestId("needs-role")).toHaveCount(0);
+  await page.goto(`/schedules/${ids.scheduleB}/edit`);
+  await expect(page.getByTestId("needs-role")).toContainText(`You are a viewer in team ${names.b}; editing needs operator.`);
+  await expect(page.getByTestId("save-schedule")).toHaveCount(0);
+  await page.screenshot({ path: "artifacts/screenshots/teams-edit-needs-role.png" });
+
+  // The run page names its team, and its buttons follow the role there.
+  await page.goto(`/runs/${ids.runB}`);
+  await expect(page.getByTestId("run-team")).toHaveText(names.b);
+  await expect(page.getByTestId("rerun-run")).toHaveCount(0);
+  await page.screenshot({ path: "artifacts/screenshots/teams-run-page.png" });
+});
+
+test("the team switcher narrows the Runs and Audit pages (and the audit export) to the picked team", async () => {
+  const page = operatorAViewerB;
+  await page.goto(`/runs?tag=${names.tag}`);
+  const rowA = page.locator(`[data-testid="run-row"][data-run-id="${ids.runA}"]`);
+  const rowB = page.locator(`[data-testid="run-row"][data-run-id="${ids.runB}"]`);
+  await expect(rowA).toBeVisible();
+  await expect(rowB).toBeVisible();
+  await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(page).toHaveURL(new RegExp(`team=${ids.a}`));
+  await expect(rowB).toHaveCount(0);
+  await expect(rowA).toBeVisible();
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher-runs.png", fullPage: true });
+
+  // The pick is remembered on the next page: the Audit page shows A's trigger row only, and so does its CSV export.
+  await page.goto(`/audit?q=${names.reason}`);
+  const rows = page.getByTestId("audit-row");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first().locator(`[title="schedule:${ids.scheduleA}"]`)).toBeVisible();
+  const exportLink = page.getByTestId("audit-export");
+  await expect(exportLink).toHaveAttribute("href", new RegExp(`team=${ids.a}`));
+  const csv = await (await page.request.get((await exportLink.getAttribute("href"))!)).text();
+  expect([csv.includes(ids.scheduleA), csv.includes(ids.scheduleB)]).toEqual([true, false]);
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher-audit.png", fullPage: true });
+
+  // Every team again: B's rows come back.
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await expect(rows).toHaveCount(2);
+  await expect(page.getByTestId("audit-export")).not.toHaveAttribute("href", /team=/);
 });
 
 test("the global admin's header keeps to one row at 1,440 px with the team switcher; Teams is in the account menu", async () => {

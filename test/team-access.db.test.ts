@@ -261,6 +261,43 @@ describe("team access over every API route", () => {
     expect(foreign.includes(o.C.scheduleName)).toBe(false);
   });
 
+  it("narrows a bulk action to the picked team (the console's switcher); groups and a run answer their team", async () => {
+    const o = { A: await makeObjects("A"), B: await makeObjects("B") };
+    const bulk = endpoints.find((x) => x.key === "POST /api/runs/bulk")!;
+    const hour = 3_600_000;
+    const dry = async (team?: string) => {
+      const body = {
+        action: "rerun",
+        dryRun: true,
+        from: new Date(Date.now() - hour).toISOString(),
+        to: new Date(Date.now() + hour).toISOString(),
+        ...(team ? { team } : {}),
+      };
+      const res = await callRoute(bulk.handler, {
+        method: "POST",
+        path: "/api/runs/bulk",
+        body,
+        cookie,
+        headers: { origin: "http://localhost:3000" },
+      });
+      expect(res.status).toBe(200);
+      return res.body.runIds as string[];
+    };
+    expect(await dry()).toContain(o.A.run);
+    expect(await dry(teams.A)).toContain(o.A.run);
+    // B is a team it only views, C one it is not in: picking either leaves nothing to act on, not A's runs.
+    expect(await dry(teams.B)).toEqual([]);
+    expect(await dry(teams.C)).toEqual([]);
+
+    const groups = endpoints.find((x) => x.key === "GET /api/groups")!;
+    const g = await callRoute(groups.handler, { method: "GET", path: "/api/groups", cookie });
+    const mine = (g.body.groups as { name: string; teamId: string; team: string }[]).find((x) => x.name === o.B.concurrency_group);
+    expect(mine).toMatchObject({ teamId: teams.B, team: "team-b" });
+    const run = endpoints.find((x) => x.key === "GET /api/runs/[id]")!;
+    const r = await callRoute(run.handler, { method: "GET", path: `/api/runs/${o.A.run}`, params: { id: o.A.run }, cookie });
+    expect(r.body.run).toMatchObject({ teamId: teams.A, team: "team-a" });
+  });
+
   it("shows the audit trail of the caller's teams only", async () => {
     const o = { A: await makeObjects("A"), C: await makeObjects("C") };
     await q(

@@ -18,6 +18,10 @@ export function AuditView() {
   const q = useInfiniteQuery(auditQuery(filter, team));
   const events = q.data?.pages.flatMap((p) => p.events) ?? [];
   const qs = filterToParams(filter).toString();
+  // The export carries the header's team switcher like the list: the CSV holds the rows shown here.
+  const exportParams = filterToParams(filter);
+  if (team) exportParams.set("team", team);
+  const exportQs = exportParams.toString();
   const apply = (f: AuditFilterValues) => {
     const next = filterToParams(f).toString();
     router.replace(next ? `${path}?${next}` : path);
@@ -29,8 +33,8 @@ export function AuditView() {
       <div className="row" style={{ marginBottom: 12 }}>
         <VerifyPanel />
         <span className="spacer" />
-        <a className="button" href={`/api/audit/export.csv${qs ? `?${qs}` : ""}`} download data-testid="audit-export">
-          Export CSV{qs ? " (this filter)" : ""}
+        <a className="button" href={`/api/audit/export.csv${exportQs ? `?${exportQs}` : ""}`} download data-testid="audit-export">
+          Export CSV{exportQs ? " (this filter)" : ""}
         </a>
       </div>
       {q.error && !Object.keys(fieldErrors).length && (

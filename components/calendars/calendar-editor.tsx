@@ -7,7 +7,8 @@ import { useRouter } from "next/navigation";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
-import { useCan } from "../ui/use-can";
+import { teamRoleRefusal, useCan } from "../ui/use-can";
+import { meQuery } from "../ui/me-query";
 import { CalendarChangePreview } from "./calendar-change-preview";
 import {
   calendarBodyFromForm,
@@ -237,12 +238,18 @@ function CalendarForm({
 /** Its team, and whom the team shares it with; for a caller who cannot change it (another team's calendar shared with
  * theirs, or a viewer), that it is read-only. */
 function CalendarTeamLine({ calendar, canEdit }: { calendar: CalendarView; canEdit: boolean }) {
+  const { data: me } = useQuery(meQuery());
+  // A member of the calendar's team hears which role editing needs; anyone else sees it because it is shared.
+  const member = me?.actor.teams.some((t) => t.id === calendar.teamId) ?? false;
+  const refusal = member
+    ? teamRoleRefusal(me, "operate", { id: calendar.teamId, name: calendar.team }, "editing")
+    : `team ${calendar.team} shares it with yours; only its operators change it.`;
   const shared = calendar.sharedWith.map((s) => s.team ?? "every team");
   return (
     <p className="muted" data-testid="calendar-team">
       Team <strong>{calendar.team}</strong>
       {shared.length > 0 && <span data-testid="calendar-shared-with"> · Shared with {shared.join(", ")}</span>}
-      {!canEdit && <span data-testid="calendar-read-only"> · read-only for you</span>}
+      {!canEdit && <span data-testid="calendar-read-only"> · read-only for you{refusal ? `: ${refusal}` : ""}</span>}
     </p>
   );
 }

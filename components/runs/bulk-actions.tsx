@@ -8,6 +8,7 @@ import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
 import { formatInZone } from "../ui/time-format";
+import { usePickedTeam } from "../ui/use-picked-team";
 import type { RunFilters } from "./runs-queries";
 
 type Action = "cancel" | "rerun";
@@ -24,6 +25,8 @@ const WHAT: Record<Action, { title: string; verb: string; states: string }> = {
  */
 export function BulkActions({ filters }: { filters: RunFilters }) {
   const qc = useQueryClient();
+  // The header's team switcher narrows the runs acted on as it narrows the list above.
+  const team = usePickedTeam();
   const [action, setAction] = useState<Action | null>(null);
   const [reason, setReason] = useState("");
   const [dry, setDry] = useState<BulkRunActionResult | null>(null);
@@ -38,13 +41,14 @@ export function BulkActions({ filters }: { filters: RunFilters }) {
   const rerunWords = rerunStates.map((st) => st.replace("_", " ")).join(" or ");
   const body = (a: Action) =>
     a === "cancel"
-      ? { action: a, scheduleId: filters.scheduleId }
+      ? { action: a, scheduleId: filters.scheduleId, ...(team ? { team } : {}) }
       : {
           action: a,
           from: filters.from,
           to: filters.to,
           states: rerunStates,
           ...(filters.scheduleId ? { scheduleId: filters.scheduleId } : {}),
+          ...(team ? { team } : {}),
         };
 
   async function open(a: Action) {

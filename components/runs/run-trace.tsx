@@ -185,6 +185,8 @@ export function RunTrace({ runId }: { runId: string }) {
             What ran
           </h2>
           <dl className="kv">
+            <dt>Team</dt>
+            <dd data-testid="run-team">{run.team}</dd>
             <dt>Handler</dt>
             <dd>
               <HandlerName name={run.handler} />

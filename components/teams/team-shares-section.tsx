@@ -8,6 +8,8 @@ import Link from "next/link";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { calendarsQuery } from "../calendars/calendars-queries";
+import { secretsQuery } from "../admin/admin-queries";
+import { groupsQuery } from "../workers/workers-queries";
 import { teamSharesQuery, type TeamShareRow } from "./teams-queries";
 
 const KIND_LABELS: Record<TeamShareRow["kind"], string> = {
@@ -21,13 +23,34 @@ function ShareObject({ share }: { share: TeamShareRow }) {
   return share.kind === "calendar" && share.objectName ? <Link href={`/calendars/${share.objectKey}`}>{name}</Link> : <>{name}</>;
 }
 
-function ShareForm({ teamId, targets }: { teamId: string; targets: { id: string; name: string }[] }) {
+const PICK_PROMPT: Record<TeamShareRow["kind"], string> = {
+  calendar: "Pick a calendar of this team…",
+  secret: "Pick a secret of this team…",
+  concurrency_group: "Pick a concurrency group of this team…",
+};
+
+/** The team's own objects of each kind, as the share form offers them: a calendar by id, a secret or a group by name
+ * (secrets by name only: no answer carries a value). Only the form's kind is fetched. */
+function useOwnObjects(teamId: string, teamName: string, kind: TeamShareRow["kind"]): { value: string; label: string }[] | null {
+  const calendars = useQuery({ ...calendarsQuery(), enabled: kind === "calendar" });
+  const secrets = useQuery({ ...secretsQuery(), enabled: kind === "secret" });
+  // The Workers page polls the groups every 2 s for their live counts; a picker needs the names once.
+  const groups = useQuery({ ...groupsQuery(), refetchInterval: false, enabled: kind === "concurrency_group" });
+  const loading = { calendar: calendars, secret: secrets, concurrency_group: groups }[kind].isPending;
+  if (loading) return null;
+  if (kind === "calendar")
+    return (calendars.data?.calendars ?? []).filter((c) => c.teamId === teamId).map((c) => ({ value: c.id, label: c.name }));
+  if (kind === "secret")
+    return (secrets.data?.secrets ?? []).filter((x) => x.team === teamName).map((x) => ({ value: x.name, label: x.name }));
+  return (groups.data?.groups ?? []).filter((g) => g.teamId === teamId).map((g) => ({ value: g.name, label: g.name }));
+}
+
+function ShareForm({ teamId, teamName, targets }: { teamId: string; teamName: string; targets: { id: string; name: string }[] }) {
   const qc = useQueryClient();
-  const calendars = useQuery(calendarsQuery());
-  const own = (calendars.data?.calendars ?? []).filter((c) => c.teamId === teamId);
   const [kind, setKind] = useState<TeamShareRow["kind"]>("calendar");
   const [object, setObject] = useState("");
   const [withTeam, setWithTeam] = useState("");
+  const own = useOwnObjects(teamId, teamName, kind);
   const share = useMutation({
     mutationFn: () =>
       fetchJson(`/api/teams/${teamId}/shares`, { method: "POST", json: { kind, object: object.trim(), withTeam: withTeam || null } }),
@@ -66,24 +89,16 @@ function ShareForm({ teamId, targets }: { teamId: string; targets: { id: string;
         </select>
       </FormField>
       <FormField label="Object" testId="share-object" error={fields["object"]}>
-        {kind === "calendar" ? (
-          <select value={object} onChange={(e) => setObject(e.target.value)} required>
-            <option value="">Pick a calendar of this team…</option>
-            {own.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        ) : (
-          <input
-            value={object}
-            onChange={(e) => setObject(e.target.value)}
-            placeholder={kind === "secret" ? "SECRET_NAME" : "group-name"}
-            autoComplete="off"
-            required
-          />
-        )}
+        <select value={object} onChange={(e) => setObject(e.target.value)} required>
+          <option value="">
+            {own === null ? "Loading…" : own.length === 0 ? `This team has no ${KIND_LABELS[kind].toLowerCase()}` : PICK_PROMPT[kind]}
+          </option>
+          {(own ?? []).map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
       </FormField>
       <FormField label="With" testId="share-with" error={fields["withTeam"]}>
         <select value={withTeam} onChange={(e) => setWithTeam(e.target.value)}>
@@ -180,7 +195,7 @@ export function TeamSharesSection({ teamId, canEdit }: { teamId: string; canEdit
         <>
           <h4>Given</h4>
           <SharesTable rows={data.given} teamId={teamId} given canEdit={canEdit} />
-          {canEdit && <ShareForm teamId={teamId} targets={data.targets} />}
+          {canEdit && <ShareForm teamId={teamId} teamName={data.team} targets={data.targets} />}
           <h4>Received</h4>
           <SharesTable rows={data.received} teamId={teamId} given={false} canEdit={false} />
         </>

@@ -1,6 +1,6 @@
 // The console's buttons follow the caller's role in the object's team: meCan is the one rule they all ask.
 import { describe, expect, it } from "vitest";
-import { meCan } from "./use-can";
+import { meCan, teamRoleRefusal } from "./use-can";
 import type { Me } from "./me-query";
 
 const A = "00000000-0000-4000-8000-00000000000a";
@@ -45,5 +45,27 @@ describe("meCan", () => {
   it("allows nothing while the caller is unknown", () => {
     expect(meCan(undefined, "read")).toBe(false);
     expect(meCan(null, "read", A)).toBe(false);
+  });
+});
+
+describe("teamRoleRefusal", () => {
+  const operatorAViewerB = me("operator", [
+    { id: A, name: "a", role: "operator" },
+    { id: B, name: "b", role: "viewer" },
+    { id: C, name: "c", role: "auditor" },
+  ]);
+
+  it("is null where the role in the team allows it, else names the role held there and the one needed", () => {
+    expect(teamRoleRefusal(operatorAViewerB, "operate", { id: A, name: "a" }, "editing")).toBeNull();
+    expect(teamRoleRefusal(operatorAViewerB, "operate", { id: B, name: "b" }, "editing")).toBe(
+      "You are a viewer in team b; editing needs operator.",
+    );
+    expect(teamRoleRefusal(operatorAViewerB, "operate", { id: C, name: "c" }, "editing")).toBe(
+      "You are an auditor in team c; editing needs operator.",
+    );
+    expect(teamRoleRefusal(operatorAViewerB, "administer", { id: "x", name: "x" }, "sharing")).toBe(
+      "You hold no role in team x; sharing needs admin.",
+    );
+    expect(teamRoleRefusal(me("admin", [], true), "administer", { id: B, name: "b" }, "editing")).toBeNull();
   });
 });

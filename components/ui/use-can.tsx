@@ -51,12 +51,57 @@ export function useCanIn(capability: Capability): (teamId: string | null | undef
   return (teamId) => meCan(data, capability, teamId);
 }
 
-/** A whole page that needs a role: its children for those who have it, a plain explanation for those who do not. */
-export function RequireCapability({ capability, what, children }: { capability: Capability; what: string; children: ReactNode }) {
+/** A team the control is about: its id decides, its name is for the message. */
+export interface TeamRef {
+  id: string;
+  name: string;
+}
+
+const article = (role: string) => (/^[aeiou]/.test(role) ? "an" : "a");
+
+/**
+ * Why the actor may not do `capability` in `team`, in one sentence ("You are a viewer in team data; editing needs
+ * operator."), or null when they may. `doing` names the action as a gerund ("editing").
+ */
+export function teamRoleRefusal(me: Me | null | undefined, capability: Capability, team: TeamRef, doing: string): string | null {
+  if (meCan(me, capability, team.id)) return null;
+  const held = me?.actor.teams.find((t) => t.id === team.id)?.role;
+  const who = held ? `You are ${article(held)} ${held} in team ${team.name}` : `You hold no role in team ${team.name}`;
+  return `${who}; ${doing} needs ${needs[capability]}.`;
+}
+
+/**
+ * A whole page that needs a role: its children for those who have it, a plain explanation for those who do not.
+ * With `team` (the page is about one object of that team) the role in THAT team decides, and the explanation names
+ * it; `what` is then the action as a gerund ("editing"). Without, the highest role in any team ("create schedules").
+ */
+export function RequireCapability({
+  capability,
+  what,
+  team,
+  children,
+}: {
+  capability: Capability;
+  what: string;
+  team?: TeamRef;
+  children: ReactNode;
+}) {
   const { data, isPending } = useQuery(meQuery());
   if (isPending) return <p className="muted">Loading…</p>;
-  if (data && roleAllows(data.actor.role, needs[capability])) return <>{children}</>;
   const role = needs[capability];
+  if (team) {
+    const refusal = teamRoleRefusal(data, capability, team, what);
+    if (refusal === null) return <>{children}</>;
+    return (
+      <div className="card" role="alert" data-testid="needs-role" data-role={role} data-team={team.name}>
+        <p>
+          <strong>{refusal}</strong>
+        </p>
+        <p className="muted">Ask an admin of team {team.name} to change your role there; everything else here you can still look at.</p>
+      </div>
+    );
+  }
+  if (data && roleAllows(data.actor.role, role)) return <>{children}</>;
   return (
     <div className="card" role="alert" data-testid="needs-role" data-role={role}>
       <p>

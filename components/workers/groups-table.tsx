@@ -1,18 +1,19 @@
 "use client";
 // Concurrency groups on the Workers page: each group's limits and what they hold right now (running, starts in the
 // current start-rate window, runs waiting for a slot or for the rate limit); an operator sets a group's limits here
-// (PATCH /api/groups/:name, audited). Viewers see the table without the button.
+// (PATCH /api/groups/:name, audited). The button follows the role in the group's team: viewers there see none.
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
-import { useCan } from "../ui/use-can";
+import { useCan, useCanIn } from "../ui/use-can";
 import { groupsQuery, type GroupView } from "./workers-queries";
 
 export function GroupsTable() {
   const { data, error, isLoading } = useQuery(groupsQuery());
   const canOperate = useCan("operate");
+  const canOperateIn = useCanIn("operate");
   const [editing, setEditing] = useState<GroupView | null>(null);
   if (isLoading) return <p className="muted">Loading groups…</p>;
   if (error) return <p className="error">Could not load groups: {error.message}</p>;
@@ -24,6 +25,7 @@ export function GroupsTable() {
         <thead>
           <tr>
             <th>Group</th>
+            <th>Team</th>
             <th>Concurrency limit</th>
             <th>Start-rate limit</th>
             <th>Running now</th>
@@ -39,6 +41,7 @@ export function GroupsTable() {
             return (
               <tr key={g.name} data-testid="group-row" data-group={g.name}>
                 <td className="mono">{g.name}</td>
+                <td data-testid="group-team">{g.team}</td>
                 <td data-testid="group-concurrency">{g.concurrencyLimit} at once</td>
                 <td data-testid="group-rate">
                   {g.startRateLimit ? (
@@ -81,9 +84,11 @@ export function GroupsTable() {
                 <td>{g.schedules}</td>
                 {canOperate && (
                   <td>
-                    <button type="button" onClick={() => setEditing(g)} data-testid="group-edit">
-                      Set limits…
-                    </button>
+                    {canOperateIn(g.teamId) && (
+                      <button type="button" onClick={() => setEditing(g)} data-testid="group-edit">
+                        Set limits…
+                      </button>
+                    )}
                   </td>
                 )}
               </tr>

@@ -941,6 +941,8 @@ export interface Operations {
     answer: {
       groups: Array<{
         name: string;
+        teamId: string;
+        team: string;
         concurrencyLimit: number | null;
         running: number;
         [key: string]: unknown;
@@ -960,6 +962,8 @@ export interface Operations {
     answer: {
       group: {
         name: string;
+        teamId: string;
+        team: string;
         concurrencyLimit: number | null;
         [key: string]: unknown;
       };
@@ -1340,6 +1344,8 @@ export interface Operations {
         id: string;
         scheduleId: string;
         scheduleName: string;
+        teamId: string;
+        team: string;
         kind: string;
         state: "planned" | "queued" | "running" | "retrying" | "succeeded" | "failed" | "timed_out" | "cancelled" | "skipped_overlap" | "missed" | "paused" | "excluded" | "hollow" | "zombie";
         attempt: number;
@@ -1512,6 +1518,7 @@ export interface Operations {
       states?: Array<string>;
       from?: string;
       to?: string;
+      team?: string;
       runIds?: Array<string>;
     };
     answer: {

@@ -1,4 +1,4 @@
-// GET /api/groups   (viewer) → { groups: [{ name, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
+// GET /api/groups   (viewer) → { groups: [{ name, teamId, team, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
 //     startsInWindow (null without a rate limit), waitingForSlot, waitingForRate, schedules }] } — core/groups/list-groups.ts.
 import { z } from "zod";
 import { visibleTeamIds } from "@/core/teams/team-access";
@@ -14,7 +14,15 @@ export const GET = apiRoute(
     scope: "schedules:read",
     summary: "Concurrency groups with their limits and what runs or waits in each.",
     answer: z.object({
-      groups: z.array(z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable(), running: z.number() })),
+      groups: z.array(
+        z.looseObject({
+          name: z.string(),
+          teamId: z.string(),
+          team: z.string(),
+          concurrencyLimit: z.number().nullable(),
+          running: z.number(),
+        }),
+      ),
     }),
   },
   async ({ actor }) => ({ groups: await listGroups(getPool(), visibleTeamIds(actor)) }),

@@ -4,7 +4,7 @@
 // code as the single action (cancelRun / rerunRun: one audit row and one trace event each), so one run that
 // cannot be acted on (it ended meanwhile, it succeeded) is reported per item and does not undo the others;
 // one more audit row records the bulk action itself with every item's outcome.
-import { visibleTeamIds } from "../../teams/team-access";
+import { narrowTeams, visibleTeamIds } from "../../teams/team-access";
 import crypto from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import { z } from "zod";
@@ -32,6 +32,8 @@ export const bulkRunActionSchema = z
     states: z.array(z.string()).min(1, { error: "states must name at least one state" }).optional(),
     from: isoDate("from").optional(),
     to: isoDate("to").optional(),
+    /** Only one of the caller's teams (the console's team switcher); another team's id matches no run. */
+    team: z.uuid({ error: "team must be a team id (UUID)" }).optional(),
     /** ... or the exact runs (e.g. the ids a dry run returned). Each is checked when acted on. */
     runIds: z
       .array(z.uuid({ error: "runIds must be run ids (UUIDs)" }))
@@ -115,7 +117,7 @@ export async function bulkRunAction(
   opts: { boss: PgBoss | null; db?: import("pg").Pool },
 ): Promise<BulkRunActionResult> {
   const pool = opts.db ?? getPool();
-  const ids = await selectRuns(pool, v, visibleTeamIds(actor, "operator"));
+  const ids = await selectRuns(pool, v, narrowTeams(visibleTeamIds(actor, "operator"), v.team));
   if (ids.length > MAX_BULK_RUNS) {
     throw new ValidationError(
       `More than ${MAX_BULK_RUNS} runs match; a bulk action takes at most ${MAX_BULK_RUNS}. Narrow the time range or the states and do it in parts.`,

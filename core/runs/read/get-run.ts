@@ -15,6 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 interface RunTraceRow extends RunRow {
   schedule_name: string;
   team_id: string;
+  team_name: string;
   start_jitter_ms: number;
   expect_records_min: number | null;
   overlap_policy: string;
@@ -25,10 +26,10 @@ interface RunTraceRow extends RunRow {
 export async function getRunTrace(db: Queryable, runId: string) {
   if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
   const { rows } = await db.query<RunTraceRow>(
-    `SELECT r.*, s.name AS schedule_name, s.team_id, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
+    `SELECT r.*, s.name AS schedule_name, s.team_id, t.name AS team_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
             (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
             (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
-       FROM runs r JOIN schedules s ON s.id = r.schedule_id
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id JOIN teams t ON t.id = s.team_id
       WHERE r.id = $1`,
     [runId],
   );
@@ -66,8 +67,9 @@ export async function getRunTrace(db: Queryable, runId: string) {
       id: r.id as string,
       scheduleId: r.schedule_id as string,
       scheduleName: r.schedule_name as string,
-      /** The schedule's team (core/teams/). */
+      /** The schedule's team (core/teams/), its id and name. */
       teamId: r.team_id,
+      team: r.team_name,
       kind: r.kind as string,
       state: r.state as string,
       waitReason: r.wait_reason as string | null,

@@ -40,6 +40,8 @@ export const runTrace = z.looseObject({
     id: z.string(),
     scheduleId: z.string(),
     scheduleName: z.string(),
+    teamId: z.string(),
+    team: z.string(),
     kind: z.string(),
     state: z.enum(RUN_STATES),
     attempt: z.number(),

@@ -13,7 +13,9 @@ export const PATCH = apiRoute(
     scope: "schedules:write",
     object: { kind: "concurrency_group", param: "name" },
     summary: "Change a concurrency group's limits (audited).",
-    answer: z.object({ group: z.looseObject({ name: z.string(), concurrencyLimit: z.number().nullable() }) }),
+    answer: z.object({
+      group: z.looseObject({ name: z.string(), teamId: z.string(), team: z.string(), concurrencyLimit: z.number().nullable() }),
+    }),
     params: z.object({ name: z.string().min(1).max(80) }),
     body: z.unknown(),
   },
