@@ -1,8 +1,9 @@
 // What worker pools cost the enqueue path. Since pools, every send looks up its run's team's pool
 // (core/queue/worker-pool.ts findRunPools) to pick the queue: one extra statement per sendRunJob (a trigger, retry or
 // re-run) and one per sendRunJobs batch (the planner). This bench sends N runs' jobs both ways, in alternating rounds:
-//   - single sends, each in its own transaction (BEGIN, send, COMMIT), as sendRunJob does today, and the same without
-//     the lookup (the send as it was before pools: the queue from the handler alone);
+//   - single sends, each in its own transaction (BEGIN, the run's UPDATE … RETURNING, send, COMMIT) as a re-run, a wake or
+//     a retry does: before pools (no lookup: the queue from the handler alone), with sendRunJob's own lookup (one
+//     statement more), and with the pool folded into the run's UPDATE … RETURNING (runPoolSql, passed as `pool`);
 //   - the planner's batch form (sendRunJobs, N jobs in one transaction), and the same without the lookup;
 // for a team without a pool and for a team with one. Printed: median µs per job and the ratio with / without.
 // `npm run bench -- pool-send` (BENCH_POOL_SEND_RUNS=1000, 5 rounds).
@@ -13,6 +14,7 @@ import { startTestBoss, insertSchedule } from "../test/run-fixtures";
 import { DUE_CHANNEL, dueNotice, duePriority, runJobData, sendRunJob, sendRunJobs } from "../core/queue/send-run-job";
 import { ensureRunQueues, runQueueFor } from "../core/queue/boss";
 import { jobIdFor } from "../core/queue/job-id";
+import { runPoolSql } from "../core/queue/worker-pool";
 import type { Queryable } from "../core/db/pool";
 import { runBenchWhenMain } from "./lib/main";
 
@@ -90,17 +92,21 @@ export default async function poolSendBench(): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const boss = await startTestBoss(url);
   try {
-    const { rows: t } = await pool.query<{ id: string }>(`INSERT INTO teams (name, worker_pool) VALUES ('bench-pooled', 'bench') RETURNING id`);
+    const { rows: t } = await pool.query<{ id: string }>(
+      `INSERT INTO teams (name, worker_pool) VALUES ('bench-pooled', 'bench') RETURNING id`,
+    );
     const plain = await insertSchedule(pool, { handler: "demo.noop" });
     const pooled = await insertSchedule(pool, { handler: "demo.noop" });
     await pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [pooled, t[0]!.id]);
     const variants = [
-      { label: "single, before pools (no lookup)", schedule: plain, batch: false, lookup: false },
-      { label: "single, team without a pool", schedule: plain, batch: false, lookup: true },
-      { label: "single, team with a pool", schedule: pooled, batch: false, lookup: true },
-      { label: "batch, before pools (no lookup)", schedule: plain, batch: true, lookup: false },
-      { label: "batch, team without a pool", schedule: plain, batch: true, lookup: true },
-      { label: "batch, team with a pool", schedule: pooled, batch: true, lookup: true },
+      { label: "single, before pools (no lookup)", schedule: plain, batch: false, lookup: false, folded: false },
+      { label: "single, own lookup, no pool", schedule: plain, batch: false, lookup: true, folded: false },
+      { label: "single, own lookup, pool", schedule: pooled, batch: false, lookup: true, folded: false },
+      { label: "single, folded, no pool", schedule: plain, batch: false, lookup: true, folded: true },
+      { label: "single, folded, pool", schedule: pooled, batch: false, lookup: true, folded: true },
+      { label: "batch, before pools (no lookup)", schedule: plain, batch: true, lookup: false, folded: false },
+      { label: "batch, team without a pool", schedule: plain, batch: true, lookup: true, folded: false },
+      { label: "batch, team with a pool", schedule: pooled, batch: true, lookup: true, folded: false },
     ];
     const times = new Map(variants.map((v) => [v.label, [] as number[]]));
     // One warm-up round (queues created, plans cached), then the measured rounds, variants alternating.
@@ -121,7 +127,14 @@ export default async function poolSendBench(): Promise<void> {
         } else {
           for (const x of runs) {
             await inTx(pool, async (c) => {
-              if (v.lookup) await sendRunJob(c, boss, { runId: x.id, attempt: 1, handler: x.handler, dueAt: x.due_at, expireInSeconds: 120 });
+              // The run's own statement, as a re-run / wake / retry has before its send; folded: it returns the pool too.
+              const { rows: u } = await c.query<{ pool: string | null }>(
+                `UPDATE runs SET updated_at = clock_timestamp() WHERE id = $1 RETURNING ${v.folded ? runPoolSql("runs.schedule_id") : "NULL::text"} AS pool`,
+                [x.id],
+              );
+              const job = { runId: x.id, attempt: 1, handler: x.handler, dueAt: x.due_at, expireInSeconds: 120 };
+              if (v.folded) await sendRunJob(c, boss, { ...job, pool: u[0]!.pool });
+              else if (v.lookup) await sendRunJob(c, boss, job);
               else await sendWithoutLookup(c, boss, x);
             });
           }
@@ -132,8 +145,13 @@ export default async function poolSendBench(): Promise<void> {
     const { rows: q } = await pool.query<{ name: string; n: number }>(
       `SELECT name, count(*)::int AS n FROM pgboss.job WHERE name LIKE 'vigil-run.demo.noop%' GROUP BY name ORDER BY name`,
     );
-    say(`${N} jobs per variant and round, ${ROUNDS} rounds, median µs per job (load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")})`);
-    const base = { single: median(times.get(variants[0]!.label)!), batch: median(times.get(variants[3]!.label)!) };
+    say(
+      `${N} jobs per variant and round, ${ROUNDS} rounds, median µs per job (load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")})`,
+    );
+    const base = { single: median(times.get(variants[0]!.label)!), batch: median(times.get(variants[5]!.label)!) };
     for (const v of variants) {
       const m = median(times.get(v.label)!);
       const ratio = m / (v.batch ? base.batch : base.single);

@@ -15,6 +15,9 @@ import * as codeExecutionRoute from "../app/api/teams/[id]/code-execution/route"
 import { evaluateHandlerWorkers } from "../core/alerts/condition-alert-rules";
 import { getRunTrace } from "../core/runs/read/get-run";
 import { stopConsoleBoss } from "../core/queue/console-boss";
+import { wakeRuns } from "../core/runs/locks/wake-waiting-runs";
+import { withTransaction } from "../core/db/pool";
+import * as rerunRoute from "../app/api/runs/[id]/rerun/route";
 
 const db = useTestDatabase("worker_pools");
 const h = usePoolAndBoss(db);
@@ -163,4 +166,34 @@ describe("worker pools", () => {
     expect(after.firing.find((a) => a.scheduleId === schedule)).toBeUndefined();
     expect((await getRunTrace(h.pool, runs[0]!, { deadAfterMs: DEAD_AFTER_MS })).run.noLiveWorker).toBe(false);
   }, 400_000);
+
+  it("a woken or re-run run's job goes to its team's pool (the pool read with the run, no lookup of its own)", async () => {
+    const admin = await createTestToken(db.url, "admin");
+    const { rows: t } = await h.pool.query(`INSERT INTO teams (name, worker_pool) VALUES ('ops', 'ops-pool') RETURNING id`);
+    const schedule = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await h.pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [schedule, t[0].id]);
+    const jobsOf = async (runId: string) =>
+      (await h.pool.query(`SELECT name FROM pgboss.job WHERE data->>'runId' = $1 ORDER BY created_on`, [runId])).rows.map((r) => r.name);
+
+    const [waiting] = await createRuns(h.pool, h.boss, schedule, 1, { inMs: 3_600_000 });
+    await h.pool.query(`UPDATE runs SET wait_reason = 'concurrency' WHERE id = $1`, [waiting]);
+    await withTransaction((tx) => wakeRuns(tx, h.boss, [waiting!]), h.pool);
+    expect(await jobsOf(waiting!)).toEqual(["vigil-run.demo.noop/ops-pool", "vigil-run.demo.noop/ops-pool"]);
+
+    const [failed] = await createRuns(h.pool, h.boss, schedule, 1, { inMs: 3_600_000 });
+    // As if its first attempt had failed (its job taken and gone).
+    await h.pool.query(`UPDATE runs SET state = 'failed', attempt = 1, finished_at = clock_timestamp(), error = 'boom' WHERE id = $1`, [
+      failed,
+    ]);
+    await h.pool.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [failed]);
+    const res = await callRoute(rerunRoute.POST, {
+      method: "POST",
+      path: `/api/runs/${failed}/rerun`,
+      params: { id: failed! },
+      token: admin,
+      body: { reason: "pool test" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await jobsOf(failed!)).toEqual(["vigil-run.demo.noop/ops-pool"]);
+  });
 });

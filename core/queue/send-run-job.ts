@@ -67,11 +67,16 @@ export function runJobData(job: RunJobData): RunJobData {
 export async function sendRunJob(
   tx: Queryable,
   boss: PgBoss,
-  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number; priority?: number },
+  /**
+   * `pool`: the run's pool (worker-pool.ts runPoolSql) when the caller read it with the run in its own statement;
+   * absent, it is looked up here (one statement more).
+   */
+  job: RunJobData & { handler: string; dueAt: Date; expireInSeconds: number; wake?: number; priority?: number; pool?: string | null },
 ): Promise<string | null> {
   const id = jobIdFor(job.runId, job.attempt, job.wake ?? 0);
   // The run's team's pool, where the job is sent (worker-pool.ts).
-  const key = runQueueKey(job.handler, (await findRunPools(tx, [job.runId])).get(job.runId));
+  const pool = job.pool !== undefined ? job.pool : (await findRunPools(tx, [job.runId])).get(job.runId);
+  const key = runQueueKey(job.handler, pool);
   await ensureRunQueues(boss, [key]);
   const sent = await boss.send(runQueueFor(key), runJobData(job), {
     id,

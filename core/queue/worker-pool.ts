@@ -32,6 +32,15 @@ export function teamPoolSql(teamId: string): string {
   return `(SELECT tp.worker_pool FROM teams tp WHERE tp.id = ${teamId})`;
 }
 
+/**
+ * SQL: the pool of the run whose schedule is `scheduleId` (an SQL expression): its schedule's team's; NULL for none.
+ * A caller whose statement already reads or updates the run returns it with the run (RETURNING …) and passes it to
+ * sendRunJob as `pool`, which then skips its own lookup (one statement less per send).
+ */
+export function runPoolSql(scheduleId: string): string {
+  return `(SELECT tp.worker_pool FROM schedules sp JOIN teams tp ON tp.id = sp.team_id WHERE sp.id = ${scheduleId})`;
+}
+
 /** SQL: the pool the worker row `w` serves (it records it in workers.info when it registers); NULL: none. */
 export function workerPoolSql(w: string): string {
   return `(${w}.info->>'pool')`;
