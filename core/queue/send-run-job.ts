@@ -105,7 +105,8 @@ export async function sendRunJobs(
 ): Promise<void> {
   if (jobs.length === 0) return;
   const byKey = new Map<string, typeof jobs>();
-  for (const j of await withQueueKeys(tx, jobs)) {
+  const keyed = await withQueueKeys(tx, jobs);
+  for (const j of keyed) {
     const batch = byKey.get(j.queueKey);
     if (batch) batch.push(j);
     else byKey.set(j.queueKey, [j]);
@@ -126,7 +127,9 @@ export async function sendRunJobs(
     );
   }
   if (opts.notify === false) return;
-  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, await dueNotices(tx, jobs)]);
+  // The keys read above: one pool lookup per batch.
+  const notices = [...new Set(keyed.map((j) => dueNotice(j.dueAt, j.queueKey)))];
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, notices]);
 }
 
 /** The jobs with the queue key each goes to: its handler, in its run's team's pool (one read for all of them). */
