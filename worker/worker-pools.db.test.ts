@@ -1,16 +1,23 @@
 // Worker pools per team, with real worker processes: a team assigned pool P has its runs executed only by a worker
 // started with --pool P, the default team's only by a worker without a pool, and a run of P while no P worker is
-// alive waits in its queue (it is neither taken by the other worker nor lost) until one starts.
+// alive waits in its queue (it is neither taken by the other worker nor lost) until one starts. Availability is per
+// pool (the no-worker alert and the run page name the pool), and changing a team's pool moves its queued jobs.
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase, usePoolAndBoss } from "../test/db";
 import { createTestToken } from "../test/auth";
 import { callRoute } from "../test/call-route";
-import { createRun, insertSchedule } from "../test/run-fixtures";
+import { createRun, createRuns, insertSchedule } from "../test/run-fixtures";
 import { waitFor } from "../test/wait-for";
 import { startWarmWorker } from "../test/warm-worker";
 import type { TestWorker } from "../test/worker-process";
 import * as triggerRoute from "../app/api/schedules/[id]/trigger/route";
 import * as codeExecutionRoute from "../app/api/teams/[id]/code-execution/route";
+import { evaluateHandlerWorkers } from "../core/alerts/condition-alert-rules";
+import { getRunTrace } from "../core/runs/read/get-run";
+import { stopConsoleBoss } from "../core/queue/console-boss";
+import { wakeRuns } from "../core/runs/locks/wake-waiting-runs";
+import { withTransaction } from "../core/db/pool";
+import * as rerunRoute from "../app/api/runs/[id]/rerun/route";
 
 const db = useTestDatabase("worker_pools");
 const h = usePoolAndBoss(db);
@@ -18,12 +25,38 @@ const workers: TestWorker[] = [];
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
+  await stopConsoleBoss();
 });
 
-async function start(args: string[] = []): Promise<{ w: TestWorker; id: string }> {
-  const w = await startWarmWorker(db.url, { VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, args);
-  workers.push(w);
-  return { w, id: await w.workerId() };
+const DEAD_AFTER_MS = 15_000;
+
+const started = new Map<string, Promise<{ w: TestWorker; id: string }>>();
+
+/** The worker of this pool ("" : none), started once for the file. */
+function start(args: string[] = []): Promise<{ w: TestWorker; id: string }> {
+  const key = args.join(" ");
+  let s = started.get(key);
+  if (!s) {
+    s = (async () => {
+      const w = await startWarmWorker(db.url, { VIGIL_PLAN_AHEAD_SECONDS: "30" }, 180_000, args);
+      workers.push(w);
+      return { w, id: await w.workerId() };
+    })();
+    started.set(key, s);
+  }
+  return s;
+}
+
+async function setPool(token: string, teamId: string, workerPool: string | null) {
+  const res = await callRoute(codeExecutionRoute.PUT, {
+    method: "PUT",
+    path: `/api/teams/${teamId}/code-execution`,
+    params: { id: teamId },
+    token,
+    body: { workerPool },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { team: { workerPool: string | null }; movedJobs: number };
 }
 
 async function finished(runId: string): Promise<{ state: string; worker_id: string }> {
@@ -94,4 +127,73 @@ describe("worker pools", () => {
     for (const id of pooledRuns) expect(await finished(id), `pooled ${id}`).toMatchObject({ state: "succeeded", worker_id: payments.id });
     for (const id of plainRuns) expect(await finished(id), `plain ${id}`).toMatchObject({ state: "succeeded", worker_id: other.id });
   }, 400_000);
+
+  it("says which pool has no worker, and moves a team's queued jobs when its pool changes", async () => {
+    const admin = await createTestToken(db.url, "admin");
+    const { rows: t } = await h.pool.query(`INSERT INTO teams (name) VALUES ('data') RETURNING id`);
+    const teamId = t[0].id as string;
+    expect((await setPool(admin, teamId, "gone-pool")).movedJobs).toBe(0);
+    const schedule = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await h.pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [schedule, teamId]);
+    const payments = await start(["--pool", "payments-pool"]);
+    await start();
+
+    // Due 10 s ago, in the pool no worker serves: workers of other pools serve demo.noop, but not of this one.
+    const runs = await createRuns(h.pool, h.boss, schedule, 3, { inMs: -10_000 });
+    const condition = await evaluateHandlerWorkers(h.pool, { deadAfterMs: DEAD_AFTER_MS });
+    const firing = condition.firing.find((a) => a.scheduleId === schedule);
+    expect(firing?.message).toContain("no live worker of pool gone-pool serves handler demo.noop");
+    expect(firing?.data).toMatchObject({ handler: "demo.noop", pool: "gone-pool", waiting: 3 });
+    const trace = await getRunTrace(h.pool, runs[0]!, { deadAfterMs: DEAD_AFTER_MS });
+    expect(trace.run).toMatchObject({ state: "queued", workerPool: "gone-pool", noLiveWorker: true });
+    const { rows: queued } = await h.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'vigil-run.demo.noop/gone-pool'`);
+    expect(queued[0].n).toBe(3);
+
+    // The pool changes to one with a live worker: the queued jobs move with it (audited) and run there.
+    const changed = await setPool(admin, teamId, "payments-pool");
+    expect(changed.movedJobs).toBe(3);
+    const { rows: audit } = await h.pool.query(
+      `SELECT before, after FROM audit_events WHERE target_type = 'team' AND target_id = $1 ORDER BY id DESC LIMIT 1`,
+      [teamId],
+    );
+    expect(audit[0].before.workerPool).toBe("gone-pool");
+    expect(audit[0].after).toMatchObject({ workerPool: "payments-pool", movedQueuedJobs: 3 });
+    for (const id of runs) expect(await finished(id), `moved ${id}`).toMatchObject({ state: "succeeded", worker_id: payments.id });
+    const { rows: left } = await h.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'vigil-run.demo.noop/gone-pool'`);
+    expect(left[0].n).toBe(0);
+    // Nothing waits any more: the schedule's alert clears (it is no longer firing).
+    const after = await evaluateHandlerWorkers(h.pool, { deadAfterMs: DEAD_AFTER_MS });
+    expect(after.firing.find((a) => a.scheduleId === schedule)).toBeUndefined();
+    expect((await getRunTrace(h.pool, runs[0]!, { deadAfterMs: DEAD_AFTER_MS })).run.noLiveWorker).toBe(false);
+  }, 400_000);
+
+  it("a woken or re-run run's job goes to its team's pool (the pool read with the run, no lookup of its own)", async () => {
+    const admin = await createTestToken(db.url, "admin");
+    const { rows: t } = await h.pool.query(`INSERT INTO teams (name, worker_pool) VALUES ('ops', 'ops-pool') RETURNING id`);
+    const schedule = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await h.pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [schedule, t[0].id]);
+    const jobsOf = async (runId: string) =>
+      (await h.pool.query(`SELECT name FROM pgboss.job WHERE data->>'runId' = $1 ORDER BY created_on`, [runId])).rows.map((r) => r.name);
+
+    const [waiting] = await createRuns(h.pool, h.boss, schedule, 1, { inMs: 3_600_000 });
+    await h.pool.query(`UPDATE runs SET wait_reason = 'concurrency' WHERE id = $1`, [waiting]);
+    await withTransaction((tx) => wakeRuns(tx, h.boss, [waiting!]), h.pool);
+    expect(await jobsOf(waiting!)).toEqual(["vigil-run.demo.noop/ops-pool", "vigil-run.demo.noop/ops-pool"]);
+
+    const [failed] = await createRuns(h.pool, h.boss, schedule, 1, { inMs: 3_600_000 });
+    // As if its first attempt had failed (its job taken and gone).
+    await h.pool.query(`UPDATE runs SET state = 'failed', attempt = 1, finished_at = clock_timestamp(), error = 'boom' WHERE id = $1`, [
+      failed,
+    ]);
+    await h.pool.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [failed]);
+    const res = await callRoute(rerunRoute.POST, {
+      method: "POST",
+      path: `/api/runs/${failed}/rerun`,
+      params: { id: failed! },
+      token: admin,
+      body: { reason: "pool test" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await jobsOf(failed!)).toEqual(["vigil-run.demo.noop/ops-pool"]);
+  });
 });

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { CANCELLABLE_STATES, RERUNNABLE_STATES } from "@/core/runs/run-states";
-import { waitingHint, waitingText } from "@/core/runs/waiting-text";
+import { noWorkerWaitingHint, noWorkerWaitingText, waitingHint, waitingText } from "@/core/runs/waiting-text";
 import { RunStatePill } from "../ui/run-state-pill";
 import { formatDuration, formatInZone, formatPrecise, formatRelative } from "../ui/time-format";
 import { useNow } from "../ui/use-now";
@@ -137,6 +137,11 @@ export function RunTrace({ runId }: { runId: string }) {
             ◌ {waitingText(run.waitReason, run.concurrencyGroup)}
           </span>
         )}
+        {run.noLiveWorker && (
+          <span className="pill bad" data-testid="run-waiting-worker" title={noWorkerWaitingHint(run.handler, run.workerPool)}>
+            ◌ {noWorkerWaitingText(run.handler, run.workerPool)}
+          </span>
+        )}
         {run.waitReason && run.state === "queued" && (
           <span className="pill info" data-testid="run-waiting" title={waitingHint(run.waitReason, run.concurrencyGroup)}>
             ◌{" "}
@@ -189,7 +194,7 @@ export function RunTrace({ runId }: { runId: string }) {
             <dd data-testid="run-team">{run.team}</dd>
             <dt>Handler</dt>
             <dd>
-              <HandlerName name={run.handler} />
+              <HandlerName name={run.handler} pool={run.workerPool ?? null} />
             </dd>
             <dt>Idempotency key</dt>
             <dd className="mono" data-testid="idempotency-key">

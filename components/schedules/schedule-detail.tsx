@@ -175,9 +175,21 @@ export function ScheduleDetail({ id }: { id: string }) {
             )}
             <dt>Team</dt>
             <dd data-testid="schedule-team">{s.team}</dd>
+            {s.workerPool && (
+              <>
+                <dt>Worker pool</dt>
+                <dd
+                  className="mono"
+                  data-testid="schedule-worker-pool"
+                  title="The team's runs execute only on workers started with this pool"
+                >
+                  {s.workerPool}
+                </dd>
+              </>
+            )}
             <dt>Handler</dt>
             <dd>
-              <HandlerName name={s.handler} />
+              <HandlerName name={s.handler} pool={s.workerPool ?? null} />
             </dd>
             <dt>Payload</dt>
             <dd>

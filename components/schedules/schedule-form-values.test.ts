@@ -53,6 +53,7 @@ const saved = (trigger: ScheduleView["trigger"]): ScheduleView =>
     deletedAt: null,
     teamId: "00000000-0000-4000-8000-000000000001",
     team: "default",
+    workerPool: null,
   }) as ScheduleView;
 
 const anchor = "2026-01-01T00:00:07.250Z";

@@ -62,7 +62,7 @@ export function SchedulesTable({ list }: { list: ScheduleView[] }) {
                   {s.name}
                 </Link>
                 <div className="small muted">
-                  <HandlerName name={s.handler} />
+                  <HandlerName name={s.handler} pool={s.workerPool ?? null} />
                 </div>
                 {s.description && <div className="small muted clamp">{s.description}</div>}
                 <TagList tags={s.tags} />

@@ -46,7 +46,7 @@ function LaneTick(props: { x?: number; y?: number; payload?: { value: number }; 
       data-forecast={forecast}
       data-forecast-fates={JSON.stringify(fates)}
     >
-      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${laneOccurrences(lane)} occurrences in view, ${ran} started${forecast > 0 ? `, ${forecast} forecast` : ""}${lane.noWorker ? ` (no live worker serves ${lane.noWorker})` : ""}`}</title>
+      <title>{`${lane.name}${lane.paused ? " (paused)" : ""}: ${laneOccurrences(lane)} occurrences in view, ${ran} started${forecast > 0 ? `, ${forecast} forecast` : ""}${lane.noWorker ? ` (${lane.noWorker})` : ""}`}</title>
       <text x={x - 6} y={y} dy={4} textAnchor="end" style={{ fill: lane.paused ? "var(--muted)" : "var(--lane-text)" }} fontSize={12}>
         {label}
       </text>

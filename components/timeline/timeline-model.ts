@@ -76,7 +76,7 @@ export interface TimelineLane {
   forecastBuckets: ForecastBucket[];
   /** The forecast was cut at the per-lane cap: fires after this instant are not drawn. */
   forecastCutAt: number | null;
-  /** The handler no live worker serves now (its fires would wait queued), or null. */
+  /** Why its fires would wait queued now ("no live worker [of pool P] serves handler H", worker-pool.ts), or null. */
   noWorker: string | null;
 }
 

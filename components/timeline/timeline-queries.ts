@@ -4,6 +4,7 @@ import { fetchJson } from "../ui/fetch-json";
 import { fetchJsonConditional } from "../ui/fetch-json-conditional";
 import type { Jsonify } from "@/core/jsonify";
 import type { Timeline } from "@/core/runs/read/timeline";
+import { noLiveWorkerText } from "@/core/queue/worker-pool";
 import {
   finishLane,
   type ForecastBucket,
@@ -94,7 +95,7 @@ function forecastLanes(api: TimelineApi): Partial<Pick<TimelineLane, "forecast" 
   }
   const lanes: Partial<Pick<TimelineLane, "forecast" | "forecastBuckets" | "forecastCutAt" | "noWorker">>[] = out;
   for (const [si, at] of f.cut) if (lanes[si]) lanes[si].forecastCutAt = t0 + at;
-  for (const [si, handler] of f.noWorker) if (lanes[si]) lanes[si].noWorker = handler;
+  for (const [si, handler, pool] of f.noWorker) if (lanes[si]) lanes[si].noWorker = noLiveWorkerText(handler, pool);
   return lanes;
 }
 

@@ -169,7 +169,7 @@ function ForecastCard({
       </dl>
       {runs && lane.noWorker && (
         <p className="late-flag" data-testid="forecast-no-worker">
-          ⚠ No live worker serves handler {lane.noWorker} now: this run would wait queued until one starts.
+          ⚠ Now {lane.noWorker}: this run would wait queued until one starts.
         </p>
       )}
       <div className="muted" style={{ fontSize: 12 }}>
@@ -207,7 +207,7 @@ function ForecastBucketCard({
           {b.total}: {fates.map(([fate, n]) => `${n} ${forecastStyle(fate).label}`).join(", ")}
         </dd>
       </dl>
-      {lane.noWorker && <p className="late-flag">⚠ No live worker serves handler {lane.noWorker} now.</p>}
+      {lane.noWorker && <p className="late-flag">⚠ Now {lane.noWorker}.</p>}
       <div className="muted" style={{ fontSize: 12 }}>
         Click to zoom in to these fires and read why each will or will not run
       </div>

@@ -9,7 +9,7 @@ export const ALERT_KINDS = [
   "failures", // N consecutive runs failed, timed out or died (the schedule's failure_alert_threshold, else VIGIL_ALERT_FAILURE_THRESHOLD)
   "no_worker", // no worker has heartbeated within the dead-after window: nothing plans or executes
   "planner_lag", // a live worker's planner is further behind than the threshold
-  "no_handler_worker", // a schedule's runs are due but no live worker serves its handler
+  "no_handler_worker", // a schedule's runs are due but no live worker (of its team's pool, if any) serves its handler
   "cadence", // a schedule's recorded fires over a recent window differ from its plan (a fire without a row, or drift)
 ] as const;
 
@@ -48,7 +48,7 @@ export const ALERT_KIND_INFO: Record<AlertKind, AlertKindInfo> = {
   no_handler_worker: {
     label: "No worker for handler",
     severity: "critical",
-    clears: "a live worker serves the handler again, or no run of the schedule is waiting",
+    clears: "a live worker (of the team's worker pool, if it has one) serves the handler again, or no run of the schedule is waiting",
   },
   cadence: {
     label: "Cadence",

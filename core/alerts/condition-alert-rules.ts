@@ -2,7 +2,8 @@
 // failures, no live worker, a planner falling behind. Each returns what fires now and which keys
 // have evidence that the condition cleared; a key with neither (no data) keeps its current state.
 import type { Queryable } from "../db/pool";
-import { liveWorkerSql } from "../handlers/handler-registry";
+import { liveWorkerServesSql } from "../handlers/handler-registry";
+import { noLiveWorkerText, teamPoolSql } from "../queue/worker-pool";
 import type { AlertCandidate } from "./alert-change";
 import { formatDuration } from "../format-duration";
 
@@ -214,21 +215,29 @@ export async function evaluateWorkerHealth(
 export const HANDLER_WAIT_GRACE_MS = 5000;
 
 /**
- * Runs are routed to workers that serve their handler (core/queue/boss.ts). A schedule whose due runs wait
- * while no live worker serves its handler alerts (per schedule, naming the handler), instead of its runs
- * sitting queued in silence; it clears once a worker serving the handler is live or nothing waits.
+ * Runs are routed to workers that serve their handler, in their team's pool (core/queue/boss.ts, worker-pool.ts). A
+ * schedule whose due runs wait while no live worker of its pool serves its handler alerts (per schedule, naming the
+ * handler and the pool), instead of its runs sitting queued in silence; it clears once such a worker is live or
+ * nothing waits.
  */
 export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs: number }): Promise<ConditionResult> {
-  const { rows } = await db.query<{ schedule_id: string; name: string; handler: string; n: number; waited_ms: number }>(
+  const { rows } = await db.query<{
+    schedule_id: string;
+    name: string;
+    handler: string;
+    pool: string | null;
+    n: number;
+    waited_ms: number;
+  }>(
     `WITH waiting AS (
-       SELECT r.schedule_id, r.handler, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
-         FROM runs r
+       SELECT r.schedule_id, r.handler, p.pool, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
+         FROM runs r JOIN schedules rs ON rs.id = r.schedule_id
+         CROSS JOIN LATERAL (SELECT ${teamPoolSql("rs.team_id")} AS pool) p
         WHERE ((r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at < clock_timestamp() - make_interval(secs => $2 / 1000.0))
             OR (r.state = 'retrying' AND r.next_attempt_at < clock_timestamp() - make_interval(secs => $2 / 1000.0)))
-          AND NOT EXISTS (SELECT 1 FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
-                           WHERE wh.handler = r.handler AND ${liveWorkerSql("w", "$1")})
-        GROUP BY r.schedule_id, r.handler)
-     SELECT w.schedule_id, s.name, w.handler, w.n, (extract(epoch FROM clock_timestamp() - w.oldest) * 1000)::bigint AS waited_ms
+          AND NOT ${liveWorkerServesSql("r.handler", "p.pool", "$1")}
+        GROUP BY r.schedule_id, r.handler, p.pool)
+     SELECT w.schedule_id, s.name, w.handler, w.pool, w.n, (extract(epoch FROM clock_timestamp() - w.oldest) * 1000)::bigint AS waited_ms
        FROM waiting w JOIN schedules s ON s.id = w.schedule_id`,
     [opts.deadAfterMs, HANDLER_WAIT_GRACE_MS],
   );
@@ -243,8 +252,8 @@ export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs:
       severity: "critical",
       scheduleId: r.schedule_id,
       runId: null,
-      message: `${r.name}: ${r.n} due run${r.n === 1 ? "" : "s"} waiting ${formatDuration(Number(r.waited_ms))}: no live worker serves handler ${r.handler}`,
-      data: { handler: r.handler, waiting: r.n, waitedMs: Number(r.waited_ms) },
+      message: `${r.name}: ${r.n} due run${r.n === 1 ? "" : "s"} waiting ${formatDuration(Number(r.waited_ms))}: ${noLiveWorkerText(r.handler, r.pool)}`,
+      data: { handler: r.handler, pool: r.pool, waiting: r.n, waitedMs: Number(r.waited_ms) },
       causeAt: null,
       causes: 1,
     });
@@ -254,7 +263,10 @@ export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs:
   );
   for (const a of open) {
     if (!firing.has(a.dedupe_key))
-      out.clear.push({ dedupeKey: a.dedupe_key, resolution: "A live worker serves the handler again (or no run waits for one)." });
+      out.clear.push({
+        dedupeKey: a.dedupe_key,
+        resolution: "A live worker (of the schedule's pool, if its team has one) serves the handler again (or no run waits for one).",
+      });
   }
   return out;
 }

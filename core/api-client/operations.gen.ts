@@ -2463,7 +2463,7 @@ export interface Operations {
       [key: string]: unknown;
     };
   };
-  /** Turn a team's code execution on or off and set its command allow-list (global admin, audited). */
+  /** Turn a team's code execution on or off, set its command allow-list and worker pool (global admin, audited). */
   putTeamsByIdCodeExecution: {
     method: "PUT";
     path: "/api/teams/{id}/code-execution";
@@ -2486,6 +2486,7 @@ export interface Operations {
         workerPool: string | null;
         [key: string]: unknown;
       };
+      movedJobs: number;
       [key: string]: unknown;
     };
   };

@@ -8,6 +8,7 @@
 import { ValidationError, fieldErrorsFromZod } from "../errors";
 import type { Queryable } from "../db/pool";
 import type { HandlerSpec } from "./define-handler";
+import { workerPoolSql } from "../queue/worker-pool";
 import { BUILTIN_HANDLER_SPECS } from "./builtin-handler-specs";
 import { payloadJsonSchema } from "./advertised-handler";
 import { validatePayloadWithSecretRefs } from "./json-schema-validate";
@@ -31,6 +32,8 @@ export interface HandlerListing {
   liveWorkers: number;
   /** Distinct versions (hashes) among those live workers: more than 1 during a rolling deploy. */
   liveVersions: number;
+  /** Those live workers by the pool they serve (null: started without a pool; core/queue/worker-pool.ts). */
+  livePools: { pool: string | null; workers: number }[];
   hash: string | null;
   /** When a worker last advertised it; null for a built-in no worker has started with yet. */
   lastSeenAt: Date | null;
@@ -46,21 +49,36 @@ interface CatalogRow {
   last_seen_at: Date;
   live_workers: number;
   live_versions: number;
+  live_pools: { pool: string | null; workers: number }[] | null;
 }
 
 /** SQL: "worker w is live" (the same rule as core/workers/list-workers.ts), deadAfterMs as $n. */
 export const liveWorkerSql = (w: string, deadAfterParam: string) =>
   `(${w}.stopped_at IS NULL AND ${w}.state <> 'stopped' AND ${w}.heartbeat_at > clock_timestamp() - make_interval(secs => ${deadAfterParam} / 1000.0))`;
 
+/**
+ * SQL: "a live worker of pool `pool` serves handler `handler`" (both SQL expressions; a NULL pool: a worker started
+ * without one). The one rule the no-worker alert, the forecast and the run page use (core/queue/worker-pool.ts).
+ */
+export const liveWorkerServesSql = (handler: string, pool: string, deadAfterParam: string) =>
+  `EXISTS (SELECT 1 FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
+            WHERE wh.handler = ${handler} AND ${workerPoolSql("w")} IS NOT DISTINCT FROM ${pool} AND ${liveWorkerSql("w", deadAfterParam)})`;
+
 async function catalogRows(db: Queryable, deadAfterMs: number, name?: string): Promise<CatalogRow[]> {
   const { rows } = await db.query<CatalogRow>(
     `SELECT h.name, h.description, h.payload_schema, h.builtin, h.source, h.hash, h.last_seen_at,
-            coalesce(l.n, 0)::int AS live_workers, coalesce(l.versions, 0)::int AS live_versions
+            coalesce(l.n, 0)::int AS live_workers, coalesce(l.versions, 0)::int AS live_versions, p.pools AS live_pools
        FROM handlers h
        LEFT JOIN LATERAL (
          SELECT count(*) AS n, count(DISTINCT wh.hash) AS versions
            FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
           WHERE wh.handler = h.name AND ${liveWorkerSql("w", "$1")}) l ON true
+       LEFT JOIN LATERAL (
+         SELECT jsonb_agg(jsonb_build_object('pool', x.pool, 'workers', x.n) ORDER BY x.pool NULLS FIRST) AS pools
+           FROM (SELECT ${workerPoolSql("w")} AS pool, count(*)::int AS n
+                   FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
+                  WHERE wh.handler = h.name AND ${liveWorkerSql("w", "$1")}
+                  GROUP BY 1) x) p ON true
       WHERE $2::text IS NULL OR h.name = $2
       ORDER BY h.name`,
     [deadAfterMs, name ?? null],
@@ -79,6 +97,7 @@ export async function listHandlers(db: Queryable, opts: { deadAfterMs: number })
     source: r.source,
     liveWorkers: r.live_workers,
     liveVersions: r.live_versions,
+    livePools: r.live_pools ?? [],
     hash: r.hash,
     lastSeenAt: r.last_seen_at,
   }));
@@ -93,6 +112,7 @@ export async function listHandlers(db: Queryable, opts: { deadAfterMs: number })
       source: "builtin",
       liveWorkers: 0,
       liveVersions: 0,
+      livePools: [],
       hash: null,
       lastSeenAt: null,
     });

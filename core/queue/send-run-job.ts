@@ -79,6 +79,11 @@ export type RunJob = RunJobData & {
   graceSeconds: number;
   wake?: number;
   priority?: number;
+  /**
+   * The run's pool (worker-pool.ts runPoolSql) when the caller read it with the run in its own statement; absent, the
+   * send looks it up (one statement more).
+   */
+  pool?: string | null;
 };
 
 /**
@@ -109,7 +114,8 @@ export function runJobOptions(job: Omit<RunJob, "dueAt"> & ({ dueAt: Date } | { 
 export async function sendRunJob(tx: Queryable, boss: PgBoss, job: RunJob): Promise<string | null> {
   const { data, ...options } = runJobOptions(job);
   // The run's team's pool, where the job is sent (worker-pool.ts).
-  const key = runQueueKey(job.handler, (await findRunPools(tx, [job.runId])).get(job.runId));
+  const pool = job.pool !== undefined ? job.pool : (await findRunPools(tx, [job.runId])).get(job.runId);
+  const key = runQueueKey(job.handler, pool);
   await ensureRunQueues(boss, [key]);
   const sent = await boss.send(runQueueFor(key), data, {
     ...options,
@@ -134,7 +140,8 @@ export async function sendRunJobs(
 ): Promise<void> {
   if (jobs.length === 0) return;
   const byKey = new Map<string, typeof jobs>();
-  for (const j of await withQueueKeys(tx, jobs)) {
+  const keyed = await withQueueKeys(tx, jobs);
+  for (const j of keyed) {
     const batch = byKey.get(j.queueKey);
     if (batch) batch.push(j);
     else byKey.set(j.queueKey, [j]);
@@ -148,7 +155,9 @@ export async function sendRunJobs(
     );
   }
   if (opts.notify === false) return;
-  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, await dueNotices(tx, jobs)]);
+  // The keys read above: one pool lookup per batch.
+  const notices = [...new Set(keyed.map((j) => dueNotice(j.dueAt, j.queueKey)))];
+  await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, notices]);
 }
 
 /** The jobs with the queue key each goes to: its handler, in its run's team's pool (one read for all of them). */

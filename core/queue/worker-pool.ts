@@ -3,7 +3,12 @@
 // travels in the pg-boss queue name (runQueueFor in boss.ts): "vigil-run.<handler>/<pool>" beside the plain
 // "vigil-run.<handler>", so a worker fetches only its pool's queues and a run of a pool no live worker serves waits in
 // its queue. A run's pool is its team's when its job is sent (sendRunJob / sendRunJobs / the one-statement trigger):
-// changing a team's pool applies to the jobs sent after the change.
+// changing a team's pool moves the team's queued jobs to the new pool's queues (moveTeamQueuedJobs, in
+// core/queue/move-team-jobs.ts), in the change's transaction.
+//
+// Availability is per pool: "a live worker serves handler H" always means "a live worker of the run's pool serves H"
+// (liveWorkerServesSql in core/handlers/handler-registry.ts, with teamPoolSql / workerPoolSql below); the alert, the
+// handler badge, the forecast and the run page all say it in noLiveWorkerText's words.
 import { z } from "zod";
 import type { Queryable } from "../db/pool";
 
@@ -19,7 +24,31 @@ export function runQueueKey(handler: string, pool: string | null | undefined): s
 
 /** SQL: the queue key of a run of `handler` in the team `teamId` (both SQL expressions), as runQueueKey writes it. */
 export function runQueueKeySql(handler: string, teamId: string): string {
-  return `${handler} || coalesce('/' || (SELECT tp.worker_pool FROM teams tp WHERE tp.id = ${teamId}), '')`;
+  return `${handler} || coalesce('/' || ${teamPoolSql(teamId)}, '')`;
+}
+
+/** SQL: the pool of the team `teamId` (an SQL expression); NULL for a team without one. */
+export function teamPoolSql(teamId: string): string {
+  return `(SELECT tp.worker_pool FROM teams tp WHERE tp.id = ${teamId})`;
+}
+
+/**
+ * SQL: the pool of the run whose schedule is `scheduleId` (an SQL expression): its schedule's team's; NULL for none.
+ * A caller whose statement already reads or updates the run returns it with the run (RETURNING …) and passes it to
+ * sendRunJob as `pool`, which then skips its own lookup (one statement less per send).
+ */
+export function runPoolSql(scheduleId: string): string {
+  return `(SELECT tp.worker_pool FROM schedules sp JOIN teams tp ON tp.id = sp.team_id WHERE sp.id = ${scheduleId})`;
+}
+
+/** SQL: the pool the worker row `w` serves (it records it in workers.info when it registers); NULL: none. */
+export function workerPoolSql(w: string): string {
+  return `(${w}.info->>'pool')`;
+}
+
+/** What an operator reads when no live worker (of the pool, if any) serves a handler. */
+export function noLiveWorkerText(handler: string, pool: string | null | undefined): string {
+  return pool ? `no live worker of pool ${pool} serves handler ${handler}` : `no live worker serves handler ${handler}`;
 }
 
 /** Each run's pool (its schedule's team's), by run id; a run of a team without a pool maps to null. */

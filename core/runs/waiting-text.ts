@@ -1,4 +1,5 @@
 // What a queued (or chained, planned) run is waiting for, in the words the runs list, its tooltip and the run page show.
+import { noLiveWorkerText } from "../queue/worker-pool";
 
 /** Short form for a queued run's wait_reason ("waiting: rate limit of bank-api"). */
 export function waitingText(waitReason: string, concurrencyGroup: string | null): string {
@@ -21,4 +22,15 @@ export function waitingHint(waitReason: string, concurrencyGroup: string | null)
     default:
       return `Waiting: ${waitReason}.`;
   }
+}
+
+/** A queued run that waits for a worker: none alive serves its handler (in its team's pool, if it has one). */
+export function noWorkerWaitingText(handler: string, pool: string | null): string {
+  return `waiting: ${noLiveWorkerText(handler, pool)}`;
+}
+
+export function noWorkerWaitingHint(handler: string, pool: string | null): string {
+  return pool
+    ? `It starts as soon as a worker started with --pool ${pool} that serves ${handler} is live; a worker of another pool or without one never takes it.`
+    : `It starts as soon as a worker that serves ${handler} is live.`;
 }

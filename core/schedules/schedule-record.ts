@@ -76,6 +76,8 @@ export interface Schedule {
   /** The owning team (core/teams/): its id and name. */
   teamId: string;
   team: string;
+  /** The team's worker pool (core/queue/worker-pool.ts): its runs execute only on that pool's workers; null: none. */
+  workerPool: string | null;
 }
 
 /**
@@ -125,7 +127,8 @@ export const SCHEDULE_COLUMNS = `s.id, s.name, s.description, s.handler, s.paylo
   (SELECT jsonb_agg(jsonb_build_object('id', f.id, 'name', f.name) ORDER BY f.name)
      FROM schedule_dependencies d JOIN schedules f ON f.id = d.schedule_id WHERE d.upstream_id = s.id AND f.deleted_at IS NULL) AS followed_by,
   s.after_wait_seconds,
-  s.deleted_at, s.team_id, (SELECT t.name FROM teams t WHERE t.id = s.team_id) AS team_name, clock_timestamp() AS read_at`;
+  s.deleted_at, s.team_id, (SELECT t.name FROM teams t WHERE t.id = s.team_id) AS team_name,
+  (SELECT t.worker_pool FROM teams t WHERE t.id = s.team_id) AS team_worker_pool, clock_timestamp() AS read_at`;
 
 /** A row of SCHEDULE_COLUMNS. */
 export interface ScheduleRow {
@@ -181,6 +184,7 @@ export interface ScheduleRow {
   deleted_at: Date | null;
   team_id: string;
   team_name: string;
+  team_worker_pool: string | null;
   read_at: Date;
 }
 
@@ -238,6 +242,7 @@ export function toSchedule(r: ScheduleRow): Schedule {
     deletedAt: r.deleted_at,
     teamId: r.team_id,
     team: r.team_name,
+    workerPool: r.team_worker_pool ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 // A team's code execution: whether its schedules may run programs on a worker host at all, and the command lines
 // (argv patterns, core/auth/command-allow-list.ts) they may run, and the worker pool its runs execute on
-// (core/queue/worker-pool.ts; null: the workers without a pool). A global admin changes it (audited); the team's
+// (core/queue/worker-pool.ts; null: the workers without a pool). A global admin changes it (audited; a pool change
+// moves the team's queued jobs to the new pool's queues in the same transaction, core/queue/move-team-jobs.ts); the team's
 // members read it. core/auth/program-permission.ts enforces it on every path that stores or runs a program.
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
@@ -10,6 +11,8 @@ import { recordAudit } from "../audit/record-audit";
 import { inTransaction, type Queryable } from "../db/pool";
 import { ForbiddenError, NotFoundError } from "../errors";
 import { workerPoolSchema } from "../queue/worker-pool";
+import { moveTeamQueuedJobs } from "../queue/move-team-jobs";
+import type { PgBoss } from "pg-boss";
 
 export const teamCodeExecutionInputSchema = z
   .strictObject({
@@ -69,8 +72,8 @@ export async function setTeamCodeExecution(
   teamId: string,
   input: TeamCodeExecutionInput,
   actor: Actor,
-  opts: { db?: Queryable } = {},
-): Promise<TeamCodeExecution> {
+  opts: { db?: Queryable; boss?: PgBoss } = {},
+): Promise<TeamCodeExecution & { movedJobs: number }> {
   return inTransaction({ tx: opts.db }, async (tx) => {
     const before = toView(await findVisibleTeam(tx, teamId, actor, true));
     if (!(await isGlobalAdminIn(tx, actor, teamId))) {
@@ -89,15 +92,26 @@ export async function setTeamCodeExecution(
       ],
     );
     const after = toView(rows[0]!);
+    // The team's queued jobs follow its pool (core/queue/move-team-jobs.ts), in this transaction.
+    let movedJobs = 0;
+    if (after.workerPool !== before.workerPool) {
+      if (!opts.boss) throw new Error("setTeamCodeExecution: changing a worker pool needs the pg-boss client (opts.boss)");
+      movedJobs = (await moveTeamQueuedJobs(tx, opts.boss, { teamId, from: before.workerPool, to: after.workerPool })).moved;
+    }
     await recordAudit(tx, {
       actor,
       action: "team.code_execution_change",
       targetType: "team",
       targetId: teamId,
       before: { codeExecution: before.codeExecution, commandAllowList: before.commandAllowList, workerPool: before.workerPool },
-      after: { codeExecution: after.codeExecution, commandAllowList: after.commandAllowList, workerPool: after.workerPool },
+      after: {
+        codeExecution: after.codeExecution,
+        commandAllowList: after.commandAllowList,
+        workerPool: after.workerPool,
+        ...(after.workerPool !== before.workerPool ? { movedQueuedJobs: movedJobs } : {}),
+      },
       reason: input.reason,
     });
-    return after;
+    return { ...after, movedJobs };
   });
 }

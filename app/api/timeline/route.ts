@@ -18,7 +18,7 @@
 //     computes from now to `to`, less those that already have a row: { from, fates: string[], reasons: string[],
 //     mode: "marks" | "summary", marks: [[laneIndex, planned, fateIndex, reasonIndex (−1: none), moved (nominal − planned)]],
 //     bucketMs, buckets: [[laneIndex, bucketIndex, fateIndex, count, …]], cut: [[laneIndex, lastPlanned]] (capped lanes),
-//     noWorker: [[laneIndex, handler]] (no live worker serves it), materialised }. planned is ms after t0 as above.
+//     noWorker: [[laneIndex, handler, pool?]] (no live worker of its pool serves it), materialised }. planned is ms after t0 as above.
 //   Conditional: answers 304 to an If-None-Match naming its current ETag.
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { z } from "zod";

@@ -5,6 +5,7 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import { sendRunJob } from "../../queue/send-run-job";
+import { runPoolSql } from "../../queue/worker-pool";
 import { recordRunEvents } from "../record-run-event";
 import { type LockedGroup } from "./lock-run-scope";
 
@@ -54,10 +55,12 @@ export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], wh
     timeout_seconds: number;
     grace_seconds: number;
     now: Date;
+    pool: string | null;
   }>(
     `UPDATE runs SET wait_reason = NULL, wakes = wakes + 1, updated_at = clock_timestamp()
       WHERE id = ANY($1::uuid[])
-      RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now`,
+      RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now,
+                ${runPoolSql("runs.schedule_id")} AS pool`,
     [runIds],
   );
   for (const r of rows) {
@@ -69,6 +72,7 @@ export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], wh
       dueAt: r.now,
       timeoutSeconds: r.timeout_seconds,
       graceSeconds: r.grace_seconds,
+      pool: r.pool,
     });
   }
   await recordRunEvents(

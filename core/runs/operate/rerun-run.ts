@@ -16,6 +16,7 @@ import { recordAudit } from "../../audit/record-audit";
 import { getPool, withTransaction, type Queryable } from "../../db/pool";
 import { ConflictError, NotFoundError } from "../../errors";
 import { sendRunJob, OPERATOR_PRIORITY } from "../../queue/send-run-job";
+import { runPoolSql } from "../../queue/worker-pool";
 import { lockRunScope, type LockedRun } from "../locks/lock-run-scope";
 import { recordRunEvent } from "../record-run-event";
 import { RERUNNABLE_STATES, type RunState } from "../run-states";
@@ -147,12 +148,12 @@ export async function rerunRunInTransaction(
   const once = await onceMarkers(tx, runId);
   const nextAttempt = run.attempt + 1;
 
-  const { rows } = await tx.query<{ now: Date; reruns: number }>(
+  const { rows } = await tx.query<{ now: Date; reruns: number; pool: string | null }>(
     `UPDATE runs SET state = 'retrying', wait_reason = NULL, wakes = 0, next_attempt_at = clock_timestamp(),
             max_attempts = greatest(max_attempts, $2), reruns = reruns + 1, finished_at = NULL, error = NULL,
             cancel_requested_at = NULL, cancel_requested_by = NULL, cancel_reason = NULL, updated_at = clock_timestamp()
       WHERE id = $1
-      RETURNING next_attempt_at AS now, reruns`,
+      RETURNING next_attempt_at AS now, reruns, ${runPoolSql("runs.schedule_id")} AS pool`,
     [runId, nextAttempt],
   );
   await recordRunEvent(tx, {
@@ -178,6 +179,7 @@ export async function rerunRunInTransaction(
     priority: OPERATOR_PRIORITY,
     timeoutSeconds: run.timeoutSeconds,
     graceSeconds: run.graceSeconds,
+    pool: rows[0]!.pool,
   });
   // Before the audit row: it comes after the last run lock (record-audit.ts's lock order).
   const downstream = opts.withDownstream ? await rerunDownstream(tx, runId, actor, reason) : undefined;

@@ -6,6 +6,8 @@ import { NotFoundError } from "../../errors";
 import { classifyLateness } from "../lateness";
 import { isTerminal } from "../run-states";
 import type { RunRow } from "../run-row";
+import { liveWorkerServesSql } from "../../handlers/handler-registry";
+import { teamPoolSql } from "../../queue/worker-pool";
 
 export const RUN_TRACE_LOG_LIMIT = 2000;
 
@@ -21,17 +23,26 @@ interface RunTraceRow extends RunRow {
   overlap_policy: string;
   completion_gap_ms: number | null;
   heartbeat_age_ms: number | null;
+  worker_pool: string | null;
+  no_live_worker: boolean | null;
 }
 
-export async function getRunTrace(db: Queryable, runId: string) {
+/**
+ * `deadAfterMs` (the workers' liveness window): with it, a queued or retrying run says whether it waits because no live
+ * worker of its team's pool serves its handler (noLiveWorker; core/queue/worker-pool.ts). Without it, noLiveWorker is null.
+ */
+export async function getRunTrace(db: Queryable, runId: string, opts: { deadAfterMs?: number } = {}) {
   if (!UUID.test(runId)) throw new NotFoundError("Run", runId);
   const { rows } = await db.query<RunTraceRow>(
     `SELECT r.*, s.name AS schedule_name, s.team_id, t.name AS team_name, s.start_jitter_ms, s.expect_records_min, s.overlap_policy,
             (extract(epoch FROM r.finished_at - r.planned_at) * 1000)::float8 AS completion_gap_ms,
-            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms
-       FROM runs r JOIN schedules s ON s.id = r.schedule_id JOIN teams t ON t.id = s.team_id
+            (extract(epoch FROM clock_timestamp() - r.heartbeat_at) * 1000)::float8 AS heartbeat_age_ms,
+            p.pool AS worker_pool,
+            CASE WHEN $2::float8 IS NOT NULL AND r.state IN ('queued', 'retrying') AND r.wait_reason IS NULL
+                 THEN NOT ${liveWorkerServesSql("r.handler", "p.pool", "$2")} END AS no_live_worker
+       FROM runs r JOIN schedules s ON s.id = r.schedule_id JOIN teams t ON t.id = s.team_id CROSS JOIN LATERAL (SELECT ${teamPoolSql("s.team_id")} AS pool) p
       WHERE r.id = $1`,
-    [runId],
+    [runId, opts.deadAfterMs ?? null],
   );
   const r = rows[0];
   if (!r) throw new NotFoundError("Run", runId);
@@ -74,6 +85,10 @@ export async function getRunTrace(db: Queryable, runId: string) {
       state: r.state as string,
       waitReason: r.wait_reason as string | null,
       handler: r.handler as string,
+      /** The team's worker pool (core/queue/worker-pool.ts), where its jobs go; null: none. */
+      workerPool: r.worker_pool,
+      /** Queued or retrying with no live worker of that pool serving its handler: it waits until one starts. */
+      noLiveWorker: r.no_live_worker === true,
       payload: r.payload as unknown,
       idempotencyKey: r.idempotency_key as string,
       attempt: r.attempt as number,

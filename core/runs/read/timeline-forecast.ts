@@ -11,7 +11,8 @@
 // says up to where its forecast is complete.
 import type { Queryable } from "../../db/pool";
 import { getEnv } from "../../env";
-import { liveWorkerSql } from "../../handlers/handler-registry";
+import { liveWorkerServesSql } from "../../handlers/handler-registry";
+import { teamPoolSql } from "../../queue/worker-pool";
 import { loadScheduleCalendars } from "../../calendars/calendar-rules";
 import { firePlanOf, planFires, type PlannedFire } from "../../schedules/fire-plan";
 import { SCHEDULE_COLUMNS, toSchedule, type Schedule, type ScheduleRow } from "../../schedules/schedule-record";
@@ -42,8 +43,11 @@ export interface TimelineForecast {
   buckets: ForecastBucket[];
   /** Lanes whose forecast was cut at the cap: [laneIndex, last fire shown (ms after t0)]; later fires are not drawn. */
   cut: [number, number][];
-  /** Lanes whose handler no live worker serves now: [laneIndex, handler]. Their fires would wait queued. */
-  noWorker: [number, string][];
+  /**
+   * Lanes whose handler no live worker (of the lane's team's pool) serves now: [laneIndex, handler], with the pool as a
+   * third element for a team with one. Their fires would wait queued.
+   */
+  noWorker: ([number, string] | [number, string, string])[];
   /** Fires of the window that already have a runs row (drawn by the past part instead). */
   materialised: number;
 }
@@ -135,7 +139,9 @@ export async function getTimelineForecast(db: Queryable, q: ForecastQuery): Prom
     fates,
     reasons,
     cut: cut.sort((a, b) => a[0] - b[0]),
-    noWorker: noWorker.filter(([id]) => laneOf.has(id)).map(([id, h]): [number, string] => [laneOf.get(id)!, h]),
+    noWorker: noWorker
+      .filter(([id]) => laneOf.has(id))
+      .map(([id, h, pool]): [number, string] | [number, string, string] => (pool ? [laneOf.get(id)!, h, pool] : [laneOf.get(id)!, h])),
     materialised,
   };
   // The same rule as the past part, over the forecast's share of the width.
@@ -202,16 +208,18 @@ async function existingRows(db: Queryable, ids: string[], from: Date, to: Date):
   return out;
 }
 
-/** Schedules whose handler no live worker serves now (the same liveness rule as the handler catalog and its alert). */
-async function lanesWithoutWorker(db: Queryable, ids: string[], deadAfterMs: number): Promise<[string, string][]> {
-  const { rows } = await db.query<{ id: string; handler: string }>(
-    `SELECT s.id, s.handler FROM schedules s
+/**
+ * Schedules whose handler no live worker of their team's pool serves now (the same rule as the handler catalog and its
+ * alert): [schedule id, handler, pool or null].
+ */
+async function lanesWithoutWorker(db: Queryable, ids: string[], deadAfterMs: number): Promise<[string, string, string | null][]> {
+  const { rows } = await db.query<{ id: string; handler: string; pool: string | null }>(
+    `SELECT s.id, s.handler, p.pool FROM schedules s CROSS JOIN LATERAL (SELECT ${teamPoolSql("s.team_id")} AS pool) p
       WHERE s.id = ANY($1::uuid[])
-        AND NOT EXISTS (SELECT 1 FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
-                         WHERE wh.handler = s.handler AND ${liveWorkerSql("w", "$2")})`,
+        AND NOT ${liveWorkerServesSql("s.handler", "p.pool", "$2")}`,
     [ids, deadAfterMs],
   );
-  return rows.map((r) => [r.id, r.handler]);
+  return rows.map((r) => [r.id, r.handler, r.pool]);
 }
 
 /** The reason of each maintenance window holding one of these schedules paused, by window id. */

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { apiRoute } from "../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { getRunTrace } from "@/core/runs/read/get-run";
+import { getEnv } from "@/core/env";
 import { objectRole } from "@/core/teams/team-access";
 import { payloadForRole } from "@/core/secrets/mask-credentials";
 
@@ -20,7 +21,7 @@ export const GET = apiRoute(
     params: z.object({ id: z.uuid() }),
   },
   async ({ params, actor }) => {
-    const trace = await getRunTrace(getPool(), params.id);
+    const trace = await getRunTrace(getPool(), params.id, { deadAfterMs: getEnv().VIGIL_WORKER_DEAD_AFTER_MS });
     return { ...trace, run: { ...trace.run, payload: payloadForRole(objectRole(actor, trace.run.teamId), trace.run.payload) } };
   },
 );
