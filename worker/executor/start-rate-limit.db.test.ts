@@ -98,7 +98,9 @@ describe("start-rate limit across three workers", () => {
     expect(r.max_in_window).toBe(MAX_STARTS); // the limit was reached, so the check above was a real one
     expect(r.workers).toBe(3);
     expect(r.in_minute).toBeLessThanOrEqual(limitInMinute);
-    // Not starved: on an idle machine this is ~95 %; the floor leaves room for a loaded CI host.
-    expect(r.in_minute).toBeGreaterThanOrEqual(0.7 * limitInMinute);
+    // Not starved: on an idle machine this is ~95 %, and 58 % was seen with three workers at load 8 on two CPUs. The
+    // floor catches a limiter that holds runs back far below its rate (a waiter re-waiting a whole window each time
+    // starts about one run per window: 20 %); how close to the rate it gets is the benchmarks' business.
+    expect(r.in_minute).toBeGreaterThanOrEqual(0.4 * limitInMinute);
   }, 200_000);
 });
