@@ -10,9 +10,10 @@
 // from the run's timeout and grace (runJobOptions).
 //
 // Races: only a run's current job (jobIdFor(run, attempt + 1, wakes)) that is still waiting moves. One a dispatcher
-// is fetching or has taken is left alone and its run starts on the old pool; one cancelled here is never fetched (no
-// fetch takes a job past 'created'/'retry'), and its run's claim would suppress a second start anyway (the run is no
-// longer queued). Lock order (locks/lock-run-scope.ts, audit/record-audit.ts): the caller holds the team row; then the
+// is fetching or has taken is left alone and its run starts on the old pool. The claim does not compare wakes (it
+// suppresses a delivery by the run's state and attempt: whichever job comes first starts the attempt), so the old job
+// must never be delivered: it is cancelled under its row lock in the transaction that sends the new one, and no fetch,
+// pg-boss's or the take-by-key, takes a job past 'created'/'retry'. Lock order (locks/lock-run-scope.ts, audit/record-audit.ts): the caller holds the team row; then the
 // runs' rows in id order (waited for: a claim, finish or wake in flight commits first, and its job is then seen);
 // then their jobs' rows, never waited for; the caller writes its audit row last.
 import type { PgBoss } from "pg-boss";
