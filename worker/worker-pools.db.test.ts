@@ -1,7 +1,9 @@
 // Worker pools per team, with real worker processes: a team assigned pool P has its runs executed only by a worker
 // started with --pool P, the default team's only by a worker without a pool, and a run of P while no P worker is
 // alive waits in its queue (it is neither taken by the other worker nor lost) until one starts. Availability is per
-// pool (the no-worker alert and the run page name the pool), and changing a team's pool moves its queued jobs.
+// pool (the no-worker alert and the run page name the pool), and changing a team's pool moves its queued runs: each
+// waiting job is cancelled by pg-boss and its run sent a fresh job (the next wake of the same attempt) to the new
+// pool's queue, with the old job's due time; a job a dispatcher holds is left to it.
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase, usePoolAndBoss } from "../test/db";
 import { createTestToken } from "../test/auth";
@@ -18,6 +20,8 @@ import { stopConsoleBoss } from "../core/queue/console-boss";
 import { wakeRuns } from "../core/runs/locks/wake-waiting-runs";
 import { withTransaction } from "../core/db/pool";
 import * as rerunRoute from "../app/api/runs/[id]/rerun/route";
+import { jobIdFor } from "../core/queue/job-id";
+import { scheduleRetry } from "../core/runs/finish/retry-run";
 
 const db = useTestDatabase("worker_pools");
 const h = usePoolAndBoss(db);
@@ -57,6 +61,42 @@ async function setPool(token: string, teamId: string, workerPool: string | null)
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { team: { workerPool: string | null }; movedJobs: number };
+}
+
+interface JobRow {
+  id: string;
+  name: string;
+  state: string;
+  start_after: Date;
+  priority: number;
+  completed_on: Date | null;
+}
+
+async function job(id: string): Promise<JobRow | undefined> {
+  const { rows } = await h.pool.query<JobRow>(`SELECT id, name, state, start_after, priority, completed_on FROM pgboss.job WHERE id = $1`, [
+    id,
+  ]);
+  return rows[0];
+}
+
+/** What a run's job moved by a pool change looks like: the old one cancelled by pg-boss, the next wake's in `queue`. */
+async function expectMoved(runId: string, attempt: number, wake: number, queue: string, old: JobRow): Promise<void> {
+  expect(await job(old.id), `old job of ${runId}`).toMatchObject({ name: old.name, state: "cancelled", completed_on: expect.any(Date) });
+  const moved = await job(jobIdFor(runId, attempt, wake + 1));
+  expect(moved, `new job of ${runId}`).toMatchObject({ name: queue, start_after: old.start_after, priority: old.priority });
+  const { rows } = await h.pool.query(`SELECT wakes FROM runs WHERE id = $1`, [runId]);
+  expect(rows[0].wakes).toBe(wake + 1);
+}
+
+/** How often the run started, and on which workers (its attempts), and how many deliveries its claim suppressed. */
+async function starts(runId: string): Promise<{ started: number; workers: string[]; suppressed: number }> {
+  const { rows } = await h.pool.query(
+    `SELECT (SELECT count(*)::int FROM run_events WHERE run_id = $1 AND type = 'started') AS started,
+            (SELECT count(*)::int FROM run_events WHERE run_id = $1 AND type = 'duplicate_delivery_suppressed') AS suppressed,
+            (SELECT coalesce(array_agg(worker_id ORDER BY number), '{}') FROM attempts WHERE run_id = $1) AS workers`,
+    [runId],
+  );
+  return rows[0];
 }
 
 async function finished(runId: string): Promise<{ state: string; worker_id: string }> {
@@ -148,6 +188,7 @@ describe("worker pools", () => {
     expect(trace.run).toMatchObject({ state: "queued", workerPool: "gone-pool", noLiveWorker: true });
     const { rows: queued } = await h.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'vigil-run.demo.noop/gone-pool'`);
     expect(queued[0].n).toBe(3);
+    const oldJobs = await Promise.all(runs.map(async (id) => (await job(jobIdFor(id, 1, 0)))!));
 
     // The pool changes to one with a live worker: the queued jobs move with it (audited) and run there.
     const changed = await setPool(admin, teamId, "payments-pool");
@@ -158,14 +199,109 @@ describe("worker pools", () => {
     );
     expect(audit[0].before.workerPool).toBe("gone-pool");
     expect(audit[0].after).toMatchObject({ workerPool: "payments-pool", movedQueuedJobs: 3 });
+    // Moved by pg-boss: the old jobs cancelled, each run's next wake in the new pool's queue, due when the old was.
+    for (const [i, id] of runs.entries()) await expectMoved(id, 1, 0, "vigil-run.demo.noop/payments-pool", oldJobs[i]!);
     for (const id of runs) expect(await finished(id), `moved ${id}`).toMatchObject({ state: "succeeded", worker_id: payments.id });
-    const { rows: left } = await h.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'vigil-run.demo.noop/gone-pool'`);
-    expect(left[0].n).toBe(0);
+    for (const id of runs) expect(await starts(id), `starts of ${id}`).toEqual({ started: 1, workers: [payments.id], suppressed: 0 });
+    const { rows: left } = await h.pool.query(
+      `SELECT state, count(*)::int AS n FROM pgboss.job WHERE name = 'vigil-run.demo.noop/gone-pool' GROUP BY state`,
+    );
+    expect(left).toEqual([{ state: "cancelled", n: 3 }]);
     // Nothing waits any more: the schedule's alert clears (it is no longer firing).
     const after = await evaluateHandlerWorkers(h.pool, { deadAfterMs: DEAD_AFTER_MS });
     expect(after.firing.find((a) => a.scheduleId === schedule)).toBeUndefined();
     expect((await getRunTrace(h.pool, runs[0]!, { deadAfterMs: DEAD_AFTER_MS })).run.noLiveWorker).toBe(false);
   }, 400_000);
+
+  it("a run moved off a live pool starts once, on the new pool's worker and never on the old pool's", async () => {
+    const admin = await createTestToken(db.url, "admin");
+    const { rows: t } = await h.pool.query(`INSERT INTO teams (name, worker_pool) VALUES ('billing', 'payments-pool') RETURNING id`);
+    const teamId = t[0].id as string;
+    const schedule = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await h.pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [schedule, teamId]);
+    const payments = await start(["--pool", "payments-pool"]);
+    const other = await start();
+
+    // Due in 12 s in the pool whose worker is alive and fetching: the move takes them first.
+    const runs = await createRuns(h.pool, h.boss, schedule, 2, { inMs: 12_000 });
+    const oldJobs = await Promise.all(runs.map(async (id) => (await job(jobIdFor(id, 1, 0)))!));
+    expect(oldJobs.map((j) => [j.name, j.state])).toEqual([
+      ["vigil-run.demo.noop/payments-pool", "created"],
+      ["vigil-run.demo.noop/payments-pool", "created"],
+    ]);
+    expect((await setPool(admin, teamId, null)).movedJobs).toBe(2);
+    for (const [i, id] of runs.entries()) await expectMoved(id, 1, 0, "vigil-run.demo.noop", oldJobs[i]!);
+    for (const id of runs) expect(await finished(id), `moved ${id}`).toMatchObject({ state: "succeeded", worker_id: other.id });
+    for (const id of runs) expect(await starts(id), `starts of ${id}`).toEqual({ started: 1, workers: [other.id], suppressed: 0 });
+    const { rows: events } = await h.pool.query(`SELECT message, data FROM run_events WHERE run_id = $1 AND type = 'woken'`, [runs[0]]);
+    expect(events).toEqual([
+      {
+        message: "its team's worker pool changed: the job moved from pool payments-pool to the workers without a pool",
+        data: { wake: 1, fromPool: "payments-pool", toPool: null, dueAt: oldJobs[0]!.start_after.toISOString() },
+      },
+    ]);
+    expect(payments.id).not.toBe(other.id);
+  }, 400_000);
+
+  it("leaves a job a dispatcher has taken or is taking where it is; a pending retry moves with its due time", async () => {
+    const admin = await createTestToken(db.url, "admin");
+    const { rows: t } = await h.pool.query(`INSERT INTO teams (name, worker_pool) VALUES ('reports', 'idle-a') RETURNING id`);
+    const teamId = t[0].id as string;
+    const schedule = await insertSchedule(h.pool, { handler: "demo.noop" });
+    await h.pool.query(`UPDATE schedules SET team_id = $2 WHERE id = $1`, [schedule, teamId]);
+    const OLD = "vigil-run.demo.noop/idle-a";
+    const NEW = "vigil-run.demo.noop/idle-b";
+
+    // Taken: a dispatcher of pool idle-a fetched its job (pg-boss's own fetch) and has not claimed the run yet.
+    const [taken] = await createRuns(h.pool, h.boss, schedule, 1, { inMs: -1_000 });
+    const fetched = await h.boss.fetch(OLD, { batchSize: 5 });
+    expect(fetched.map((j) => j.id)).toEqual([jobIdFor(taken!, 1, 0)]);
+    // Being taken: a fetch in flight holds its job's row.
+    const [taking, retrying] = await createRuns(h.pool, h.boss, schedule, 2, { inMs: 3_600_000 });
+    // A retry pending: attempt 1 failed (its job gone), attempt 2's job is due after the backoff's jitter.
+    await h.pool.query(`DELETE FROM pgboss.job WHERE id = $1`, [jobIdFor(retrying!, 1, 0)]);
+    await h.pool.query(`UPDATE runs SET attempt = 1 WHERE id = $1`, [retrying]);
+    const { nextAttemptAt } = await withTransaction(
+      (tx) =>
+        scheduleRetry(
+          tx,
+          h.boss,
+          { id: retrying!, handler: "demo.noop", attempt: 1, maxAttempts: 3, timeoutSeconds: 60, graceSeconds: 5 },
+          { baseSeconds: 600, maxSeconds: 3_600 },
+          { reason: "pool test", random: () => 0.37 },
+        ),
+      h.pool,
+    );
+    const retryJob = (await job(jobIdFor(retrying!, 2, 0)))!;
+    expect(retryJob).toMatchObject({ name: OLD, state: "created", start_after: nextAttemptAt });
+
+    const fetcher = await h.pool.connect();
+    try {
+      await fetcher.query("BEGIN");
+      await fetcher.query(`SELECT 1 FROM pgboss.job WHERE name = $1 AND id = $2 FOR UPDATE`, [OLD, jobIdFor(taking!, 1, 0)]);
+      // The change does not wait for the fetch in flight: it skips that job.
+      expect((await setPool(admin, teamId, "idle-b")).movedJobs).toBe(1);
+    } finally {
+      await fetcher.query("ROLLBACK");
+      fetcher.release();
+    }
+
+    expect(await job(jobIdFor(taken!, 1, 0))).toMatchObject({ name: OLD, state: "active" });
+    expect(await job(jobIdFor(taken!, 1, 1))).toBeUndefined();
+    expect(await job(jobIdFor(taking!, 1, 0))).toMatchObject({ name: OLD, state: "created" });
+    expect(await job(jobIdFor(taking!, 1, 1))).toBeUndefined();
+    const { rows: wakes } = await h.pool.query(`SELECT id, wakes FROM runs WHERE id = ANY($1::uuid[])`, [[taken, taking]]);
+    expect(wakes.map((r) => r.wakes)).toEqual([0, 0]);
+
+    await expectMoved(retrying!, 2, 0, NEW, retryJob);
+    const { rows: run } = await h.pool.query(`SELECT state, attempt, next_attempt_at FROM runs WHERE id = $1`, [retrying]);
+    expect(run[0]).toEqual({ state: "retrying", attempt: 1, next_attempt_at: nextAttemptAt });
+    const { rows: audit } = await h.pool.query(
+      `SELECT after FROM audit_events WHERE target_type = 'team' AND target_id = $1 ORDER BY id DESC LIMIT 1`,
+      [teamId],
+    );
+    expect(audit[0].after).toMatchObject({ workerPool: "idle-b", movedQueuedJobs: 1 });
+  });
 
   it("a woken or re-run run's job goes to its team's pool (the pool read with the run, no lookup of its own)", async () => {
     const admin = await createTestToken(db.url, "admin");

@@ -160,16 +160,19 @@ export async function sendRunJobs(
   await tx.query(`SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t`, [DUE_CHANNEL, notices]);
 }
 
-/** The jobs with the queue key each goes to: its handler, in its run's team's pool (one read for all of them). */
-async function withQueueKeys<J extends { runId: string; handler: string }>(
+/**
+ * The jobs with the queue key each goes to: its handler, in its run's team's pool — the `pool` a caller read with the
+ * run (as sendRunJob takes it), else one read for all the others.
+ */
+async function withQueueKeys<J extends { runId: string; handler: string; pool?: string | null }>(
   tx: Queryable,
   jobs: J[],
 ): Promise<(J & { queueKey: string })[]> {
   const pools = await findRunPools(
     tx,
-    jobs.map((j) => j.runId),
+    jobs.filter((j) => j.pool === undefined).map((j) => j.runId),
   );
-  return jobs.map((j) => ({ ...j, queueKey: runQueueKey(j.handler, pools.get(j.runId)) }));
+  return jobs.map((j) => ({ ...j, queueKey: runQueueKey(j.handler, j.pool !== undefined ? j.pool : pools.get(j.runId)) }));
 }
 
 /** One NOTIFY 'vigil_due' payload per distinct (due time, queue key) of these jobs. */

@@ -3,8 +3,8 @@
 // travels in the pg-boss queue name (runQueueFor in boss.ts): "vigil-run.<handler>/<pool>" beside the plain
 // "vigil-run.<handler>", so a worker fetches only its pool's queues and a run of a pool no live worker serves waits in
 // its queue. A run's pool is its team's when its job is sent (sendRunJob / sendRunJobs / the one-statement trigger):
-// changing a team's pool moves the team's queued jobs to the new pool's queues (moveTeamQueuedJobs, in
-// core/queue/move-team-jobs.ts), in the change's transaction.
+// changing a team's pool moves the team's queued runs to the new pool's queues in the change's transaction: each
+// waiting job is cancelled through pg-boss and its run sent a fresh job (core/runs/operate/move-team-queued-runs.ts).
 //
 // Availability is per pool: "a live worker serves handler H" always means "a live worker of the run's pool serves H"
 // (liveWorkerServesSql in core/handlers/handler-registry.ts, with teamPoolSql / workerPoolSql below); the alert, the

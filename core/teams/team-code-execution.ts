@@ -1,8 +1,8 @@
 // A team's code execution: whether its schedules may run programs on a worker host at all, and the command lines
 // (argv patterns, core/auth/command-allow-list.ts) they may run, and the worker pool its runs execute on
 // (core/queue/worker-pool.ts; null: the workers without a pool). A global admin changes it (audited; a pool change
-// moves the team's queued jobs to the new pool's queues in the same transaction, core/queue/move-team-jobs.ts); the team's
-// members read it. core/auth/program-permission.ts enforces it on every path that stores or runs a program.
+// moves the team's queued runs to the new pool's queues in the same transaction: each waiting job is cancelled through
+// pg-boss and its run sent a fresh one, core/runs/operate/move-team-queued-runs.ts); the team's members read it. core/auth/program-permission.ts enforces it on every path that stores or runs a program.
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { commandAllowListSchema, type CommandAllowList } from "../auth/command-allow-list";
@@ -11,7 +11,7 @@ import { recordAudit } from "../audit/record-audit";
 import { inTransaction, type Queryable } from "../db/pool";
 import { ForbiddenError, NotFoundError } from "../errors";
 import { workerPoolSchema } from "../queue/worker-pool";
-import { moveTeamQueuedJobs } from "../queue/move-team-jobs";
+import { moveTeamQueuedRuns } from "../runs/operate/move-team-queued-runs";
 import type { PgBoss } from "pg-boss";
 
 export const teamCodeExecutionInputSchema = z
@@ -92,11 +92,11 @@ export async function setTeamCodeExecution(
       ],
     );
     const after = toView(rows[0]!);
-    // The team's queued jobs follow its pool (core/queue/move-team-jobs.ts), in this transaction.
+    // The team's queued runs follow its pool, in this transaction, after the team row's lock and before the audit row.
     let movedJobs = 0;
     if (after.workerPool !== before.workerPool) {
       if (!opts.boss) throw new Error("setTeamCodeExecution: changing a worker pool needs the pg-boss client (opts.boss)");
-      movedJobs = (await moveTeamQueuedJobs(tx, opts.boss, { teamId, from: before.workerPool, to: after.workerPool })).moved;
+      movedJobs = (await moveTeamQueuedRuns(tx, opts.boss, { teamId, from: before.workerPool, to: after.workerPool })).moved;
     }
     await recordAudit(tx, {
       actor,

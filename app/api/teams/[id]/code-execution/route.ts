@@ -3,7 +3,7 @@
 // PUT (global admin) body: { codeExecution?, commandAllowList?: argv patterns, workerPool?: name | null, reason? } → the
 //   same with movedJobs, audited as team.code_execution_change. 404 for a team the caller is no member of; 422 naming a bad pattern.
 //   workerPool: the team's runs execute only on workers started with that pool (--pool); null: on those without one.
-//   Changing it moves the team's queued jobs to the new pool's queues in the same transaction (movedJobs: how many).
+//   Changing it moves the team's queued runs to the new pool's queues in the same transaction (pg-boss cancels each waiting job and the run is sent a new one; movedJobs: how many).
 import { z } from "zod";
 import { apiRoute } from "../../../_lib/api-route";
 import { getPool } from "@/core/db/pool";
@@ -45,7 +45,7 @@ export const PUT = apiRoute(
     answer: z.object({ team: teamView, movedJobs: z.number().int() }),
   },
   async ({ params, body, actor }) => {
-    // A pool change moves the team's queued jobs to the new pool's queues, which needs the pg-boss client.
+    // A pool change moves the team's queued runs (pg-boss cancels and sends their jobs), which needs the pg-boss client.
     const boss = body.workerPool !== undefined ? await getConsoleBoss() : undefined;
     const { movedJobs, ...team } = await setTeamCodeExecution(params.id, body, actor, { boss });
     return { team, movedJobs };
