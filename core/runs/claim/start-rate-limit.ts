@@ -17,6 +17,7 @@ import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../../db/pool";
 import { sendRunJobs } from "../../queue/send-run-job";
 import type { LockedGroup, LockedRun, StartRate } from "../locks/lock-run-scope";
+import { wakeJob, wokenRunColumns, type WokenRun } from "../locks/wake-job";
 
 export type { StartRate };
 
@@ -114,15 +115,7 @@ export async function applyStartRates(
 ): Promise<void> {
   if (startedRunIds.length === 0 && waits.length === 0) return;
   // One statement: the attempts were inserted by an earlier statement of this transaction, so they are visible.
-  const { rows } = await tx.query<{
-    id: string;
-    handler: string;
-    attempt: number;
-    wakes: number;
-    timeout_seconds: number;
-    grace_seconds: number;
-    next_attempt_at: Date;
-  }>(
+  const { rows } = await tx.query<WokenRun & { next_attempt_at: Date }>(
     `WITH g AS (
        UPDATE concurrency_groups g
           SET recent_starts = ARRAY(SELECT x FROM (SELECT x FROM unnest(g.recent_starts || n.starts) AS x ORDER BY x DESC LIMIT g.max_starts) y ORDER BY x)
@@ -132,20 +125,12 @@ export async function applyStartRates(
         WHERE g.name = n.name AND g.max_starts IS NOT NULL)
      UPDATE runs r SET wakes = r.wakes + 1, next_attempt_at = w.at
        FROM unnest($2::uuid[], $3::timestamptz[]) AS w(id, at) WHERE r.id = w.id
-     RETURNING r.id, r.handler, r.attempt, r.wakes, r.timeout_seconds, r.grace_seconds, r.next_attempt_at`,
+     RETURNING ${wokenRunColumns("r")}, r.next_attempt_at`,
     [startedRunIds, waits.map((w) => w.runId), waits.map((w) => w.wakeAt)],
   );
   await sendRunJobs(
     tx,
     boss,
-    rows.map((r) => ({
-      runId: r.id,
-      handler: r.handler,
-      attempt: r.attempt + 1,
-      wake: r.wakes,
-      dueAt: r.next_attempt_at,
-      timeoutSeconds: r.timeout_seconds,
-      graceSeconds: r.grace_seconds,
-    })),
+    rows.map((r) => wakeJob(r, r.next_attempt_at)),
   );
 }

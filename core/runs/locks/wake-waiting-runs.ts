@@ -8,6 +8,7 @@ import { sendRunJob } from "../../queue/send-run-job";
 import { runPoolSql } from "../../queue/worker-pool";
 import { recordRunEvents } from "../record-run-event";
 import { type LockedGroup } from "./lock-run-scope";
+import { wakeJob, wokenRunColumns, type WokenRun } from "./wake-job";
 
 /** Call with the schedule row (and group row, if any) locked. Returns the ids of woken runs. */
 export async function wakeWaitingRuns(
@@ -47,33 +48,15 @@ export async function wakeWaitingRuns(
 
 /** Clears the wait of these (locked) runs and sends each a fresh job due now. */
 export async function wakeRuns(tx: Queryable, boss: PgBoss, runIds: string[], why = "a slot was freed"): Promise<void> {
-  const { rows } = await tx.query<{
-    id: string;
-    handler: string;
-    attempt: number;
-    wakes: number;
-    timeout_seconds: number;
-    grace_seconds: number;
-    now: Date;
-    pool: string | null;
-  }>(
+  const { rows } = await tx.query<WokenRun & { now: Date; pool: string | null }>(
     `UPDATE runs SET wait_reason = NULL, wakes = wakes + 1, updated_at = clock_timestamp()
       WHERE id = ANY($1::uuid[])
-      RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds, clock_timestamp() AS now,
+      RETURNING ${wokenRunColumns()}, clock_timestamp() AS now,
                 ${runPoolSql("runs.schedule_id")} AS pool`,
     [runIds],
   );
   for (const r of rows) {
-    await sendRunJob(tx, boss, {
-      runId: r.id,
-      handler: r.handler,
-      attempt: r.attempt + 1,
-      wake: r.wakes,
-      dueAt: r.now,
-      timeoutSeconds: r.timeout_seconds,
-      graceSeconds: r.grace_seconds,
-      pool: r.pool,
-    });
+    await sendRunJob(tx, boss, wakeJob(r, r.now, { pool: r.pool }));
   }
   await recordRunEvents(
     tx,

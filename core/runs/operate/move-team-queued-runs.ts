@@ -24,6 +24,7 @@ import { runQueueFor } from "../../queue/boss";
 import { sendRunJobs } from "../../queue/send-run-job";
 import { runQueueKey } from "../../queue/worker-pool";
 import { recordRunEvents } from "../record-run-event";
+import { wakeJob, wokenRunColumns, type WokenRun } from "../locks/wake-job";
 
 export interface MovedRuns {
   /** Runs whose queued job moved from the old pool's queues to the new pool's. */
@@ -56,31 +57,14 @@ export async function moveTeamQueuedRuns(
   if (cancelled.length === 0) return { moved: 0 };
   const jobs = new Map(cancelled.map((j) => [j.id, j]));
   const movedRunIds = runs.filter((r) => jobs.has(jobIdFor(r.id, r.attempt + 1, r.wakes))).map((r) => r.id);
-  const { rows } = await tx.query<{
-    id: string;
-    handler: string;
-    attempt: number;
-    wakes: number;
-    timeout_seconds: number;
-    grace_seconds: number;
-  }>(
+  const { rows } = await tx.query<WokenRun>(
     `UPDATE runs SET wakes = wakes + 1, updated_at = clock_timestamp() WHERE id = ANY($1::uuid[])
-      RETURNING id, handler, attempt, wakes, timeout_seconds, grace_seconds`,
+      RETURNING ${wokenRunColumns()}`,
     [movedRunIds],
   );
   const sends = rows.map((r) => {
     const old = jobs.get(jobIdFor(r.id, r.attempt + 1, r.wakes - 1))!;
-    return {
-      runId: r.id,
-      handler: r.handler,
-      attempt: r.attempt + 1,
-      wake: r.wakes,
-      dueAt: old.startAfter,
-      priority: old.priority,
-      timeoutSeconds: r.timeout_seconds,
-      graceSeconds: r.grace_seconds,
-      pool: move.to,
-    };
+    return wakeJob(r, old.startAfter, { priority: old.priority, pool: move.to });
   });
   await sendRunJobs(tx, boss, sends);
   await recordRunEvents(
