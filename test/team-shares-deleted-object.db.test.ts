@@ -27,8 +27,14 @@ const team = { A: "", B: "" };
 const HOOK = "https://ledger.example/hook";
 const withToken = () => ({ url: HOOK, method: "POST", headers: { authorization: { $secret: "PAY_TOKEN" } } });
 const q = (sql: string, params: unknown[] = []) => getPool().query(sql, params);
-const send = (who: Who, route: Parameters<typeof callRoute>[0], method: string, path: string, params: object, body?: unknown) =>
-  callRoute(route, { method, path, cookie: who.cookie, headers: ORIGIN, params, ...(body === undefined ? {} : { body }) });
+const send = (
+  who: Who,
+  route: Parameters<typeof callRoute>[0],
+  method: string,
+  path: string,
+  params: Record<string, string>,
+  body?: unknown,
+) => callRoute(route, { method, path, cookie: who.cookie, headers: ORIGIN, params, ...(body === undefined ? {} : { body }) });
 
 const share = (kind: string, object: string, withTeam: string | null) =>
   send(adminA, shares.POST, "POST", `/api/teams/${team.A}/shares`, { id: team.A }, { kind, object, withTeam });
