@@ -2,9 +2,9 @@
 // secret (the form says which team owns it), and sees B's calendar read-only once B shares it with A on the Teams page.
 // A user who is operator of A and viewer of B narrows the schedules list with the header's team switcher, and sees
 // Pause on A's schedule but not on B's. The teams, memberships and objects are made through the real API by the E2E
-// admin; the share through the Teams page's form. The switcher also narrows the Runs and Audit pages (and the audit
-// export); the edit page and the run page follow the role in the object's team. Real console, real worker, real
-// Postgres (e2e/global-setup.ts).
+// admin; the share through the Teams page's form. The switcher also narrows the Runs, Audit and Alerts pages (and the
+// audit export, and the header's alerts badge); the edit page and the run page follow the role in the object's team.
+// Real console, real worker, real Postgres (e2e/global-setup.ts).
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { sameOrigin } from "./same-origin";
 
@@ -263,6 +263,52 @@ test("the team switcher narrows the Runs and Audit pages (and the audit export) 
   await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
   await expect(rows).toHaveCount(2);
   await expect(page.getByTestId("audit-export")).not.toHaveAttribute("href", /team=/);
+});
+
+test("the team switcher narrows the header's alerts badge and the Alerts page: team B's alert is gone under team A", async () => {
+  test.setTimeout(90_000);
+  // A hollow success of a team-B schedule raises an alert of team B.
+  const hollow = `e2e-team-b-hollow-${suffix}`;
+  const made = await admin.request.post("/api/schedules", {
+    headers: sameOrigin(),
+    data: { name: hollow, team: names.b, handler: "demo.sleep", payload: { ms: 10, records: 0 }, trigger: YEARLY, expectRecordsMin: 1 },
+  });
+  expect(made.status(), await made.text()).toBe(200);
+  const scheduleId = (await made.json()).schedule.id as string;
+  const trig = await admin.request.post(`/api/schedules/${scheduleId}/trigger`, { headers: sameOrigin(), data: { reason: "e2e" } });
+  expect(trig.status(), await trig.text()).toBe(200);
+  const openAlertsOf = async (query: string) =>
+    (
+      (await (await admin.request.get(`/api/alerts?${query}&limit=500`)).json()).alerts as {
+        scheduleId: string | null;
+        resolvedAt: string | null;
+      }[]
+    ).filter((a) => a.scheduleId === scheduleId && a.resolvedAt === null).length;
+  await expect.poll(() => openAlertsOf(`team=${ids.b}`), { timeout: 45_000 }).toBe(1);
+
+  const page = operatorAViewerB;
+  await page.goto("/alerts");
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  const badge = page.getByTestId("alerts-badge");
+  const row = page.locator('[data-testid="alert-row"][data-kind="hollow"]').filter({ hasText: hollow });
+  await expect(row).toHaveCount(1);
+  await expect(badge).toBeVisible();
+  const all = (await (await page.request.get("/api/alerts/summary")).json()) as { open: number };
+  await expect.poll(async () => Number(await badge.getAttribute("data-count"))).toBeGreaterThanOrEqual(1);
+
+  await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(page).toHaveURL(new RegExp(`team=${ids.a}`));
+  await expect(row).toHaveCount(0);
+  // The badge counts team A's alerts (and those of no schedule) only: fewer than every team's, B's among them.
+  const onlyA = (await (await page.request.get(`/api/alerts/summary?team=${ids.a}`)).json()) as { open: number };
+  expect(onlyA.open).toBeLessThan(all.open);
+  if (onlyA.open === 0) await expect(badge).toHaveCount(0);
+  else await expect(badge).toHaveAttribute("data-count", String(onlyA.open));
+  await expect(badge.and(page.locator(`[title*="${hollow}"]`))).toHaveCount(0);
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher-alerts.png", fullPage: true });
+
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await expect(row).toHaveCount(1);
 });
 
 test("the global admin's header keeps to one row at 1,440 px with the team switcher; Teams is in the account menu", async () => {

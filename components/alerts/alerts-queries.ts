@@ -43,11 +43,12 @@ export const alertsQuery = (f: AlertFilters) =>
     refetchInterval: livePoll(2000),
   });
 
-export const alertSummaryQuery = () =>
+/** team: one of the caller's teams (the header's team switcher), as the alerts list narrows. */
+export const alertSummaryQuery = (team?: string) =>
   queryOptions({
-    queryKey: ["alerts", "summary"],
+    queryKey: ["alerts", "summary", team ?? null],
     // On every page's header: an unchanged summary is a 304 (app/api/_lib/conditional-json.ts).
-    queryFn: () => fetchJsonConditional<AlertSummaryView>("/api/alerts/summary"),
+    queryFn: () => fetchJsonConditional<AlertSummaryView>(`/api/alerts/summary${team ? `?team=${encodeURIComponent(team)}` : ""}`),
     refetchInterval: livePoll(2000),
   });
 

@@ -4,12 +4,15 @@ import { usePathname } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { ALERT_KIND_INFO } from "@/core/alerts/alert-kinds";
 import { alertSummaryQuery } from "../alerts/alerts-queries";
+import { usePickedTeam } from "./use-picked-team";
 
-/** Header badge: how many alerts are open (critical ones make it red) and the newest, linking to the alerts page. */
+/** Header badge: how many alerts are open (critical ones make it red) and the newest, linking to the alerts page;
+ * narrowed, as the alerts list is, to the team picked in the header's team switcher. */
 export function AlertsBadge() {
   // Nothing to show (and no session to ask with) on the sign-in page.
   const signingIn = usePathname().startsWith("/login");
-  const { data } = useQuery({ ...alertSummaryQuery(), enabled: !signingIn });
+  const team = usePickedTeam();
+  const { data } = useQuery({ ...alertSummaryQuery(team), enabled: !signingIn });
   if (signingIn) return null;
   if (!data || data.open === 0) return null;
   const newest = data.newest;

@@ -302,7 +302,9 @@ export interface Operations {
     method: "GET";
     path: "/api/alerts/summary";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       open: number;

@@ -1,10 +1,12 @@
 // Deleting a calendar: refused while a live schedule follows it (409 calendar_in_use naming them), so no schedule's
-// fires change behind its back; links of deleted schedules go with it. Audited.
+// fires change behind its back; links of deleted schedules go with it, and so do its shares with other teams (each
+// audited as an unshare). Audited.
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
 import { inTransaction, type Queryable } from "../db/pool";
 import { ConflictError, NotFoundError } from "../errors";
 import { isUuid } from "../schedules/schedule-record";
+import { dropSharesOfDeletedObject } from "../teams/team-shares";
 import { calendarAuditView, getCalendarOrThrow } from "./calendar-record";
 
 export async function deleteCalendar(
@@ -26,6 +28,7 @@ export async function deleteCalendar(
     }
     await tx.query(`DELETE FROM schedule_calendars WHERE calendar_id = $1`, [id]);
     await tx.query(`DELETE FROM calendars WHERE id = $1`, [id]);
+    await dropSharesOfDeletedObject(tx, { kind: "calendar", key: id, name: calendar.name, teamId: calendar.teamId }, actor);
     await recordAudit(tx, {
       actor,
       action: "calendar.delete",

@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { encryptSecretValue } from "./secret-crypto";
 import { SECRET_NAME_PATTERN, SECRET_NAME_RULE } from "./secret-refs";
 import { findTeam, resolveTeamForCreate, type TeamRef } from "../teams/resolve-team";
+import { dropSharesOfDeletedObject } from "../teams/team-shares";
 import { NO_ACCESS, describeSecretAccess, mayUseSecret, readSecretAccess, secretAccessSchema, type SecretAccess } from "./secret-access";
 
 export const MIN_SECRET_LENGTH = 4;
@@ -206,7 +207,10 @@ async function findSecretRow(
   return rows[0] ? { access: readSecretAccess(rows[0].access), teamId: rows[0].team_id, team: rows[0].team } : null;
 }
 
-/** Deletes a secret no live schedule refers to (409 naming the schedules otherwise). */
+/**
+ * Deletes a secret no live schedule refers to (409 naming the schedules otherwise), and its shares with other teams
+ * (each audited as an unshare): a secret created later under the same name starts unshared.
+ */
 export async function deleteSecret(name: string, actor: Actor, opts: { db?: Queryable } = {}): Promise<{ name: string; deleted: true }> {
   const run = async (tx: Queryable) => {
     const row = await findSecretRow(tx, name, true);
@@ -222,6 +226,7 @@ export async function deleteSecret(name: string, actor: Actor, opts: { db?: Quer
       );
     }
     await tx.query(`DELETE FROM secrets WHERE name = $1`, [name]);
+    await dropSharesOfDeletedObject(tx, { kind: "secret", key: name, name, teamId: row.teamId }, actor);
     await recordAudit(tx, {
       actor,
       action: "secret.delete",

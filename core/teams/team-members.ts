@@ -25,20 +25,3 @@ export async function removeTeamMember(db: Queryable, teamId: string, userId: st
 export async function syncDefaultTeamRole(db: Queryable, userId: string, role: string): Promise<void> {
   if (role === "viewer" || role === "operator") await addTeamMember(db, DEFAULT_TEAM_ID, userId, role);
 }
-
-/**
- * Single sign-on's global role mapping (VIGIL_OIDC_ROLE_MAP) gives a viewer or operator that role in the default team,
- * as an "sso" membership rewritten at each sign-in, as the mapping rewrote the account's role before teams (a manual
- * membership in the default team becomes the mapping's); a mapping to admin removes the "sso" row.
- */
-export async function syncSsoDefaultTeamRole(db: Queryable, userId: string, role: string): Promise<void> {
-  if (role === "viewer" || role === "operator") {
-    await db.query(
-      `INSERT INTO team_members (team_id, user_id, role, source) VALUES ($1, $2, $3, 'sso')
-       ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role, source = 'sso'`,
-      [DEFAULT_TEAM_ID, userId, role],
-    );
-  } else {
-    await db.query(`DELETE FROM team_members WHERE team_id = $1 AND user_id = $2 AND source = 'sso'`, [DEFAULT_TEAM_ID, userId]);
-  }
-}

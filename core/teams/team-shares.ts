@@ -2,7 +2,9 @@
 // team's calendars, secrets or concurrency groups with one other team or with every team, and revokes it. A schedule
 // of the receiving team may then refer to it (core/teams/cross-team-references.ts checks each save against these
 // rows), and a shared calendar is visible to it read-only (core/teams/object-team.ts). Every change is audited
-// (target "team", the owner team) in its transaction.
+// (target "team", the owner team) in its transaction. Deleting a shared object removes its shares in the delete's
+// transaction (dropSharesOfDeletedObject): a share names its object by key, and a secret or group of the same name
+// created later must not inherit it.
 import { z } from "zod";
 import type { Actor } from "../auth/roles";
 import { recordAudit } from "../audit/record-audit";
@@ -84,12 +86,15 @@ export async function listTeamShares(db: Queryable, teamId: string, actor: Actor
   return { team: team.name, given, received, targets };
 }
 
-/** The object's key as schedules refer to it and its team, or null when there is none of that kind and name. */
+/**
+ * The object's key as schedules refer to it and its team, or null when there is none of that kind and name. The row is
+ * locked (FOR SHARE) until the share commits: a delete of the object waits and then takes the new share with it.
+ */
 async function findShareable(db: Queryable, kind: ShareKind, ref: string): Promise<{ key: string; name: string; teamId: string } | null> {
   const sql: Record<ShareKind, string> = {
-    calendar: `SELECT id::text AS key, name, team_id AS "teamId" FROM calendars WHERE lower(name) = lower($1) OR id::text = lower($1) LIMIT 1`,
-    secret: `SELECT name AS key, name, team_id AS "teamId" FROM secrets WHERE name = $1`,
-    concurrency_group: `SELECT name AS key, name, team_id AS "teamId" FROM concurrency_groups WHERE name = $1`,
+    calendar: `SELECT id::text AS key, name, team_id AS "teamId" FROM calendars WHERE lower(name) = lower($1) OR id::text = lower($1) LIMIT 1 FOR SHARE`,
+    secret: `SELECT name AS key, name, team_id AS "teamId" FROM secrets WHERE name = $1 FOR SHARE`,
+    concurrency_group: `SELECT name AS key, name, team_id AS "teamId" FROM concurrency_groups WHERE name = $1 FOR SHARE`,
   };
   const { rows } = await db.query<{ key: string; name: string; teamId: string }>(sql[kind], [ref]);
   return rows[0] ?? null;
@@ -177,4 +182,33 @@ export async function revokeTeamShare(teamId: string, shareId: string, actor: Ac
     });
     return share;
   });
+}
+
+/**
+ * Removes the shares of an object its team deletes (the caller's delete transaction), each audited as team.unshare
+ * with the deletion as its reason, so the audit trail shows when the receiving teams lost it. Returns how many went.
+ */
+export async function dropSharesOfDeletedObject(
+  tx: Queryable,
+  object: { kind: ShareKind; key: string; name: string; teamId: string },
+  actor: Actor,
+): Promise<number> {
+  const { rows } = await tx.query<{ sharedWith: string | null }>(
+    `DELETE FROM team_shares sh
+      WHERE sh.owner_team_id = $1 AND sh.kind = $2 AND sh.object_key = $3
+      RETURNING (SELECT w.name FROM teams w WHERE w.id = sh.shared_with_team_id) AS "sharedWith"`,
+    [object.teamId, object.kind, object.key],
+  );
+  const sorted = rows.map((r) => r.sharedWith).sort((a, b) => (a ?? "").localeCompare(b ?? ""));
+  for (const sharedWith of sorted) {
+    await recordAudit(tx, {
+      actor,
+      action: "team.unshare",
+      targetType: "team",
+      targetId: object.teamId,
+      before: { kind: object.kind, object: object.name, objectKey: object.key, sharedWith },
+      reason: `the ${KIND_WORDS[object.kind]} ${object.name} was deleted`,
+    });
+  }
+  return rows.length;
 }

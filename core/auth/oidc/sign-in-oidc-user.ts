@@ -12,13 +12,12 @@ import { createSession, type NewSession } from "../sessions";
 import { toUserRecord, USER_COLUMNS, type UserRecord, type UserRow as StoredUserRow } from "../user-record";
 import { OidcLoginError, type OidcErrorCode } from "./oidc-login-error";
 import type { OidcSettings } from "./oidc-settings";
-import { syncSsoDefaultTeamRole } from "../../teams/team-members";
 import { emailSchema } from "../user-input";
 import { hasAnotherActiveAdmin } from "../update-user";
 import { getLogger } from "../../log";
 import { claimValues, mapRole } from "./role-map";
 import { mapTeamRoles } from "./team-rules";
-import { syncSsoTeamRoles } from "./sync-sso-team-roles";
+import { handOverLinkedDefaultTeamRole, ssoDefaultTeamRoles, syncSsoTeamRoles } from "./sync-sso-team-roles";
 
 export function ssoActor(label: string, c: ClientInfo): Actor {
   return { type: "system", id: null, label, role: "admin", ip: c.ip ?? null, userAgent: c.userAgent ?? null };
@@ -75,10 +74,8 @@ export async function signInOidcUser(
   let role = mapped ?? (teamRoles.size > 0 ? "viewer" : null);
   // Without team rules the role map's viewer or operator is the person's role in the default team (as the global role
   // was before teams); with them the rules alone give team roles and the role map only decides who may sign in.
+  // Either way syncSsoTeamRoles writes them, under its one rule (a manual membership wins, a change is audited).
   const teamsByRules = settings.teamRules.length > 0;
-  const syncDefaultTeam = async (tx: Queryable, userId: string) => {
-    if (!teamsByRules) await syncSsoDefaultTeamRole(tx, userId, role === "admin" ? "admin" : (mapped ?? "none"));
-  };
   const label = email ?? `${sub} at ${settings.name}`;
   const sso = ssoActor(`sso:${settings.name}`, c);
 
@@ -113,7 +110,6 @@ export async function signInOidcUser(
       );
       if (!inserted.rows[0]) return refuse("email_taken", null);
       row = inserted.rows[0];
-      await syncDefaultTeam(tx, row.id);
       await recordAudit(tx, {
         actor: sso,
         action: "user.create",
@@ -151,7 +147,6 @@ export async function signInOidcUser(
         [row.id, role, name, email, issuer, sub],
       );
       row = updated[0]!;
-      await syncDefaultTeam(tx, row.id);
       const audit = (action: string, b: unknown, a: unknown) =>
         recordAudit(tx, {
           actor: sso,
@@ -162,11 +157,16 @@ export async function signInOidcUser(
           after: a,
           reason: `sign-in through ${settings.name}`,
         });
-      if (found.link) await audit("user.sso_link", undefined, { email: before.email, provider: settings.name });
+      if (found.link) {
+        await audit("user.sso_link", undefined, { email: before.email, provider: settings.name });
+        if (!teamsByRules) await handOverLinkedDefaultTeamRole(tx, row.id, before.role);
+      }
       if (before.role !== role) await audit("user.role_change", { role: before.role }, { role, claim: settings.roleClaim });
     }
 
-    if (teamsByRules) await syncSsoTeamRoles(tx, row.id, teamRoles, sso, settings.name);
+    // A last admin kept admin above holds no default-team membership from the role map.
+    const ssoTeamRoles = teamsByRules ? teamRoles : await ssoDefaultTeamRoles(tx, role === "admin" ? "admin" : mapped);
+    await syncSsoTeamRoles(tx, row.id, ssoTeamRoles, sso, settings.name);
     const user = toUserRecord(row);
     const session = await createSession(tx, user.id, c);
     const actor: Actor = {

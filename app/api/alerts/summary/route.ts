@@ -1,9 +1,10 @@
-// GET /api/alerts/summary → { open, unacknowledged, critical, newest } for the header badge.
+// GET /api/alerts/summary[?team=<id>] → { open, unacknowledged, critical, newest } for the header badge (?team: one of
+// the caller's teams, the header's team switcher, as the alerts list narrows).
 // Workers evaluate alerts, so only the console can notice that none is left: when no worker is
 // live it evaluates the "no live worker" rule itself (one evaluator at a time, like the workers)
 // and, after answering, sends the webhooks that are due, since no alerter is running to send them.
 import { z } from "zod";
-import { visibleTeamIds } from "@/core/teams/team-access";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { iso } from "@/app/api/_lib/contract/answer-shapes";
 import { after } from "next/server";
 import { apiRoute } from "../../_lib/api-route";
@@ -30,8 +31,9 @@ export const GET = apiRoute(
       critical: z.number(),
       newest: z.looseObject({ id: z.string(), kind: z.string(), severity: z.string(), message: z.string(), openedAt: iso }).nullable(),
     }),
+    query: z.object({ team: z.uuid({ error: "team must be a team id" }).optional() }),
   },
-  async ({ req, actor }) => {
+  async ({ req, query, actor }) => {
     const pool = getPool();
     const env = getEnv();
     if ((await countLiveWorkers(pool, env.VIGIL_WORKER_DEAD_AFTER_MS)) === 0) {
@@ -55,6 +57,6 @@ export const GET = apiRoute(
       }
     }
     // The header badge polls it on every page: an unchanged summary is a 304.
-    return hashedJson(req, await getAlertSummary(pool, visibleTeamIds(actor)));
+    return hashedJson(req, await getAlertSummary(pool, narrowTeams(visibleTeamIds(actor), query.team)));
   },
 );

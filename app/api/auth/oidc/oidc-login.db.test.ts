@@ -1,6 +1,7 @@
 // Single sign-on end to end through the real routes, against a real OIDC provider (test/oidc-provider.ts):
-// authorization code + PKCE, the role from the groups claim at every sign-in, refusals, tampered and
-// replayed callbacks, and local passwords switched off.
+// authorization code + PKCE, the role from the groups claim at every sign-in (and, without team rules, as the role in
+// the default team unless an admin set that by hand), refusals, tampered and replayed callbacks, and local passwords
+// switched off.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { NextRequest } from "next/server";
 import { useTestDatabase } from "@/test/db";
@@ -11,6 +12,8 @@ import { createUser } from "@/core/auth/create-user";
 import { updateUser } from "@/core/auth/update-user";
 import { listUsers } from "@/core/auth/list-users";
 import { systemActor } from "@/core/auth/roles";
+import { setTeamMember } from "@/core/teams/team-store";
+import { DEFAULT_TEAM_ID } from "@/core/teams/team-roles";
 import { GET as oidcLogin } from "./login/route";
 import { GET as oidcCallback } from "./callback/route";
 import { GET as meGet } from "../me/route";
@@ -75,6 +78,14 @@ async function auditRows(sinceId = 0) {
     sinceId,
   ]);
   return rows as Array<{ id: number; action: string; actor: string; target_id: string | null; after: Record<string, unknown> | null }>;
+}
+
+async function defaultTeamRole(email: string): Promise<{ role: string; source: string } | undefined> {
+  const { rows } = await getPool().query(
+    `SELECT m.role, m.source FROM team_members m JOIN users u ON u.id = m.user_id WHERE u.email = $1 AND m.team_id = $2`,
+    [email, DEFAULT_TEAM_ID],
+  );
+  return rows[0];
 }
 
 async function lastAuditId(): Promise<number> {
@@ -245,6 +256,40 @@ describe("single sign-on (OIDC)", () => {
     const r = await signIn(account.login);
     expect((await me(r.session!)).body.actor).toMatchObject({ id: local.id, role: "operator" });
     expect(await userRow(account.email)).toMatchObject({ id: local.id, oidc_subject: account.login });
+    // The default-team role that mirrored the local account's role is the provider's now, as the role is.
+    expect(await defaultTeamRole(account.email)).toEqual({ role: "operator", source: "sso" });
+  });
+
+  it("the role map's default-team role is written under the team rules' one rule: a hand-set role wins, a change is audited once", async () => {
+    const account = { login: "mona", email: "mona@idp.test", name: "Mona", groups: ["vigil-viewers"] };
+    idp.accounts.set(account.login, account);
+    const ssoAudit = async (since: number) =>
+      (
+        await getPool().query(`SELECT before, after FROM audit_events WHERE id > $1 AND action = 'user.sso_team_roles' ORDER BY id`, [
+          since,
+        ])
+      ).rows;
+    let since = await lastAuditId();
+    await signIn(account.login);
+    expect(await defaultTeamRole(account.email)).toEqual({ role: "viewer", source: "sso" });
+    expect(await ssoAudit(since)).toEqual([{ before: { teams: {} }, after: { teams: { default: "viewer" } } }]);
+
+    // Promoted at the provider: one audit row for the change, none for a sign-in that changes nothing.
+    account.groups = ["payments-oncall"];
+    since = await lastAuditId();
+    await signIn(account.login);
+    await signIn(account.login);
+    expect(await defaultTeamRole(account.email)).toEqual({ role: "operator", source: "sso" });
+    expect(await ssoAudit(since)).toEqual([{ before: { teams: { default: "viewer" } }, after: { teams: { default: "operator" } } }]);
+
+    // An admin sets her default-team role by hand (the Teams page): the role map no longer overrides it.
+    await setTeamMember(DEFAULT_TEAM_ID, { email: account.email, role: "viewer" }, systemActor("test"));
+    expect(await defaultTeamRole(account.email)).toEqual({ role: "viewer", source: "manual" });
+    since = await lastAuditId();
+    const r = await signIn(account.login);
+    expect(await defaultTeamRole(account.email)).toEqual({ role: "viewer", source: "manual" });
+    expect((await me(r.session!)).body.actor.teams).toEqual([expect.objectContaining({ name: "default", role: "viewer" })]);
+    expect(await ssoAudit(since)).toEqual([]);
   });
 
   it("refuses a tampered state, a replayed callback and a callback without this browser's flow cookie", async () => {
