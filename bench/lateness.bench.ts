@@ -78,7 +78,7 @@ async function steady(adminUrl: string, n: number, windowS: number, workerCount:
               extract(epoch FROM r.started_at - j.started_on)::float8 * 1000 AS claim_ms,
               extract(epoch FROM r.planned_at)::float8 * 1000 - $1 AS at_ms, r.worker_id,
               extract(epoch FROM r.started_at - r.planned_at)::float8 * 1000 AS ms
-         FROM runs r JOIN pgboss.job j ON j.name = 'vigil-run' AND (j.data->>'runId')::uuid = r.id AND (j.data->>'attempt')::int = 1
+         FROM runs r JOIN pgboss.job j ON (j.name = 'vigil-run' OR j.name LIKE 'vigil-run.%') AND (j.data->>'runId')::uuid = r.id AND (j.data->>'attempt')::int = 1
         WHERE r.kind = 'scheduled' AND r.planned_at >= to_timestamp($1 / 1000.0) AND r.planned_at < to_timestamp($2 / 1000.0) AND r.started_at IS NOT NULL`,
       [from, to],
     );
