@@ -57,7 +57,11 @@ interface TraceEvent {
   runIds?: string[];
 }
 
-/** Parses the trace lines of one worker as they arrive. */
+/**
+ * Parses the trace lines of one worker as they arrive. The main thread's hops are lines of their own; the executor
+ * thread's (handler_start) are written to the thread's stdout during the run, which the worker keeps as a line of the
+ * run's log and prints as a JSON log line whose `msg` is the trace line.
+ */
 class WorkerTrace {
   private seen = 0;
   readonly events: TraceEvent[] = [];
@@ -66,8 +70,19 @@ class WorkerTrace {
     const logs = this.worker.logs;
     for (; this.seen < logs.length; this.seen++) {
       const line = logs[this.seen]!;
-      if (line.startsWith(LATENCY_TRACE_PREFIX)) this.events.push(JSON.parse(line.slice(LATENCY_TRACE_PREFIX.length)) as TraceEvent);
+      const trace = line.startsWith(LATENCY_TRACE_PREFIX) ? line : line.includes(LATENCY_TRACE_PREFIX) ? threadTrace(line) : undefined;
+      if (trace) this.events.push(JSON.parse(trace.slice(LATENCY_TRACE_PREFIX.length)) as TraceEvent);
     }
+  }
+}
+
+/** The trace line inside a worker's JSON log line of a run's stdout, if it is one. */
+function threadTrace(line: string): string | undefined {
+  try {
+    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+    return typeof msg === "string" && msg.startsWith(LATENCY_TRACE_PREFIX) ? msg : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -195,7 +210,18 @@ export default async function latencyBench(): Promise<void> {
           return undefined;
         },
         { timeoutMs: 30_000, intervalMs: 2 },
-      );
+      ).catch(async (err: Error) => {
+        // What the database and the workers say is the only clue to why the run never started: keep it with the error.
+        const { rows: st } = await pool.query(
+          `SELECT r.state, r.started_at IS NOT NULL AS started, j.name AS queue, j.state AS job_state
+             FROM runs r LEFT JOIN pgboss.job j ON (j.data->>'runId')::uuid = r.id WHERE r.id = $1`,
+          [runId],
+        );
+        const tails = workers
+          .map((w, i) => `worker ${i}, its lines naming the run:\n${w.logs.filter((l) => l.includes(runId)).join("\n")}`)
+          .join("\n");
+        throw new Error(`${err.message}: run ${runId} ${JSON.stringify(st)}\n${tails}`, { cause: err });
+      });
       const db = await waitFor(
         "the triggered run to start",
         async () =>

@@ -17,6 +17,17 @@ import { startWarmWorkers as startWorkers } from "./lib/workers";
 import { runBenchWhenMain } from "./lib/main";
 
 const say = (line: string) => process.stdout.write(`[lateness.bench] ${line}\n`);
+
+/**
+ * The bench's own pool. An idle client's error (the server stopping while the pool is still open, e.g. after a
+ * worker's stop failed before the pool was ended) is not an unhandled 'error' event that kills the process before
+ * the real error is printed.
+ */
+function benchPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  return pool;
+}
 const RAW_QUEUE = "bench-raw-lateness";
 
 async function dbNowMs(pool: pg.Pool): Promise<number> {
@@ -59,7 +70,7 @@ async function createSchedules(url: string, n: number, trigger: (i: number) => u
 async function steady(adminUrl: string, n: number, windowS: number, workerCount: number): Promise<number[]> {
   const url = await cloneTemplate(adminUrl, "bench_lateness");
   await createSchedules(url, n, (i) => ({ kind: "cron", cron: `${i % 60} * * * * *`, timezone: "UTC" }), "lat");
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = benchPool(url);
   const workers = await startWorkers(url, workerCount);
   try {
     // Measure whole seconds, starting once planning and enqueueing have settled.
@@ -78,7 +89,7 @@ async function steady(adminUrl: string, n: number, windowS: number, workerCount:
               extract(epoch FROM r.started_at - j.started_on)::float8 * 1000 AS claim_ms,
               extract(epoch FROM r.planned_at)::float8 * 1000 - $1 AS at_ms, r.worker_id,
               extract(epoch FROM r.started_at - r.planned_at)::float8 * 1000 AS ms
-         FROM runs r JOIN pgboss.job j ON j.name = 'vigil-run' AND (j.data->>'runId')::uuid = r.id AND (j.data->>'attempt')::int = 1
+         FROM runs r JOIN pgboss.job j ON (j.name = 'vigil-run' OR j.name LIKE 'vigil-run.%') AND (j.data->>'runId')::uuid = r.id AND (j.data->>'attempt')::int = 1
         WHERE r.kind = 'scheduled' AND r.planned_at >= to_timestamp($1 / 1000.0) AND r.planned_at < to_timestamp($2 / 1000.0) AND r.started_at IS NOT NULL`,
       [from, to],
     );
@@ -106,7 +117,7 @@ async function steady(adminUrl: string, n: number, windowS: number, workerCount:
 /** Baseline: the same fire pattern as raw pg-boss jobs, worked with pg-boss's default polling. */
 async function rawBaseline(adminUrl: string, n: number, seconds: number, workerCount: number): Promise<number[]> {
   const url = await cloneTemplate(adminUrl, "bench_lateness_raw");
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = benchPool(url);
   const boss = new PgBoss({ connectionString: url, max: 2, schedule: false, supervise: false });
   boss.on("error", () => undefined);
   await boss.start();
@@ -152,7 +163,7 @@ async function rawWorker(url: string): Promise<void> {
 
 async function burst(adminUrl: string, n: number, workerCount: number): Promise<void> {
   const url = await cloneTemplate(adminUrl, "bench_burst");
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = benchPool(url);
   // Far enough ahead to create the schedules and start the workers first.
   const at = Math.ceil((await dbNowMs(pool)) / 1000) * 1000 + 150_000;
   await createSchedules(url, n, () => ({ kind: "once", at: new Date(at).toISOString() }), "burst");
