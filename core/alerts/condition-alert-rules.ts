@@ -229,16 +229,18 @@ export async function evaluateHandlerWorkers(db: Queryable, opts: { deadAfterMs:
     n: number;
     waited_ms: number;
   }>(
+    // Grouped first, then asked once per (schedule, handler) whether a live worker of the schedule's pool serves it: a
+    // backlog of thousands of waiting runs costs one liveness check per schedule, not one per run.
     `WITH waiting AS (
-       SELECT r.schedule_id, r.handler, p.pool, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
-         FROM runs r JOIN schedules rs ON rs.id = r.schedule_id
-         CROSS JOIN LATERAL (SELECT ${teamPoolSql("rs.team_id")} AS pool) p
+       SELECT r.schedule_id, r.handler, count(*)::int AS n, min(coalesce(r.next_attempt_at, r.due_at)) AS oldest
+         FROM runs r
         WHERE ((r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at < clock_timestamp() - make_interval(secs => $2 / 1000.0))
             OR (r.state = 'retrying' AND r.next_attempt_at < clock_timestamp() - make_interval(secs => $2 / 1000.0)))
-          AND NOT ${liveWorkerServesSql("r.handler", "p.pool", "$1")}
-        GROUP BY r.schedule_id, r.handler, p.pool)
-     SELECT w.schedule_id, s.name, w.handler, w.pool, w.n, (extract(epoch FROM clock_timestamp() - w.oldest) * 1000)::bigint AS waited_ms
-       FROM waiting w JOIN schedules s ON s.id = w.schedule_id`,
+        GROUP BY r.schedule_id, r.handler)
+     SELECT g.schedule_id, s.name, g.handler, p.pool, g.n, (extract(epoch FROM clock_timestamp() - g.oldest) * 1000)::bigint AS waited_ms
+       FROM waiting g JOIN schedules s ON s.id = g.schedule_id
+       CROSS JOIN LATERAL (SELECT ${teamPoolSql("s.team_id")} AS pool) p
+      WHERE NOT ${liveWorkerServesSql("g.handler", "p.pool", "$1")}`,
     [opts.deadAfterMs, HANDLER_WAIT_GRACE_MS],
   );
   const out: ConditionResult = { firing: [], clear: [] };
