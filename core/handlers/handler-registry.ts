@@ -64,6 +64,19 @@ export const liveWorkerServesSql = (handler: string, pool: string, deadAfterPara
   `EXISTS (SELECT 1 FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
             WHERE wh.handler = ${handler} AND ${workerPoolSql("w")} IS NOT DISTINCT FROM ${pool} AND ${liveWorkerSql("w", deadAfterParam)})`;
 
+/**
+ * SQL: the (handler, pool key) pairs some live worker serves, as a query to put in a CTE — the same rule as
+ * liveWorkerServesSql, for a statement that asks it of many rows: joined on `handler` and `poolKeySql(pool)`, the
+ * question is one hash lookup per row instead of a subquery per row. A pool name is never empty
+ * (core/queue/worker-pool.ts), so '' stands for "no pool".
+ */
+export const liveHandlerPoolsSql = (deadAfterParam: string) =>
+  `SELECT DISTINCT wh.handler, ${poolKeySql(workerPoolSql("w"))} AS pool_key FROM worker_handlers wh JOIN workers w ON w.id = wh.worker_id
+    WHERE ${liveWorkerSql("w", deadAfterParam)}`;
+
+/** SQL: a pool (an SQL expression, NULL for none) as the key liveHandlerPoolsSql's pairs carry. */
+export const poolKeySql = (pool: string) => `coalesce(${pool}, '')`;
+
 async function catalogRows(db: Queryable, deadAfterMs: number, name?: string): Promise<CatalogRow[]> {
   const { rows } = await db.query<CatalogRow>(
     `SELECT h.name, h.description, h.payload_schema, h.builtin, h.source, h.hash, h.last_seen_at,
