@@ -2,8 +2,9 @@
 // secret (the form says which team owns it), and sees B's calendar read-only once B shares it with A on the Teams page.
 // A user who is operator of A and viewer of B narrows the schedules list with the header's team switcher, and sees
 // Pause on A's schedule but not on B's. The teams, memberships and objects are made through the real API by the E2E
-// admin; the share through the Teams page's form. The switcher also narrows the Runs, Audit and Alerts pages (and the
-// audit export, and the header's alerts badge); the edit page and the run page follow the role in the object's team.
+// admin; the share through the Teams page's form. The switcher also narrows the Runs, Audit, Alerts and Calendars
+// pages and the Admin page's secrets (and the audit export, and the header's alerts badge); the edit page and the run
+// page follow the role in the object's team.
 // Real console, real worker, real Postgres (e2e/global-setup.ts).
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { sameOrigin } from "./same-origin";
@@ -309,6 +310,41 @@ test("the team switcher narrows the header's alerts badge and the Alerts page: t
 
   await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
   await expect(row).toHaveCount(1);
+});
+
+test("the team switcher narrows the Calendars list and the Secrets panel: team B's are gone under team A, back with All teams", async () => {
+  // A calendar of team B that is not shared (B's other calendar is shared with A above and stays listed under A).
+  const priv = `team-b-private-${suffix}`;
+  const made = await admin.request.post("/api/calendars", {
+    headers: sameOrigin(),
+    data: { name: priv, team: names.b, timezone: "UTC", dates: ["2031-01-01"] },
+  });
+  expect(made.status(), await made.text()).toBe(200);
+  const page = admin;
+  await page.goto("/calendars");
+  const privRow = page.getByTestId("calendar-row").filter({ hasText: priv });
+  const sharedRow = page.getByTestId("calendar-row").filter({ hasText: names.calendarB });
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await expect(privRow).toHaveCount(1);
+  await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(page).toHaveURL(new RegExp(`team=${ids.a}`));
+  await expect(privRow).toHaveCount(0);
+  // A calendar shared with the picked team is listed under it (owned by it OR shared with it).
+  await expect(sharedRow).toHaveCount(1);
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher-calendars.png", fullPage: true });
+
+  // The pick is remembered on the Admin page: team B's secret is not in the Secrets panel under team A.
+  await page.goto("/admin");
+  const secretRow = page.getByTestId(`secret-row-${names.secretB}`);
+  await expect(page.getByRole("heading", { name: "Secrets" })).toBeVisible();
+  await expect(secretRow).toHaveCount(0);
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await expect(secretRow).toHaveCount(1);
+  await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(secretRow).toHaveCount(0);
+  await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
+  await page.goto("/calendars");
+  await expect(privRow).toHaveCount(1);
 });
 
 test("the global admin's header keeps to one row at 1,440 px with the team switcher; Teams is in the account menu", async () => {

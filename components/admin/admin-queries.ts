@@ -74,5 +74,9 @@ export interface SecretView {
   refused: string[];
 }
 
-export const secretsQuery = () =>
-  queryOptions({ queryKey: ["admin", "secrets"], queryFn: () => fetchJson<{ secrets: SecretView[] }>("/api/secrets") });
+/** team: only that team's secrets (the header's team switcher). */
+export const secretsQuery = (team?: string) =>
+  queryOptions({
+    queryKey: team ? ["admin", "secrets", { team }] : ["admin", "secrets"],
+    queryFn: () => fetchJson<{ secrets: SecretView[] }>(`/api/secrets${team ? `?team=${encodeURIComponent(team)}` : ""}`),
+  });

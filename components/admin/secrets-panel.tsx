@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { formatInZone } from "../ui/time-format";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { secretsQuery, type SecretView } from "./admin-queries";
 import { AccessFields, EditAccessForm, accessRule, accessText } from "./secret-access-fields";
 import { AdminTeamSelect } from "../teams/admin-team-select";
@@ -136,7 +137,7 @@ function SecretRow({ secret }: { secret: SecretView }) {
 }
 
 export function SecretsPanel() {
-  const { data, error } = useQuery(secretsQuery());
+  const { data, error } = useQuery(secretsQuery(usePickedTeam()));
   return (
     <section aria-labelledby="secrets-heading">
       <h2 id="secrets-heading">Secrets</h2>

@@ -8,6 +8,7 @@ import { ALERT_KIND_INFO, isAlertKind } from "@/core/alerts/alert-kinds";
 import { ALERT_CHANNEL_TYPE_INFO } from "@/core/alerts/channels/alert-channel-types";
 import { fetchJson } from "../ui/fetch-json";
 import { useCan } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { AlertChannelDialog } from "./alert-channel-dialog";
 import { useAdminTeams } from "../teams/admin-team-select";
 import { alertChannelsQuery, type AlertChannelView } from "./alerts-queries";
@@ -58,7 +59,7 @@ export function AlertChannels() {
   const adminTeams = useAdminTeams(canOperate);
   const manages = (team: string) => adminTeams.some((t) => t.name === team);
   const client = useQueryClient();
-  const { data, error } = useQuery({ ...alertChannelsQuery(), enabled: canOperate });
+  const { data, error } = useQuery({ ...alertChannelsQuery(usePickedTeam()), enabled: canOperate });
   const [editing, setEditing] = useState<AlertChannelView | "new" | null>(null);
   const remove = useMutation({
     mutationFn: (id: string) => fetchJson(`/api/alert-channels/${id}`, { method: "DELETE" }),

@@ -70,8 +70,9 @@ export const alertSettingsQuery = () =>
 /** GET /api/alert-channels — core/alerts/channels/alert-channel-types.ts (operators; secrets only as set / not set). */
 export type AlertChannelView = Jsonify<CoreAlertChannelView>;
 
-export const alertChannelsQuery = () =>
+/** team: only that team's channels (the header's team switcher). */
+export const alertChannelsQuery = (team?: string) =>
   queryOptions({
-    queryKey: ["alert-channels"],
-    queryFn: () => fetchJson<{ channels: AlertChannelView[] }>("/api/alert-channels"),
+    queryKey: team ? ["alert-channels", { team }] : ["alert-channels"],
+    queryFn: () => fetchJson<{ channels: AlertChannelView[] }>(`/api/alert-channels${team ? `?team=${encodeURIComponent(team)}` : ""}`),
   });

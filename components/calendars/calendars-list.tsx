@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useCan } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { calendarsQuery, type CalendarView } from "./calendars-queries";
 import { describeWindow, WEEKDAY_NAMES } from "@/core/calendars/find-calendar-block";
 
@@ -17,10 +18,18 @@ export function calendarSummary(c: Pick<CalendarView, "weekdays" | "dates" | "wi
 }
 
 export function CalendarsList() {
-  const { data, error, isPending } = useQuery(calendarsQuery());
+  const team = usePickedTeam();
+  const { data, error, isPending } = useQuery(calendarsQuery(team));
   const canEdit = useCan("operate");
   if (isPending) return <p className="muted">Loading calendars…</p>;
   if (error) return <p className="error">Could not load calendars: {error.message}</p>;
+  if (data.calendars.length === 0 && team) {
+    return (
+      <p className="muted" data-testid="no-calendars">
+        The team picked in the header owns no calendar and none is shared with it.
+      </p>
+    );
+  }
   if (data.calendars.length === 0) {
     return (
       <p className="muted" data-testid="no-calendars">

@@ -10,10 +10,11 @@ export type CalendarView = Jsonify<Calendar>;
 export type CalendarSaveView = Jsonify<CalendarSaveResult>;
 export type CalendarImportView = CalendarSaveView & { imported: { events: number; skipped: number; dates: number; ranges: number } };
 
-export const calendarsQuery = () =>
+/** Every calendar the caller sees, or (team: the header's team switcher) those the team owns or is shared. */
+export const calendarsQuery = (team?: string) =>
   queryOptions({
-    queryKey: ["calendars"],
-    queryFn: () => fetchJson<{ calendars: CalendarView[] }>("/api/calendars"),
+    queryKey: team ? ["calendars", { team }] : ["calendars"],
+    queryFn: () => fetchJson<{ calendars: CalendarView[] }>(`/api/calendars${team ? `?team=${encodeURIComponent(team)}` : ""}`),
   });
 
 export const calendarQuery = (id: string) =>

@@ -8,10 +8,11 @@ import { ApiError, fetchJson } from "../ui/fetch-json";
 import { FormField } from "../ui/form-field";
 import { ModalDialog } from "../ui/modal-dialog";
 import { useCan, useCanIn } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { groupsQuery, type GroupView } from "./workers-queries";
 
 export function GroupsTable() {
-  const { data, error, isLoading } = useQuery(groupsQuery());
+  const { data, error, isLoading } = useQuery(groupsQuery(usePickedTeam()));
   const canOperate = useCan("operate");
   const canOperateIn = useCanIn("operate");
   const [editing, setEditing] = useState<GroupView | null>(null);

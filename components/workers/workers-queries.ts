@@ -28,9 +28,10 @@ export const retentionQuery = () =>
 /** A row of GET /api/groups — core/groups/list-groups.ts GroupRow. */
 export type GroupView = Jsonify<import("@/core/groups/list-groups").GroupRow>;
 
-export const groupsQuery = () =>
+/** team: only that team's groups (the header's team switcher). */
+export const groupsQuery = (team?: string) =>
   queryOptions({
-    queryKey: ["groups"],
-    queryFn: () => fetchJson<{ groups: GroupView[] }>("/api/groups"),
+    queryKey: team ? ["groups", { team }] : ["groups"],
+    queryFn: () => fetchJson<{ groups: GroupView[] }>(`/api/groups${team ? `?team=${encodeURIComponent(team)}` : ""}`),
     refetchInterval: 2000,
   });

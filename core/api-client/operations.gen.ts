@@ -6,7 +6,9 @@ export interface Operations {
     method: "GET";
     path: "/api/alert-channels";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       channels: Array<{
@@ -530,7 +532,9 @@ export interface Operations {
     method: "GET";
     path: "/api/calendars";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       calendars: Array<{
@@ -938,7 +942,9 @@ export interface Operations {
     method: "GET";
     path: "/api/groups";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       groups: Array<{
@@ -2324,7 +2330,9 @@ export interface Operations {
     method: "GET";
     path: "/api/secrets";
     params: never;
-    query: never;
+    query: {
+      team?: string;
+    };
     body: never;
     answer: {
       secrets: Array<{

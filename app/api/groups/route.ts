@@ -1,7 +1,7 @@
-// GET /api/groups   (viewer) → { groups: [{ name, teamId, team, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
+// GET /api/groups[?team=<id>]   (viewer; ?team: one of the caller's teams, the header's team switcher) → { groups: [{ name, teamId, team, concurrencyLimit, startRateLimit: {maxStarts, perSeconds}|null, running,
 //     startsInWindow (null without a rate limit), waitingForSlot, waitingForRate, schedules }] } — core/groups/list-groups.ts.
 import { z } from "zod";
-import { visibleTeamIds } from "@/core/teams/team-access";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { apiRoute } from "../_lib/api-route";
 import { getPool } from "@/core/db/pool";
 import { listGroups } from "@/core/groups/list-groups";
@@ -24,6 +24,7 @@ export const GET = apiRoute(
         }),
       ),
     }),
+    query: z.object({ team: z.uuid({ error: "team must be a team id" }).optional() }),
   },
-  async ({ actor }) => ({ groups: await listGroups(getPool(), visibleTeamIds(actor)) }),
+  async ({ query, actor }) => ({ groups: await listGroups(getPool(), narrowTeams(visibleTeamIds(actor), query.team)) }),
 );

@@ -1,8 +1,8 @@
-// GET /api/secrets   (a team's admin) → { secrets: [{ name, team, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
+// GET /api/secrets[?team=<id>]   (a team's admin; ?team: one of its teams, the header's team switcher) → { secrets: [{ name, team, createdAt, createdBy, updatedAt, updatedBy, usedBy: [schedule names] }] }
 // The secrets of the teams where the caller is admin (every team's for the global admin): who manages them sees them.
 // Names and metadata only: no answer of the API ever carries a secret's value (only workers decrypt).
 import { z } from "zod";
-import { visibleTeamIds } from "@/core/teams/team-access";
+import { narrowTeams, visibleTeamIds } from "@/core/teams/team-access";
 import { ForbiddenError } from "@/core/errors";
 import { secretItem } from "@/app/api/_lib/contract/answer-shapes";
 import { apiRoute } from "../_lib/api-route";
@@ -18,10 +18,11 @@ export const GET = apiRoute(
     scope: "secrets:write",
     summary: "Secret names and metadata (never values).",
     answer: z.object({ secrets: z.array(secretItem) }),
+    query: z.object({ team: z.uuid({ error: "team must be a team id" }).optional() }),
   },
-  async ({ actor }) => {
+  async ({ query, actor }) => {
     const teams = visibleTeamIds(actor, "admin");
     if (teams !== null && teams.length === 0) throw new ForbiddenError("Secrets are managed by a team's admins; you are admin of no team.");
-    return { secrets: await listSecrets(getPool(), teams) };
+    return { secrets: await listSecrets(getPool(), narrowTeams(teams, query.team)) };
   },
 );
