@@ -259,6 +259,12 @@ describe("team access over every API route", () => {
     expect([onlyB.includes(o.A.scheduleName), onlyB.includes(o.B.scheduleName)]).toEqual([false, true]);
     const foreign = await get("/api/schedules", `/api/schedules?limit=500&team=${teams.C}`, { cookie });
     expect(foreign.includes(o.C.scheduleName)).toBe(false);
+    for (const [route, path, key] of cases.filter(([r]) => ["/api/calendars", "/api/groups", "/api/alert-channels"].includes(r))) {
+      const narrowed = await get(route, `${path}?team=${teams.B}`, { cookie });
+      expect([narrowed.includes(key(o.A)), narrowed.includes(key(o.B))], `${route}?team=B`).toEqual([false, true]);
+      const other = await get(route, `${path}?team=${teams.C}`, { cookie });
+      expect([other.includes(key(o.A)), other.includes(key(o.C))], `${route}?team=C`).toEqual([false, false]);
+    }
   });
 
   it("narrows a bulk action to the picked team (the console's switcher); groups and a run answer their team", async () => {

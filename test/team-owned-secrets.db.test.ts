@@ -122,6 +122,12 @@ describe("team-owned secrets and alert channels", () => {
     const byAdminAC = await list(who.adminAC);
     expect(byAdminAC.find((s) => s.name === "OWN_LIST_C")!.team).toBe("own-c");
     expect(JSON.stringify(byAdminAC)).not.toContain(VALUE);
+    // ?team= (the console's team switcher) narrows within the admin teams; a team it does not admin lists nothing.
+    const narrowed = async (cookie: string, team: string) =>
+      (await callRoute(secretsRoute.GET, { path: `/api/secrets?team=${team}`, cookie })).body.secrets as { team: string }[];
+    expect(new Set((await narrowed(who.adminAC, teams.C)).map((s) => s.team))).toEqual(new Set(["own-c"]));
+    expect(await narrowed(who.adminA, teams.C)).toEqual([]);
+    expect(await narrowed(who.adminA, teams.B)).toEqual([]);
 
     const { rows } = await q(`SELECT after FROM audit_events WHERE target_type = 'secret' AND target_id = 'OWN_LIST_C'`);
     expect(rows[0].after.team).toBe("own-c");

@@ -15,11 +15,17 @@ export interface LoadSelection {
   key?: string;
 }
 
-export const loadForecastQuery = (s: LoadSelection) =>
+/** team: the groups, bursts and group options keep to that team (the header's team switcher); the curve is the fleet's. */
+export const loadForecastQuery = (s: LoadSelection, team?: string) =>
   queryOptions({
-    queryKey: ["load-forecast", s],
+    queryKey: ["load-forecast", s, team ?? null],
     queryFn: () => {
-      const q = new URLSearchParams({ window: s.window, by: s.by, ...(s.by !== "fleet" && s.key ? { key: s.key } : {}) });
+      const q = new URLSearchParams({
+        window: s.window,
+        by: s.by,
+        ...(s.by !== "fleet" && s.key ? { key: s.key } : {}),
+        ...(team ? { team } : {}),
+      });
       return fetchJson<LoadForecastView>(`/api/load-forecast?${q}`);
     },
     enabled: s.by === "fleet" || Boolean(s.key),

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useCan } from "../ui/use-can";
+import { usePickedTeam } from "../ui/use-picked-team";
 import { formatDuration, formatInZone } from "../ui/time-format";
 import { LoadChart } from "./load-chart";
 import { loadForecastQuery, type LoadSelection } from "./load-queries";
@@ -10,7 +11,7 @@ import { SpreadPanel } from "./spread-panel";
 /** The Load page: due runs per minute ahead (fleet, group or tag; 24 h or 7 days), bursts, groups, and the spread action. */
 export function LoadView() {
   const [selection, setSelection] = useState<LoadSelection>({ window: "24h", by: "fleet" });
-  const { data, error, isLoading } = useQuery(loadForecastQuery(selection));
+  const { data, error, isLoading } = useQuery(loadForecastQuery(selection, usePickedTeam()));
   const canOperate = useCan("operate");
   const options = data?.options;
   const keys = selection.by === "group" ? (options?.groups ?? []) : selection.by === "tag" ? (options?.tags ?? []) : [];

@@ -1032,6 +1032,7 @@ export interface Operations {
       window?: "24h" | "7d";
       by?: "fleet" | "group" | "tag";
       key?: string;
+      team?: string;
     };
     body: never;
     answer: {
