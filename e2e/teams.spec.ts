@@ -333,14 +333,22 @@ test("the team switcher narrows the Calendars list and the Secrets panel: team B
   await expect(sharedRow).toHaveCount(1);
   await page.screenshot({ path: "artifacts/screenshots/teams-switcher-calendars.png", fullPage: true });
 
-  // The pick is remembered on the Admin page: team B's secret is not in the Secrets panel under team A.
+  // The pick is remembered on the Admin page: team B's secret is not in the Secrets panel under team A (A's own
+  // secret shows the list has loaded).
+  const secretA = `TEAM_A_TOKEN_${suffix.toUpperCase()}`;
+  const put = await admin.request.put(`/api/secrets/${secretA}`, { headers: sameOrigin(), data: { value: "team-a-only", team: names.a } });
+  expect(put.status(), await put.text()).toBe(200);
   await page.goto("/admin");
   const secretRow = page.getByTestId(`secret-row-${names.secretB}`);
-  await expect(page.getByRole("heading", { name: "Secrets" })).toBeVisible();
+  const secretRowA = page.getByTestId(`secret-row-${secretA}`);
+  await expect(secretRowA).toBeVisible();
   await expect(secretRow).toHaveCount(0);
+  await secretRowA.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "artifacts/screenshots/teams-switcher-secrets.png" });
   await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
   await expect(secretRow).toHaveCount(1);
   await page.getByTestId("team-switcher").selectOption({ label: names.a });
+  await expect(secretRowA).toBeVisible();
   await expect(secretRow).toHaveCount(0);
   await page.getByTestId("team-switcher").selectOption({ label: "All teams" });
   await page.goto("/calendars");
