@@ -65,8 +65,11 @@ describe("a worker SIGKILLed mid-batch", () => {
     await blocker.query(`SELECT * FROM ledger_accounts WHERE id = 'batch-dst' FOR UPDATE`);
     try {
       const ids: string[] = [];
-      for (let i = 0; i < BATCH; i++) ids.push(await insertRun(pool, s, { inMs: 300 }));
+      // The runs are inserted in the transaction that queues them and sends their jobs: a run committed 'planned' and
+      // due would be enqueued by worker A's planner first, with the product's expiry, and this test's send with its
+      // seconds-long expiry would then be a no-op (the job id is taken).
       await withTransaction(async (tx) => {
+        for (let i = 0; i < BATCH; i++) ids.push(await insertRun(tx, s, { inMs: 300 }));
         const { rows } = await tx.query(
           `UPDATE runs SET state = 'queued', enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) RETURNING id, handler, due_at`,
           [ids],
