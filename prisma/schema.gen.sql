@@ -1347,6 +1347,15 @@ AS $function$
   SELECT (hashtext(schedule_id::text) & 7)::smallint
 $function$;
 
+CREATE OR REPLACE FUNCTION public.vigil_job_id(p_run uuid, p_attempt integer, p_wake integer)
+ RETURNS uuid
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$
+  SELECT encode(set_byte(set_byte(h, 6, (get_byte(h, 6) & 15) | 64), 8, (get_byte(h, 8) & 63) | 128), 'hex')::uuid
+    FROM (SELECT substring(sha256(convert_to('vigil:' || p_run || ':' || p_attempt || ':' || p_wake, 'UTF8')) FROM 1 FOR 16) AS h) x
+$function$;
+
 CREATE OR REPLACE FUNCTION public.vigil_notify_auth_changed()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1384,6 +1393,83 @@ CREATE OR REPLACE FUNCTION public.vigil_run_outcome_classes(state text, lateness
 AS $function$
   SELECT (coalesce(lateness_ms > coalesce(jitter_ms, 0) + 1000, false))::int, (state = 'missed')::int, (state = 'hollow')::int,
          (state IN ('failed', 'timed_out', 'zombie'))::int
+$function$;
+
+CREATE OR REPLACE FUNCTION public.vigil_run_step(p_queue text, p_handler text, p_take integer, p_worker text, p_finish_ids uuid[], p_finish jsonb)
+ RETURNS SETOF jsonb
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+DECLARE
+  v_taken jsonb := '[]';
+  v_named int := 0;
+  v_ids uuid[];
+BEGIN
+  IF p_take > 0 THEN
+    WITH cand AS MATERIALIZED (
+      SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
+        FROM runs r
+       WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+       ORDER BY r.due_at, r.id
+       LIMIT p_take * 4
+    ),
+    n AS (
+      SELECT j.id FROM pgboss.job j
+       WHERE j.name = p_queue AND j.id = ANY(ARRAY(SELECT cand.id FROM cand))
+         AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now()
+       ORDER BY j.priority DESC, j.created_on, j.id
+       LIMIT p_take
+         FOR UPDATE OF j SKIP LOCKED
+    ),
+    u AS (
+      UPDATE pgboss.job j SET
+        state = 'active',
+        started_on = pgboss.job_now(),
+        heartbeat_on = pgboss.job_now(),
+        retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+        FROM n
+       WHERE j.name = p_queue AND j.id = n.id
+      RETURNING j.id, j.name, j.data
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb),
+           (SELECT count(*) FROM cand)
+      INTO v_taken, v_named
+      FROM u;
+  END IF;
+  v_ids := p_finish_ids || ARRAY(SELECT (t->'data'->>'runId')::uuid FROM jsonb_array_elements(v_taken) t WHERE t->'data' ? 'runId');
+  PERFORM 1 FROM schedules s
+    WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(v_ids))) AND s.overlap_policy <> 'allow'
+    ORDER BY s.id
+    FOR NO KEY UPDATE OF s;
+  PERFORM 1 FROM concurrency_groups g
+    WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(v_ids)))
+    ORDER BY g.name
+    FOR UPDATE OF g;
+  RETURN QUERY
+    WITH f AS (SELECT r FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r),
+         j AS (SELECT x.queue, x.id FROM jsonb_to_recordset(p_finish->'jobs') AS x(run uuid, queue text, id uuid)
+                WHERE x.run IN (SELECT (f.r->>'id')::uuid FROM f)),
+         c AS (
+           UPDATE pgboss.job SET completed_on = pgboss.job_now(), state = 'completed', output = NULL
+             FROM j
+            WHERE job.name = j.queue AND job.id = j.id AND job.state = 'active'
+           RETURNING job.id
+         )
+    SELECT jsonb_build_object('finished', f.r->'id') FROM f;
+  RETURN QUERY
+    WITH t AS (SELECT t, t->'data'->>'runId' AS run, t->'data'->>'attempt' AS attempt
+                 FROM jsonb_array_elements(v_taken) t),
+         q AS (SELECT t.run::uuid AS run, t.attempt::int AS attempt, t.t->>'id' AS job_id FROM t
+                WHERE t.run IS NOT NULL AND t.attempt IS NOT NULL),
+         c AS (SELECT r FROM vigil_claim_free_runs(
+                 ARRAY(SELECT q.run FROM q ORDER BY q.run),
+                 jsonb_build_object('worker', p_worker,
+                                    'reqs', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', q.run, 'attempt', q.attempt, 'job_id', q.job_id)
+                                                                        ORDER BY q.run), '[]'::jsonb) FROM q))) AS r
+                WHERE EXISTS (SELECT 1 FROM q))
+    SELECT jsonb_build_object('job', t.t, 'run', c.r) FROM t LEFT JOIN c ON c.r->>'id' = t.run;
+  RETURN QUERY SELECT jsonb_build_object('named', v_named);
+END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.vigil_runs_fleet_delete()

@@ -38,15 +38,29 @@ export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_
  * order, the outcomes recorded and undefined for everything left to finishRuns.
  */
 export async function finishFreeRuns(db: Queryable, reqs: FinishRequest[]): Promise<(FinishResult | undefined)[]> {
-  const out: (FinishResult | undefined)[] = new Array(reqs.length).fill(undefined);
+  const call = freeFinishCall(reqs);
+  if (!call) return new Array(reqs.length).fill(undefined);
+  const { rows } = await db.query<{ r: { id: string } }>({
+    name: "vigil-finish-free-runs",
+    text: `SELECT r FROM vigil_finish_free_runs($1::uuid[], $2::jsonb) AS r`,
+    values: [call.runIds, JSON.stringify(call.args)],
+  });
+  return freeFinishResults(reqs, new Set(rows.map(({ r }) => r.id)));
+}
+
+/**
+ * The arguments of vigil_finish_free_runs for the outcomes it may record (successes without pending stage events, one
+ * per run, in id order: the order their rows are locked); null when there are none.
+ */
+export function freeFinishCall(reqs: readonly FinishRequest[]): { runIds: string[]; args: { reqs: object[] } } | null {
   const seen = new Set<string>();
   const idx: number[] = [];
   reqs.forEach((r, i) => {
-    if (r.outcome.kind !== "succeeded" || (r.pendingEvents?.length ?? 0) > 0 || seen.has(r.runId)) return;
+    if (!mayFinishFree(r) || seen.has(r.runId)) return;
     seen.add(r.runId);
     idx.push(i);
   });
-  if (idx.length === 0) return out;
+  if (idx.length === 0) return null;
   idx.sort((a, b) => (reqs[a]!.runId < reqs[b]!.runId ? -1 : 1)); // rows locked in id order
   const args = {
     reqs: idx.map((i) => {
@@ -67,15 +81,23 @@ export async function finishFreeRuns(db: Queryable, reqs: FinishRequest[]): Prom
       };
     }),
   };
-  const { rows } = await db.query<{ r: { id: string } }>({
-    name: "vigil-finish-free-runs",
-    text: `SELECT r FROM vigil_finish_free_runs($1::uuid[], $2::jsonb) AS r`,
-    values: [idx.map((i) => reqs[i]!.runId), JSON.stringify(args)],
+  return { runIds: idx.map((i) => reqs[i]!.runId), args };
+}
+
+/** Whether an outcome is of the kind the one-statement path may record (it still decides whether it does). */
+export function mayFinishFree(r: FinishRequest): boolean {
+  return r.outcome.kind === "succeeded" && (r.pendingEvents?.length ?? 0) === 0;
+}
+
+/** In request order: the outcome of each request whose run `recorded` holds, undefined for the rest. */
+export function freeFinishResults(reqs: readonly FinishRequest[], recorded: ReadonlySet<string>): (FinishResult | undefined)[] {
+  const out: (FinishResult | undefined)[] = new Array(reqs.length).fill(undefined);
+  const seen = new Set<string>();
+  reqs.forEach((r, i) => {
+    if (!mayFinishFree(r) || seen.has(r.runId)) return;
+    seen.add(r.runId);
+    if (recorded.has(r.runId))
+      out[i] = { state: "succeeded", recorded: true, settle: r.jobId ? { jobId: r.jobId, how: "complete" } : null };
   });
-  const done = new Set(rows.map(({ r }) => r.id));
-  for (const i of idx) {
-    const r = reqs[i]!;
-    if (done.has(r.runId)) out[i] = { state: "succeeded", recorded: true, settle: r.jobId ? { jobId: r.jobId, how: "complete" } : null };
-  }
   return out;
 }

@@ -21,15 +21,20 @@
 export function underRunLocksSql(decision: string): string {
   return `
 BEGIN
-  PERFORM 1 FROM schedules s
-    WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
-    ORDER BY s.id
-    FOR NO KEY UPDATE OF s;
-  PERFORM 1 FROM concurrency_groups g
-    WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
-    ORDER BY g.name
-    FOR UPDATE OF g;
+${runLocksSql("p_run_ids")}
   RETURN QUERY ${decision};
 END
 `;
+}
+
+/** PL/pgSQL statements: lock the scope of the runs in the uuid[] expression `ids`, in the engine's order. */
+export function runLocksSql(ids: string): string {
+  return `  PERFORM 1 FROM schedules s
+    WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(${ids}))) AND s.overlap_policy <> 'allow'
+    ORDER BY s.id
+    FOR NO KEY UPDATE OF s;
+  PERFORM 1 FROM concurrency_groups g
+    WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(${ids})))
+    ORDER BY g.name
+    FOR UPDATE OF g;`;
 }

@@ -1,0 +1,157 @@
+// One statement per batch while a queue is backed up: the dispatcher's next take and the outcomes that just freed its
+// slots go to the database together, in one call of the SQL function vigil_run_step and one commit, instead of four
+// (pg-boss's fetch, the claim, the outcome, pg-boss's completion). In that call, in this order:
+//   1. Take: the handler's due runs (queued, not waiting, due on the database clock), oldest first, name their current
+//      jobs by key (vigil_job_id = core/queue/job-id.ts jobIdFor(run, attempt + 1, wakes)); of those jobs, the ones
+//      pg-boss's fetch would take — same queue, not yet active, not blocked, start_after passed, in pg-boss's order
+//      (priority, created_on, id), FOR UPDATE SKIP LOCKED — are moved to 'active' with pg-boss's own SET list, as the
+//      take-by-key of a notified job does (worker/claim-notified-job.ts). Only 'standard' queues (all run queues are).
+//   2. Locks: the scope of the taken runs and of the outcomes' runs together, in the engine's order
+//      (locks/under-run-locks.ts runLocksSql) — one ordered pass, so two dispatchers' steps cannot deadlock.
+//   3. Outcomes: vigil_finish_free_runs records the successes nothing waits on; the jobs of those it recorded are
+//      completed with pg-boss's completion SET list (state 'completed', completed_on, output NULL as boss.complete
+//      without data leaves it), only while 'active'.
+//   4. Claim: vigil_claim_free_runs claims the taken runs, seeing step 3's writes (its own statement).
+// Whatever the call does not decide goes down today's paths: an outcome it did not record to the outcome batcher
+// (finishRuns under locks), a taken job whose run it did not claim to claimRuns under locks, and fewer jobs than
+// asked — a due job the key lookup did not name (a retry, a rate-limit wake, another pool's run) — to boss.fetch,
+// which stays the backstop (worker/dispatcher.ts). worker/pg-boss-drift.db.test.ts compares the step's take and
+// completion with boss.fetch's and boss.complete's moves of a job, column by column.
+// Lock order: the taken jobs' rows are locked first and never waited for (SKIP LOCKED; every other locker of a waiting
+// job skips locked ones too: core/queue/cancel-queued-run-jobs.ts), then the schedules and groups (waited for), then
+// the runs (SKIP LOCKED), then the finished runs' active jobs (only pg-boss's own settles and expiry touch those,
+// holding nothing else) — the order the take-by-key claim already uses.
+import type { Queryable } from "../../db/pool";
+import { startedRun, type ClaimResult, type StartedRunRow } from "../claim/claim-run";
+import { freeFinishCall, freeFinishResults } from "../finish/finish-free-runs";
+import type { FinishRequest, FinishResult } from "../finish/finish-run";
+import { runLocksSql } from "../locks/under-run-locks";
+
+/** pg-boss's schema (core/queue/boss.ts starts it with the default). */
+const BOSS_SCHEMA = "pgboss";
+/** How many of the oldest due runs the key lookup names per job asked for (the rest of a window the others took). */
+const WINDOW_PER_JOB = 4;
+
+/** The body of vigil_run_step (migration 20261210200000_run_step; run-step.db.test.ts keeps them equal). */
+export const RUN_STEP_FUNCTION_BODY = `
+DECLARE
+  v_taken jsonb := '[]';
+  v_named int := 0;
+  v_ids uuid[];
+BEGIN
+  IF p_take > 0 THEN
+    WITH cand AS MATERIALIZED (
+      SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
+        FROM runs r
+       WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+       ORDER BY r.due_at, r.id
+       LIMIT p_take * ${WINDOW_PER_JOB}
+    ),
+    n AS (
+      SELECT j.id FROM ${BOSS_SCHEMA}.job j
+       WHERE j.name = p_queue AND j.id = ANY(ARRAY(SELECT cand.id FROM cand))
+         AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+       ORDER BY j.priority DESC, j.created_on, j.id
+       LIMIT p_take
+         FOR UPDATE OF j SKIP LOCKED
+    ),
+    u AS (
+      UPDATE ${BOSS_SCHEMA}.job j SET
+        state = 'active',
+        started_on = ${BOSS_SCHEMA}.job_now(),
+        heartbeat_on = ${BOSS_SCHEMA}.job_now(),
+        retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+        FROM n
+       WHERE j.name = p_queue AND j.id = n.id
+      RETURNING j.id, j.name, j.data
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb),
+           (SELECT count(*) FROM cand)
+      INTO v_taken, v_named
+      FROM u;
+  END IF;
+  v_ids := p_finish_ids || ARRAY(SELECT (t->'data'->>'runId')::uuid FROM jsonb_array_elements(v_taken) t WHERE t->'data' ? 'runId');
+${runLocksSql("v_ids")}
+  RETURN QUERY
+    WITH f AS (SELECT r FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r),
+         j AS (SELECT x.queue, x.id FROM jsonb_to_recordset(p_finish->'jobs') AS x(run uuid, queue text, id uuid)
+                WHERE x.run IN (SELECT (f.r->>'id')::uuid FROM f)),
+         c AS (
+           UPDATE ${BOSS_SCHEMA}.job SET completed_on = ${BOSS_SCHEMA}.job_now(), state = 'completed', output = NULL
+             FROM j
+            WHERE job.name = j.queue AND job.id = j.id AND job.state = 'active'
+           RETURNING job.id
+         )
+    SELECT jsonb_build_object('finished', f.r->'id') FROM f;
+  RETURN QUERY
+    WITH t AS (SELECT t, t->'data'->>'runId' AS run, t->'data'->>'attempt' AS attempt
+                 FROM jsonb_array_elements(v_taken) t),
+         q AS (SELECT t.run::uuid AS run, t.attempt::int AS attempt, t.t->>'id' AS job_id FROM t
+                WHERE t.run IS NOT NULL AND t.attempt IS NOT NULL),
+         c AS (SELECT r FROM vigil_claim_free_runs(
+                 ARRAY(SELECT q.run FROM q ORDER BY q.run),
+                 jsonb_build_object('worker', p_worker,
+                                    'reqs', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', q.run, 'attempt', q.attempt, 'job_id', q.job_id)
+                                                                        ORDER BY q.run), '[]'::jsonb) FROM q))) AS r
+                WHERE EXISTS (SELECT 1 FROM q))
+    SELECT jsonb_build_object('job', t.t, 'run', c.r) FROM t LEFT JOIN c ON c.r->>'id' = t.run;
+  RETURN QUERY SELECT jsonb_build_object('named', v_named);
+END
+`;
+
+export interface StepRequest {
+  /** The pg-boss queue to take from (core/queue/boss.ts runQueueFor) and the handler whose runs it holds. */
+  queue: string;
+  handler: string;
+  /** How many jobs to take (0: only record the outcomes). */
+  take: number;
+  workerId: string;
+  /** Outcomes to record; those the one-statement path may not record come back undefined, untouched. */
+  finishes: readonly FinishRequest[];
+  /** The queue of a finished attempt's job (the job is completed in the same call), undefined when unknown. */
+  queueOfJob: (jobId: string) => string | undefined;
+}
+
+export interface TakenJob {
+  job: { id: string; name: string; data: unknown };
+  /** The started run; undefined when the one-statement claim left it to the claim under full locks. */
+  claimed: ClaimResult | undefined;
+}
+
+export interface StepResult {
+  taken: TakenJob[];
+  /** In `finishes` order: the outcome recorded (its job completed when its queue was known), or undefined. */
+  finished: (FinishResult | undefined)[];
+  /** How many due runs the key lookup named: when it named more than it took, others may be waiting for a fetch. */
+  named: number;
+}
+
+/** One call of vigil_run_step on `db` (the hot-path pool: each call its own transaction). */
+export async function runStep(db: Queryable, req: StepRequest): Promise<StepResult> {
+  const call = freeFinishCall(req.finishes);
+  const finishIds = call?.runIds ?? [];
+  const jobs: { run: string; queue: string; id: string }[] = [];
+  for (const f of req.finishes) {
+    const queue = f.jobId ? req.queueOfJob(f.jobId) : undefined;
+    if (f.jobId && queue && finishIds.includes(f.runId)) jobs.push({ run: f.runId, queue, id: f.jobId });
+  }
+  const { rows } = await db.query<{ r: { finished?: string; job?: TakenJob["job"]; run?: StartedRunRow | null; named?: number } }>({
+    name: "vigil-run-step",
+    text: `SELECT r FROM vigil_run_step($1::text, $2::text, $3::int, $4::text, $5::uuid[], $6::jsonb) AS r`,
+    values: [req.queue, req.handler, req.take, req.workerId, finishIds, JSON.stringify({ reqs: call?.args.reqs ?? [], jobs })],
+  });
+  const recorded = new Set<string>();
+  const completed = new Set(jobs.map((j) => j.id));
+  const taken: TakenJob[] = [];
+  let named = 0;
+  for (const { r } of rows) {
+    if (r.finished !== undefined) recorded.add(r.finished);
+    else if (r.job) taken.push({ job: r.job, claimed: r.run ? startedRun(r.run) : undefined });
+    else if (r.named !== undefined) named = r.named;
+  }
+  // The jobs of recorded outcomes were completed in the call; one whose queue was unknown is left to the caller's settle.
+  const finished = freeFinishResults(req.finishes, recorded).map((f) =>
+    f?.settle && completed.has(f.settle.jobId) ? { ...f, settle: null } : f,
+  );
+  return { taken, finished, named };
+}
