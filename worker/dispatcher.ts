@@ -8,6 +8,9 @@
 // dispatcher fetches only from the queues of the handlers its worker serves, and among those only
 // from queues that may hold due jobs (woken by a due time naming the handler, by the poll, or still
 // full from the last fetch), so an idle handler costs no fetches between polls.
+// While a queue is backed up (the last take filled every free slot), the next take is a step
+// (core/runs/step/run-step.ts): the outcomes that freed the slots, the take by key and the claim in one call and
+// one commit; boss.fetch takes whatever the step did not (and everything outside a backlog).
 import { z } from "zod";
 import type pg from "pg";
 import type { Job, PgBoss } from "pg-boss";
@@ -17,6 +20,7 @@ import { runQueueFor } from "../core/queue/boss";
 import { DUE_CHANNEL, parseDueNotice } from "../core/queue/send-run-job";
 import { claimRuns, type ClaimRequest, type ClaimResult } from "../core/runs/claim/claim-run";
 import { claimFreeRuns } from "../core/runs/claim/claim-free-runs";
+import { runStep, type StepResult } from "../core/runs/step/run-step";
 import type { Executor } from "./executor/executor";
 import { createPgListener } from "./lib/pg-listener";
 import { claimNotifiedJob, type NotifiedJob } from "./claim-notified-job";
@@ -82,6 +86,8 @@ export function createDispatcher(opts: {
   const fetchPool = opts.fetchPool;
   const fetchDb = fetchPool && { executeSql: (text: string, values?: unknown[]) => fetchPool.query(text, values) };
   let pollTimer: NodeJS.Timeout | undefined;
+  // While the queues are backed up, successes wait a moment for the next step instead of a statement of their own.
+  opts.executor.finisher.setStepper({ stepSoon: () => backlog && !stopped && ready.size > 0, poke });
 
   const listener = createPgListener({
     connectionString: opts.connectionString,
@@ -136,12 +142,11 @@ export function createDispatcher(opts: {
           opts.executor.unreserve(n, false);
           break;
         }
-        const jobs = await fetchFrom(n);
-        opts.executor.unreserve(n - jobs.length, false);
-        backlog = jobs.length === n;
-        due.fetched(jobs.length);
-        if (jobs.length > 0) track(handle(jobs));
-        if (jobs.length < n && !again) break;
+        const got = await fetchFrom(n);
+        opts.executor.unreserve(n - got, false);
+        backlog = got === n;
+        due.fetched(got);
+        if (got < n && !again) break;
       }
     } finally {
       fetching = false;
@@ -149,30 +154,85 @@ export function createDispatcher(opts: {
   }
 
   /**
-   * Fetches up to n jobs from the ready queues, taking turns at which goes first so a busy handler does
-   * not starve the others. A queue that returns fewer jobs than asked is empty for now and leaves the
-   * ready set — unless it was woken again while its fetch was in flight.
+   * Takes up to n jobs from the ready queues and hands them to their claims; returns how many it took. Queues take
+   * turns at which goes first so a busy handler does not starve the others. While the queues are backed up (the last
+   * take filled every slot), a queue is first taken from by a step (stepFrom), which carries the outcomes held for it;
+   * whatever the step does not take, and every take outside a backlog, is boss.fetch's. A queue that returns fewer
+   * jobs than asked is empty for now and leaves the ready set — unless it was woken again while its take was in flight.
    */
-  async function fetchFrom(n: number): Promise<Job<unknown>[]> {
+  async function fetchFrom(n: number): Promise<number> {
     const order = [...ready];
-    if (order.length === 0) return [];
+    if (order.length === 0) return 0;
     const first = rotation++ % order.length;
-    const jobs: Job<unknown>[] = [];
-    for (let i = 0; i < order.length && jobs.length < n; i++) {
+    let got = 0;
+    for (let i = 0; i < order.length && got < n; i++) {
       const handler = order[(first + i) % order.length]!;
-      const asked = n - jobs.length;
+      const asked = n - got;
       const wokenBefore = wakes.get(handler);
-      try {
-        traceHop("fetch");
-        const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked, ...(fetchDb ? { db: fetchDb } : {}) });
-        traceHop("fetched", runIdsOf(got));
-        jobs.push(...got);
-        if (got.length < asked && wakes.get(handler) === wokenBefore) ready.delete(handler);
-      } catch (err) {
-        log.warn({ err, handler }, "fetch failed");
-      }
+      let k = backlog ? await stepFrom(handler, asked) : 0;
+      if (k < asked) k += await bossFetch(handler, asked - k);
+      got += k;
+      if (k < asked && wakes.get(handler) === wokenBefore) ready.delete(handler);
     }
-    return jobs;
+    return got;
+  }
+
+  /** boss.fetch from the handler's queue, the fetched jobs handed to the claim; returns how many. */
+  async function bossFetch(handler: string, asked: number): Promise<number> {
+    try {
+      traceHop("fetch");
+      const got = await opts.boss.fetch(runQueueFor(handler), { batchSize: asked, ...(fetchDb ? { db: fetchDb } : {}) });
+      traceHop("fetched", runIdsOf(got));
+      if (got.length > 0) track(handle(got));
+      return got.length;
+    } catch (err) {
+      log.warn({ err, handler }, "fetch failed");
+      return 0;
+    }
+  }
+
+  /**
+   * One step (core/runs/step/run-step.ts): the held outcomes recorded, up to `asked` due jobs of the handler's queue
+   * taken by key and their runs claimed, in one call and one commit. Returns how many jobs it took; what it left
+   * undecided goes the usual ways (outcomes back to the batcher, runs to the claim under full locks).
+   */
+  async function stepFrom(handler: string, asked: number): Promise<number> {
+    const finisher = opts.executor.finisher;
+    const settler = opts.executor.settler;
+    const held = finisher.takeHeld();
+    let r: StepResult;
+    try {
+      traceHop("fetch");
+      r = await runStep(opts.hotPool, {
+        queue: runQueueFor(handler),
+        handler,
+        take: asked,
+        workerId: opts.workerId,
+        finishes: held.reqs,
+        queueOfJob: (id) => settler.queueOf(id),
+      });
+    } catch (err) {
+      log.debug({ err, handler }, "step failed; taking and recording outcomes the usual ways");
+      finisher.afterStep(held, null);
+      return 0;
+    }
+    r.finished.forEach((f, i) => {
+      const jobId = held.reqs[i]!.jobId;
+      if (f && f.settle === null && jobId) settler.forget(jobId); // completed in the step
+    });
+    finisher.afterStep(held, r.finished);
+    const jobs = r.taken.map((t) => t.job as Job<unknown>);
+    if (jobs.length > 0) {
+      traceHop("fetched", runIdsOf(jobs));
+      traceHop("claimed", runIdsOf(jobs));
+      track(
+        handle(
+          jobs,
+          r.taken.map((t) => t.claimed),
+        ),
+      );
+    }
+    return jobs.length;
   }
 
   /**
@@ -219,26 +279,29 @@ export function createDispatcher(opts: {
     void p.finally(() => inFlight.delete(p));
   }
 
-  /** Claims a fetched batch and hands the runs that may start to the executor. */
+  /**
+   * Claims a fetched batch and hands the runs that may start to the executor. `claimed`: the claims already made
+   * for these jobs (in job order; undefined where left to the claim under full locks).
+   */
   async function handle(jobs: Job<unknown>[], claimed?: (ClaimResult | undefined)[]): Promise<void> {
     const reqs: ClaimRequest[] = [];
-    for (const job of jobs) {
+    let results: (ClaimResult | undefined)[] = [];
+    jobs.forEach((job, j) => {
       opts.executor.settler.track(job);
       const data = runJobDataSchema.safeParse(job.data);
       if (data.success) {
         reqs.push({ runId: data.data.runId, attempt: data.data.attempt, jobId: job.id, workerId: opts.workerId });
+        results.push(claimed?.[j]);
       } else {
         log.error({ jobId: job.id, data: job.data }, "job data is not a run job; failing it");
         opts.executor.unreserve(1, true);
         opts.executor.settler.settle({ jobId: job.id, how: "fail" });
       }
-    }
+    });
     if (reqs.length === 0) return;
     // Runs free to start under every rule (whatever their overlap policy and group) are started by one
     // statement; the rest are decided under full locks.
-    let results: (ClaimResult | undefined)[] = new Array(reqs.length).fill(undefined);
-    if (claimed && claimed.length === reqs.length) results = [...claimed];
-    else {
+    if (!claimed) {
       try {
         results = await claimFreeRuns(opts.hotPool, reqs);
       } catch (err) {

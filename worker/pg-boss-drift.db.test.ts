@@ -1,5 +1,6 @@
 // Vigil takes a notified job by its key inside its own claim statement (claim-notified-job.ts) instead of through
-// boss.fetch, and settles jobs after the run's outcome (executor/job-settler.ts). Both must move a job exactly as the
+// boss.fetch, takes and completes jobs inside its one-statement step (core/runs/step/run-step.ts), and settles jobs
+// after the run's outcome (executor/job-settler.ts). Both must move a job exactly as the
 // installed pg-boss does. This test takes one job with boss.fetch and one with Vigil's path and compares every column
 // boss.fetch changed (the list is derived from pg-boss's own update, so a column a newer pg-boss starts setting fails
 // here), then completes one with boss.complete and one with Vigil's settle path and compares again.
@@ -10,6 +11,7 @@ import { jobIdFor } from "../core/queue/job-id";
 import { ensureRunQueues, runQueueFor } from "../core/queue/boss";
 import { claimNotifiedJob } from "./claim-notified-job";
 import { JobSettler } from "./executor/job-settler";
+import { runStep, type StepRequest } from "../core/runs/step/run-step";
 
 const db = useTestDatabase("pgboss_drift");
 const h = usePoolAndBoss(db);
@@ -159,6 +161,71 @@ describe("Vigil moves pg-boss jobs exactly as the installed pg-boss does", () =>
       "fetch again",
       { before: waiting[ids.indexOf(bossId)]!, after: bossTaken },
       { before: waiting[ids.indexOf(vigilId)]!, after: await jobRow(vigilId), from, to },
+    );
+  });
+
+  it("a job taken by a step (runStep) and completed by the next step equals one taken by boss.fetch and completed by boss.complete", async () => {
+    // A handler of its own: the step takes the oldest due runs of its handler, and earlier tests leave some of HANDLER's.
+    const handler = "drift.step";
+    await ensureRunQueues(h.boss, [handler]);
+    const s = await insertSchedule(h.pool, { handler, overlapPolicy: "allow" });
+    const runs = [await insertRun(h.pool, s, { inMs: -1000 }), await insertRun(h.pool, s, { inMs: -1000 })];
+    for (const r of runs) await enqueueRun(h.pool, h.boss, r);
+    const ids = runs.map((r) => jobIdFor(r, 1));
+    const queued = await Promise.all(ids.map(jobRow));
+
+    const fetched = await h.boss.fetch(runQueueFor(handler), { batchSize: 1 });
+    expect(fetched).toHaveLength(1);
+    const bossId = fetched[0]!.id;
+    const vigilId = ids.find((i) => i !== bossId)!;
+    const vigilRun = runs[ids.indexOf(vigilId)]!;
+    const bossActive = await jobRow(bossId);
+
+    const step = (over: Partial<StepRequest>) =>
+      runStep(h.pool, {
+        queue: runQueueFor(handler),
+        handler,
+        take: 0,
+        workerId: "drift-worker",
+        finishes: [],
+        queueOfJob: () => runQueueFor(handler),
+        ...over,
+      });
+    const takeFrom = await dbNow();
+    const taken = await step({ take: 2 });
+    const takeTo = await dbNow();
+    expect(
+      taken.taken.map((t) => t.job.id),
+      "the step took the job pg-boss left",
+    ).toEqual([vigilId]);
+    const vigilActive = await jobRow(vigilId);
+    expectSameMove(
+      "fetch",
+      { before: queued[ids.indexOf(bossId)]!, after: bossActive },
+      { before: queued[ids.indexOf(vigilId)]!, after: vigilActive, from: takeFrom, to: takeTo },
+    );
+
+    await h.boss.complete(runQueueFor(handler), bossId);
+    const bossCompleted = await jobRow(bossId);
+    const settleFrom = await dbNow();
+    const done = await step({
+      finishes: [
+        {
+          runId: vigilRun,
+          attempt: 1,
+          workerId: "drift-worker",
+          jobId: vigilId,
+          outcome: { kind: "succeeded", result: {} },
+          durationMs: 1,
+        },
+      ],
+    });
+    const settleTo = await dbNow();
+    expect(done.finished).toEqual([{ state: "succeeded", recorded: true, settle: null }]);
+    expectSameMove(
+      "complete",
+      { before: bossActive, after: bossCompleted },
+      { before: vigilActive, after: await jobRow(vigilId), from: settleFrom, to: settleTo },
     );
   });
 });

@@ -50,7 +50,8 @@ export class Executor {
 
   /** Settles pg-boss jobs after their claim or outcome committed (shared with the dispatcher). */
   readonly settler: JobSettler;
-  private readonly finisher: FinishBatcher;
+  /** Records attempt outcomes; the dispatcher's steps carry the ones it holds for them. */
+  readonly finisher: FinishBatcher;
 
   start(): Promise<void> {
     return this.threads.start();

@@ -14,7 +14,7 @@ type How = "complete" | "fail";
 
 export class JobSettler {
   /** Queue of every fetched job not yet settled. */
-  private readonly queueOf = new Map<string, string>();
+  private readonly queues = new Map<string, string>();
   private pending: { jobId: string; queue: string; how: How }[] = [];
   private flushing: Promise<void> | null = null;
   private again = false;
@@ -28,17 +28,27 @@ export class JobSettler {
 
   /** Remembers which queue a fetched job belongs to. */
   track(job: { id: string; name: string }): void {
-    this.queueOf.set(job.id, job.name);
+    this.queues.set(job.id, job.name);
+  }
+
+  /** The queue of a fetched job not yet settled. */
+  queueOf(jobId: string): string | undefined {
+    return this.queues.get(jobId);
+  }
+
+  /** A job settled elsewhere (completed in a step, core/runs/step/run-step.ts): nothing left to send for it. */
+  forget(jobId: string): void {
+    this.queues.delete(jobId);
   }
 
   settle(s: { jobId: string; how: How } | null): void {
     if (!s) return;
-    const queue = this.queueOf.get(s.jobId);
+    const queue = this.queues.get(s.jobId);
     if (queue === undefined) {
       this.log.warn({ jobId: s.jobId }, "asked to settle a job this worker did not fetch; pg-boss will expire it");
       return;
     }
-    this.queueOf.delete(s.jobId);
+    this.queues.delete(s.jobId);
     this.pending.push({ jobId: s.jobId, queue, how: s.how });
     this.kick();
   }
