@@ -4,6 +4,7 @@ import { usePoolAndBoss, useTestDatabase } from "../../../test/db";
 import { enqueueRun, insertRun, insertSchedule, runEvents, runState } from "../../../test/run-fixtures";
 import { jobIdFor } from "../../queue/job-id";
 import { runQueueFor } from "../../queue/boss";
+import { OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import type { FinishRequest } from "../finish/finish-run";
 import { RUN_STEP_FUNCTION_BODY, runStep, type StepRequest } from "./run-step";
 
@@ -95,5 +96,15 @@ describe("one statement per batch (vigil_run_step)", () => {
     expect(r.taken.map((t) => t.job.id)).toEqual([jobIdFor(waiting, 1)]);
     expect(r.taken[0]!.claimed).toBeUndefined();
     expect((await runState(h.pool, waiting)).state).toBe("queued");
+  });
+
+  it("takes a job an operator asked for ahead of the backlog, as pg-boss orders it", async () => {
+    const s = await insertSchedule(h.pool, { handler: HANDLER, overlapPolicy: "allow" });
+    for (let i = 0; i < 6; i++) await queued(s, -5000 + i);
+    const manual = await insertRun(h.pool, s, { inMs: 0, kind: "manual" });
+    await enqueueRun(h.pool, h.boss, manual);
+    await h.pool.query(`UPDATE pgboss.job SET priority = $2 WHERE id = $1`, [jobIdFor(manual, 1), OPERATOR_PRIORITY]);
+    const r = await step({ take: 1 });
+    expect(r.taken.map((t) => t.job.id)).toEqual([jobIdFor(manual, 1)]);
   });
 });

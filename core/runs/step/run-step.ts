@@ -2,7 +2,8 @@
 // slots go to the database together, in one call of the SQL function vigil_run_step and one commit, instead of four
 // (pg-boss's fetch, the claim, the outcome, pg-boss's completion). In that call, in this order:
 //   1. Take: the handler's due runs (queued, not waiting, due on the database clock), oldest first, name their current
-//      jobs by key (vigil_job_id = core/queue/job-id.ts jobIdFor(run, attempt + 1, wakes)); of those jobs, the ones
+//      jobs by key (vigil_job_id = core/queue/job-id.ts jobIdFor(run, attempt + 1, wakes)), and so do the jobs an
+//      operator asked for (trigger now, re-run), which pg-boss orders ahead of any backlog; of those jobs, the ones
 //      pg-boss's fetch would take — same queue, not yet active, not blocked, start_after passed, in pg-boss's order
 //      (priority, created_on, id), FOR UPDATE SKIP LOCKED — are moved to 'active' with pg-boss's own SET list, as the
 //      take-by-key of a notified job does (worker/claim-notified-job.ts). Only 'standard' queues (all run queues are).
@@ -22,6 +23,7 @@
 // the runs (SKIP LOCKED), then the finished runs' active jobs (only pg-boss's own settles and expiry touch those,
 // holding nothing else) — the order the take-by-key claim already uses.
 import type { Queryable } from "../../db/pool";
+import { OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import { startedRun, type ClaimResult, type StartedRunRow } from "../claim/claim-run";
 import { freeFinishCall, freeFinishResults } from "../finish/finish-free-runs";
 import type { FinishRequest, FinishResult } from "../finish/finish-run";
@@ -41,11 +43,19 @@ DECLARE
 BEGIN
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
-      SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
-        FROM runs r
-       WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
-       ORDER BY r.due_at, r.id
-       LIMIT p_take * ${WINDOW_PER_JOB}
+      (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
+         FROM runs r
+        WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+        ORDER BY r.due_at, r.id
+        LIMIT p_take * ${WINDOW_PER_JOB})
+      UNION
+      -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
+      -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.
+      (SELECT j.id FROM ${BOSS_SCHEMA}.job j
+        WHERE j.name = p_queue AND j.state < 'active' AND NOT j.blocked AND j.priority >= ${OPERATOR_PRIORITY}
+          AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+        ORDER BY j.priority DESC, j.created_on
+        LIMIT p_take)
     ),
     n AS (
       SELECT j.id FROM ${BOSS_SCHEMA}.job j

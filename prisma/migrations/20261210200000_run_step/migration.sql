@@ -22,11 +22,19 @@ DECLARE
 BEGIN
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
-      SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
-        FROM runs r
-       WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
-       ORDER BY r.due_at, r.id
-       LIMIT p_take * 4
+      (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
+         FROM runs r
+        WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+        ORDER BY r.due_at, r.id
+        LIMIT p_take * 4)
+      UNION
+      -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
+      -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.
+      (SELECT j.id FROM pgboss.job j
+        WHERE j.name = p_queue AND j.state < 'active' AND NOT j.blocked AND j.priority >= 1
+          AND j.start_after <= pgboss.job_now()
+        ORDER BY j.priority DESC, j.created_on
+        LIMIT p_take)
     ),
     n AS (
       SELECT j.id FROM pgboss.job j
