@@ -1405,6 +1405,9 @@ DECLARE
   v_named int := 0;
   v_ids uuid[];
 BEGIN
+  UPDATE pgboss.job SET completed_on = pgboss.job_now(), state = 'completed', output = NULL
+    FROM jsonb_to_recordset(p_finish->'jobs') AS x(queue text, id uuid)
+   WHERE job.name = x.queue AND job.id = x.id AND job.state = 'active';
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
       (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
@@ -1453,17 +1456,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(v_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
-  RETURN QUERY
-    WITH f AS (SELECT r FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r),
-         j AS (SELECT x.queue, x.id FROM jsonb_to_recordset(p_finish->'jobs') AS x(run uuid, queue text, id uuid)
-                WHERE x.run IN (SELECT (f.r->>'id')::uuid FROM f)),
-         c AS (
-           UPDATE pgboss.job SET completed_on = pgboss.job_now(), state = 'completed', output = NULL
-             FROM j
-            WHERE job.name = j.queue AND job.id = j.id AND job.state = 'active'
-           RETURNING job.id
-         )
-    SELECT jsonb_build_object('finished', f.r->'id') FROM f;
+  RETURN QUERY SELECT jsonb_build_object('finished', r->'id') FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r;
   RETURN QUERY
     WITH t AS (SELECT t, t->'data'->>'runId' AS run, t->'data'->>'attempt' AS attempt
                  FROM jsonb_array_elements(v_taken) t),

@@ -212,15 +212,12 @@ export function createDispatcher(opts: {
         queueOfJob: (id) => settler.queueOf(id),
       });
     } catch (err) {
-      log.debug({ err, handler }, "step failed; taking and recording outcomes the usual ways");
-      finisher.afterStep(held, null);
+      log.warn({ err, handler }, "step failed; taking and recording outcomes the usual ways");
+      finisher.afterStep(held, null, new Set());
       return 0;
     }
-    r.finished.forEach((f, i) => {
-      const jobId = held.reqs[i]!.jobId;
-      if (f && f.settle === null && jobId) settler.forget(jobId); // completed in the step
-    });
-    finisher.afterStep(held, r.finished);
+    for (const id of r.completedJobs) settler.forget(id);
+    finisher.afterStep(held, r.finished, r.completedJobs);
     const jobs = r.taken.map((t) => t.job as Job<unknown>);
     if (jobs.length > 0) {
       traceHop("fetched", runIdsOf(jobs));

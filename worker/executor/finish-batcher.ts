@@ -90,14 +90,15 @@ export class FinishBatcher {
 
   /**
    * What a step did with the outcomes takeHeld handed it (results in the same order, undefined: not recorded; null: the
-   * step failed): the recorded ones resolve (their jobs settled unless the step completed them), the rest are written
-   * here as usual.
+   * step failed; completedJobs: the jobs it completed): the recorded ones resolve (their jobs settled unless the step
+   * completed them), the rest are written here as usual.
    */
-  afterStep(handed: HeldOutcomes, results: readonly (FinishResult | undefined)[] | null): void {
+  afterStep(handed: HeldOutcomes, results: readonly (FinishResult | undefined)[] | null, completedJobs: ReadonlySet<string>): void {
     const rest: Pending[] = [];
     (handed as Handed).pending.forEach((p, i) => {
       const r = results?.[i];
-      if (!r) return void rest.push(p);
+      // Not recorded: written here as usual; a job the step completed is not settled again.
+      if (!r) return void rest.push(p.req.jobId && completedJobs.has(p.req.jobId) ? { ...p, req: { ...p.req, jobId: null } } : p);
       this.settler.settle(r.settle);
       p.resolve(r);
     });

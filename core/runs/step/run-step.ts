@@ -1,31 +1,36 @@
 // One statement per batch while a queue is backed up: the dispatcher's next take and the outcomes that just freed its
 // slots go to the database together, in one call of the SQL function vigil_run_step and one commit, instead of four
 // (pg-boss's fetch, the claim, the outcome, pg-boss's completion). In that call, in this order:
-//   1. Take: the handler's due runs (queued, not waiting, due on the database clock), oldest first, name their current
+//   1. Complete: the jobs of the successes handed to it are completed with pg-boss's completion SET list (state
+//      'completed', completed_on, output NULL as boss.complete without data leaves it), only while 'active'. A success's
+//      job is completed whether or not step 3 records it: the outcome path completes it either way (finish-run.ts), and
+//      a job's state matters only to pg-boss (the run's row is the truth).
+//   2. Take: the handler's due runs (queued, not waiting, due on the database clock), oldest first, name their current
 //      jobs by key (vigil_job_id = core/queue/job-id.ts jobIdFor(run, attempt + 1, wakes)), and so do the jobs an
 //      operator asked for (trigger now, re-run), which pg-boss orders ahead of any backlog; of those jobs, the ones
 //      pg-boss's fetch would take — same queue, not yet active, not blocked, start_after passed, in pg-boss's order
 //      (priority, created_on, id), FOR UPDATE SKIP LOCKED — are moved to 'active' with pg-boss's own SET list, as the
 //      take-by-key of a notified job does (worker/claim-notified-job.ts). Only 'standard' queues (all run queues are).
-//   2. Locks: the scope of the taken runs and of the outcomes' runs together, in the engine's order
-//      (locks/under-run-locks.ts runLocksSql) — one ordered pass, so two dispatchers' steps cannot deadlock.
-//   3. Outcomes: vigil_finish_free_runs records the successes nothing waits on; the jobs of those it recorded are
-//      completed with pg-boss's completion SET list (state 'completed', completed_on, output NULL as boss.complete
-//      without data leaves it), only while 'active'.
-//   4. Claim: vigil_claim_free_runs claims the taken runs, seeing step 3's writes (its own statement).
+//   3. Locks: the scope of the taken runs and of the outcomes' runs together, in the engine's order
+//      (locks/under-run-locks.ts runLocksSql) — one ordered pass.
+//   4. Outcomes: vigil_finish_free_runs records the successes nothing waits on.
+//   5. Claim: vigil_claim_free_runs claims the taken runs, seeing step 4's writes (its own statement).
 // Whatever the call does not decide goes down today's paths: an outcome it did not record to the outcome batcher
-// (finishRuns under locks), a taken job whose run it did not claim to claimRuns under locks, and fewer jobs than
-// asked — a due job the key lookup did not name (a retry, a rate-limit wake, another pool's run) — to boss.fetch,
-// which stays the backstop (worker/dispatcher.ts). worker/pg-boss-drift.db.test.ts compares the step's take and
-// completion with boss.fetch's and boss.complete's moves of a job, column by column.
-// Lock order: the taken jobs' rows are locked first and never waited for (SKIP LOCKED; every other locker of a waiting
-// job skips locked ones too: core/queue/cancel-queued-run-jobs.ts), then the schedules and groups (waited for), then
-// the runs (SKIP LOCKED), then the finished runs' active jobs (only pg-boss's own settles and expiry touch those,
-// holding nothing else) — the order the take-by-key claim already uses.
+// (finishRuns under locks; its job already completed), a taken job whose run it did not claim to claimRuns under
+// locks, and fewer jobs than asked — a due job the key lookup did not name (a retry, a rate-limit wake, another pool's
+// run) — to boss.fetch, which stays the backstop (worker/dispatcher.ts). worker/pg-boss-drift.db.test.ts compares the
+// step's take and completion with boss.fetch's and boss.complete's moves of a job, column by column.
+// Lock order, and why the completion comes first: a locking read with SKIP LOCKED (step 2, and pg-boss's own fetch)
+// that finds a job's newer version already taken keeps its lock on that row until it commits, though it does not
+// take the job. Had the completion come after, two steps could each hold such a lock on the other's just-finished
+// job and wait for it (seen as deadlocks in racing-dispatchers.db.test.ts). First, the completion waits holding
+// nothing but the jobs it completes, which nobody else waits for; after it, nothing waits for a job row: the take
+// skips locked rows, the schedules and groups are locked in the engine's order, the runs with SKIP LOCKED, and the
+// read models' rows in key order (the triggers).
 import type { Queryable } from "../../db/pool";
 import { OPERATOR_PRIORITY } from "../../queue/send-run-job";
 import { startedRun, type ClaimResult, type StartedRunRow } from "../claim/claim-run";
-import { freeFinishCall, freeFinishResults } from "../finish/finish-free-runs";
+import { freeFinishCall, freeFinishResults, mayFinishFree } from "../finish/finish-free-runs";
 import type { FinishRequest, FinishResult } from "../finish/finish-run";
 import { runLocksSql } from "../locks/under-run-locks";
 
@@ -41,6 +46,9 @@ DECLARE
   v_named int := 0;
   v_ids uuid[];
 BEGIN
+  UPDATE ${BOSS_SCHEMA}.job SET completed_on = ${BOSS_SCHEMA}.job_now(), state = 'completed', output = NULL
+    FROM jsonb_to_recordset(p_finish->'jobs') AS x(queue text, id uuid)
+   WHERE job.name = x.queue AND job.id = x.id AND job.state = 'active';
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
       (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
@@ -82,17 +90,7 @@ BEGIN
   END IF;
   v_ids := p_finish_ids || ARRAY(SELECT (t->'data'->>'runId')::uuid FROM jsonb_array_elements(v_taken) t WHERE t->'data' ? 'runId');
 ${runLocksSql("v_ids")}
-  RETURN QUERY
-    WITH f AS (SELECT r FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r),
-         j AS (SELECT x.queue, x.id FROM jsonb_to_recordset(p_finish->'jobs') AS x(run uuid, queue text, id uuid)
-                WHERE x.run IN (SELECT (f.r->>'id')::uuid FROM f)),
-         c AS (
-           UPDATE ${BOSS_SCHEMA}.job SET completed_on = ${BOSS_SCHEMA}.job_now(), state = 'completed', output = NULL
-             FROM j
-            WHERE job.name = j.queue AND job.id = j.id AND job.state = 'active'
-           RETURNING job.id
-         )
-    SELECT jsonb_build_object('finished', f.r->'id') FROM f;
+  RETURN QUERY SELECT jsonb_build_object('finished', r->'id') FROM vigil_finish_free_runs(p_finish_ids, p_finish) AS r;
   RETURN QUERY
     WITH t AS (SELECT t, t->'data'->>'runId' AS run, t->'data'->>'attempt' AS attempt
                  FROM jsonb_array_elements(v_taken) t),
@@ -118,7 +116,7 @@ export interface StepRequest {
   workerId: string;
   /** Outcomes to record; those the one-statement path may not record come back undefined, untouched. */
   finishes: readonly FinishRequest[];
-  /** The queue of a finished attempt's job (the job is completed in the same call), undefined when unknown. */
+  /** The queue of a finished attempt's job (the job is completed in the same call); undefined: left to the caller. */
   queueOfJob: (jobId: string) => string | undefined;
 }
 
@@ -130,20 +128,23 @@ export interface TakenJob {
 
 export interface StepResult {
   taken: TakenJob[];
-  /** In `finishes` order: the outcome recorded (its job completed when its queue was known), or undefined. */
+  /** In `finishes` order: the outcome recorded, or undefined (left to the outcome path). */
   finished: (FinishResult | undefined)[];
   /** How many due runs the key lookup named: when it named more than it took, others may be waiting for a fetch. */
   named: number;
+  /** The jobs of the handed successes, completed in the call (recorded or not): nothing is left to settle for them. */
+  completedJobs: ReadonlySet<string>;
 }
 
 /** One call of vigil_run_step on `db` (the hot-path pool: each call its own transaction). */
 export async function runStep(db: Queryable, req: StepRequest): Promise<StepResult> {
   const call = freeFinishCall(req.finishes);
   const finishIds = call?.runIds ?? [];
-  const jobs: { run: string; queue: string; id: string }[] = [];
+  // The jobs of the successes it may record, completed in the call whether or not it records them (see 1. above).
+  const jobs: { queue: string; id: string }[] = [];
   for (const f of req.finishes) {
-    const queue = f.jobId ? req.queueOfJob(f.jobId) : undefined;
-    if (f.jobId && queue && finishIds.includes(f.runId)) jobs.push({ run: f.runId, queue, id: f.jobId });
+    const queue = f.jobId && mayFinishFree(f) ? req.queueOfJob(f.jobId) : undefined;
+    if (f.jobId && queue) jobs.push({ queue, id: f.jobId });
   }
   const { rows } = await db.query<{ r: { finished?: string; job?: TakenJob["job"]; run?: StartedRunRow | null; named?: number } }>({
     name: "vigil-run-step",
@@ -159,9 +160,8 @@ export async function runStep(db: Queryable, req: StepRequest): Promise<StepResu
     else if (r.job) taken.push({ job: r.job, claimed: r.run ? startedRun(r.run) : undefined });
     else if (r.named !== undefined) named = r.named;
   }
-  // The jobs of recorded outcomes were completed in the call; one whose queue was unknown is left to the caller's settle.
   const finished = freeFinishResults(req.finishes, recorded).map((f) =>
     f?.settle && completed.has(f.settle.jobId) ? { ...f, settle: null } : f,
   );
-  return { taken, finished, named };
+  return { taken, finished, named, completedJobs: completed };
 }
