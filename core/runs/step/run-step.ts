@@ -51,11 +51,12 @@ BEGIN
    WHERE job.name = x.queue AND job.id = x.id AND job.state = 'active';
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
-      (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
-         FROM runs r
-        WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
-        ORDER BY r.due_at, r.id
-        LIMIT p_take * ${WINDOW_PER_JOB})
+      -- The window first (the due-order index, no sort), the key of each run in it after.
+      (SELECT vigil_job_id(w.id, w.attempt + 1, w.wakes) AS id
+         FROM (SELECT r.id, r.attempt, r.wakes FROM runs r
+                WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+                ORDER BY r.due_at
+                LIMIT p_take * ${WINDOW_PER_JOB}) w)
       UNION
       -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
       -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.

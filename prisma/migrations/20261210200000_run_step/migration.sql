@@ -4,10 +4,13 @@
 
 -- core/queue/job-id.ts jobIdFor in SQL: the first 16 bytes of sha256('vigil:<run>:<attempt>:<wake>') in the UUID
 -- version 4 layout with the RFC 4122 variant (run-step.db.test.ts compares the two).
+-- One expression of immutable functions (no FROM; the text's bytes by textsend: it is ASCII), so the planner inlines
+-- it into the statement that calls it.
 CREATE OR REPLACE FUNCTION vigil_job_id(p_run uuid, p_attempt int, p_wake int) RETURNS uuid
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT encode(set_byte(set_byte(h, 6, (get_byte(h, 6) & 15) | 64), 8, (get_byte(h, 8) & 63) | 128), 'hex')::uuid
-    FROM (SELECT substring(sha256(convert_to('vigil:' || p_run || ':' || p_attempt || ':' || p_wake, 'UTF8')) FROM 1 FOR 16) AS h) x
+  SELECT encode(set_byte(set_byte(substring(sha256(textsend('vigil:' || p_run || ':' || p_attempt || ':' || p_wake)) FROM 1 FOR 16),
+                                  6, (get_byte(sha256(textsend('vigil:' || p_run || ':' || p_attempt || ':' || p_wake)), 6) & 15) | 64),
+                         8, (get_byte(sha256(textsend('vigil:' || p_run || ':' || p_attempt || ':' || p_wake)), 8) & 63) | 128), 'hex')::uuid
 $$;
 
 CREATE OR REPLACE FUNCTION vigil_run_step(p_queue text, p_handler text, p_take int, p_worker text, p_finish_ids uuid[], p_finish jsonb)
@@ -25,11 +28,12 @@ BEGIN
    WHERE job.name = x.queue AND job.id = x.id AND job.state = 'active';
   IF p_take > 0 THEN
     WITH cand AS MATERIALIZED (
-      (SELECT vigil_job_id(r.id, r.attempt + 1, r.wakes) AS id
-         FROM runs r
-        WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
-        ORDER BY r.due_at, r.id
-        LIMIT p_take * 4)
+      -- The window first (the due-order index, no sort), the key of each run in it after.
+      (SELECT vigil_job_id(w.id, w.attempt + 1, w.wakes) AS id
+         FROM (SELECT r.id, r.attempt, r.wakes FROM runs r
+                WHERE r.state = 'queued' AND r.wait_reason IS NULL AND r.due_at <= clock_timestamp() AND r.handler = p_handler
+                ORDER BY r.due_at
+                LIMIT p_take * 4) w)
       UNION
       -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
       -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.
