@@ -17,8 +17,11 @@
 // The rows locked, and their order, are the same. The decision's plan is pinned to primary-key lookups by its
 // `OFFSET 0` subqueries whichever plan is used.
 
-/** PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows). */
-export function underRunLocksSql(decision: string): string {
+/**
+ * PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows), then
+ * run `after` (PL/pgSQL statements; FOUND tells whether the decision returned a row).
+ */
+export function underRunLocksSql(decision: string, after = ""): string {
   return `
 BEGIN
   PERFORM 1 FROM schedules s
@@ -29,7 +32,12 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
-  RETURN QUERY ${decision};
+  RETURN QUERY ${decision};${
+    after
+      ? `
+  ${after}`
+      : ""
+  }
 END
 `;
 }
