@@ -10,7 +10,7 @@
 //   - a success (running → succeeded; lateness, started_at and the outcome classes unchanged): the console version,
 //     the schedule's last run (schedule_last_runs) and the fleet's run counts (fleet_run_minute_deltas). No hourly,
 //     trouble or attention change (no class is entered or left, and the late start was counted when it started).
-// The formulas are the triggers', written for the transition: core/runs/hot-statement-deltas.db.test.ts replays the
+// The formulas are the triggers', written for the transition: core/runs/read-model-deltas.db.test.ts replays the
 // same row changes through the triggers and compares every model.
 // The functions run with HOT_DELTAS_SETTING on (a SET clause of the function: restored when it returns or fails, and
 // by a rollback to a savepoint), and the two trigger functions return at once while it is on. The runs UPDATE in the

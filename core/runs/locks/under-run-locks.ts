@@ -22,6 +22,7 @@
  * run `after` (PL/pgSQL statements; FOUND tells whether the decision returned a row).
  */
 export function underRunLocksSql(decision: string, after = ""): string {
+  const then = after ? `\n  ${after}` : "";
   return `
 BEGIN
   PERFORM 1 FROM schedules s
@@ -32,12 +33,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
-  RETURN QUERY ${decision};${
-    after
-      ? `
-  ${after}`
-      : ""
-  }
+  RETURN QUERY ${decision};${then}
 END
 `;
 }
