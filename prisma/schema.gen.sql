@@ -1012,6 +1012,7 @@ CREATE OR REPLACE FUNCTION public.vigil_claim_free_runs(p_run_ids uuid[], p_args
  RETURNS SETOF jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET "vigil.hot_deltas" TO 'on'
 AS $function$
 BEGIN
   PERFORM 1 FROM schedules s
@@ -1027,7 +1028,8 @@ BEGIN
      l AS (
        -- One primary-key lookup per delivery (as in claimPlainRuns: the OFFSET keeps the plan on the key).
        SELECT r.id, r.schedule_id, r.concurrency_group, r.due_at, r.state, q.job_id,
-              CASE WHEN r.state = 'queued' AND s.overlap_policy <> 'allow' THEN r.schedule_id END AS exclusive_on
+              CASE WHEN r.state = 'queued' AND s.overlap_policy <> 'allow' THEN r.schedule_id END AS exclusive_on,
+              r.lateness_ms AS was_lateness_ms, r.started_at AS was_started_at, s.start_jitter_ms
          FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r,
               -- The schedule by key too: joined, the generic plan hashed every schedule on each call (×N at a fan-out of N).
               LATERAL (SELECT * FROM schedules WHERE schedules.id = r.schedule_id OFFSET 0) s
@@ -1045,7 +1047,8 @@ BEGIN
                AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = l.schedule_id AND a.state IN ('running', 'retrying') AND a.id <> l.id))
      ),
      c AS (
-       SELECT o.id, o.job_id FROM o LEFT JOIN concurrency_groups g ON g.name = o.concurrency_group
+       SELECT o.id, o.job_id, o.was_lateness_ms, o.was_started_at, o.start_jitter_ms
+         FROM o LEFT JOIN concurrency_groups g ON g.name = o.concurrency_group
         WHERE o.concurrency_group IS NULL OR g.name IS NULL OR (
   (SELECT count(*) FROM runs x WHERE x.concurrency_group = o.concurrency_group AND x.state = 'running') + o.grank <= g.max_running
   AND NOT EXISTS (SELECT 1 FROM runs w
@@ -1060,7 +1063,8 @@ BEGIN
          FROM c, t
         WHERE r.id = c.id
         RETURNING r.id, r.schedule_id, r.idempotency_key, r.attempt, r.handler, r.payload, r.timeout_seconds,
-                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now
+                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now,
+                  r.planned_at, r.kind, r.reruns, r.started_at, c.was_lateness_ms, c.was_started_at, c.start_jitter_ms
      ),
      a AS (INSERT INTO attempts (run_id, number, state, worker_id, started_at, heartbeat_at)
    SELECT id, attempt, 'running', p_args->>'worker', now, now FROM u),
@@ -1068,8 +1072,56 @@ BEGIN
           CASE WHEN attempt = 1 THEN 'started ' || lateness_ms || ' ms after planned'
                ELSE 'attempt ' || attempt || ' of ' || max_attempts || ' started' END,
           jsonb_build_object('jobId', job_id, 'latenessMs', lateness_ms)
-     FROM u)
-     SELECT to_jsonb(u) FROM u;
+     FROM u),
+     sd AS (
+       -- Each start's late classes before and after (lateness.ts's rule: more than 1 s and the schedule's jitter late).
+       SELECT u.schedule_id, u.planned_at, u.kind, u.reruns, u.lateness_ms, u.was_lateness_ms, u.started_at, u.was_started_at,
+              vigil_fleet_shard(u.schedule_id) AS shard,
+              coalesce(u.was_lateness_ms > u.start_jitter_ms + 1000, false) AS was_late,
+              coalesce(u.lateness_ms > u.start_jitter_ms + 1000, false) AS late
+         FROM u
+        WHERE u.lateness_ms > 1000 OR u.was_lateness_ms > 1000
+     ),
+     sh AS (
+       INSERT INTO schedule_hourly_outcomes AS h (schedule_id, hour, late, missed, hollow, failed)
+       SELECT sd.schedule_id, date_trunc('hour', sd.planned_at), sum(sd.late::int - sd.was_late::int), 0, 0, 0
+         FROM sd
+        WHERE sd.late <> sd.was_late
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+       ON CONFLICT (schedule_id, hour) DO UPDATE SET late = h.late + excluded.late
+       RETURNING h.schedule_id, h.hour, (xmax = 0) AS created
+     ),
+     shd AS (
+       -- As the trigger does: a schedule's first trouble in a new hour drops its hours older than the longest window.
+       DELETE FROM schedule_hourly_outcomes h USING sh
+        WHERE sh.created AND h.schedule_id = sh.schedule_id AND h.hour < sh.hour - interval '8 days'
+     ),
+     st AS (
+       -- Trouble counters count a late start once, and not for backfills and re-runs.
+       INSERT INTO schedule_trouble_deltas (schedule_id, missed, hollow, failed, late)
+       SELECT sd.schedule_id, 0, 0, 0, count(*)
+         FROM sd
+        WHERE sd.late AND NOT sd.was_late AND sd.kind <> 'backfill' AND sd.reruns = 0
+          AND sd.lateness_ms IS DISTINCT FROM sd.was_lateness_ms
+        GROUP BY 1
+     ),
+     sa AS (
+       -- The fleet's late starts by the minute they started: the start's old contribution out, its new one in.
+       INSERT INTO fleet_attention_minute_deltas (minute, shard, late, missed, hollow, zombie, failed)
+       SELECT a.minute, a.shard, sum(a.late)::int, 0, 0, 0, 0
+         FROM (SELECT date_trunc('minute', sd.started_at) AS minute, sd.shard, 1 AS late FROM sd WHERE sd.late AND sd.started_at IS NOT NULL
+               UNION ALL
+               SELECT date_trunc('minute', sd.was_started_at), sd.shard, -1 FROM sd WHERE sd.was_late AND sd.was_started_at IS NOT NULL) a
+        WHERE a.minute >= clock_timestamp() - interval '25 hours'
+        GROUP BY 1, 2
+       HAVING sum(a.late) <> 0
+     )
+     -- The started run as before (its columns for the deltas left out).
+     SELECT to_jsonb(u) - '{planned_at,kind,reruns,started_at,was_lateness_ms,was_started_at,start_jitter_ms}'::text[] FROM u;
+  IF FOUND THEN
+    PERFORM nextval('vigil_console_version');
+  END IF;
 END
 $function$;
 
@@ -1133,6 +1185,7 @@ CREATE OR REPLACE FUNCTION public.vigil_finish_free_runs(p_run_ids uuid[], p_arg
  RETURNS SETOF jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET "vigil.hot_deltas" TO 'on'
 AS $function$
 BEGIN
   PERFORM 1 FROM schedules s
@@ -1171,7 +1224,7 @@ BEGIN
               result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
          FROM c JOIN ua ON ua.run_id = c.id, t
         WHERE r.id = c.id
-        RETURNING r.id
+        RETURNING r.id, r.schedule_id, r.state, r.planned_at, r.kind, r.reruns, r.attempt, r.lateness_ms, r.finished_at, r.duration_ms
      ),
      e AS (
        INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)
@@ -1180,8 +1233,42 @@ BEGIN
                    (SELECT max(prev.at) FROM run_events prev
                      WHERE prev.run_id = c.id AND prev.worker_id = c.worker_id AND prev.attempt = c.attempt))
          FROM c JOIN ur ON ur.id = c.id, t
+     ),
+     sl AS (
+       INSERT INTO schedule_last_runs AS l (schedule_id, run_id, state, planned_at, finished_at, lateness_ms)
+       SELECT DISTINCT ON (ur.schedule_id) ur.schedule_id, ur.id, ur.state, ur.planned_at, ur.finished_at, ur.lateness_ms
+         FROM ur
+        WHERE ur.planned_at <= clock_timestamp()
+        ORDER BY ur.schedule_id, ur.planned_at DESC
+       ON CONFLICT (schedule_id) DO UPDATE
+         SET run_id = excluded.run_id, state = excluded.state, planned_at = excluded.planned_at, finished_at = excluded.finished_at,
+             lateness_ms = excluded.lateness_ms
+         WHERE l.planned_at <= excluded.planned_at
+     ),
+     sf AS (
+       -- The fleet's counts of finished runs by planned minute (vigil_fleet_counts, vigil_fleet_run_values): a running
+       -- run is not counted, so a success only adds its finished row.
+       SELECT g.minute, g.shard, vigil_array_sum(vigil_fleet_counts(g.state, g.n, g.retries, g.lat_k, g.gap_k, g.dur_k)) AS counts,
+              vigil_array_sum(ARRAY[g.lat, g.gap, g.dur]) AS sums
+         FROM (SELECT date_trunc('minute', ur.planned_at) AS minute, vigil_fleet_shard(ur.schedule_id) AS shard, ur.state,
+                      v.lat_k, v.gap_k, v.dur_k, count(*)::int AS n, sum(greatest(ur.attempt - 1, 0))::int AS retries,
+                      coalesce(sum(v.lat), 0) AS lat, coalesce(sum(v.gap), 0) AS gap, coalesce(sum(v.dur), 0) AS dur
+                 FROM ur
+                CROSS JOIN LATERAL vigil_fleet_run_values(ur.kind, ur.reruns, ur.lateness_ms, ur.planned_at, ur.finished_at, ur.duration_ms) v
+                -- vigil_fleet_run_upsert's condition: minutes older than the kept range are never read.
+                WHERE date_trunc('minute', ur.planned_at) >= clock_timestamp() - interval '25 hours'
+                GROUP BY 1, 2, 3, 4, 5, 6) g
+        GROUP BY 1, 2
+     ),
+     sfi AS (
+       INSERT INTO fleet_run_minute_deltas (minute, shard, c01, c02, c03, c04, c05, c06, c07, c08, c09, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39, c40, c41, c42, c43, c44, c45, c46, c47, c48, c49, c50, c51, c52, c53, c54, c55, c56, c57, s1, s2, s3)
+       SELECT sf.minute, sf.shard, sf.counts[1], sf.counts[2], sf.counts[3], sf.counts[4], sf.counts[5], sf.counts[6], sf.counts[7], sf.counts[8], sf.counts[9], sf.counts[10], sf.counts[11], sf.counts[12], sf.counts[13], sf.counts[14], sf.counts[15], sf.counts[16], sf.counts[17], sf.counts[18], sf.counts[19], sf.counts[20], sf.counts[21], sf.counts[22], sf.counts[23], sf.counts[24], sf.counts[25], sf.counts[26], sf.counts[27], sf.counts[28], sf.counts[29], sf.counts[30], sf.counts[31], sf.counts[32], sf.counts[33], sf.counts[34], sf.counts[35], sf.counts[36], sf.counts[37], sf.counts[38], sf.counts[39], sf.counts[40], sf.counts[41], sf.counts[42], sf.counts[43], sf.counts[44], sf.counts[45], sf.counts[46], sf.counts[47], sf.counts[48], sf.counts[49], sf.counts[50], sf.counts[51], sf.counts[52], sf.counts[53], sf.counts[54], sf.counts[55], sf.counts[56], sf.counts[57], sf.sums[1], sf.sums[2], sf.sums[3]
+         FROM sf
      )
-     SELECT to_jsonb(ur) FROM ur;
+     SELECT jsonb_build_object('id', ur.id) FROM ur;
+  IF FOUND THEN
+    PERFORM nextval('vigil_console_version');
+  END IF;
 END
 $function$;
 
@@ -1594,6 +1681,10 @@ CREATE OR REPLACE FUNCTION public.vigil_runs_trouble_update_rows()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
+  -- A hot statement (vigil_claim_free_runs, vigil_finish_free_runs) appended its rows' changes itself.
+  IF current_setting('vigil.hot_deltas', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO schedule_trouble_deltas (schedule_id, missed, hollow, failed, late)
   SELECT x.schedule_id, sum(x.missed), sum(x.hollow), sum(x.failed), sum(x.late)
     FROM (SELECT n.schedule_id,
@@ -1633,6 +1724,10 @@ AS $function$
 DECLARE
   f record;
 BEGIN
+  -- A hot statement (vigil_claim_free_runs, vigil_finish_free_runs) appended its rows' changes itself.
+  IF current_setting('vigil.hot_deltas', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
   SELECT coalesce(bool_or((o.state, o.started_at, o.finished_at, o.attempt, o.wait_reason, o.cancel_requested_at)
                           IS DISTINCT FROM (n.state, n.started_at, n.finished_at, n.attempt, n.wait_reason, n.cancel_requested_at)), false) AS console,
          coalesce(bool_or(c.ch AND (o.lateness_ms IS DISTINCT FROM n.lateness_ms

@@ -17,10 +17,13 @@
 // group rules exact here (claim-free-runs.db.test.ts checks it against a large fan-out).
 // A group with a start-rate limit (start-rate-limit.ts) never starts here: its starts are counted and recorded
 // under the group lock by claimRuns, so GROUP_ADMITS_SQL leaves them all to it.
+// The read models' changes of these starts are appended by the statement itself (read-model-deltas.ts), not by
+// the runs UPDATE triggers.
 import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import { underRunLocksSql } from "../locks/under-run-locks";
+import { CONSOLE_VERSION_BUMP_SQL, START_DELTAS_SQL } from "../read-model-deltas";
 import {
   attemptRowsSql,
   START_LATENESS_SQL,
@@ -47,7 +50,8 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      l AS (
        -- One primary-key lookup per delivery (as in claimPlainRuns: the OFFSET keeps the plan on the key).
        SELECT r.id, r.schedule_id, r.concurrency_group, r.due_at, r.state, q.job_id,
-              CASE WHEN r.state = 'queued' AND s.overlap_policy <> 'allow' THEN r.schedule_id END AS exclusive_on
+              CASE WHEN r.state = 'queued' AND s.overlap_policy <> 'allow' THEN r.schedule_id END AS exclusive_on,
+              r.lateness_ms AS was_lateness_ms, r.started_at AS was_started_at, s.start_jitter_ms
          FROM q, t, LATERAL (SELECT * FROM runs WHERE runs.id = q.id OFFSET 0 FOR NO KEY UPDATE SKIP LOCKED) r,
               -- The schedule by key too: joined, the generic plan hashed every schedule on each call (×N at a fan-out of N).
               LATERAL (SELECT * FROM schedules WHERE schedules.id = r.schedule_id OFFSET 0) s
@@ -65,7 +69,8 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
                AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.schedule_id = l.schedule_id AND a.state IN ('running', 'retrying') AND a.id <> l.id))
      ),
      c AS (
-       SELECT o.id, o.job_id FROM o LEFT JOIN concurrency_groups g ON g.name = o.concurrency_group
+       SELECT o.id, o.job_id, o.was_lateness_ms, o.was_started_at, o.start_jitter_ms
+         FROM o LEFT JOIN concurrency_groups g ON g.name = o.concurrency_group
         WHERE o.concurrency_group IS NULL OR g.name IS NULL OR ${GROUP_ADMITS_SQL}
      ),
      u AS (
@@ -75,14 +80,17 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
          FROM c, t
         WHERE r.id = c.id
         RETURNING r.id, r.schedule_id, r.idempotency_key, r.attempt, r.handler, r.payload, r.timeout_seconds,
-                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now
+                  r.grace_seconds, r.max_attempts, r.lateness_ms, c.job_id, t.now,
+                  r.planned_at, r.kind, r.reruns, r.started_at, c.was_lateness_ms, c.was_started_at, c.start_jitter_ms
      ),
      a AS (${attemptRowsSql("u", "p_args->>'worker'")}),
-     e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "p_args->>'worker'")})
-     SELECT to_jsonb(u) FROM u`;
+     e AS (INSERT INTO run_events (run_id, type, attempt, worker_id, message, data) ${startedEventsSql("u", "p_args->>'worker'")}),
+     ${START_DELTAS_SQL}
+     -- The started run as before (its columns for the deltas left out).
+     SELECT to_jsonb(u) - '{planned_at,kind,reruns,started_at,was_lateness_ms,was_started_at,start_jitter_ms}'::text[] FROM u`;
 
-/** The body of vigil_claim_free_runs (migrations 20261202600000, 20261204500000, 20261205200000; claim-free-runs.db.test.ts keeps them equal). */
-export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL);
+/** The body of vigil_claim_free_runs (its newest migration: 20261210100000; claim-free-runs.db.test.ts keeps them equal). */
+export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL);
 
 /**
  * Starts, in one statement (one round trip, its own transaction), the deliveries whose runs are free to start

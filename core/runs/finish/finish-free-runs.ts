@@ -7,9 +7,12 @@
 // transaction. So a claim deciding to wait and a finish freeing the slot cannot miss each other, as before.
 // Also left to finishRuns: failures, timeouts, cancels (retries, events), hollow results, pending stage events,
 // attempts no longer this worker's, and runs another transaction holds.
+// The read models' changes of these successes are appended by the statement itself (read-model-deltas.ts), not by
+// the runs UPDATE triggers.
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
 import { underRunLocksSql } from "../locks/under-run-locks";
+import { CONSOLE_VERSION_BUMP_SQL, SUCCESS_DELTAS_SQL } from "../read-model-deltas";
 import { finishMessage, succeededWritesSql, type FinishRequest, type FinishResult } from "./finish-run";
 
 const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
@@ -27,11 +30,12 @@ const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
                OR NOT EXISTS (SELECT 1 FROM runs w
                                WHERE w.concurrency_group = r.concurrency_group AND w.state = 'queued' AND w.wait_reason = 'concurrency'))
      ),
-     ${succeededWritesSql()}
-     SELECT to_jsonb(ur) FROM ur`;
+     ${succeededWritesSql()},
+     ${SUCCESS_DELTAS_SQL}
+     SELECT jsonb_build_object('id', ur.id) FROM ur`;
 
-/** The body of vigil_finish_free_runs (migrations 20261202600000, 20261204500000; claim-free-runs.db.test.ts keeps them equal). */
-export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL);
+/** The body of vigil_finish_free_runs (its newest migration: 20261210100000; claim-free-runs.db.test.ts keeps them equal). */
+export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL);
 
 /**
  * Records, in one statement (its own transaction), the successes nothing else depends on; returns, in request

@@ -71,6 +71,7 @@ export const attemptFinishedAtSql = (endedAgoMs: string) =>
 /**
  * The writes of a plain success, as CTEs over `c` (the runs to finish: id, attempt, worker_id, ended_ago_ms,
  * duration_ms, records, result, message, data) and `t` (now): the attempt, the run and its 'finished' event.
+ * `ur` returns the run's columns its read-model deltas need (read-model-deltas.ts successDeltasSql).
  * Used by the one-round-trip vigil_finish_free_runs (finish-free-runs.ts).
  */
 export const succeededWritesSql = () => `ua AS (
@@ -86,7 +87,7 @@ export const succeededWritesSql = () => `ua AS (
               result = coalesce(c.result, r.result), error = NULL, updated_at = t.now
          FROM c JOIN ua ON ua.run_id = c.id, t
         WHERE r.id = c.id
-        RETURNING r.id
+        RETURNING r.id, r.schedule_id, r.state, r.planned_at, r.kind, r.reruns, r.attempt, r.lateness_ms, r.finished_at, r.duration_ms
      ),
      e AS (
        INSERT INTO run_events (run_id, type, attempt, worker_id, message, data, at)

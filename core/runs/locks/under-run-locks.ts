@@ -17,12 +17,16 @@
 // The rows locked, and their order, are the same. The decision's plan is pinned to primary-key lookups by its
 // `OFFSET 0` subqueries whichever plan is used.
 
-/** PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows). */
-export function underRunLocksSql(decision: string): string {
+/**
+ * PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows), then
+ * run `after` (PL/pgSQL statements; FOUND tells whether the decision returned a row).
+ */
+export function underRunLocksSql(decision: string, after = ""): string {
+  const then = after ? `\n  ${after}` : "";
   return `
 BEGIN
 ${runLocksSql("p_run_ids")}
-  RETURN QUERY ${decision};
+  RETURN QUERY ${decision};${then}
 END
 `;
 }
