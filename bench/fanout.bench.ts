@@ -55,7 +55,7 @@ export interface Drain {
   /** CPU seconds (of one core) per 1,000 runs over the measured window: the PostgreSQL server's and the worker processes'. */
   cpu?: { postgres: number; workers: number };
   /** Statements and commits per run (job) over the window, whole database. */
-  perRun?: { statements: number; commits: number };
+  perRun?: { statements: number; clientStatements: number; commits: number };
   /** Vigil: runs started per call of the one-statement claim. */
   runsPerBatch?: number;
   /** Vigil: index entries and HOT updates of `runs` per run, from the WAL. */
@@ -94,7 +94,9 @@ async function postmasterPid(adminUrl: string): Promise<number> {
 const line = (d: Drain) =>
   `last start ${Math.round(d.lastStartMs)} ms after due, lateness p50 ${Math.round(d.p50)} ms, p99 ${Math.round(d.p99)} ms, ${Math.round(d.perSecond)}/s` +
   (d.cpu ? `; CPU per 1,000 runs: PostgreSQL ${d.cpu.postgres.toFixed(2)} s, workers ${d.cpu.workers.toFixed(2)} s` : "") +
-  (d.perRun ? `; ${d.perRun.statements.toFixed(2)} statements, ${d.perRun.commits.toFixed(2)} commits per run` : "") +
+  (d.perRun
+    ? `; ${d.perRun.statements.toFixed(2)} statements (${d.perRun.clientStatements.toFixed(2)} from clients), ${d.perRun.commits.toFixed(2)} commits per run`
+    : "") +
   (d.runsPerBatch ? `; ${d.runsPerBatch.toFixed(1)} runs per claim` : "") +
   (d.runsWrites
     ? `; runs: ${d.runsWrites.indexInserts.toFixed(1)} index entries, ${d.runsWrites.updates.toFixed(2)} updates (${d.runsWrites.hotUpdates.toFixed(2)} HOT) per run`
@@ -406,7 +408,11 @@ export default async function fanoutBench(): Promise<void> {
           perRun:
             m((d) => d.perRun?.statements) === undefined
               ? undefined
-              : { statements: m((d) => d.perRun?.statements)!, commits: m((d) => d.perRun?.commits)! },
+              : {
+                  statements: m((d) => d.perRun?.statements)!,
+                  clientStatements: m((d) => d.perRun?.clientStatements)!,
+                  commits: m((d) => d.perRun?.commits)!,
+                },
           runsPerBatch: m((d) => d.runsPerBatch),
           runsWrites:
             m((d) => d.runsWrites?.indexInserts) === undefined

@@ -13,7 +13,8 @@ export const PROFILE_SETTINGS = {
 export interface ProfileReport {
   /** Lines describing the window, per `per` units of work (runs, jobs). */
   lines: string[];
-  perRun: { statements: number; commits: number };
+  /** statements: all, those run inside functions and triggers too; clientStatements: those sent by clients (round trips). */
+  perRun: { statements: number; clientStatements: number; commits: number };
   /** Rows per call of the statements whose text matches `query` (e.g. runs per claim batch); undefined if none ran. */
   rowsPerCall(query: RegExp): number | undefined;
   /** What the window wrote to `runs`, per unit (when asked for and pg_walinspect is there). */
@@ -40,16 +41,19 @@ export async function startProfile(pool: pg.Pool, opts: { runsWrites?: boolean }
     async report(per, top = 12) {
       const c1 = await commits();
       const { rows } = await pool.query(
-        `SELECT calls::float8 AS calls, total_exec_time::float8 AS ms, rows::float8 AS rows, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+        `SELECT calls::float8 AS calls, total_exec_time::float8 AS ms, rows::float8 AS rows, toplevel, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
            FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             AND query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%pg_stat_database%'
           ORDER BY calls DESC`,
       );
       const calls = rows.reduce((n, r) => n + r.calls, 0);
-      const ms = rows.reduce((n, r) => n + r.ms, 0);
+      // A top-level statement's time includes the statements it runs (functions, triggers): summed at the top only.
+      const topRows = rows.filter((r) => r.toplevel);
+      const topCalls = topRows.reduce((n, r) => n + r.calls, 0);
+      const ms = topRows.reduce((n, r) => n + r.ms, 0);
       const lines = [
-        `statements ${(calls / per).toFixed(2)} per run, commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
+        `statements ${(calls / per).toFixed(2)} per run (${(topCalls / per).toFixed(2)} sent by clients, the rest run inside functions and triggers), commits ${((c1 - c0) / per).toFixed(2)} per run, execution ${(ms / per).toFixed(2)} ms per run (whole database, all processes)`,
       ];
       const row = (r: { calls: number; ms: number; rows: number; q: string }) =>
         `  ${(r.calls / per).toFixed(3).padStart(7)}/run ${(r.ms / r.calls).toFixed(2).padStart(7)} ms/call ${(r.ms / per).toFixed(3).padStart(7)} ms/run ${(r.rows / r.calls).toFixed(1).padStart(6)} rows/call  ${r.q}`;
@@ -61,7 +65,7 @@ export async function startProfile(pool: pg.Pool, opts: { runsWrites?: boolean }
       if (writes) lines.push(...writes.lines);
       return {
         lines,
-        perRun: { statements: calls / per, commits: (c1 - c0) / per },
+        perRun: { statements: calls / per, clientStatements: topCalls / per, commits: (c1 - c0) / per },
         rowsPerCall(query) {
           const hit = rows.filter((r) => query.test(r.q));
           const n = hit.reduce((k, r) => k + r.calls, 0);
