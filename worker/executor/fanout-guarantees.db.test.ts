@@ -2,6 +2,7 @@
 // (claim-free-runs.ts, finish-free-runs.ts) and the locked ones they hand over to: thousands of runs due at the
 // same instant must keep every guarantee exact — no two attempts of a 'skip' schedule alive at once, no group
 // above its limit, a second delivery of a job never runs the handler again, and every run ends in one outcome.
+// While the queues are backed up, the batches go through the one-statement step (core/runs/step/run-step.ts).
 // 2,000 runs by default so the suite stays quick on a shared 2-core machine; VIGIL_FANOUT_TEST_RUNS=10000 runs the
 // fan-out benchmark's full 10,000 (passed in 82 s on this machine at load ~5).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +25,8 @@ const workers: TestWorker[] = [];
 
 beforeAll(async () => {
   pool = testPool(db.url, 4);
+  // Counted per function (pg_stat_user_functions), so the test can tell that the backlog went through the step.
+  await pool.query(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_functions = %L', current_database(), 'pl'); END $$`);
   boss = await startTestBoss(db.url);
   for (let i = 0; i < 2; i++) workers.push(startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "8" }));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));
@@ -174,5 +177,14 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
     expect(suppressed.length).toBe(duplicated.length);
     expect(new Set(suppressed.map((s) => s.run_id))).toEqual(new Set(duplicated.map((r) => r.id)));
     expect(suppressed.every((s) => s.n === 1)).toBe(true);
+    // The backlog's batches went through the one-statement step (core/runs/step/run-step.ts), not only the idle path.
+    await waitFor(
+      "the workers' steps to be counted",
+      async () =>
+        Number(
+          (await pool.query(`SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'vigil_run_step'`)).rows[0].n,
+        ) > 0,
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
   }, 900_000);
 });
