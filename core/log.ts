@@ -35,7 +35,12 @@ export interface RunLogFields {
  * when the base logger does not already carry it (pino would print the key twice).
  */
 export function runLogger(base: pino.Logger, run: RunLogFields): pino.Logger {
+  return base.child(runLogBindings(base, run));
+}
+
+/** The fields runLogger binds, for a single line about a run that need not make a child logger. */
+export function runLogBindings(base: pino.Logger, run: RunLogFields): Record<string, unknown> {
   const fields: Record<string, unknown> = { runId: run.runId, scheduleId: run.scheduleId, attempt: run.attempt };
   if (run.workerId && base.bindings().workerId === undefined) fields.workerId = run.workerId;
-  return base.child(fields);
+  return fields;
 }
