@@ -14,7 +14,9 @@
 // `npm run bench -- fanout` (BENCH_FANOUT_N=1000,10000 by default; BENCH_FANOUT_SYSTEMS=vigil,graphile,graphile-batched,boss;
 // BENCH_FANOUT_EXPLAIN=true prints EXPLAIN (ANALYZE, BUFFERS) of the claim and outcome statements in each N's first
 // round; BENCH_FANOUT_CPU_PROFILE=true runs Vigil's workers under `node --cpu-prof` in each N's last round and prints
-// the profile's top functions by self time — that round's figures then carry the profiler's overhead).
+// the profile of the measured window: busy time of main and executor threads, its split by origin (Vigil, each
+// dependency, Node, native) and the top functions by self time — that round's figures then carry the profiler's
+// overhead; BENCH_FANOUT_SYSTEMS=vigil runs Vigil alone, to iterate on its profile faster).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,7 +31,7 @@ import { runBenchWhenMain } from "./lib/main";
 import { GRAPHILE_BATCHING, graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
 import { explainHotPath } from "./lib/explain-hot-path";
-import { cpuProfileTop } from "./lib/cpu-profile-top";
+import { cpuProfileTop, profileClockUs } from "./lib/cpu-profile-top";
 import { rawBossWorkerMain } from "./lib/raw-boss";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 
@@ -116,8 +118,8 @@ export async function vigilFanout(
   const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const profDir = cpuProf ? fs.mkdtempSync(path.join(os.tmpdir(), "vigil-fanout-cpuprof-")) : null;
-  const spawnedAt = Date.now();
-  let dueAt = spawnedAt;
+  // The profiled window, on the profiles' own clock: the due second until every run ended (as the CPU meter's).
+  const profWindow = { fromUs: Infinity, toUs: Infinity };
   const workers = await startWarmWorkers(url, WORKERS, {
     VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY),
     ...(profDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {}),
@@ -129,7 +131,6 @@ export async function vigilFanout(
     const leadS = 12 + Math.ceil(n / 1000);
     const { rows: t } = await pool.query(`SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`, [leadS]);
     const at: Date = t[0].at;
-    dueAt = at.getTime();
     if (grouped) {
       await pool.query(`INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`, [n]);
     }
@@ -155,6 +156,7 @@ export async function vigilFanout(
     while (!(await enqueued()) && (await dbNow(pool)).getTime() < at.getTime() - 200) await new Promise((r) => setTimeout(r, 100));
     const profile = await startProfile(pool);
     await untilDbTime(pool, at);
+    profWindow.fromUs = profileClockUs();
     const cpu = postgresPid
       ? cpuMeter(
           postgresPid,
@@ -170,6 +172,7 @@ export async function vigilFanout(
       },
       { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
     );
+    profWindow.toUs = profileClockUs();
     const used = cpu?.();
     const { rows } = await pool.query(
       `SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS ok, count(*) FILTER (WHERE enqueued_at > planned_at)::int AS enqueued_late,
@@ -203,8 +206,8 @@ export async function vigilFanout(
     await pool.end();
     await dropDatabase(adminUrl, url).catch(() => undefined);
     if (profDir) {
-      // Written as the processes exit; samples from (about) the due second on: start-up and the wait are skipped.
-      for (const l of cpuProfileTop(profDir, { skipMs: dueAt - spawnedAt })) say(`  ${l}`);
+      // Written as the processes exit; only the samples of the measured window count (not start-up, nor shut-down).
+      for (const l of cpuProfileTop(profDir, { window: profWindow, runs: n })) say(`  ${l}`);
       fs.rmSync(profDir, { recursive: true, force: true });
     }
   }
