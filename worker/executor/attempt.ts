@@ -16,7 +16,7 @@ import type { RunLogWriter } from "./run-log-writer";
 import { MAX_LINES_PER_RUN } from "./output-budget";
 import { StageRecorder } from "./stage-recorder";
 import { traceHop } from "../lib/latency-trace";
-import { findSecretRefs } from "../../core/secrets/secret-refs";
+import { hasSecretRefs } from "../../core/secrets/secret-refs";
 import { SecretNotAllowedError, resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
 import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
 
@@ -112,7 +112,7 @@ export class Attempt {
     this.thread.attach((e) => this.onThreadEvent(e));
     this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
     this.memoryTimer = setInterval(() => void this.checkMemory(), MEMORY_CHECK_MS);
-    if (findSecretRefs(this.run.payload).length === 0) return this.postRun(this.run.payload);
+    if (!hasSecretRefs(this.run.payload)) return this.postRun(this.run.payload);
     // Secrets are resolved here, in the worker's main thread, and only the thread sees their values.
     resolvePayloadSecrets(this.deps.pool, this.run.payload, this.run).then(
       (r) => {
