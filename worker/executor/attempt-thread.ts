@@ -133,6 +133,7 @@ async function runAttempt(task: AttemptTask): Promise<void> {
     outcome = { type: "done", ok: false, error: describeThrown(err, redact), permanent: false };
   } finally {
     ended = true;
+    // (TypeScript cannot see that useRunDb may have set it.)
     (runDb as RunDb | null)?.close();
     controller = null;
     inRun = false;
