@@ -23,21 +23,12 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import {
-  cloneTemplate,
-  dropDatabase,
-  startTestPostgres,
-} from "../test/postgres-for-tests";
+import { cloneTemplate, dropDatabase, startTestPostgres } from "../test/postgres-for-tests";
 import { waitFor } from "../test/wait-for";
 import { percentile } from "./lib/stats";
 import { startWarmWorkers } from "./lib/workers";
 import { runBenchWhenMain } from "./lib/main";
-import {
-  GRAPHILE_BATCHING,
-  graphileWorkerMain,
-  migrateGraphile,
-  startGraphileProcess,
-} from "./lib/graphile";
+import { GRAPHILE_BATCHING, graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
 import { explainHotPath } from "./lib/explain-hot-path";
 import { cpuProfileTop, profileClockUs } from "./lib/cpu-profile-top";
@@ -77,11 +68,7 @@ export interface Drain {
  * CPU seconds of the server and of the worker processes from now (the due instant) until the returned function is
  * called (all ended), per 1,000 runs. On a shared machine the drain times move with the load; the CPU a system needs per run moves much less.
  */
-function cpuMeter(
-  postgresPid: number,
-  workerPids: number[],
-  n: number,
-): () => { postgres: number; workers: number } {
+function cpuMeter(postgresPid: number, workerPids: number[], n: number): () => { postgres: number; workers: number } {
   const pg0 = treeCpuSeconds([postgresPid]);
   const w0 = treeCpuSeconds(workerPids);
   return () => ({
@@ -100,9 +87,7 @@ async function postmasterPid(adminUrl: string): Promise<number> {
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();
   try {
-    const { rows } = await c.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`,
-    );
+    const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`);
     const pid = parentPid(rows[0]!.pid);
     if (!pid) throw new Error("could not find the postmaster");
     return pid;
@@ -113,12 +98,8 @@ async function postmasterPid(adminUrl: string): Promise<number> {
 
 const line = (d: Drain) =>
   `last start ${Math.round(d.lastStartMs)} ms after due, lateness p50 ${Math.round(d.p50)} ms, p99 ${Math.round(d.p99)} ms, ${Math.round(d.perSecond)}/s` +
-  (d.cpu
-    ? `; CPU per 1,000 runs: PostgreSQL ${d.cpu.postgres.toFixed(2)} s, workers ${d.cpu.workers.toFixed(2)} s`
-    : "") +
-  (d.perRun
-    ? `; ${d.perRun.statements.toFixed(2)} statements, ${d.perRun.commits.toFixed(2)} commits per run`
-    : "") +
+  (d.cpu ? `; CPU per 1,000 runs: PostgreSQL ${d.cpu.postgres.toFixed(2)} s, workers ${d.cpu.workers.toFixed(2)} s` : "") +
+  (d.perRun ? `; ${d.perRun.statements.toFixed(2)} statements, ${d.perRun.commits.toFixed(2)} commits per run` : "") +
   (d.runsPerBatch ? `; ${d.runsPerBatch.toFixed(1)} runs per claim` : "") +
   (d.runsWrites
     ? `; runs: ${d.runsWrites.indexInserts.toFixed(1)} index entries, ${d.runsWrites.updates.toFixed(2)} updates (${d.runsWrites.hotUpdates.toFixed(2)} HOT) per run`
@@ -128,22 +109,19 @@ async function dbNow(pool: pg.Pool): Promise<Date> {
   return (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
 }
 
-/** The workers' warnings and errors so far, by message (a thread replaced or a run stopped mid-bench shows here). */
-function workerWarnings(logs: string[]): string[] {
+/** The workers' warnings and errors since sinceMs, by message (a thread replaced or a run stopped mid-bench shows here). */
+function workerWarnings(logs: string[], sinceMs: number): string[] {
   const byMsg = new Map<string, number>();
   for (const l of logs) {
     if (!l.startsWith("{")) continue;
     try {
-      const j = JSON.parse(l) as { level?: number; msg?: string };
-      if ((j.level ?? 0) >= 40)
-        byMsg.set(String(j.msg), (byMsg.get(String(j.msg)) ?? 0) + 1);
+      const j = JSON.parse(l) as { level?: number; msg?: string; time?: number };
+      if ((j.level ?? 0) >= 40 && (j.time ?? 0) >= sinceMs) byMsg.set(String(j.msg), (byMsg.get(String(j.msg)) ?? 0) + 1);
     } catch {
       // not a log line
     }
   }
-  return [...byMsg].map(
-    ([msg, k]) => `note: the workers logged ${k} × "${msg}"`,
-  );
+  return [...byMsg].map(([msg, k]) => `note: the workers logged ${k} × "${msg}"`);
 }
 
 /** Vigil: N once-schedules due at one second, planned and enqueued by the workers' planners. */
@@ -157,17 +135,14 @@ export async function vigilFanout(
 ): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 3 });
-  const profDir = cpuProf
-    ? fs.mkdtempSync(path.join(os.tmpdir(), "vigil-fanout-cpuprof-"))
-    : null;
+  const profDir = cpuProf ? fs.mkdtempSync(path.join(os.tmpdir(), "vigil-fanout-cpuprof-")) : null;
   // The profiled window, on the profiles' own clock: the due second until every run ended (as the CPU meter's).
   const profWindow = { fromUs: Infinity, toUs: Infinity };
   const workers = await startWarmWorkers(url, WORKERS, {
     VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY),
     ...(profDir
       ? {
-          NODE_OPTIONS:
-            `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim(),
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim(),
         }
       : {}),
   });
@@ -176,16 +151,10 @@ export async function vigilFanout(
     // later than the default minute, and would then be (rightly) missed instead of measured.
     // Lead time: planning, then enqueueing (from 10 s before due) must be over before the second comes.
     const leadS = 12 + Math.ceil(n / 1000);
-    const { rows: t } = await pool.query(
-      `SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`,
-      [leadS],
-    );
+    const { rows: t } = await pool.query(`SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`, [leadS]);
     const at: Date = t[0].at;
     if (grouped) {
-      await pool.query(
-        `INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`,
-        [n],
-      );
+      await pool.query(`INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`, [n]);
     }
     await pool.query(
       `INSERT INTO schedules (name, handler, trigger, overlap_policy, concurrency_group, starting_deadline_seconds)
@@ -198,29 +167,15 @@ export async function vigilFanout(
       // Enqueued (a pg-boss job each, state 'queued') from 10 s before the due second: explained on those rows.
       await waitFor(
         "the fan-out's runs to be enqueued",
-        async () =>
-          (
-            await pool.query(
-              `SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`,
-            )
-          ).rows[0].n >= Math.min(n, CONCURRENCY),
+        async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`)).rows[0].n >= Math.min(n, CONCURRENCY),
         { timeoutMs: 120_000, intervalMs: 100 },
       );
       for (const l of await explainHotPath(url, CONCURRENCY)) say(`  ${l}`);
     }
     // The profiled window, as for the baselines (whose jobs are all added before it), starts once every run has
     // its job: planning and enqueueing (from 10 s before the due second) stay outside it, whichever round it is.
-    const enqueued = async () =>
-      (
-        await pool.query(
-          `SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`,
-        )
-      ).rows[0].n >= n;
-    while (
-      !(await enqueued()) &&
-      (await dbNow(pool)).getTime() < at.getTime() - 200
-    )
-      await new Promise((r) => setTimeout(r, 100));
+    const enqueued = async () => (await pool.query(`SELECT count(*)::int AS n FROM runs WHERE state = 'queued'`)).rows[0].n >= n;
+    while (!(await enqueued()) && (await dbNow(pool)).getTime() < at.getTime() - 200) await new Promise((r) => setTimeout(r, 100));
     const profile = await startProfile(pool);
     await untilDbTime(pool, at);
     profWindow.fromUs = profileClockUs();
@@ -234,9 +189,7 @@ export async function vigilFanout(
     await waitFor(
       "every fan-out run to end",
       async () => {
-        const { rows } = await pool.query(
-          `SELECT count(*)::int AS n, count(finished_at)::int AS done FROM runs`,
-        );
+        const { rows } = await pool.query(`SELECT count(*)::int AS n, count(finished_at)::int AS done FROM runs`);
         return rows[0].n === n && rows[0].done === n;
       },
       { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
@@ -254,18 +207,14 @@ export async function vigilFanout(
     );
     const r = rows[0];
     if (r.ok !== n) {
-      const { rows: st } = await pool.query(
-        `SELECT state, count(*)::int AS n FROM runs GROUP BY state`,
-      );
-      throw new Error(
-        `only ${r.ok} of ${n} fan-out runs succeeded: ${st.map((x) => `${x.state} ${x.n}`).join(", ")}`,
-      );
+      const { rows: st } = await pool.query(`SELECT state, count(*)::int AS n FROM runs GROUP BY state`);
+      throw new Error(`only ${r.ok} of ${n} fan-out runs succeeded: ${st.map((x) => `${x.state} ${x.n}`).join(", ")}`);
     }
-    if (r.enqueued_late > 0)
-      say(
-        `  note: ${r.enqueued_late} runs were enqueued after their due second (planning was still going on)`,
-      );
-    for (const l of workerWarnings(workers.flatMap((w) => w.logs)))
+    if (r.enqueued_late > 0) say(`  note: ${r.enqueued_late} runs were enqueued after their due second (planning was still going on)`);
+    for (const l of workerWarnings(
+      workers.flatMap((w) => w.logs),
+      at.getTime(),
+    ))
       say(`  ${l}`);
     const prof = await profile?.report(n);
     for (const l of prof?.lines ?? []) say(`  ${l}`);
@@ -285,8 +234,7 @@ export async function vigilFanout(
     await dropDatabase(adminUrl, url).catch(() => undefined);
     if (profDir) {
       // Written as the processes exit; only the samples of the measured window count (not start-up, nor shut-down).
-      for (const l of cpuProfileTop(profDir, { window: profWindow, runs: n }))
-        say(`  ${l}`);
+      for (const l of cpuProfileTop(profDir, { window: profWindow, runs: n })) say(`  ${l}`);
       fs.rmSync(profDir, { recursive: true, force: true });
     }
   }
@@ -319,9 +267,7 @@ export async function graphileFanout(
       logger: new Logger(() => () => {}),
     });
     const leadS = 3 + Math.ceil(n / 2000);
-    const at = new Date(
-      Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + leadS * 1000,
-    );
+    const at = new Date(Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + leadS * 1000);
     for (let i = 0; i < n; i += 1000) {
       await utils.addJobs(
         Array.from({ length: Math.min(1000, n - i) }, () => ({
@@ -332,10 +278,7 @@ export async function graphileFanout(
       );
     }
     await utils.release();
-    if ((await dbNow(pool)).getTime() > at.getTime())
-      throw new Error(
-        "adding the graphile-worker jobs took longer than the lead time",
-      );
+    if ((await dbNow(pool)).getTime() > at.getTime()) throw new Error("adding the graphile-worker jobs took longer than the lead time");
     const profile = await startProfile(pool, { runsWrites: false });
     await untilDbTime(pool, at);
     const cpu = postgresPid
@@ -345,24 +288,15 @@ export async function graphileFanout(
           n,
         )
       : null;
-    await waitFor(
-      "graphile-worker to start every job",
-      () => procs.reduce((k, p) => k + p.starts.length, 0) >= n,
-      {
-        timeoutMs: 600_000,
-        intervalMs: 50,
-      },
-    );
+    await waitFor("graphile-worker to start every job", () => procs.reduce((k, p) => k + p.starts.length, 0) >= n, {
+      timeoutMs: 600_000,
+      intervalMs: 50,
+    });
     const used = cpu?.();
     // Its no-op ends at once, but the completions (batched or not) are part of its cost: the profile waits for them.
     await waitFor(
       "graphile-worker to complete every job",
-      async () =>
-        (
-          await pool.query(
-            `SELECT count(*)::int AS n FROM graphile_worker._private_jobs`,
-          )
-        ).rows[0].n === 0,
+      async () => (await pool.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs`)).rows[0].n === 0,
       { timeoutMs: 120_000, intervalMs: DONE_POLL_MS },
     );
     const prof = await profile?.report(n);
@@ -384,12 +318,7 @@ export async function graphileFanout(
 }
 
 /** Raw pg-boss: N no-op jobs with start_after at one instant, one job per handler call. */
-export async function bossFanout(
-  adminUrl: string,
-  n: number,
-  benchFile: string,
-  postgresPid?: number,
-): Promise<Drain> {
+export async function bossFanout(adminUrl: string, n: number, benchFile: string, postgresPid?: number): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_boss_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const boss = new PgBoss({
@@ -403,22 +332,11 @@ export async function bossFanout(
   await boss.start();
   await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 });
   const procs = Array.from({ length: WORKERS }, () =>
-    spawn(
-      process.execPath,
-      ["--import", "tsx", benchFile, "--raw-worker", `boss|${url}`],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    ),
+    spawn(process.execPath, ["--import", "tsx", benchFile, "--raw-worker", `boss|${url}`], { stdio: ["ignore", "pipe", "inherit"] }),
   );
   try {
-    await Promise.all(
-      procs.map(
-        (p) => new Promise<void>((res) => p.stdout!.once("data", () => res())),
-      ),
-    );
-    const at = new Date(
-      Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 +
-        (3 + Math.ceil(n / 2000)) * 1000,
-    );
+    await Promise.all(procs.map((p) => new Promise<void>((res) => p.stdout!.once("data", () => res()))));
+    const at = new Date(Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + (3 + Math.ceil(n / 2000)) * 1000);
     for (let i = 0; i < n; i += 500) {
       await boss.insert(
         RAW_QUEUE,
@@ -440,12 +358,8 @@ export async function bossFanout(
     await waitFor(
       "pg-boss to complete every job",
       async () =>
-        (
-          await pool.query(
-            `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`,
-            [RAW_QUEUE],
-          )
-        ).rows[0].n === 0,
+        (await pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'`, [RAW_QUEUE])).rows[0].n ===
+        0,
       { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
     );
     const used = cpu?.();
@@ -469,14 +383,7 @@ export async function bossFanout(
     };
   } finally {
     for (const p of procs) p.kill("SIGTERM");
-    await Promise.all(
-      procs.map(
-        (p) =>
-          new Promise((r) =>
-            p.exitCode !== null ? r(null) : p.once("exit", r),
-          ),
-      ),
-    );
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))));
     await boss.stop({ graceful: false, close: true });
     await pool.end();
     await dropDatabase(adminUrl, url).catch(() => undefined);
@@ -485,8 +392,7 @@ export async function bossFanout(
 
 export async function helperMain(arg: string): Promise<void> {
   if (arg.startsWith("graphile|")) return graphileWorkerMain(arg);
-  if (arg.startsWith("boss|"))
-    return rawBossWorkerMain(arg.slice("boss|".length), RAW_QUEUE, CONCURRENCY);
+  if (arg.startsWith("boss|")) return rawBossWorkerMain(arg.slice("boss|".length), RAW_QUEUE, CONCURRENCY);
   throw new Error(`unknown helper ${arg}`);
 }
 
@@ -506,14 +412,8 @@ const load = () =>
 const median = (xs: number[]) => percentile(xs, 50);
 
 export default async function fanoutBench(): Promise<void> {
-  const ns = (process.env.BENCH_FANOUT_N ?? "1000,10000")
-    .split(",")
-    .map(Number);
-  const order = (
-    process.env.BENCH_FANOUT_SYSTEMS ?? "vigil,graphile,graphile-batched,boss"
-  )
-    .split(",")
-    .filter((x) => SYSTEM_NAMES[x]);
+  const ns = (process.env.BENCH_FANOUT_N ?? "1000,10000").split(",").map(Number);
+  const order = (process.env.BENCH_FANOUT_SYSTEMS ?? "vigil,graphile,graphile-batched,boss").split(",").filter((x) => SYSTEM_NAMES[x]);
   const rounds = Number(process.env.BENCH_FANOUT_ROUNDS ?? 3);
   const grouped = process.env.BENCH_FANOUT_GROUPED === "true";
   const explain = process.env.BENCH_FANOUT_EXPLAIN === "true";
@@ -527,9 +427,7 @@ export default async function fanoutBench(): Promise<void> {
     const pgPid = await postmasterPid(server.adminUrl);
     say(`machine: ${os.cpus().length} cores, load ${load()}`);
     for (const n of ns) {
-      const got: Record<string, Drain[]> = Object.fromEntries(
-        order.map((k) => [k, []]),
-      );
+      const got: Record<string, Drain[]> = Object.fromEntries(order.map((k) => [k, []]));
       for (let round = 0; round < rounds; round++) {
         say(`N=${n} round ${round + 1} of ${rounds}, load ${load()}`);
         // Rotated each round: no system always runs first (or right after the most expensive one).
@@ -537,23 +435,12 @@ export default async function fanoutBench(): Promise<void> {
         for (const sys of systems) {
           let d: Drain;
           if (sys === "vigil")
-            d = await vigilFanout(
-              server.adminUrl,
-              n,
-              grouped,
-              pgPid,
-              explain && round === 0,
-              cpuProf && round === rounds - 1,
-            );
-          else if (sys === "graphile")
-            d = await graphileFanout(server.adminUrl, n, file, pgPid);
-          else if (sys === "graphile-batched")
-            d = await graphileFanout(server.adminUrl, n, file, pgPid, true);
+            d = await vigilFanout(server.adminUrl, n, grouped, pgPid, explain && round === 0, cpuProf && round === rounds - 1);
+          else if (sys === "graphile") d = await graphileFanout(server.adminUrl, n, file, pgPid);
+          else if (sys === "graphile-batched") d = await graphileFanout(server.adminUrl, n, file, pgPid, true);
           else d = await bossFanout(server.adminUrl, n, file, pgPid);
           got[sys]!.push(d);
-          say(
-            `N=${n} ${SYSTEM_NAMES[sys]}${sys === "vigil" && grouped ? " (10 groups)" : ""}: ${line(d)}`,
-          );
+          say(`N=${n} ${SYSTEM_NAMES[sys]}${sys === "vigil" && grouped ? " (10 groups)" : ""}: ${line(d)}`);
         }
         const v = got.vigil?.[round];
         for (const base of order.filter((x) => x !== "vigil")) {
@@ -577,10 +464,7 @@ export default async function fanoutBench(): Promise<void> {
           p50: m((d) => d.p50)!,
           p99: m((d) => d.p99)!,
           perSecond: m((d) => d.perSecond)!,
-          cpu:
-            cpu === undefined
-              ? undefined
-              : { postgres: cpu, workers: m((d) => d.cpu?.workers)! },
+          cpu: cpu === undefined ? undefined : { postgres: cpu, workers: m((d) => d.cpu?.workers)! },
           perRun:
             m((d) => d.perRun?.statements) === undefined
               ? undefined
@@ -602,11 +486,9 @@ export default async function fanoutBench(): Promise<void> {
       }
       if (got.vigil?.length) {
         for (const base of order.filter((x) => x !== "vigil")) {
-          const ratio = (f: (d: Drain) => number) =>
-            median(got.vigil!.map((v, i) => f(v) / f(got[base]![i]!)));
+          const ratio = (f: (d: Drain) => number) => median(got.vigil!.map((v, i) => f(v) / f(got[base]![i]!)));
           // The goals are against graphile-worker (the stronger configuration); raw pg-boss is the floor Vigil builds on.
-          const goal = (g: string) =>
-            base.startsWith("graphile") ? ` (goal ${g})` : "";
+          const goal = (g: string) => (base.startsWith("graphile") ? ` (goal ${g})` : "");
           say(
             `  Vigil / ${base}, median of the rounds' ratios: drain time ×${ratio((d) => d.lastStartMs).toFixed(2)}${goal("≤ 1.0")}, ` +
               `throughput ×${ratio((d) => d.perSecond).toFixed(2)}${goal("≥ 1.0")}`,
