@@ -58,16 +58,10 @@ const isMainThread = (file: string) => file.split(".").at(-3) === "0";
  * Lines: the busy time (main threads and executor threads apart, per 1,000 runs when given), its split by origin,
  * then the `top` functions by self time with their share and thread kind.
  */
-export function cpuProfileTop(
-  dir: string,
-  opts: CpuProfileOptions = {},
-): string[] {
+export function cpuProfileTop(dir: string, opts: CpuProfileOptions = {}): string[] {
   const top = opts.top ?? 15;
-  const files = fs.existsSync(dir)
-    ? fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))
-    : [];
-  if (files.length === 0)
-    return ["CPU profile: none written (the processes did not exit normally)"];
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")) : [];
+  if (files.length === 0) return ["CPU profile: none written (the processes did not exit normally)"];
   const cwd = process.cwd() + "/";
   const self = new Map<string, { us: number; main: number; vigil: boolean }>();
   const byOrigin = new Map<string, number>();
@@ -75,9 +69,7 @@ export function cpuProfileTop(
   let mainTotal = 0;
   for (const f of files) {
     const main = isMainThread(f);
-    const p = JSON.parse(
-      fs.readFileSync(path.join(dir, f), "utf8"),
-    ) as CpuProfile;
+    const p = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as CpuProfile;
     const byId = new Map(p.nodes.map((n) => [n.id, n]));
     const samples = p.samples ?? [];
     const deltas = p.timeDeltas ?? [];
@@ -86,16 +78,11 @@ export function cpuProfileTop(
       at += deltas[i] ?? 0;
       const node = byId.get(samples[i]!);
       if (!node || node.callFrame.functionName === "(idle)") continue;
-      if (opts.window && (at < opts.window.fromUs || at > opts.window.toUs))
-        continue;
+      if (opts.window && (at < opts.window.fromUs || at > opts.window.toUs)) continue;
       const us = deltas[i + 1] ?? 0; // the time until the next sample belongs to this one
       const { functionName, url, lineNumber } = node.callFrame;
-      const where = url
-        ? `${url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/")}:${lineNumber + 1}`
-        : "";
-      const key = `${functionName || "(anonymous)"} ${where}`
-        .trim()
-        .replace(cwd, "");
+      const where = url ? `${url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/")}:${lineNumber + 1}` : "";
+      const key = `${functionName || "(anonymous)"} ${where}`.trim().replace(cwd, "");
       const origin = originOf(url, cwd);
       const entry = self.get(key) ?? {
         us: 0,
@@ -111,12 +98,8 @@ export function cpuProfileTop(
     }
   }
   const mainFiles = files.filter(isMainThread).length;
-  const perK = (us: number) =>
-    opts.runs
-      ? `, ${((us / 1e3 / opts.runs) * 1000).toFixed(0)} ms per 1,000 runs`
-      : "";
-  const pct = (us: number) =>
-    `${((us / Math.max(total, 1)) * 100).toFixed(1)}%`;
+  const perK = (us: number) => (opts.runs ? `, ${((us / 1e3 / opts.runs) * 1000).toFixed(0)} ms per 1,000 runs` : "");
+  const pct = (us: number) => `${((us / Math.max(total, 1)) * 100).toFixed(1)}%`;
   const list = (entries: [string, { us: number; main: number }][], n: number) =>
     entries
       .sort((a, b) => b[1].us - a[1].us)
