@@ -14,7 +14,9 @@
 // `npm run bench -- fanout` (BENCH_FANOUT_N=1000,10000 by default; BENCH_FANOUT_SYSTEMS=vigil,graphile,graphile-batched,boss;
 // BENCH_FANOUT_EXPLAIN=true prints EXPLAIN (ANALYZE, BUFFERS) of the claim and outcome statements in each N's first
 // round; BENCH_FANOUT_CPU_PROFILE=true runs Vigil's workers under `node --cpu-prof` in each N's last round and prints
-// the profile's top functions by self time — that round's figures then carry the profiler's overhead).
+// the profile of the measured window: busy time of main and executor threads, its split by origin (Vigil, each
+// dependency, Node, native) and the top functions by self time — that round's figures then carry the profiler's
+// overhead; BENCH_FANOUT_SYSTEMS=vigil runs Vigil alone, to iterate on its profile faster).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,7 +31,7 @@ import { runBenchWhenMain } from "./lib/main";
 import { GRAPHILE_BATCHING, graphileWorkerMain, migrateGraphile, startGraphileProcess } from "./lib/graphile";
 import { PROFILE_SETTINGS, startProfile } from "./lib/profile";
 import { explainHotPath } from "./lib/explain-hot-path";
-import { cpuProfileTop } from "./lib/cpu-profile-top";
+import { cpuProfileTop, profileClockUs } from "./lib/cpu-profile-top";
 import { rawBossWorkerMain } from "./lib/raw-boss";
 import { parentPid, treeCpuSeconds } from "./lib/proc-cpu";
 
@@ -69,7 +71,10 @@ export interface Drain {
 function cpuMeter(postgresPid: number, workerPids: number[], n: number): () => { postgres: number; workers: number } {
   const pg0 = treeCpuSeconds([postgresPid]);
   const w0 = treeCpuSeconds(workerPids);
-  return () => ({ postgres: ((treeCpuSeconds([postgresPid]) - pg0) * 1000) / n, workers: ((treeCpuSeconds(workerPids) - w0) * 1000) / n });
+  return () => ({
+    postgres: ((treeCpuSeconds([postgresPid]) - pg0) * 1000) / n,
+    workers: ((treeCpuSeconds(workerPids) - w0) * 1000) / n,
+  });
 }
 
 /** Waits until the database clock reaches `at` (the due instant: the CPU window starts there for every system). */
@@ -106,6 +111,21 @@ async function dbNow(pool: pg.Pool): Promise<Date> {
   return (await pool.query(`SELECT clock_timestamp() AS t`)).rows[0].t;
 }
 
+/** The workers' warnings and errors since sinceMs, by message (a thread replaced or a run stopped mid-bench shows here). */
+function workerWarnings(logs: string[], sinceMs: number): string[] {
+  const byMsg = new Map<string, number>();
+  for (const l of logs) {
+    if (!l.startsWith("{")) continue;
+    try {
+      const j = JSON.parse(l) as { level?: number; msg?: string; time?: number };
+      if ((j.level ?? 0) >= 40 && (j.time ?? 0) >= sinceMs) byMsg.set(String(j.msg), (byMsg.get(String(j.msg)) ?? 0) + 1);
+    } catch {
+      // not a log line
+    }
+  }
+  return [...byMsg].map(([msg, k]) => `note: the workers logged ${k} × "${msg}"`);
+}
+
 /** Vigil: N once-schedules due at one second, planned and enqueued by the workers' planners. */
 export async function vigilFanout(
   adminUrl: string,
@@ -118,11 +138,15 @@ export async function vigilFanout(
   const url = await cloneTemplate(adminUrl, `bench_fanout_vigil_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   const profDir = cpuProf ? fs.mkdtempSync(path.join(os.tmpdir(), "vigil-fanout-cpuprof-")) : null;
-  const spawnedAt = Date.now();
-  let dueAt = spawnedAt;
+  // The profiled window, on the profiles' own clock: the due second until every run ended (as the CPU meter's).
+  const profWindow = { fromUs: Infinity, toUs: Infinity };
   const workers = await startWarmWorkers(url, WORKERS, {
     VIGIL_WORKER_CONCURRENCY: String(CONCURRENCY),
-    ...(profDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {}),
+    ...(profDir
+      ? {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${profDir}`.trim(),
+        }
+      : {}),
   });
   try {
     // The default policies but a starting deadline of an hour: on a loaded machine the last of 10,000 runs may start
@@ -131,7 +155,6 @@ export async function vigilFanout(
     const leadS = 12 + Math.ceil(n / 1000);
     const { rows: t } = await pool.query(`SELECT date_trunc('second', clock_timestamp()) + make_interval(secs => $1) AS at`, [leadS]);
     const at: Date = t[0].at;
-    dueAt = at.getTime();
     if (grouped) {
       await pool.query(`INSERT INTO concurrency_groups (name, max_running) SELECT 'fan-' || g, $1 FROM generate_series(0, 9) g`, [n]);
     }
@@ -157,6 +180,7 @@ export async function vigilFanout(
     while (!(await enqueued()) && (await dbNow(pool)).getTime() < at.getTime() - 200) await new Promise((r) => setTimeout(r, 100));
     const profile = await startProfile(pool);
     await untilDbTime(pool, at);
+    profWindow.fromUs = profileClockUs();
     const cpu = postgresPid
       ? cpuMeter(
           postgresPid,
@@ -172,6 +196,7 @@ export async function vigilFanout(
       },
       { timeoutMs: 600_000, intervalMs: DONE_POLL_MS },
     );
+    profWindow.toUs = profileClockUs();
     const used = cpu?.();
     const { rows } = await pool.query(
       `SELECT count(*) FILTER (WHERE state = 'succeeded')::int AS ok, count(*) FILTER (WHERE enqueued_at > planned_at)::int AS enqueued_late,
@@ -188,6 +213,11 @@ export async function vigilFanout(
       throw new Error(`only ${r.ok} of ${n} fan-out runs succeeded: ${st.map((x) => `${x.state} ${x.n}`).join(", ")}`);
     }
     if (r.enqueued_late > 0) say(`  note: ${r.enqueued_late} runs were enqueued after their due second (planning was still going on)`);
+    for (const l of workerWarnings(
+      workers.flatMap((w) => w.logs),
+      at.getTime(),
+    ))
+      say(`  ${l}`);
     const prof = await profile?.report(n);
     for (const l of prof?.lines ?? []) say(`  ${l}`);
     return {
@@ -205,8 +235,8 @@ export async function vigilFanout(
     await pool.end();
     await dropDatabase(adminUrl, url).catch(() => undefined);
     if (profDir) {
-      // Written as the processes exit; samples from (about) the due second on: start-up and the wait are skipped.
-      for (const l of cpuProfileTop(profDir, { skipMs: dueAt - spawnedAt })) say(`  ${l}`);
+      // Written as the processes exit; only the samples of the measured window count (not start-up, nor shut-down).
+      for (const l of cpuProfileTop(profDir, { window: profWindow, runs: n })) say(`  ${l}`);
       fs.rmSync(profDir, { recursive: true, force: true });
     }
   }
@@ -225,16 +255,29 @@ export async function graphileFanout(
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const procs = await Promise.all(
     Array.from({ length: WORKERS }, () =>
-      startGraphileProcess(benchFile, url, { concurrency: CONCURRENCY, pollMs: GRAPHILE_POLL_MS, batched }),
+      startGraphileProcess(benchFile, url, {
+        concurrency: CONCURRENCY,
+        pollMs: GRAPHILE_POLL_MS,
+        batched,
+      }),
     ),
   );
   try {
     const { makeWorkerUtils, Logger } = await import("graphile-worker");
-    const utils = await makeWorkerUtils({ connectionString: url, logger: new Logger(() => () => {}) });
+    const utils = await makeWorkerUtils({
+      connectionString: url,
+      logger: new Logger(() => () => {}),
+    });
     const leadS = 3 + Math.ceil(n / 2000);
     const at = new Date(Math.ceil((await dbNow(pool)).getTime() / 1000) * 1000 + leadS * 1000);
     for (let i = 0; i < n; i += 1000) {
-      await utils.addJobs(Array.from({ length: Math.min(1000, n - i) }, () => ({ identifier: "noop", payload: {}, runAt: at })));
+      await utils.addJobs(
+        Array.from({ length: Math.min(1000, n - i) }, () => ({
+          identifier: "noop",
+          payload: {},
+          runAt: at,
+        })),
+      );
     }
     await utils.release();
     if ((await dbNow(pool)).getTime() > at.getTime()) throw new Error("adding the graphile-worker jobs took longer than the lead time");
@@ -280,7 +323,13 @@ export async function graphileFanout(
 export async function bossFanout(adminUrl: string, n: number, benchFile: string, postgresPid?: number): Promise<Drain> {
   const url = await cloneTemplate(adminUrl, `bench_fanout_boss_${n}`);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const boss = new PgBoss({ connectionString: url, max: 2, schedule: false, supervise: false, migrate: false });
+  const boss = new PgBoss({
+    connectionString: url,
+    max: 2,
+    schedule: false,
+    supervise: false,
+    migrate: false,
+  });
   boss.on("error", () => undefined);
   await boss.start();
   await boss.createQueue(RAW_QUEUE, { policy: "standard", retryLimit: 0 });
@@ -293,7 +342,10 @@ export async function bossFanout(adminUrl: string, n: number, benchFile: string,
     for (let i = 0; i < n; i += 500) {
       await boss.insert(
         RAW_QUEUE,
-        Array.from({ length: Math.min(500, n - i) }, () => ({ data: {}, startAfter: at })),
+        Array.from({ length: Math.min(500, n - i) }, () => ({
+          data: {},
+          startAfter: at,
+        })),
       );
     }
     const profile = await startProfile(pool, { runsWrites: false });
@@ -323,7 +375,14 @@ export async function bossFanout(adminUrl: string, n: number, benchFile: string,
     );
     const r = rows[0];
     const prof = await profile?.report(n);
-    return { lastStartMs: r.last_ms, p50: r.p50, p99: r.p99, perSecond: (n / r.done_ms) * 1000, cpu: used, perRun: prof?.perRun };
+    return {
+      lastStartMs: r.last_ms,
+      p50: r.p50,
+      p99: r.p99,
+      perSecond: (n / r.done_ms) * 1000,
+      cpu: used,
+      perRun: prof?.perRun,
+    };
   } finally {
     for (const p of procs) p.kill("SIGTERM");
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once("exit", r)))));
@@ -361,7 +420,10 @@ export default async function fanoutBench(): Promise<void> {
   const grouped = process.env.BENCH_FANOUT_GROUPED === "true";
   const explain = process.env.BENCH_FANOUT_EXPLAIN === "true";
   const cpuProf = process.env.BENCH_FANOUT_CPU_PROFILE === "true";
-  const server = await startTestPostgres({ durable: true, settings: PROFILE_SETTINGS });
+  const server = await startTestPostgres({
+    durable: true,
+    settings: PROFILE_SETTINGS,
+  });
   const file = new URL(import.meta.url).pathname;
   try {
     const pgPid = await postmasterPid(server.adminUrl);

@@ -35,7 +35,22 @@ export interface RunLogFields {
  * when the base logger does not already carry it (pino would print the key twice).
  */
 export function runLogger(base: pino.Logger, run: RunLogFields): pino.Logger {
+  return base.child(runLogBindings(base, run));
+}
+
+/** The fields runLogger binds, for a single line about a run that need not make a child logger. */
+export function runLogBindings(base: pino.Logger, run: RunLogFields): Record<string, unknown> {
   const fields: Record<string, unknown> = { runId: run.runId, scheduleId: run.scheduleId, attempt: run.attempt };
-  if (run.workerId && base.bindings().workerId === undefined) fields.workerId = run.workerId;
-  return base.child(fields);
+  if (run.workerId && !bindsWorkerId(base)) fields.workerId = run.workerId;
+  return fields;
+}
+
+// pino's bindings() parses the logger's bound fields from JSON on every call; the answer is kept per logger
+// (Vigil never rebinds a logger's fields).
+const workerIdBound = new WeakMap<pino.Logger, boolean>();
+
+function bindsWorkerId(base: pino.Logger): boolean {
+  let bound = workerIdBound.get(base);
+  if (bound === undefined) workerIdBound.set(base, (bound = base.bindings().workerId !== undefined));
+  return bound;
 }

@@ -30,6 +30,16 @@ export function findSecretRefs(value: unknown, path: string[] = []): FoundSecret
   return [];
 }
 
+/** Whether value holds a reference anywhere (findSecretRefs without the paths: a run's check before it starts). */
+export function hasSecretRefs(value: unknown): boolean {
+  if (isSecretRef(value)) return true;
+  if (Array.isArray(value)) return value.some(hasSecretRefs);
+  if (value && typeof value === "object") {
+    for (const k in value) if (Object.hasOwn(value, k) && hasSecretRefs((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
 /** A copy of value with every reference replaced by replace(name, path); value itself is not changed. */
 export function replaceSecretRefs(value: unknown, replace: (name: string, path: string) => unknown, path: string[] = []): unknown {
   if (isSecretRef(value)) return replace(value.$secret, path.join("."));

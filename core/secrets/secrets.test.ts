@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { decryptSecretValue, encryptSecretValue } from "./secret-crypto";
-import { findSecretRefs, replaceSecretRefs } from "./secret-refs";
+import { findSecretRefs, hasSecretRefs, replaceSecretRefs } from "./secret-refs";
 import { createRedactor } from "./redact-secrets";
 import { validatePayloadWithSecretRefs } from "../handlers/json-schema-validate";
 import { MASKED, maskCredentials, plainCredentialPaths, restoreMaskedValues } from "./mask-credentials";
@@ -42,6 +42,17 @@ describe("secret references", () => {
     expect(filled.headers.Authorization).toBe("<BANK>");
     expect(filled.list).toEqual(["<BANK>"]);
     expect(payload.headers.Authorization).toEqual({ $secret: "BANK" });
+  });
+
+  it("are detected wherever findSecretRefs finds them, and only there", () => {
+    for (const v of [payload, { list: [1, [{ $secret: "A" }]] }, { $secret: "A" }]) {
+      expect(hasSecretRefs(v)).toBe(true);
+      expect(findSecretRefs(v).length).toBeGreaterThan(0);
+    }
+    for (const v of [{}, null, "x", [], { notRef: { $secret: "X", extra: 1 } }, { a: { $secret: 1 } }, { a: [{ b: "c" }] }]) {
+      expect(hasSecretRefs(v)).toBe(false);
+      expect(findSecretRefs(v)).toEqual([]);
+    }
   });
 });
 

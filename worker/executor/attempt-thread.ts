@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { HANDLER_LOG_LEVELS } from "../../core/handlers/handler-context.ts";
 import type { HandlerContext } from "../../core/handlers/handler-context.ts";
 import { createThreadDb } from "../../core/handlers/create-run-db.ts";
-import type { ThreadDb } from "../../core/handlers/create-run-db.ts";
+import type { RunDb, ThreadDb } from "../../core/handlers/create-run-db.ts";
 import type { HandlerDefinition } from "../../core/handlers/define-handler.ts";
 import { loadHandlers } from "../handlers/load-handlers.ts";
 import { setJobIdentity } from "../handlers/shell/job-identity.ts";
@@ -32,9 +32,10 @@ let threadDb: ThreadDb | null = null;
 const post = (m: FromThread) => port.postMessage(m);
 const output = new OutputBudget(data.outputLimitBytes ?? 1024 * 1024);
 let inRun = false;
+const NO_SECRETS = createRedactor([]);
 // The running (or last) attempt's secrets. Everything this thread posts or prints is redacted here, before the
 // output budget or any length cap can cut a value in two (the executor redacts again).
-let redact = createRedactor([]);
+let redact = NO_SECRETS;
 captureOutput();
 
 /**
@@ -88,9 +89,19 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   }
   output.reset();
   inRun = true;
-  threadDb ??= createThreadDb(task.databaseUrl);
-  const runDb = threadDb.forRun(task.runId);
-  redact = createRedactor(task.secrets ?? []);
+  // Most handlers never touch the database: the run's handle is made on first use of ctx.db or ctx.once.
+  let runDb: RunDb | null = null;
+  let ended = false;
+  const useRunDb = (): RunDb => {
+    if (runDb) return runDb;
+    if (!data.databaseUrl) throw new Error("this executor thread was started without a database");
+    threadDb ??= createThreadDb(data.databaseUrl);
+    runDb = threadDb.forRun(task.runId);
+    // Reached from work the handler left running after its run ended: a handle that refuses every statement.
+    if (ended) runDb.close();
+    return runDb;
+  };
+  redact = task.secrets?.length ? createRedactor(task.secrets) : NO_SECRETS;
   const ctx: HandlerContext = {
     runId: task.runId,
     scheduleId: task.scheduleId,
@@ -107,8 +118,10 @@ async function runAttempt(task: AttemptTask): Promise<void> {
         fields: redact(cloneable(fields, MAX_FIELDS_BYTES)),
       });
     },
-    once: runDb.once,
-    db: runDb.db,
+    once: (key, fn) => useRunDb().once(key, fn),
+    get db() {
+      return useRunDb().db;
+    },
     redact: Object.assign((text: string) => redact(text), { longestForm: redact.longestForm }),
   };
   let outcome: FromThread;
@@ -119,7 +132,9 @@ async function runAttempt(task: AttemptTask): Promise<void> {
   } catch (err) {
     outcome = { type: "done", ok: false, error: describeThrown(err, redact), permanent: false };
   } finally {
-    runDb.close();
+    ended = true;
+    // (TypeScript cannot see that useRunDb may have set it.)
+    (runDb as RunDb | null)?.close();
     controller = null;
     inRun = false;
   }

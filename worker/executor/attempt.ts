@@ -5,7 +5,7 @@
 // outcome recorded, which is what may schedule a retry. So a retry never overlaps a live attempt.
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
-import { runLogger, type Logger } from "../../core/log";
+import { runLogBindings, runLogger, type Logger, type RunLogFields } from "../../core/log";
 import type { ClaimedRun } from "../../core/runs/claim/claim-run";
 import type { AttemptOutcome } from "../../core/runs/finish/finish-run";
 import type { FinishBatcher } from "./finish-batcher";
@@ -16,7 +16,7 @@ import type { RunLogWriter } from "./run-log-writer";
 import { MAX_LINES_PER_RUN } from "./output-budget";
 import { StageRecorder } from "./stage-recorder";
 import { traceHop } from "../lib/latency-trace";
-import { findSecretRefs } from "../../core/secrets/secret-refs";
+import { hasSecretRefs } from "../../core/secrets/secret-refs";
 import { SecretNotAllowedError, resolvePayloadSecrets } from "../../core/secrets/resolve-secrets";
 import { createRedactor, type Redactor } from "../../core/secrets/redact-secrets";
 
@@ -30,7 +30,6 @@ export interface AttemptDeps {
   threads: ThreadPool;
   logs: RunLogWriter;
   finisher: FinishBatcher;
-  databaseUrl: string;
   /** Stop retrying to record the outcome (the process is exiting). */
   givingUp: () => boolean;
 }
@@ -72,10 +71,12 @@ export class Attempt {
   private processGroup: number | null = null;
   private onProcessGroupGone: (() => void) | null = null;
   private processGroupKilled = false;
-  /** Takes this attempt's resolved secret values out of everything it reports. */
-  private redact: Redactor = createRedactor([]);
-  private readonly log: Logger;
-  private readonly stages: StageRecorder;
+  /** Takes this attempt's resolved secret values out of everything it reports (null: the attempt has none). */
+  private redact: Redactor | null = null;
+  private logger: Logger | null = null;
+  private stageRecorder: StageRecorder | null = null;
+  /** The outcome is being recorded: stages added from now on go with it, not on their own. */
+  private stagesClosed = false;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
 
@@ -85,20 +86,37 @@ export class Attempt {
     readonly jobId: string,
     private readonly thread: PooledThread,
   ) {
-    this.log = runLogger(deps.log, { runId: run.runId, scheduleId: run.scheduleId, attempt: run.attempt, workerId: deps.workerId });
-    this.stages = new StageRecorder(deps.pool, run.runId, run.attempt, deps.workerId, this.log);
     this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  /** Lines about this run (made on first use: most runs that end at once need at most one). */
+  private get log(): Logger {
+    return (this.logger ??= runLogger(this.deps.log, this.logFields()));
+  }
+
+  private logFields(): RunLogFields {
+    const { runId, scheduleId, attempt } = this.run;
+    return { runId, scheduleId, attempt, workerId: this.deps.workerId };
+  }
+
+  /** This attempt's stage events (made on first use: a run that ends by itself has none). */
+  private get stages(): StageRecorder {
+    if (this.stageRecorder) return this.stageRecorder;
+    this.stageRecorder = new StageRecorder(this.deps.pool, this.run.runId, this.run.attempt, this.deps.workerId, this.log);
+    // As an existing recorder would be: drained (closed) once the outcome is on its way.
+    if (this.stagesClosed) void this.stageRecorder.drain();
+    return this.stageRecorder;
   }
 
   start(): void {
     this.thread.attach((e) => this.onThreadEvent(e));
     this.timeoutTimer = setTimeout(() => this.stop("timeout", this.run.graceSeconds * 1000), this.run.timeoutSeconds * 1000);
     this.memoryTimer = setInterval(() => void this.checkMemory(), MEMORY_CHECK_MS);
-    if (findSecretRefs(this.run.payload).length === 0) return this.postRun(this.run.payload);
+    if (!hasSecretRefs(this.run.payload)) return this.postRun(this.run.payload);
     // Secrets are resolved here, in the worker's main thread, and only the thread sees their values.
     resolvePayloadSecrets(this.deps.pool, this.run.payload, this.run).then(
       (r) => {
-        this.redact = createRedactor(r.secrets);
+        if (r.secrets.length > 0) this.redact = createRedactor(r.secrets);
         if (this.phase === "running") this.postRun(r.payload, r.secrets);
       },
       (err: Error) => this.onThreadEvent({ type: "done", ok: false, error: err.message, permanent: err instanceof SecretNotAllowedError }),
@@ -117,8 +135,7 @@ export class Attempt {
         attempt: this.run.attempt,
         handler: this.run.handler,
         payload,
-        secrets,
-        databaseUrl: this.deps.databaseUrl,
+        ...(secrets.length > 0 ? { secrets } : {}),
       },
     });
   }
@@ -178,7 +195,7 @@ export class Attempt {
   }
 
   private onThreadEvent(raw: ThreadEvent): void {
-    const e = this.redactEvent(raw);
+    const e = this.redact ? this.redactEvent(this.redact, raw) : raw;
     if (e.type === "log") {
       // The thread keeps to the limit itself (output-budget.ts); this only guards the worker should it not.
       if (++this.logLines > MAX_LINES_PER_RUN) return;
@@ -282,14 +299,14 @@ export class Attempt {
     this.onProcessGroupGone = null;
   }
 
-  private redactEvent(e: ThreadEvent): ThreadEvent {
+  private redactEvent(redact: Redactor, e: ThreadEvent): ThreadEvent {
     switch (e.type) {
       case "log":
-        return { ...e, message: this.redact(e.message), fields: this.redact(e.fields) };
+        return { ...e, message: redact(e.message), fields: redact(e.fields) };
       case "done":
-        return e.ok ? { ...e, result: this.redact(e.result) } : { ...e, error: this.redact(e.error) };
+        return e.ok ? { ...e, result: redact(e.result) } : { ...e, error: redact(e.error) };
       case "exit":
-        return { ...e, error: this.redact(e.error) };
+        return { ...e, error: redact(e.error) };
       default:
         return e;
     }
@@ -372,7 +389,8 @@ export class Attempt {
     await this.deps.logs.flushRun(this.run.runId);
     for (let i = 0; ; i++) {
       try {
-        const pendingEvents = await this.stages.drain();
+        this.stagesClosed = true;
+        const pendingEvents = this.stageRecorder ? await this.stageRecorder.drain() : [];
         const r = await this.deps.finisher.submit({
           runId: this.run.runId,
           attempt: this.run.attempt,
@@ -383,17 +401,17 @@ export class Attempt {
           endedAgoMs: performance.now() - endedPerf,
           pendingEvents,
         });
-        this.stages.markWritten();
-        this.log.info(
-          {
-            outcome: outcome.kind,
-            state: r.state,
-            recorded: r.recorded,
-            durationMs: Math.round(durationMs),
-            nextAttemptAt: r.nextAttemptAt,
-          },
-          "attempt finished",
-        );
+        this.stageRecorder?.markWritten();
+        const finished = {
+          outcome: outcome.kind,
+          state: r.state,
+          recorded: r.recorded,
+          durationMs: Math.round(durationMs),
+          nextAttemptAt: r.nextAttemptAt,
+        };
+        // A run that ended by itself has had no other line: one line with its fields, no child logger.
+        if (this.logger) this.logger.info(finished, "attempt finished");
+        else this.deps.log.info({ ...runLogBindings(this.deps.log, this.logFields()), ...finished }, "attempt finished");
         break;
       } catch (err) {
         if (this.deps.givingUp()) {

@@ -5,7 +5,7 @@ import type { PgBoss } from "pg-boss";
 import type { Logger } from "../../core/log";
 import type { ClaimedRun } from "../../core/runs/claim/claim-run";
 import type { HeartbeatAnswer } from "../../core/runs/reap/heartbeat-runs";
-import { Attempt } from "./attempt";
+import { Attempt, type AttemptDeps } from "./attempt";
 import { RunLogWriter } from "./run-log-writer";
 import { FinishBatcher } from "./finish-batcher";
 import { JobSettler } from "./job-settler";
@@ -42,16 +42,31 @@ export class Executor {
   private exiting = false;
 
   constructor(private readonly opts: ExecutorOptions) {
-    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree, opts.onFatal, undefined, opts.threadData);
+    // The database URL is the same for every task: each thread gets it once, at its start.
+    this.threads = new ThreadPool(opts.concurrency, opts.log, opts.onSlotFree, opts.onFatal, undefined, {
+      ...opts.threadData,
+      databaseUrl: opts.databaseUrl,
+    });
     this.logs = new RunLogWriter(opts.pool, opts.log);
     this.settler = new JobSettler(opts.boss, opts.log);
     this.finisher = new FinishBatcher(opts.pool, opts.hotPool, opts.boss, this.settler);
+    this.attemptDeps = {
+      pool: opts.pool,
+      boss: opts.boss,
+      workerId: opts.workerId,
+      log: opts.log,
+      threads: this.threads,
+      logs: this.logs,
+      finisher: this.finisher,
+      givingUp: () => this.exiting,
+    };
   }
 
   /** Settles pg-boss jobs after their claim or outcome committed (shared with the dispatcher). */
   readonly settler: JobSettler;
   /** Records attempt outcomes; the dispatcher's steps carry the ones it holds for them. */
   readonly finisher: FinishBatcher;
+  private readonly attemptDeps: AttemptDeps;
 
   start(): Promise<void> {
     return this.threads.start();
@@ -93,22 +108,7 @@ export class Executor {
     this.reserved = Math.max(0, this.reserved - 1);
     const thread = this.threads.take();
     if (!thread) throw new Error("executor has no idle thread for a reserved slot");
-    const attempt = new Attempt(
-      {
-        pool: this.opts.pool,
-        boss: this.opts.boss,
-        workerId: this.opts.workerId,
-        log: this.opts.log,
-        threads: this.threads,
-        logs: this.logs,
-        finisher: this.finisher,
-        databaseUrl: this.opts.databaseUrl,
-        givingUp: () => this.exiting,
-      },
-      run,
-      jobId,
-      thread,
-    );
+    const attempt = new Attempt(this.attemptDeps, run, jobId, thread);
     this.attempts.set(run.runId, attempt);
     void attempt.done.then(() => {
       if (this.attempts.get(run.runId) === attempt) this.attempts.delete(run.runId);

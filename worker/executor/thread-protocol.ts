@@ -14,11 +14,17 @@ export interface ThreadData {
   memoryLimitMb: number;
   /** Output bytes (console, stdout, stderr, ctx.log) kept per run (VIGIL_HANDLER_OUTPUT_KB); the rest is dropped. */
   outputLimitBytes: number;
+  /**
+   * The database a handler's ctx.db and ctx.once reach (the worker's own): the same for every task of a thread, so it
+   * is given once here rather than with each task. Absent (tests that build a pool themselves): handlers have no db.
+   */
+  databaseUrl?: string;
 }
 
 /** Used when the worker's settings are not given (tests that build a pool themselves). */
 export const DEFAULT_THREAD_LIMITS = { memoryLimitMb: 512, outputLimitBytes: 1024 * 1024 } as const;
 
+/** One run for a thread: only what differs between runs (what every task shares is in ThreadData, sent once). */
 export interface AttemptTask {
   runId: string;
   scheduleId: string;
@@ -26,9 +32,8 @@ export interface AttemptTask {
   attempt: number;
   handler: string;
   payload: unknown;
-  /** The secrets resolved into payload (the thread holds their values anyway): redacted before any cut. */
-  secrets: { name: string; value: string }[];
-  databaseUrl: string;
+  /** The secrets resolved into payload (the thread holds their values anyway): redacted before any cut. Absent: none. */
+  secrets?: { name: string; value: string }[];
 }
 
 export type ToThread = { type: "run"; task: AttemptTask } | { type: "abort"; reason: string };
