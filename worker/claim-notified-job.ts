@@ -19,23 +19,17 @@
 // cores at the very moment the winner's claim and its commit are on the run's way to its handler. Should the winner's
 // claim roll back instead (an error), the job is 'created' again and the dispatchers' poll (every second) fetches it.
 import type { Queryable } from "../core/db/pool";
+import { BOSS_DUE_JOB_SQL, BOSS_SCHEMA, BOSS_TAKE_SET_SQL } from "../core/queue/boss-job-moves";
 import { startedRun, type ClaimResult, type StartedRunRow } from "../core/runs/claim/claim-run";
-
-/** pg-boss's schema (core/queue/boss.ts starts it with the default). */
-const BOSS_SCHEMA = "pgboss";
 
 const FETCH_AND_CLAIM_SQL = `
   WITH n AS (
     SELECT j.id FROM ${BOSS_SCHEMA}.job j
-     WHERE j.name = $1 AND j.id = $2::uuid AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+     WHERE j.name = $1 AND j.id = $2::uuid AND ${BOSS_DUE_JOB_SQL}
        FOR UPDATE OF j SKIP LOCKED
   ),
   j AS (
-    UPDATE ${BOSS_SCHEMA}.job j SET
-      state = 'active',
-      started_on = ${BOSS_SCHEMA}.job_now(),
-      heartbeat_on = ${BOSS_SCHEMA}.job_now(),
-      retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+    UPDATE ${BOSS_SCHEMA}.job j SET ${BOSS_TAKE_SET_SQL}
       FROM n
      WHERE j.name = $1 AND j.id = $2::uuid AND j.id = n.id
     RETURNING j.id, j.name, j.data

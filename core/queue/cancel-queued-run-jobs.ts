@@ -11,9 +11,7 @@
 // 'active') takes it again. A read with a row lock: nothing here writes pgboss.job.
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
-
-/** pg-boss's schema (core/queue/boss.ts starts it with the default). */
-const BOSS_SCHEMA = "pgboss";
+import { BOSS_SCHEMA } from "./boss-job-moves";
 
 export interface QueuedRunJob {
   /** The job's queue (boss.ts runQueueFor). */

@@ -29,13 +29,12 @@
 // read models' rows in key order (the triggers).
 import type { Queryable } from "../../db/pool";
 import { OPERATOR_PRIORITY } from "../../queue/send-run-job";
+import { BOSS_COMPLETE_SET_SQL, BOSS_DUE_JOB_SQL, BOSS_SCHEMA, BOSS_TAKE_SET_SQL } from "../../queue/boss-job-moves";
 import { startedRun, type ClaimResult, type StartedRunRow } from "../claim/claim-run";
 import { freeFinishCall, freeFinishResults, mayFinishFree } from "../finish/finish-free-runs";
 import type { FinishRequest, FinishResult } from "../finish/finish-run";
 import { runLocksSql } from "../locks/under-run-locks";
 
-/** pg-boss's schema (core/queue/boss.ts starts it with the default). */
-const BOSS_SCHEMA = "pgboss";
 /** How many of the oldest due runs the key lookup names per job asked for (the rest of a window the others took). */
 const WINDOW_PER_JOB = 4;
 
@@ -46,7 +45,7 @@ DECLARE
   v_named int := 0;
   v_ids uuid[];
 BEGIN
-  UPDATE ${BOSS_SCHEMA}.job SET completed_on = ${BOSS_SCHEMA}.job_now(), state = 'completed', output = NULL
+  UPDATE ${BOSS_SCHEMA}.job SET ${BOSS_COMPLETE_SET_SQL}
     FROM jsonb_to_recordset(p_finish->'jobs') AS x(queue text, id uuid)
    WHERE job.name = x.queue AND job.id = x.id AND job.state = 'active';
   IF p_take > 0 THEN
@@ -61,25 +60,20 @@ BEGIN
       -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
       -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.
       (SELECT j.id FROM ${BOSS_SCHEMA}.job j
-        WHERE j.name = p_queue AND j.state < 'active' AND NOT j.blocked AND j.priority >= ${OPERATOR_PRIORITY}
-          AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+        WHERE j.name = p_queue AND ${BOSS_DUE_JOB_SQL} AND j.priority >= ${OPERATOR_PRIORITY}
         ORDER BY j.priority DESC, j.created_on
         LIMIT p_take)
     ),
     n AS (
       SELECT j.id FROM ${BOSS_SCHEMA}.job j
        WHERE j.name = p_queue AND j.id = ANY(ARRAY(SELECT cand.id FROM cand))
-         AND j.state < 'active' AND NOT j.blocked AND j.start_after <= ${BOSS_SCHEMA}.job_now()
+         AND ${BOSS_DUE_JOB_SQL}
        ORDER BY j.priority DESC, j.created_on, j.id
        LIMIT p_take
          FOR UPDATE OF j SKIP LOCKED
     ),
     u AS (
-      UPDATE ${BOSS_SCHEMA}.job j SET
-        state = 'active',
-        started_on = ${BOSS_SCHEMA}.job_now(),
-        heartbeat_on = ${BOSS_SCHEMA}.job_now(),
-        retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
+      UPDATE ${BOSS_SCHEMA}.job j SET ${BOSS_TAKE_SET_SQL}
         FROM n
        WHERE j.name = p_queue AND j.id = n.id
       RETURNING j.id, j.name, j.data

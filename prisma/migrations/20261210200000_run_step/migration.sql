@@ -38,8 +38,7 @@ BEGIN
       -- Jobs an operator asked for (trigger now, re-run: OPERATOR_PRIORITY) go ahead of the backlog, as in pg-boss's
       -- order: the head of pg-boss's own fetch index, where they sit above every due-order priority.
       (SELECT j.id FROM pgboss.job j
-        WHERE j.name = p_queue AND j.state < 'active' AND NOT j.blocked AND j.priority >= 1
-          AND j.start_after <= pgboss.job_now()
+        WHERE j.name = p_queue AND j.state < 'active' AND NOT j.blocked AND j.start_after <= pgboss.job_now() AND j.priority >= 1
         ORDER BY j.priority DESC, j.created_on
         LIMIT p_take)
     ),
@@ -52,10 +51,7 @@ BEGIN
          FOR UPDATE OF j SKIP LOCKED
     ),
     u AS (
-      UPDATE pgboss.job j SET
-        state = 'active',
-        started_on = pgboss.job_now(),
-        heartbeat_on = pgboss.job_now(),
+      UPDATE pgboss.job j SET state = 'active', started_on = pgboss.job_now(), heartbeat_on = pgboss.job_now(),
         retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END
         FROM n
        WHERE j.name = p_queue AND j.id = n.id
