@@ -1012,8 +1012,9 @@ CREATE OR REPLACE FUNCTION public.vigil_claim_free_runs(p_run_ids uuid[], p_args
  RETURNS SETOF jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
- SET "vigil.hot_deltas" TO 'on'
 AS $function$
+DECLARE
+  v_setting_was text := current_setting('vigil.hot_deltas', true);
 BEGIN
   PERFORM 1 FROM schedules s
     WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
@@ -1023,6 +1024,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
+  PERFORM set_config('vigil.hot_deltas', 'on', true);
   RETURN QUERY WITH t AS (SELECT clock_timestamp() AS now),
      q AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs') AS q(id uuid, attempt int, job_id text)),
      l AS (
@@ -1122,6 +1124,7 @@ BEGIN
   IF FOUND THEN
     PERFORM nextval('vigil_console_version');
   END IF;
+  PERFORM set_config('vigil.hot_deltas', coalesce(v_setting_was, ''), true);
 END
 $function$;
 
@@ -1185,8 +1188,9 @@ CREATE OR REPLACE FUNCTION public.vigil_finish_free_runs(p_run_ids uuid[], p_arg
  RETURNS SETOF jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
- SET "vigil.hot_deltas" TO 'on'
 AS $function$
+DECLARE
+  v_setting_was text := current_setting('vigil.hot_deltas', true);
 BEGIN
   PERFORM 1 FROM schedules s
     WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
@@ -1196,6 +1200,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
+  PERFORM set_config('vigil.hot_deltas', 'on', true);
   RETURN QUERY WITH t AS (SELECT clock_timestamp() AS now),
      f AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs')
                   AS f(id uuid, attempt int, worker_id text, duration_ms int, records int, result jsonb, ended_ago_ms float8, message text, data jsonb)),
@@ -1269,6 +1274,7 @@ BEGIN
   IF FOUND THEN
     PERFORM nextval('vigil_console_version');
   END IF;
+  PERFORM set_config('vigil.hot_deltas', coalesce(v_setting_was, ''), true);
 END
 $function$;
 

@@ -128,9 +128,12 @@ const round = (h: HistogramCounts) => ({ ...h, sum: Math.round(h.sum * 1000) / 1
 describe("read-model deltas appended by the hot statements", () => {
   it("run with the hot-deltas setting on, which the runs UPDATE triggers check", async () => {
     const { rows } = await pool.query(
-      `SELECT proname, proconfig FROM pg_proc WHERE proname IN ('vigil_claim_free_runs', 'vigil_finish_free_runs') ORDER BY proname`,
+      `SELECT proname, prosrc FROM pg_proc WHERE proname IN ('vigil_claim_free_runs', 'vigil_finish_free_runs') ORDER BY proname`,
     );
-    for (const r of rows) expect(r.proconfig).toContain(`${HOT_DELTAS_SETTING}=on`);
+    for (const r of rows) {
+      expect(r.prosrc).toContain(`PERFORM set_config('${HOT_DELTAS_SETTING}', 'on', true);\n  RETURN QUERY`);
+      expect(r.prosrc).toContain(`PERFORM set_config('${HOT_DELTAS_SETTING}', coalesce(v_setting_was, ''), true);\nEND`);
+    }
     const { rows: triggers } = await pool.query(
       `SELECT p.proname FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
         WHERE t.tgrelid = 'runs'::regclass AND NOT t.tgisinternal AND (t.tgtype & 16) <> 0 ORDER BY 1`,

@@ -12,8 +12,9 @@
 //     trouble or attention change (no class is entered or left, and the late start was counted when it started).
 // The formulas are the triggers', written for the transition: core/runs/read-model-deltas.db.test.ts replays the
 // same row changes through the triggers and compares every model.
-// The functions run with HOT_DELTAS_SETTING on (a SET clause of the function: restored when it returns or fails, and
-// by a rollback to a savepoint), and the two trigger functions return at once while it is on. The runs UPDATE in the
+// The functions turn HOT_DELTAS_SETTING on for their statement (set_config, transaction-local: put back when they
+// return, and undone with the savepoint or transaction of a call that fails; locks/under-run-locks.ts), and the two
+// trigger functions return at once while it is on. The runs UPDATE in the
 // function's statement is the only update of `runs` that can run while it is: the statement's other writes (attempts,
 // run_events, the models) have no trigger that updates runs, and a caller's statement that updates runs fires its
 // triggers after the function has returned.

@@ -23,7 +23,7 @@ import type { Queryable } from "../../db/pool";
 import { pausedSql } from "../paused";
 import { startingDeadlinePassedSql } from "../starting-deadline";
 import { underRunLocksSql } from "../locks/under-run-locks";
-import { CONSOLE_VERSION_BUMP_SQL, START_DELTAS_SQL } from "../read-model-deltas";
+import { CONSOLE_VERSION_BUMP_SQL, HOT_DELTAS_SETTING, START_DELTAS_SQL } from "../read-model-deltas";
 import {
   attemptRowsSql,
   START_LATENESS_SQL,
@@ -90,7 +90,7 @@ const CLAIM_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      SELECT to_jsonb(u) - '{planned_at,kind,reruns,started_at,was_lateness_ms,was_started_at,start_jitter_ms}'::text[] FROM u`;
 
 /** The body of vigil_claim_free_runs (its newest migration: 20261210100000; claim-free-runs.db.test.ts keeps them equal). */
-export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL);
+export const CLAIM_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(CLAIM_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL, HOT_DELTAS_SETTING);
 
 /**
  * Starts, in one statement (one round trip, its own transaction), the deliveries whose runs are free to start

@@ -12,7 +12,7 @@
 import type { Queryable } from "../../db/pool";
 import type { ParsedHandlerResult } from "../../handlers/handler-result";
 import { underRunLocksSql } from "../locks/under-run-locks";
-import { CONSOLE_VERSION_BUMP_SQL, SUCCESS_DELTAS_SQL } from "../read-model-deltas";
+import { CONSOLE_VERSION_BUMP_SQL, HOT_DELTAS_SETTING, SUCCESS_DELTAS_SQL } from "../read-model-deltas";
 import { finishMessage, succeededWritesSql, type FinishRequest, type FinishResult } from "./finish-run";
 
 const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
@@ -35,7 +35,7 @@ const FINISH_FREE_RUNS_SQL = `WITH t AS (SELECT clock_timestamp() AS now),
      SELECT jsonb_build_object('id', ur.id) FROM ur`;
 
 /** The body of vigil_finish_free_runs (its newest migration: 20261210100000; claim-free-runs.db.test.ts keeps them equal). */
-export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL);
+export const FINISH_FREE_RUNS_FUNCTION_BODY = underRunLocksSql(FINISH_FREE_RUNS_SQL, CONSOLE_VERSION_BUMP_SQL, HOT_DELTAS_SETTING);
 
 /**
  * Records, in one statement (its own transaction), the successes nothing else depends on; returns, in request

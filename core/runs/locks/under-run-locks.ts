@@ -19,14 +19,30 @@
 
 /**
  * PL/pgSQL body: lock the scope of p_run_ids, then RETURN QUERY the decision (a statement yielding jsonb rows), then
- * run `after` (PL/pgSQL statements; FOUND tells whether the decision returned a row).
+ * run `after` (PL/pgSQL statements; FOUND tells whether the decision returned a row); with `setting`, that custom
+ * setting is 'on' for the decision and `after`.
  */
-export function underRunLocksSql(decision: string, after = ""): string {
+export function underRunLocksSql(decision: string, after = "", setting?: string): string {
   const then = after ? `\n  ${after}` : "";
-  return `
+  if (!setting) {
+    return `
 BEGIN
 ${runLocksSql("p_run_ids")}
   RETURN QUERY ${decision};${then}
+END
+`;
+  }
+  // `setting` is 'on' while the decision runs, then back to what it was: set transaction-locally (a failed call's
+  // change goes with the rollback of its savepoint or transaction). Not a SET clause of the function: only a
+  // superuser may put a custom setting there, and the migrations run as the database's owner.
+  return `
+DECLARE
+  v_setting_was text := current_setting('${setting}', true);
+BEGIN
+${runLocksSql("p_run_ids")}
+  PERFORM set_config('${setting}', 'on', true);
+  RETURN QUERY ${decision};${then}
+  PERFORM set_config('${setting}', coalesce(v_setting_was, ''), true);
 END
 `;
 }

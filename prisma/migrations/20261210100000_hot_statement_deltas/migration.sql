@@ -4,14 +4,17 @@
 -- count, its schedule's trouble deltas and the fleet's late starts; a success upserts its schedule's last run and
 -- appends the fleet's run counts; each bumps the console version. Read models stay exact at commit: the changes
 -- are written in the transaction that changes the runs, with the triggers' formulas for those two transitions.
--- The statement-level runs UPDATE triggers no longer recompute them: both functions run with vigil.hot_deltas = 'on'
--- (their SET clause, so it is restored when they return, and rolled back with a savepoint) and the two trigger
+-- The statement-level runs UPDATE triggers no longer recompute them: both functions turn vigil.hot_deltas 'on' for
+-- their statement (set_config, transaction-local: put back when they return, undone with the savepoint or transaction
+-- of a call that fails; not a SET clause, which only a superuser may give a custom setting) and the two trigger
 -- functions return at once while it is on. The functions' decisions, locks and results are unchanged; their bodies
 -- are the TypeScript constants verbatim (core/runs/claim/claim-free-runs.db.test.ts checks them), and the trigger
 -- functions are 20261206200002's and 20261205200001's with that first test added.
 
 CREATE OR REPLACE FUNCTION vigil_claim_free_runs(p_run_ids uuid[], p_args jsonb) RETURNS SETOF jsonb
-LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan SET vigil.hot_deltas = 'on' AS $body$
+LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $body$
+DECLARE
+  v_setting_was text := current_setting('vigil.hot_deltas', true);
 BEGIN
   PERFORM 1 FROM schedules s
     WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
@@ -21,6 +24,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
+  PERFORM set_config('vigil.hot_deltas', 'on', true);
   RETURN QUERY WITH t AS (SELECT clock_timestamp() AS now),
      q AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs') AS q(id uuid, attempt int, job_id text)),
      l AS (
@@ -120,11 +124,14 @@ BEGIN
   IF FOUND THEN
     PERFORM nextval('vigil_console_version');
   END IF;
+  PERFORM set_config('vigil.hot_deltas', coalesce(v_setting_was, ''), true);
 END
 $body$;
 
 CREATE OR REPLACE FUNCTION vigil_finish_free_runs(p_run_ids uuid[], p_args jsonb) RETURNS SETOF jsonb
-LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan SET vigil.hot_deltas = 'on' AS $body$
+LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $body$
+DECLARE
+  v_setting_was text := current_setting('vigil.hot_deltas', true);
 BEGIN
   PERFORM 1 FROM schedules s
     WHERE s.id = ANY(ARRAY(SELECT r.schedule_id FROM runs r WHERE r.id = ANY(p_run_ids))) AND s.overlap_policy <> 'allow'
@@ -134,6 +141,7 @@ BEGIN
     WHERE g.name = ANY(ARRAY(SELECT r.concurrency_group FROM runs r WHERE r.id = ANY(p_run_ids)))
     ORDER BY g.name
     FOR UPDATE OF g;
+  PERFORM set_config('vigil.hot_deltas', 'on', true);
   RETURN QUERY WITH t AS (SELECT clock_timestamp() AS now),
      f AS (SELECT * FROM jsonb_to_recordset(p_args->'reqs')
                   AS f(id uuid, attempt int, worker_id text, duration_ms int, records int, result jsonb, ended_ago_ms float8, message text, data jsonb)),
@@ -207,6 +215,7 @@ BEGIN
   IF FOUND THEN
     PERFORM nextval('vigil_console_version');
   END IF;
+  PERFORM set_config('vigil.hot_deltas', coalesce(v_setting_was, ''), true);
 END
 $body$;
 
