@@ -1,13 +1,15 @@
 "use client";
 // The tab's one EventSource on GET /api/changes (core/console/change-event-stream.ts): each "change" makes the
-// queries of its topics stale (refetched at once if on screen), and while the stream is live those queries poll
-// only as a slow safety net (live-updates.ts). When the stream fails, they poll every 2 s again until it is back.
+// queries of its topics stale (fetched again at once if on screen, refetch-topics.ts), and while the stream is live
+// those queries poll only as a slow safety net (live-updates.ts). When the stream fails, they poll every 2 s again
+// until it is back.
 // A hidden tab closes its stream (and, like before, does not poll); shown again, it refetches and reopens it.
 import { useEffect } from "react";
 import { usePathname } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { CHANGE_TOPICS, type ChangeTopic } from "@/core/console/change-topics";
-import { isChangeStreamLive, setChangeStreamLive, TOPIC_QUERY_KEYS } from "./live-updates";
+import { isChangeStreamLive, setChangeStreamLive } from "./live-updates";
+import { refetchTopics } from "./refetch-topics";
 
 /** A stream silent this long (it pings every 15 s) is taken for dead. */
 const SILENT_MS = 45_000;
@@ -28,10 +30,7 @@ export function ChangeStream() {
     let errors = 0;
     let disposed = false;
 
-    const invalidate = (topics: readonly ChangeTopic[]) => {
-      const heads = new Set(topics.flatMap((t) => TOPIC_QUERY_KEYS[t] ?? []));
-      void queryClient.invalidateQueries({ predicate: (q) => heads.has(String(q.queryKey[0])) });
-    };
+    const invalidate = (topics: readonly ChangeTopic[]) => void refetchTopics(queryClient, topics);
     // Polling takes over: the queries' next interval would be the safety net's, so they refetch now.
     const lost = () => {
       if (!isChangeStreamLive()) return;
