@@ -18,9 +18,26 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   expect(created.status(), await created.text()).toBe(200);
   const schedule = (await created.json()).schedule as { id: string };
 
+  // The lateness card's first answer is read before the run and held until the run has ended, as a slow answer on a
+  // loaded machine is: the change messages meanwhile must still lead to a read after them (the card once kept this
+  // answer, "0 runs started", until the 60 s safety net).
+  let releaseFirstLateness = () => {};
+  const firstLatenessHeld = new Promise<void>((resolve) => (releaseFirstLateness = resolve));
+  let firstLatenessRead = () => {};
+  const firstLatenessReadByServer = new Promise<void>((resolve) => (firstLatenessRead = resolve));
+  let latenessRequests = 0;
+  await page.route(`**/api/schedules/${schedule.id}/lateness*`, async (route) => {
+    if (++latenessRequests > 1) return route.continue();
+    const response = await route.fetch();
+    firstLatenessRead();
+    await firstLatenessHeld;
+    await route.fulfill({ response }).catch(() => undefined);
+  });
+
   await page.goto(`/schedules/${schedule.id}`);
   const badge = page.getByTestId("alerts-badge");
   const before = (await badge.count()) > 0 ? Number(await badge.getAttribute("data-count")) : 0;
+  await firstLatenessReadByServer;
 
   const trig = await page.request.post(`/api/schedules/${schedule.id}/trigger`, { data: { reason: "e2e" }, headers: sameOrigin() });
   expect(trig.status(), await trig.text()).toBe(200);
@@ -35,6 +52,7 @@ test("a hollow success raises an alert in the header within seconds; acknowledgi
   const seconds = (performance.now() - started) / 1000;
   expect(Number(await badge.getAttribute("data-count"))).toBeGreaterThan(before);
   await expect(badge).toContainText("Hollow success");
+  releaseFirstLateness();
   console.log(`[e2e alerts] header badge showed the alert ${seconds.toFixed(1)} s after the run ended hollow`);
 
   // The schedule page lists it under its alerts, next to the lateness chart with its objective line.
