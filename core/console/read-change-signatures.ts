@@ -77,8 +77,9 @@ export async function readChangeSignatures(db: Queryable, deadAfterMs: number): 
 // Transactions of this database that hold a transaction id (have written) and are still in progress. A writer is
 // given its id at its first write, before its triggers bump a sequence, so one whose bump a read saw is in this list
 // (read afterwards) until it commits or rolls back. This database only: a long transaction elsewhere on the cluster
-// never bumps these sequences. Sessions of other roles show no backend_xid without pg_read_all_stats (the console
-// and the workers normally share one role).
+// never bumps these sequences. Every role sees the backend_xid of every session (another role's query text it does
+// not): the console's login sees the worker's transactions without pg_read_all_stats
+// (console-change-feed-roles.db.test.ts).
 const RUNNING_SQL = `SELECT array_agg(backend_xid::text) FROM pg_stat_activity
                       WHERE datname = current_database() AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`;
 
