@@ -30,12 +30,12 @@ export function ChangeStream() {
     let errors = 0;
     let disposed = false;
 
-    const invalidate = (topics: readonly ChangeTopic[]) => void refetchTopics(queryClient, topics);
-    // Polling takes over: the queries' next interval would be the safety net's, so they refetch now.
+    // Polling takes over: the queries' next interval would be the safety net's, so they refetch now (a first fetch in
+    // flight is let finish: the polls come after it).
     const lost = () => {
       if (!isChangeStreamLive()) return;
       setChangeStreamLive(false);
-      invalidate(CHANGE_TOPICS);
+      void refetchTopics(queryClient, CHANGE_TOPICS, { restartFirstFetches: false });
     };
     const close = () => {
       source?.close();
@@ -67,12 +67,15 @@ export function ChangeStream() {
         heard();
         setChangeStreamLive(true);
         // What changed between this page's fetches and the stream opening was told to nobody: catch up once.
-        invalidate(CHANGE_TOPICS);
+        void refetchTopics(queryClient, CHANGE_TOPICS, { restartFirstFetches: false });
       });
       es.addEventListener("change", (e) => {
         heard();
         const topics = (JSON.parse((e as MessageEvent<string>).data) as { topics?: ChangeTopic[] }).topics ?? [];
-        invalidate(topics.filter((t) => CHANGE_TOPICS.includes(t)));
+        void refetchTopics(
+          queryClient,
+          topics.filter((t) => CHANGE_TOPICS.includes(t)),
+        );
       });
       es.addEventListener("ping", heard);
       // The server ends a stream after a few minutes (so it is authenticated again): open the next one at once.

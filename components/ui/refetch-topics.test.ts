@@ -87,4 +87,16 @@ describe("refetchTopics", () => {
     expect(again.observer.getCurrentResult().data).toBe("after");
     again.unsubscribe();
   });
+
+  it("with restartFirstFetches false (the stream's hello) a first fetch in flight is let finish, not fetched twice", async () => {
+    const db = { value: "before" };
+    const c = tab(db);
+    const card = c.show(["schedule-lateness", "s1", 6]);
+    await Promise.resolve();
+    void refetchTopics(c.queryClient, ["runs"], { restartFirstFetches: false });
+    await c.answerAll();
+    expect(c.reads).toEqual(["before"]);
+    expect(card.observer.getCurrentResult().data).toBe("before");
+    card.unsubscribe();
+  });
 });

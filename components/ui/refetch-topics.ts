@@ -11,10 +11,20 @@ import type { Query, QueryClient } from "@tanstack/react-query";
 import type { ChangeTopic } from "@/core/console/change-topics";
 import { TOPIC_QUERY_KEYS } from "./live-updates";
 
-export function refetchTopics(queryClient: QueryClient, topics: readonly ChangeTopic[]): Promise<void> {
+/**
+ * `restartFirstFetches: false` leaves first fetches in flight to finish (the stream's hello: a page's first fetches
+ * start with its stream, so at hello they have read about when the stream subscribed, and starting them again would
+ * double every page load's reads).
+ */
+export function refetchTopics(
+  queryClient: QueryClient,
+  topics: readonly ChangeTopic[],
+  { restartFirstFetches = true }: { restartFirstFetches?: boolean } = {},
+): Promise<void> {
   const heads = new Set(topics.flatMap((t) => TOPIC_QUERY_KEYS[t] ?? []));
   const ofTopics = (q: Query) => heads.has(String(q.queryKey[0]));
   // Synchronous in effect: the cancelled queries are idle again before invalidateQueries looks at them.
-  void queryClient.cancelQueries({ predicate: (q) => ofTopics(q) && q.state.data === undefined && q.state.fetchStatus !== "idle" });
+  if (restartFirstFetches)
+    void queryClient.cancelQueries({ predicate: (q) => ofTopics(q) && q.state.data === undefined && q.state.fetchStatus !== "idle" });
   return queryClient.invalidateQueries({ predicate: ofTopics });
 }
