@@ -1496,7 +1496,6 @@ CREATE OR REPLACE FUNCTION public.vigil_run_step(p_queue text, p_handler text, p
 AS $function$
 DECLARE
   v_taken jsonb := '[]';
-  v_named int := 0;
   v_ids uuid[];
 BEGIN
   UPDATE pgboss.job SET completed_on = pgboss.job_now(), state = 'completed', output = NULL
@@ -1533,9 +1532,8 @@ BEGIN
        WHERE j.name = p_queue AND j.id = n.id
       RETURNING j.id, j.name, j.data
     )
-    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb),
-           (SELECT count(*) FROM cand)
-      INTO v_taken, v_named
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb)
+      INTO v_taken
       FROM u;
   END IF;
   v_ids := p_finish_ids || ARRAY(SELECT (t->'data'->>'runId')::uuid FROM jsonb_array_elements(v_taken) t WHERE t->'data' ? 'runId');
@@ -1560,7 +1558,6 @@ BEGIN
                                                                         ORDER BY q.run), '[]'::jsonb) FROM q))) AS r
                 WHERE EXISTS (SELECT 1 FROM q))
     SELECT jsonb_build_object('job', t.t, 'run', c.r) FROM t LEFT JOIN c ON c.r->>'id' = t.run;
-  RETURN QUERY SELECT jsonb_build_object('named', v_named);
 END
 $function$;
 

@@ -38,11 +38,10 @@ import { runLocksSql } from "../locks/under-run-locks";
 /** How many of the oldest due runs the key lookup names per job asked for (the rest of a window the others took). */
 const WINDOW_PER_JOB = 4;
 
-/** The body of vigil_run_step (migration 20261210200000_run_step; run-step.db.test.ts keeps them equal). */
+/** The body of vigil_run_step (its newest migration; run-step.db.test.ts keeps them equal). */
 export const RUN_STEP_FUNCTION_BODY = `
 DECLARE
   v_taken jsonb := '[]';
-  v_named int := 0;
   v_ids uuid[];
 BEGIN
   UPDATE ${BOSS_SCHEMA}.job SET ${BOSS_COMPLETE_SET_SQL}
@@ -78,9 +77,8 @@ BEGIN
        WHERE j.name = p_queue AND j.id = n.id
       RETURNING j.id, j.name, j.data
     )
-    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb),
-           (SELECT count(*) FROM cand)
-      INTO v_taken, v_named
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'name', u.name, 'data', u.data)), '[]'::jsonb)
+      INTO v_taken
       FROM u;
   END IF;
   v_ids := p_finish_ids || ARRAY(SELECT (t->'data'->>'runId')::uuid FROM jsonb_array_elements(v_taken) t WHERE t->'data' ? 'runId');
@@ -98,7 +96,6 @@ ${runLocksSql("v_ids")}
                                                                         ORDER BY q.run), '[]'::jsonb) FROM q))) AS r
                 WHERE EXISTS (SELECT 1 FROM q))
     SELECT jsonb_build_object('job', t.t, 'run', c.r) FROM t LEFT JOIN c ON c.r->>'id' = t.run;
-  RETURN QUERY SELECT jsonb_build_object('named', v_named);
 END
 `;
 
@@ -125,8 +122,6 @@ export interface StepResult {
   taken: TakenJob[];
   /** In `finishes` order: the outcome recorded, or undefined (left to the outcome path). */
   finished: (FinishResult | undefined)[];
-  /** How many due runs the key lookup named: when it named more than it took, others may be waiting for a fetch. */
-  named: number;
   /** The jobs of the handed successes, completed in the call (recorded or not): nothing is left to settle for them. */
   completedJobs: ReadonlySet<string>;
 }
@@ -141,7 +136,7 @@ export async function runStep(db: Queryable, req: StepRequest): Promise<StepResu
     const queue = f.jobId && mayFinishFree(f) ? req.queueOfJob(f.jobId) : undefined;
     if (f.jobId && queue) jobs.push({ queue, id: f.jobId });
   }
-  const { rows } = await db.query<{ r: { finished?: string; job?: TakenJob["job"]; run?: StartedRunRow | null; named?: number } }>({
+  const { rows } = await db.query<{ r: { finished?: string; job?: TakenJob["job"]; run?: StartedRunRow | null } }>({
     name: "vigil-run-step",
     text: `SELECT r FROM vigil_run_step($1::text, $2::text, $3::int, $4::text, $5::uuid[], $6::jsonb) AS r`,
     values: [req.queue, req.handler, req.take, req.workerId, finishIds, JSON.stringify({ reqs: call?.args.reqs ?? [], jobs })],
@@ -149,14 +144,12 @@ export async function runStep(db: Queryable, req: StepRequest): Promise<StepResu
   const recorded = new Set<string>();
   const completed = new Set(jobs.map((j) => j.id));
   const taken: TakenJob[] = [];
-  let named = 0;
   for (const { r } of rows) {
     if (r.finished !== undefined) recorded.add(r.finished);
     else if (r.job) taken.push({ job: r.job, claimed: r.run ? startedRun(r.run) : undefined });
-    else if (r.named !== undefined) named = r.named;
   }
   const finished = freeFinishResults(req.finishes, recorded).map((f) =>
     f?.settle && completed.has(f.settle.jobId) ? { ...f, settle: null } : f,
   );
-  return { taken, finished, named, completedJobs: completed };
+  return { taken, finished, completedJobs: completed };
 }
