@@ -29,6 +29,8 @@ const workers: TestWorker[] = [];
 
 beforeAll(async () => {
   pool = testPool(db.url, 4);
+  // Counted per function (pg_stat_user_functions): the race must go through the step (one statement per batch) too.
+  await pool.query(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_functions = %L', current_database(), 'pl'); END $$`);
   boss = await startTestBoss(db.url);
   for (let i = 0; i < WORKERS; i++) workers.push(startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "8" }));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));
@@ -156,7 +158,17 @@ describe(`${WORKERS} workers racing over ${RUNS} due runs of ${SCHEDULES} schedu
     // before the drain and the settling above are over), none logged by a worker.
     expect(await deadlocks()).toBe(deadlocksBefore);
     for (const w of workers) expect(w.logs.filter((l) => /deadlock|40P01/i.test(l))).toEqual([]);
-    console.log(`racing dispatchers: ${RUNS} runs drained in ${Math.round(drainMs)} ms by ${WORKERS} workers`);
+    // The backed-up queues went through the step (vigil_run_step), not only through pg-boss's fetch and the claim.
+    let steps = 0;
+    await waitFor(
+      "the workers' steps to be counted",
+      async () =>
+        (steps = Number(
+          (await pool.query(`SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'vigil_run_step'`)).rows[0].n,
+        )) > 0,
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    console.log(`racing dispatchers: ${RUNS} runs drained in ${Math.round(drainMs)} ms by ${WORKERS} workers, ${steps} steps`);
   }, 420_000);
 
   it("leave every read model equal to a recount from runs after a fan-out with every kind of end", async () => {
