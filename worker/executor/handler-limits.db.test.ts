@@ -178,9 +178,20 @@ describe("an idle thread is held to the bound too", () => {
     // allocator's and the main isolate's own slack, which after the 2 GB test before it ranged from 30 MB (a quiet
     // machine) to over 128 MB (full suite runs on a loaded one): the bound is that the leak is gone — under the
     // thread's own memory limit — not that the process returns to the byte.
-    await waitFor("the worker's memory to come back", () => residentBytes(worker.pid) - baseline < MEMORY_LIMIT_MB * MB, {
-      timeoutMs: 60_000,
-      intervalMs: 200,
+    // A failure says how much the replaced thread held and how much the process still holds: once seen in a full
+    // suite run, not reproduced (alone or beside another worker test the process is back within 2 s to 15–40 MB above
+    // its baseline, whatever the thread held).
+    const replaced = worker.logs.find((l) => l.includes("idle executor thread over its memory bound"));
+    const heldMb = /"usedMb":(\d+)/.exec(replaced ?? "")?.[1] ?? "?";
+    let aboveMb = 0;
+    await waitFor(
+      "the worker's memory to come back",
+      () => (aboveMb = Math.round((residentBytes(worker.pid) - baseline) / MB)) < MEMORY_LIMIT_MB,
+      { timeoutMs: 60_000, intervalMs: 200 },
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}: the thread was replaced holding ${heldMb} MB; the worker still holds ${aboveMb} MB above its baseline`,
+      );
     });
     expect(await finished(await runOnce("limits.steady", { ms: 10 }))).toMatchObject({ state: "succeeded" });
   }, 180_000);
