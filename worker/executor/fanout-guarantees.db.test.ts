@@ -11,6 +11,7 @@ import type { PgBoss } from "pg-boss";
 import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
+import { countFunctionCalls, waitForStepCalls } from "../../test/step-calls";
 import { startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 import { withTransaction } from "../../core/db/pool";
 import { sendRunJobs } from "../../core/queue/send-run-job";
@@ -26,7 +27,7 @@ const workers: TestWorker[] = [];
 beforeAll(async () => {
   pool = testPool(db.url, 4);
   // Counted per function (pg_stat_user_functions), so the test can tell that the backlog went through the step.
-  await pool.query(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_functions = %L', current_database(), 'pl'); END $$`);
+  await countFunctionCalls(pool);
   boss = await startTestBoss(db.url);
   for (let i = 0; i < 2; i++) workers.push(startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "8" }));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));
@@ -178,13 +179,6 @@ describe(`a fan-out of ${RUNS} runs due at the same instant`, () => {
     expect(new Set(suppressed.map((s) => s.run_id))).toEqual(new Set(duplicated.map((r) => r.id)));
     expect(suppressed.every((s) => s.n === 1)).toBe(true);
     // The backlog's batches went through the one-statement step (core/runs/step/run-step.ts), not only the idle path.
-    await waitFor(
-      "the workers' steps to be counted",
-      async () =>
-        Number(
-          (await pool.query(`SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'vigil_run_step'`)).rows[0].n,
-        ) > 0,
-      { timeoutMs: 30_000, intervalMs: 500 },
-    );
+    await waitForStepCalls(pool);
   }, 900_000);
 });

@@ -9,6 +9,7 @@ import type { PgBoss } from "pg-boss";
 import { useTestDatabase, testPool } from "../../test/db";
 import { startWorker, type TestWorker } from "../../test/worker-process";
 import { waitFor } from "../../test/wait-for";
+import { countFunctionCalls, waitForStepCalls } from "../../test/step-calls";
 import { startTestBoss, waitForWorkerReady } from "../../test/run-fixtures";
 import { withTransaction } from "../../core/db/pool";
 import { sendRunJobs } from "../../core/queue/send-run-job";
@@ -30,7 +31,7 @@ const workers: TestWorker[] = [];
 beforeAll(async () => {
   pool = testPool(db.url, 4);
   // Counted per function (pg_stat_user_functions): the race must go through the step (one statement per batch) too.
-  await pool.query(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_functions = %L', current_database(), 'pl'); END $$`);
+  await countFunctionCalls(pool);
   boss = await startTestBoss(db.url);
   for (let i = 0; i < WORKERS; i++) workers.push(startWorker(db.url, { VIGIL_WORKER_CONCURRENCY: "8" }));
   await Promise.all(workers.map((w) => waitForWorkerReady(w)));
@@ -159,15 +160,7 @@ describe(`${WORKERS} workers racing over ${RUNS} due runs of ${SCHEDULES} schedu
     expect(await deadlocks()).toBe(deadlocksBefore);
     for (const w of workers) expect(w.logs.filter((l) => /deadlock|40P01/i.test(l))).toEqual([]);
     // The backed-up queues went through the step (vigil_run_step), not only through pg-boss's fetch and the claim.
-    let steps = 0;
-    await waitFor(
-      "the workers' steps to be counted",
-      async () =>
-        (steps = Number(
-          (await pool.query(`SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'vigil_run_step'`)).rows[0].n,
-        )) > 0,
-      { timeoutMs: 30_000, intervalMs: 500 },
-    );
+    const steps = await waitForStepCalls(pool);
     console.log(`racing dispatchers: ${RUNS} runs drained in ${Math.round(drainMs)} ms by ${WORKERS} workers, ${steps} steps`);
   }, 420_000);
 
