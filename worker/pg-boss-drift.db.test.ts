@@ -84,7 +84,9 @@ function expectSameMove(
 describe("Vigil moves pg-boss jobs exactly as the installed pg-boss does", () => {
   it("run queues have the 'standard' policy, whose fetch Vigil's take-by-key reproduces", async () => {
     const s = await insertSchedule(h.pool, { handler: HANDLER });
-    await enqueueRun(h.pool, h.boss, await insertRun(h.pool, s));
+    // Due in an hour: a job left due in the queue would be what the next test's boss.fetch takes first when that test
+    // starts more than a second later (a loaded machine), instead of one of its own two.
+    await enqueueRun(h.pool, h.boss, await insertRun(h.pool, s, { inMs: 3_600_000 }));
     const queue = await h.boss.getQueue(runQueueFor(HANDLER));
     expect(queue?.policy).toBe("standard");
   });
